@@ -1,0 +1,57 @@
+#include "Command.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+
+namespace chat2sbx::app {
+
+namespace {
+QList<CommandSpec> &registry()
+{
+    static QList<CommandSpec> list;
+    return list;
+}
+} // namespace
+
+bool registerCommand(const CommandSpec &spec)
+{
+    registry().append(spec);
+    return true;
+}
+
+const QList<CommandSpec> &commands()
+{
+    return registry();
+}
+
+void CommandContext::print(const QString &text) const
+{
+    const QByteArray bytes = text.toUtf8();
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stdout);
+    if (!text.endsWith(QLatin1Char('\n')))
+        std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+void CommandContext::printJson(const QJsonValue &value) const
+{
+    QJsonDocument doc;
+    if (value.isArray())
+        doc = QJsonDocument(value.toArray());
+    else
+        doc = QJsonDocument(value.toObject());
+    print(QString::fromUtf8(doc.toJson(QJsonDocument::Indented)));
+}
+
+int CommandContext::fail(const QString &message) const
+{
+    const QByteArray bytes = (QStringLiteral("chat2sbx: ") + message.trimmed() + QLatin1Char('\n')).toUtf8();
+    std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stderr);
+    std::fflush(stderr);
+    return 1;
+}
+
+} // namespace chat2sbx::app

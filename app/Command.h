@@ -1,0 +1,38 @@
+#pragma once
+
+#include "config/Config.h"
+
+#include <QJsonValue>
+#include <QStringList>
+
+#include <functional>
+
+namespace chat2sbx::app {
+
+// What a command gets: its own arguments (after the command words), output mode and configuration.
+struct CommandContext {
+    QStringList args;
+    bool json = false;
+    Config config;
+
+    // Human text to stdout.
+    void print(const QString &text) const;
+    // One JSON document to stdout (for --json).
+    void printJson(const QJsonValue &value) const;
+    // One clear line to stderr; returns the exit code to use (1).
+    int fail(const QString &message) const;
+};
+
+struct CommandSpec {
+    QString name;          // "status", "workspace list", ...
+    QString usage;         // "workspace add <path> [--mode clone|direct]"
+    QString summary;
+    bool needsGui = false;
+    std::function<int(CommandContext &)> run;
+};
+
+// Commands register themselves from their own file (see e.g. StatusCommand.cpp).
+bool registerCommand(const CommandSpec &spec);
+const QList<CommandSpec> &commands();
+
+} // namespace chat2sbx::app

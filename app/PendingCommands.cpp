@@ -1,0 +1,40 @@
+// Commands whose implementation has not landed yet. They exist so `--help` shows the whole command
+// line of DESIGN.md, and they fail loudly rather than pretend to succeed. Remove an entry when its
+// real command file is added.
+#include "Command.h"
+
+namespace chat2sbx::app {
+namespace {
+
+struct Pending {
+    const char *name;
+    const char *usage;
+    const char *summary;
+};
+
+const Pending kPending[] = {
+    {"setup", "setup", "Check prerequisites and prepare the sandbox template"},
+    {"workspace list", "workspace list [--json]", "List known workspaces"},
+    {"workspace add", "workspace add <path> [--mode clone|direct]", "Register a host workspace"},
+    {"approval list", "approval list [--json]", "List pending host-path approvals"},
+    {"approval approve", "approval approve <id>", "Approve a host-path request"},
+    {"approval reject", "approval reject <id>", "Reject a host-path request"},
+    {"sandbox list", "sandbox list [--json]", "List sandboxes"},
+    {"sandbox destroy", "sandbox destroy <id>", "Destroy a sandbox"},
+    {"tunnel import", "tunnel import", "Move the tunnel id and key into the OS keychain"},
+    {"tray", "tray", "Start the tray application (the default)"},
+};
+
+const bool registered = [] {
+    for (const Pending &p : kPending) {
+        const QString name = QLatin1String(p.name);
+        registerCommand({name, QLatin1String(p.usage), QLatin1String(p.summary) + QStringLiteral(" (not implemented yet)"),
+                         false, [name](CommandContext &ctx) {
+                             return ctx.fail(QStringLiteral("'%1' is not implemented in this build yet").arg(name));
+                         }});
+    }
+    return true;
+}();
+
+} // namespace
+} // namespace chat2sbx::app

@@ -1,0 +1,303 @@
+#include "config/ConfigLoader.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QHostAddress>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonArray>
+
+#include <functional>
+
+namespace chat2sbx {
+namespace {
+
+enum class Kind { String, Path, Port, Bool, Limit, PositiveInt, List, PathList };
+
+// One row of the configuration table: the environment name, the config.json key, the kind of value
+// and where it lands in Config.
+struct Setting {
+    const char *env;
+    const char *json;
+    Kind kind;
+    std::function<void(Config &, const QVariant &)> apply;
+};
+
+QString expandHome(const QString &value, const QString &home)
+{
+    if (value == QLatin1String("~"))
+        return home;
+    if (value.startsWith(QLatin1String("~/")))
+        return home + value.mid(1);
+    return value;
+}
+
+QString kindRule(Kind kind)
+{
+    switch (kind) {
+    case Kind::String: return QStringLiteral("must be a non-empty string");
+    case Kind::Path: return QStringLiteral("must be an absolute path (or start with ~/)");
+    case Kind::Port: return QStringLiteral("must be an integer from 1 to 65535");
+    case Kind::Bool: return QStringLiteral("must be 1/0, true/false, yes/no or on/off");
+    case Kind::Limit: return QStringLiteral("must be a positive integer or \"unlimited\"");
+    case Kind::PositiveInt: return QStringLiteral("must be a positive integer");
+    case Kind::List: return QStringLiteral("must be a comma-separated list");
+    case Kind::PathList: return QStringLiteral("must be a colon-separated list of absolute paths");
+    }
+    return {};
+}
+
+// Parses a textual value (environment, or a JSON string). Returns false when it does not fit the kind.
+bool parseText(Kind kind, const QString &text, const QString &home, QVariant &out)
+{
+    const QString v = text.trimmed();
+    switch (kind) {
+    case Kind::String:
+        if (v.isEmpty())
+            return false;
+        out = v;
+        return true;
+    case Kind::Path: {
+        const QString p = expandHome(v, home);
+        if (p.isEmpty() || !QDir::isAbsolutePath(p))
+            return false;
+        out = QDir::cleanPath(p);
+        return true;
+    }
+    case Kind::Port: {
+        bool ok = false;
+        const int n = v.toInt(&ok);
+        if (!ok || n < 1 || n > 65535)
+            return false;
+        out = n;
+        return true;
+    }
+    case Kind::Bool: {
+        const QString l = v.toLower();
+        if (l == QLatin1String("1") || l == QLatin1String("true") || l == QLatin1String("yes") || l == QLatin1String("on"))
+            out = true;
+        else if (l == QLatin1String("0") || l == QLatin1String("false") || l == QLatin1String("no") || l == QLatin1String("off"))
+            out = false;
+        else
+            return false;
+        return true;
+    }
+    case Kind::Limit: {
+        if (v.compare(QLatin1String("unlimited"), Qt::CaseInsensitive) == 0) {
+            out = 0;
+            return true;
+        }
+        bool ok = false;
+        const int n = v.toInt(&ok);
+        if (!ok || n < 1)
+            return false;
+        out = n;
+        return true;
+    }
+    case Kind::PositiveInt: {
+        bool ok = false;
+        const qint64 n = v.toLongLong(&ok);
+        if (!ok || n < 1)
+            return false;
+        out = n;
+        return true;
+    }
+    case Kind::List: {
+        QStringList items;
+        for (const QString &item : v.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            items << item.trimmed();
+        out = items;
+        return true;
+    }
+    case Kind::PathList: {
+        QStringList items;
+        for (const QString &item : v.split(QLatin1Char(':'), Qt::SkipEmptyParts)) {
+            const QString p = expandHome(item.trimmed(), home);
+            if (!QDir::isAbsolutePath(p))
+                return false;
+            items << QDir::cleanPath(p);
+        }
+        out = items;
+        return true;
+    }
+    }
+    return false;
+}
+
+bool parseJson(Kind kind, const QJsonValue &value, const QString &home, QVariant &out)
+{
+    if (value.isString())
+        return parseText(kind, value.toString(), home, out);
+    switch (kind) {
+    case Kind::Port:
+    case Kind::Limit:
+    case Kind::PositiveInt: {
+        if (!value.isDouble())
+            return false;
+        const double d = value.toDouble();
+        if (d != static_cast<double>(static_cast<qint64>(d)))
+            return false;
+        return parseText(kind, QString::number(static_cast<qint64>(d)), home, out);
+    }
+    case Kind::Bool:
+        if (!value.isBool())
+            return false;
+        out = value.toBool();
+        return true;
+    case Kind::List:
+    case Kind::PathList: {
+        if (!value.isArray())
+            return false;
+        QStringList parts;
+        for (const QJsonValue &item : value.toArray()) {
+            if (!item.isString())
+                return false;
+            parts << item.toString();
+        }
+        return parseText(kind, parts.join(kind == Kind::List ? QLatin1Char(',') : QLatin1Char(':')), home, out);
+    }
+    default:
+        return false;
+    }
+}
+
+QString shown(const QJsonValue &value)
+{
+    if (value.isString())
+        return value.toString();
+    if (value.isArray())
+        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+    if (value.isObject())
+        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+    return value.toVariant().toString();
+}
+
+const QList<Setting> &settings()
+{
+    static const QList<Setting> table = {
+        {"CHAT2SBX_HOST", "host", Kind::String, [](Config &c, const QVariant &v) { c.host = v.toString(); }},
+        {"CHAT2SBX_PORT", "port", Kind::Port, [](Config &c, const QVariant &v) { c.port = static_cast<quint16>(v.toInt()); }},
+        {"CHAT2SBX_STATE_DIR", "stateDir", Kind::Path, [](Config &c, const QVariant &v) { c.stateDir = v.toString(); }},
+        {"CHAT2SBX_WORKSPACE_ROOT", "workspaceRoot", Kind::Path, [](Config &c, const QVariant &v) { c.workspaceRoot = v.toString(); }},
+        {"CHAT2SBX_DATABASE_PATH", "databasePath", Kind::Path, [](Config &c, const QVariant &v) { c.databasePath = v.toString(); }},
+        {"CHAT2SBX_ALLOWED_HOST_ROOTS", "allowedHostRoots", Kind::PathList, [](Config &c, const QVariant &v) { c.allowedHostRoots = v.toStringList(); }},
+        {"CHAT2SBX_ENABLE_TUNNEL", "enableTunnel", Kind::Bool, [](Config &c, const QVariant &v) { c.enableTunnel = v.toBool(); }},
+        {"CHAT2SBX_TUNNEL_CLIENT", "tunnelClient", Kind::Path, [](Config &c, const QVariant &v) { c.tunnelClient = v.toString(); }},
+        {"CHAT2SBX_SECRET_DIR", "secretDir", Kind::Path, [](Config &c, const QVariant &v) { c.secretDir = v.toString(); }},
+        {"CHAT2SBX_MAX_ACTIVE_SANDBOXES", "maxActiveSandboxes", Kind::Limit, [](Config &c, const QVariant &v) { c.maxActiveSandboxes = v.toInt(); }},
+        {"CHAT2SBX_SBX", "sbx", Kind::String, [](Config &c, const QVariant &v) { c.sbxPath = v.toString(); }},
+        {"CHAT2SBX_SESSION_IDLE_SECONDS", "sessionIdleSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sessionIdleSeconds = v.toInt(); }},
+        {"CHAT2SBX_SANDBOX_IDLE_SECONDS", "sandboxIdleSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sandboxIdleSeconds = v.toLongLong(); }},
+        {"CHAT2SBX_WORKSPACE_RETENTION_DAYS", "workspaceRetentionDays", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.workspaceRetentionDays = v.toInt(); }},
+        {"CHAT2SBX_ALLOWED_ORIGINS", "allowedOrigins", Kind::List, [](Config &c, const QVariant &v) { c.allowedOrigins = v.toStringList(); }},
+        {"CHAT2SBX_ALLOWED_HOSTS", "allowedHosts", Kind::List, [](Config &c, const QVariant &v) { c.allowedHosts = v.toStringList(); }},
+        {"CHAT2SBX_LOCAL_TOKEN_HEADER", "localTokenHeader", Kind::String, [](Config &c, const QVariant &v) { c.localTokenHeader = v.toString(); }},
+        {"CHAT2SBX_REQUIRE_LOCAL_TOKEN", "requireLocalToken", Kind::Bool, [](Config &c, const QVariant &v) { c.requireLocalToken = v.toBool(); }},
+        {"CHAT2SBX_BEARER_TOKEN", "bearerToken", Kind::String, [](Config &c, const QVariant &v) { c.bearerToken = v.toString(); }},
+        {"CHAT2SBX_TEMPLATE", "template", Kind::String, [](Config &c, const QVariant &v) { c.templateName = v.toString(); }},
+    };
+    return table;
+}
+
+} // namespace
+
+bool ConfigLoader::load(const QProcessEnvironment &env, const QString &homeDir, Config &out, QString &error)
+{
+    Config c;
+    const QString home = QDir::cleanPath(homeDir);
+
+    // The data root decides where config.json lives, so it comes from the environment or the default only.
+    c.dataRoot = home + QStringLiteral("/.chat2sbx");
+    if (env.contains(QStringLiteral("CHAT2SBX_DATA_ROOT"))) {
+        QVariant v;
+        const QString raw = env.value(QStringLiteral("CHAT2SBX_DATA_ROOT"));
+        if (!parseText(Kind::Path, raw, home, v)) {
+            error = QStringLiteral("invalid CHAT2SBX_DATA_ROOT=%1: %2").arg(raw, kindRule(Kind::Path));
+            return false;
+        }
+        c.dataRoot = v.toString();
+    }
+    c.tunnelClient = home + QStringLiteral("/.local/bin/tunnel-client");
+    c.secretDir = home + QStringLiteral("/.secrets/tunnel-client");
+    c.configFilePath = env.value(QStringLiteral("CHAT2SBX_CONFIG"), c.dataRoot + QStringLiteral("/config.json"));
+
+    QFile file(c.configFilePath);
+    if (file.exists()) {
+        if (!file.open(QIODevice::ReadOnly)) {
+            error = QStringLiteral("cannot read %1: %2").arg(c.configFilePath, file.errorString());
+            return false;
+        }
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+        if (parseError.error != QJsonParseError::NoError) {
+            error = QStringLiteral("malformed JSON in %1 at offset %2: %3")
+                        .arg(c.configFilePath).arg(parseError.offset).arg(parseError.errorString());
+            return false;
+        }
+        if (!doc.isObject()) {
+            error = QStringLiteral("malformed %1: the top level must be a JSON object").arg(c.configFilePath);
+            return false;
+        }
+        const QJsonObject obj = doc.object();
+        for (auto it = obj.begin(); it != obj.end(); ++it) {
+            const Setting *setting = nullptr;
+            for (const Setting &s : settings())
+                if (it.key() == QLatin1String(s.json))
+                    setting = &s;
+            if (!setting) {
+                error = QStringLiteral("unknown setting \"%1\" in %2").arg(it.key(), c.configFilePath);
+                return false;
+            }
+            QVariant v;
+            if (!parseJson(setting->kind, it.value(), home, v)) {
+                error = QStringLiteral("invalid %1=%2 in %3: %4")
+                            .arg(it.key(), shown(it.value()), c.configFilePath, kindRule(setting->kind));
+                return false;
+            }
+            setting->apply(c, v);
+        }
+    }
+
+    for (const Setting &s : settings()) {
+        const QString name = QLatin1String(s.env);
+        if (!env.contains(name))
+            continue;
+        const QString raw = env.value(name);
+        QVariant v;
+        if (!parseText(s.kind, raw, home, v)) {
+            error = QStringLiteral("invalid %1=%2: %3").arg(name, raw, kindRule(s.kind));
+            return false;
+        }
+        s.apply(c, v);
+    }
+
+    if (c.stateDir.isEmpty())
+        c.stateDir = c.dataRoot + QStringLiteral("/state");
+    if (c.workspaceRoot.isEmpty())
+        c.workspaceRoot = c.dataRoot + QStringLiteral("/workspaces");
+    if (c.databasePath.isEmpty())
+        c.databasePath = c.stateDir + QStringLiteral("/chat2sbx.sqlite");
+
+    if (c.host != QLatin1String("localhost") && QHostAddress(c.host).isNull()) {
+        error = QStringLiteral("invalid CHAT2SBX_HOST=%1: must be an IP address or localhost").arg(c.host);
+        return false;
+    }
+    if (!c.isLoopbackBind() && c.bearerToken.isEmpty()) {
+        error = QStringLiteral("invalid CHAT2SBX_HOST=%1: a non-loopback bind requires CHAT2SBX_BEARER_TOKEN").arg(c.host);
+        return false;
+    }
+    if (!c.isLoopbackBind() && c.bearerToken.size() < 24) {
+        error = QStringLiteral("invalid CHAT2SBX_BEARER_TOKEN: must be at least 24 characters for a non-loopback bind");
+        return false;
+    }
+    out = c;
+    return true;
+}
+
+bool ConfigLoader::loadFromProcess(Config &out, QString &error)
+{
+    return load(QProcessEnvironment::systemEnvironment(), QDir::homePath(), out, error);
+}
+
+} // namespace chat2sbx

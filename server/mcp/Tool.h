@@ -1,0 +1,120 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+namespace chat2sbx {
+
+// The four hints ChatGPT needs on every tool; always emitted explicitly.
+struct ToolAnnotations {
+    bool readOnly = false;
+    bool destructive = false;
+    bool idempotent = false;
+    bool openWorld = false;
+};
+
+struct ToolDefinition {
+    QString name;          // snake_case, [a-z0-9_], <= 64 characters
+    QString title;
+    QString description;
+    QJsonObject inputSchema;   // type object, additionalProperties false
+    QJsonObject outputSchema;  // empty: none declared
+    ToolAnnotations annotations;
+};
+
+// What a tool call produces. `structured` becomes structuredContent and, serialised, the text block.
+// An error carries a readable message (shown to the model) and optional structured details.
+struct ToolResult {
+    bool isError = false;
+    QJsonObject structured;
+    QString message;           // for errors: the human-readable reason
+
+    static ToolResult ok(const QJsonObject &structured) { return {false, structured, {}}; }
+    static ToolResult error(const QString &message, const QJsonObject &details = {})
+    {
+        return {true, details, message};
+    }
+};
+
+// Raised when the client cancels a call (notifications/cancelled) or its session ends.
+class CancellationToken {
+public:
+    CancellationToken() : m_state(std::make_shared<State>()) {}
+    bool isCancelled() const { return m_state->cancelled; }
+    // Runs `fn` once when cancelled (immediately if already cancelled).
+    void onCancel(std::function<void()> fn) const
+    {
+        if (m_state->cancelled)
+            fn();
+        else
+            m_state->handlers.push_back(std::move(fn));
+    }
+    void cancel() const
+    {
+        if (m_state->cancelled)
+            return;
+        m_state->cancelled = true;
+        auto handlers = std::move(m_state->handlers);
+        for (auto &h : handlers)
+            h();
+    }
+
+private:
+    struct State {
+        bool cancelled = false;
+        std::vector<std::function<void()>> handlers;
+    };
+    std::shared_ptr<State> m_state;
+};
+
+// Completes one tools/call exactly once. Copyable; copies share the same call. Handlers keep it
+// in their pending work (timers, process callbacks) and call finish() when the result is ready.
+// finish() after the first call, or after the MCP layer dropped the call, does nothing.
+class ToolResponder {
+public:
+    using Sink = std::function<void(const ToolResult &)>;
+    ToolResponder() = default;
+    explicit ToolResponder(Sink sink) : m_state(std::make_shared<State>()) { m_state->sink = std::move(sink); }
+
+    void finish(const ToolResult &result) const
+    {
+        if (!m_state || m_state->done)
+            return;
+        m_state->done = true;
+        auto sink = std::move(m_state->sink);
+        if (sink)
+            sink(result);
+    }
+    void ok(const QJsonObject &structured) const { finish(ToolResult::ok(structured)); }
+    void error(const QString &message, const QJsonObject &details = {}) const
+    {
+        finish(ToolResult::error(message, details));
+    }
+    bool isFinished() const { return !m_state || m_state->done; }
+
+private:
+    struct State {
+        bool done = false;
+        Sink sink;
+    };
+    std::shared_ptr<State> m_state;
+};
+
+// Everything a handler gets besides its (already schema-validated) arguments.
+struct ToolCall {
+    QString toolName;
+    QJsonObject arguments;
+    QString mcpSessionId;
+    CancellationToken cancellation;
+    ToolResponder responder;
+};
+
+using ToolHandler = std::function<void(const ToolCall &call)>;
+
+} // namespace chat2sbx

@@ -1,0 +1,54 @@
+#include "mcp/ToolRegistry.h"
+
+#include <QRegularExpression>
+
+namespace chat2sbx {
+
+bool ToolRegistry::isValidToolName(const QString &name)
+{
+    static const QRegularExpression re(QStringLiteral("^[a-z0-9_]{1,64}$"));
+    return re.match(name).hasMatch();
+}
+
+bool ToolRegistry::add(const ToolDefinition &definition, ToolHandler handler)
+{
+    if (!isValidToolName(definition.name) || find(definition.name) || !handler)
+        return false;
+    m_entries.append({definition, std::move(handler)});
+    return true;
+}
+
+const ToolRegistry::Entry *ToolRegistry::find(const QString &name) const
+{
+    for (const Entry &e : m_entries)
+        if (e.definition.name == name)
+            return &e;
+    return nullptr;
+}
+
+QJsonArray ToolRegistry::toJson() const
+{
+    QJsonArray tools;
+    for (const Entry &e : m_entries) {
+        const ToolDefinition &d = e.definition;
+        QJsonObject tool{
+            {QStringLiteral("name"), d.name},
+            {QStringLiteral("title"), d.title},
+            {QStringLiteral("description"), d.description},
+            {QStringLiteral("inputSchema"), d.inputSchema},
+            {QStringLiteral("annotations"), QJsonObject{
+                 {QStringLiteral("title"), d.title},
+                 {QStringLiteral("readOnlyHint"), d.annotations.readOnly},
+                 {QStringLiteral("destructiveHint"), d.annotations.destructive},
+                 {QStringLiteral("idempotentHint"), d.annotations.idempotent},
+                 {QStringLiteral("openWorldHint"), d.annotations.openWorld},
+             }},
+        };
+        if (!d.outputSchema.isEmpty())
+            tool.insert(QStringLiteral("outputSchema"), d.outputSchema);
+        tools.append(tool);
+    }
+    return tools;
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "mcp/Tool.h"
+
+#include <QJsonArray>
+#include <QList>
+
+namespace chat2sbx {
+
+// The fixed set of operations the MCP endpoint exposes. Tool families add theirs at start-up.
+class ToolRegistry {
+public:
+    struct Entry {
+        ToolDefinition definition;
+        ToolHandler handler;
+    };
+
+    // Returns false (and leaves the registry unchanged) for a duplicate or malformed name.
+    bool add(const ToolDefinition &definition, ToolHandler handler);
+    const Entry *find(const QString &name) const;
+    const QList<Entry> &entries() const { return m_entries; }
+
+    // The tools/list array, annotations explicit.
+    QJsonArray toJson() const;
+
+    static bool isValidToolName(const QString &name);
+
+private:
+    QList<Entry> m_entries;
+};
+
+} // namespace chat2sbx

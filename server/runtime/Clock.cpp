@@ -1,0 +1,16 @@
+#include "runtime/Clock.h"
+
+namespace chat2sbx {
+
+Clock &Clock::system()
+{
+    static Clock clock;
+    return clock;
+}
+
+QString isoTime(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs);
+}
+
+} // namespace chat2sbx

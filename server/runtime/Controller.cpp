@@ -1,0 +1,118 @@
+#include "runtime/Controller.h"
+
+#include "runtime/HealthEndpoint.h"
+#include "runtime/PidFile.h"
+#include "state/Database.h"
+
+#include <QDir>
+#include <QHostAddress>
+#include <QHttpServer>
+#include <QLoggingCategory>
+#include <QTimer>
+
+namespace chat2sbx {
+
+Q_LOGGING_CATEGORY(lcController, "chat2sbx.controller")
+
+Controller::Controller(const Config &config, QObject *parent)
+    : QObject(parent), m_config(config), m_db(std::make_unique<Database>())
+{
+}
+
+Controller::~Controller()
+{
+    if (m_http)
+        m_http.reset();
+}
+
+Database &Controller::database()
+{
+    return *m_db;
+}
+
+QHttpServer &Controller::http()
+{
+    if (!m_http)
+        m_http = std::make_unique<QHttpServer>();
+    return *m_http;
+}
+
+void Controller::setState(State s)
+{
+    if (m_state == s)
+        return;
+    m_state = s;
+    emit stateChanged(s);
+}
+
+void Controller::fail(const QString &reason)
+{
+    qCWarning(lcController).noquote() << reason;
+    setState(State::Failed);
+    emit failed(reason);
+}
+
+bool Controller::openDatabase(QString &error)
+{
+    if (!QDir().mkpath(m_config.dataRoot)) {
+        error = QStringLiteral("cannot create data root %1").arg(m_config.dataRoot);
+        return false;
+    }
+    QFile::setPermissions(m_config.dataRoot, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return m_db->open(m_config.databasePath, error);
+}
+
+bool Controller::listen(QString &error)
+{
+    const QHostAddress address = m_config.host == QLatin1String("localhost") ? QHostAddress(QHostAddress::LocalHost)
+                                                                               : QHostAddress(m_config.host);
+    const quint16 port = http().listen(address, m_config.port);
+    if (port == 0) {
+        error = QStringLiteral("cannot listen on %1:%2 (is another server using the port?)")
+                    .arg(m_config.host).arg(m_config.port);
+        return false;
+    }
+    m_listeningPort = port;
+    return true;
+}
+
+void Controller::start()
+{
+    if (m_state == State::Starting || m_state == State::Running)
+        return;
+    setState(State::Starting);
+    // Defer to the event loop so callers can connect to our signals first.
+    QTimer::singleShot(0, this, [this] {
+        QString error;
+        if (!openDatabase(error))
+            return fail(error);
+        m_pidFile = std::make_unique<PidFile>(m_config.pidFilePath());
+        if (!m_pidFile->acquire(error))
+            return fail(error);
+        installHealthEndpoint(http(), *this);
+        if (!listen(error))
+            return fail(error);
+        m_uptime.start();
+        qCInfo(lcController).noquote() << "chat2sbx" << CHAT2SBX_VERSION << "listening on"
+                                       << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
+        setState(State::Running);
+        emit started();
+    });
+}
+
+void Controller::stop()
+{
+    if (m_state == State::Stopped || m_state == State::Stopping)
+        return;
+    setState(State::Stopping);
+    QTimer::singleShot(0, this, [this] {
+        m_http.reset();
+        if (m_pidFile)
+            m_pidFile->release();
+        m_db->close();
+        setState(State::Stopped);
+        emit stopped();
+    });
+}
+
+} // namespace chat2sbx

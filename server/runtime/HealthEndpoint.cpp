@@ -1,0 +1,37 @@
+#include "runtime/HealthEndpoint.h"
+
+#include "runtime/Controller.h"
+#include "state/Database.h"
+
+#include <QHttpServer>
+#include <QHttpServerRequest>
+#include <QHttpServerResponse>
+#include <QJsonObject>
+#include <QSqlQuery>
+
+namespace chat2sbx {
+
+void installHealthEndpoint(QHttpServer &http, Controller &controller)
+{
+    http.route(QStringLiteral("/healthz"), QHttpServerRequest::Method::Get,
+               [&controller](const QHttpServerRequest &request) {
+                   if (!request.remoteAddress().isLoopback())
+                       return QHttpServerResponse(QHttpServerResponder::StatusCode::Forbidden);
+                   qint64 active = 0;
+                   QSqlQuery q(controller.database().handle());
+                   if (q.exec(QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"))
+                       && q.next())
+                       active = q.value(0).toLongLong();
+                   const QJsonObject body{
+                       {QStringLiteral("status"), QStringLiteral("ok")},
+                       {QStringLiteral("name"), QStringLiteral("chat2sbx")},
+                       {QStringLiteral("version"), QStringLiteral(CHAT2SBX_VERSION)},
+                       {QStringLiteral("uptimeMs"), controller.uptimeMs()},
+                       {QStringLiteral("activeSandboxes"), active},
+                       {QStringLiteral("maxActiveSandboxes"), controller.config().maxActiveSandboxes},
+                   };
+                   return QHttpServerResponse(body);
+               });
+}
+
+} // namespace chat2sbx

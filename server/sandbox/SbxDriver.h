@@ -1,0 +1,104 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+class QProcess;
+
+namespace chat2sbx {
+
+// The outcome of one `sbx` invocation.
+struct SbxResult {
+    bool ok = false;          // exit code 0, not timed out, started
+    int exitCode = -1;
+    bool timedOut = false;
+    QByteArray out;           // stdout
+    QByteArray err;           // stderr
+    QString error;            // one readable line when !ok: "sbx create failed: <stderr trimmed>"
+};
+
+struct SbxRuntimeInfo {
+    QString name;
+    QString status;
+};
+
+struct SbxPortMapping {
+    QString hostIp;
+    int hostPort = 0;
+    int sandboxPort = 0;
+    QString protocol;
+};
+
+struct SbxCreateSpec {
+    QString runtimeName;
+    QString templateRef;      // repository:tag
+    QString memory;           // empty: sbx default
+    bool clone = false;
+    QString workspaceRoot;    // absolute host path
+};
+
+struct SbxExecSpec {
+    QString runtimeName;
+    QStringList command;      // argv inside the VM; never a shell string built from input
+    bool interactive = false; // -i
+    bool asRoot = false;      // -u root
+    QStringList envNames;     // -e NAME (values come from the child environment)
+    QString workdir;          // -w DIR
+    QByteArray stdinData;     // written then closed (non-interactive runs)
+};
+
+// The ONLY code that starts `sbx`. Every call is an argv list with a timeout, runs on the event loop
+// and reports through its callback exactly once.
+class SbxDriver : public QObject {
+    Q_OBJECT
+public:
+    struct Timeouts {
+        int createMs = 180000;
+        int removeMs = 120000;
+        int otherMs = 30000;
+    };
+    using Callback = std::function<void(const SbxResult &)>;
+
+    explicit SbxDriver(const QString &sbxPath, QObject *parent = nullptr);
+    ~SbxDriver() override;
+
+    void setTimeouts(const Timeouts &t) { m_timeouts = t; }
+    const Timeouts &timeouts() const { return m_timeouts; }
+    QString sbxPath() const { return m_sbxPath; }
+
+    void version(Callback done);
+    void templateList(std::function<void(const SbxResult &, const QStringList &refs)> done);
+    void templateSave(const QString &runtimeName, const QString &templateRef, Callback done);
+    void create(const SbxCreateSpec &spec, Callback done);
+    void list(std::function<void(const SbxResult &, const QList<SbxRuntimeInfo> &)> done);
+    void exec(const SbxExecSpec &spec, Callback done, int timeoutMs = -1);
+    void ports(const QString &runtimeName, std::function<void(const SbxResult &, const QList<SbxPortMapping> &)> done);
+    void publish(const QString &runtimeName, int hostPort, int sandboxPort, Callback done);
+    void remove(const QString &runtimeName, Callback done);
+
+    // Starts a long-lived `sbx exec -i ...` child (the sandbox control channel). The caller owns the
+    // returned process, watches it and applies its own per-request timeouts.
+    QProcess *startInteractive(const SbxExecSpec &spec, QObject *owner);
+
+    // The argv (after the sbx path) each typed call runs; exposed for tests and logs.
+    static QStringList createArgs(const SbxCreateSpec &spec);
+    static QStringList execArgs(const SbxExecSpec &spec);
+
+    // Parsers for the JSON outputs of sbx-contract.md. Return false on malformed output.
+    static bool parseTemplates(const QByteArray &json, QStringList &refs);
+    static bool parseList(const QByteArray &json, QList<SbxRuntimeInfo> &out);
+    static bool parsePorts(const QByteArray &json, QList<SbxPortMapping> &out);
+
+private:
+    void run(const QString &what, const QStringList &args, int timeoutMs, const QByteArray &stdinData, Callback done);
+
+    QString m_sbxPath;
+    Timeouts m_timeouts;
+};
+
+} // namespace chat2sbx

@@ -1,0 +1,74 @@
+#include "state/Migrations.h"
+
+namespace chat2sbx {
+
+const QList<QStringList> &schemaMigrations()
+{
+    static const QList<QStringList> migrations = {
+        // 1: the core tables.
+        {
+            QStringLiteral("CREATE TABLE workspaces ("
+                           " id TEXT PRIMARY KEY,"
+                           " mode TEXT NOT NULL CHECK (mode IN ('managed','clone','direct')),"
+                           " host_path TEXT,"
+                           " display_name TEXT NOT NULL,"
+                           " created_at INTEGER NOT NULL,"
+                           " last_used_at INTEGER NOT NULL,"
+                           " trashed_at INTEGER)"),
+            QStringLiteral("CREATE TABLE sandboxes ("
+                           " id TEXT PRIMARY KEY,"
+                           " workspace_id TEXT NOT NULL REFERENCES workspaces(id),"
+                           " runtime_name TEXT NOT NULL UNIQUE,"
+                           " state TEXT NOT NULL CHECK (state IN ('creating','running','destroying','failed','destroyed')),"
+                           " memory TEXT,"
+                           " failure_reason TEXT,"
+                           " created_at INTEGER NOT NULL,"
+                           " updated_at INTEGER NOT NULL,"
+                           " last_activity_at INTEGER NOT NULL)"),
+            QStringLiteral("CREATE TABLE approvals ("
+                           " id TEXT PRIMARY KEY,"
+                           " host_path TEXT NOT NULL,"
+                           " mode TEXT NOT NULL CHECK (mode IN ('clone','direct')),"
+                           " state TEXT NOT NULL CHECK (state IN ('pending','approved','rejected')),"
+                           " requested_at INTEGER NOT NULL,"
+                           " decided_at INTEGER,"
+                           " workspace_id TEXT REFERENCES workspaces(id))"),
+            QStringLiteral("CREATE TABLE bash_sessions ("
+                           " id TEXT PRIMARY KEY,"
+                           " sandbox_id TEXT NOT NULL REFERENCES sandboxes(id),"
+                           " command TEXT NOT NULL,"
+                           " cwd TEXT,"
+                           " status TEXT NOT NULL CHECK (status IN ('running','exited')),"
+                           " exit_code INTEGER,"
+                           " started_at INTEGER NOT NULL,"
+                           " finished_at INTEGER,"
+                           " read_offset INTEGER NOT NULL DEFAULT 0)"),
+            QStringLiteral("CREATE TABLE audit_log ("
+                           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                           " at INTEGER NOT NULL,"
+                           " tool TEXT NOT NULL,"
+                           " sandbox_id TEXT,"
+                           " duration_ms INTEGER NOT NULL,"
+                           " outcome TEXT NOT NULL,"
+                           " detail TEXT)"),
+        },
+        // 2: exposed ports, idle deadlines and the indexes the services query by.
+        {
+            QStringLiteral("CREATE TABLE sandbox_ports ("
+                           " sandbox_id TEXT NOT NULL REFERENCES sandboxes(id),"
+                           " sandbox_port INTEGER NOT NULL,"
+                           " host_ip TEXT NOT NULL,"
+                           " host_port INTEGER NOT NULL,"
+                           " PRIMARY KEY (sandbox_id, sandbox_port))"),
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN idle_deadline INTEGER"),
+            QStringLiteral("UPDATE sandboxes SET idle_deadline = last_activity_at + 86400000"),
+            QStringLiteral("CREATE INDEX sandboxes_by_workspace ON sandboxes(workspace_id, state)"),
+            QStringLiteral("CREATE INDEX bash_sessions_by_sandbox ON bash_sessions(sandbox_id)"),
+            QStringLiteral("CREATE INDEX approvals_by_path ON approvals(host_path, mode, state)"),
+            QStringLiteral("CREATE INDEX audit_log_by_time ON audit_log(at)"),
+        },
+    };
+    return migrations;
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,222 @@
+#include "TestSupport.h"
+
+#include "config/ConfigLoader.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QTcpServer>
+#include <QThread>
+#include <QTimer>
+
+#include <csignal>
+
+namespace chat2sbx::test {
+
+QString sourceDir() { return qEnvironmentVariable("CHAT2SBX_TEST_SOURCE_DIR"); }
+QString binaryDir() { return qEnvironmentVariable("CHAT2SBX_TEST_BINARY_DIR"); }
+QString chat2sbxBinary() { return qEnvironmentVariable("CHAT2SBX_BINARY"); }
+QString fakeSbxPath() { return qEnvironmentVariable("CHAT2SBX_FAKE_SBX"); }
+QString fakeTunnelClientPath() { return qEnvironmentVariable("CHAT2SBX_FAKE_TUNNEL_CLIENT"); }
+
+quint16 freeTcpPort()
+{
+    QTcpServer s;
+    if (!s.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    return s.serverPort();
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+bool writeFile(const QString &path, const QByteArray &data)
+{
+    QDir().mkpath(QFileInfo(path).path());
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return false;
+    return f.write(data) == data.size();
+}
+
+bool waitFor(const std::function<bool()> &done, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeoutMs)
+            return done();
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+    return true;
+}
+
+TestEnvironment::TestEnvironment() : m_port(freeTcpPort())
+{
+    QDir().mkpath(home());
+    QDir().mkpath(sbxState());
+}
+
+QProcessEnvironment TestEnvironment::processEnvironment() const
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const QString &k : env.keys())
+        if (k.startsWith(QLatin1String("CHAT2SBX_")) && !k.startsWith(QLatin1String("CHAT2SBX_TEST_")) &&
+            k != QLatin1String("CHAT2SBX_BINARY") && !k.startsWith(QLatin1String("CHAT2SBX_FAKE_")))
+            env.remove(k);
+    env.insert(QStringLiteral("HOME"), home());
+    env.insert(QStringLiteral("CHAT2SBX_DATA_ROOT"), dataRoot());
+    env.insert(QStringLiteral("CHAT2SBX_PORT"), QString::number(m_port));
+    env.insert(QStringLiteral("CHAT2SBX_ENABLE_TUNNEL"), QStringLiteral("0"));
+    env.insert(QStringLiteral("CHAT2SBX_SBX"), fakeSbxPath().isEmpty() ? QStringLiteral("sbx") : fakeSbxPath());
+    env.insert(QStringLiteral("FAKE_SBX_STATE"), sbxState());
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    for (const QString &k : m_extra.keys())
+        env.insert(k, m_extra.value(k));
+    return env;
+}
+
+Config TestEnvironment::config() const
+{
+    Config c;
+    QString error;
+    if (!ConfigLoader::load(processEnvironment(), home(), c, error))
+        qWarning("test environment config: %s", qPrintable(error));
+    return c;
+}
+
+void TestEnvironment::setSbxFaults(const QStringList &lines) const
+{
+    writeFile(sbxState() + QStringLiteral("/faults.env"), lines.join(QLatin1Char('\n')).toUtf8() + '\n');
+}
+
+QString TestEnvironment::mcpUrl() const
+{
+    return QStringLiteral("http://127.0.0.1:%1/mcp").arg(m_port);
+}
+
+ServerProcess::ServerProcess(const TestEnvironment &env, const QStringList &args)
+    : m_env(env), m_args(args), m_proc(std::make_unique<QProcess>())
+{
+    m_proc->setProcessChannelMode(QProcess::MergedChannels);
+    QObject::connect(m_proc.get(), &QProcess::readyRead, [this] { m_output += m_proc->readAll(); });
+}
+
+ServerProcess::~ServerProcess()
+{
+    if (m_proc->state() != QProcess::NotRunning) {
+        terminate(5000);
+        if (m_proc->state() != QProcess::NotRunning)
+            kill9();
+    }
+}
+
+bool ServerProcess::start(int healthyWithinMs)
+{
+    m_proc->setProcessEnvironment(m_env.processEnvironment());
+    m_proc->start(chat2sbxBinary(), m_args);
+    if (!m_proc->waitForStarted(10000))
+        return false;
+    return waitFor([this] { return m_proc->state() == QProcess::NotRunning || isHealthy(); }, healthyWithinMs) &&
+           m_proc->state() == QProcess::Running;
+}
+
+bool ServerProcess::isHealthy() const
+{
+    const HttpResult r = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(m_env.port()), {}, {}, 2000);
+    return r.status == 200;
+}
+
+int ServerProcess::terminate(int withinMs)
+{
+    if (m_proc->state() == QProcess::NotRunning)
+        return m_proc->exitStatus() == QProcess::NormalExit ? m_proc->exitCode() : -1;
+    ::kill(static_cast<pid_t>(m_proc->processId()), SIGTERM);
+    if (!m_proc->waitForFinished(withinMs))
+        return -1;
+    m_output += m_proc->readAll();
+    return m_proc->exitStatus() == QProcess::NormalExit ? m_proc->exitCode() : -1;
+}
+
+void ServerProcess::kill9()
+{
+    if (m_proc->state() == QProcess::NotRunning)
+        return;
+    ::kill(static_cast<pid_t>(m_proc->processId()), SIGKILL);
+    m_proc->waitForFinished(10000);
+    m_output += m_proc->readAll();
+}
+
+qint64 ServerProcess::pid() const
+{
+    return m_proc->processId();
+}
+
+QString ServerProcess::output() const
+{
+    m_output += m_proc->readAll();
+    return QString::fromUtf8(m_output);
+}
+
+QByteArray HttpResult::header(const QByteArray &name) const
+{
+    for (const auto &h : headers)
+        if (h.first.compare(name, Qt::CaseInsensitive) == 0)
+            return h.second;
+    return {};
+}
+
+HttpResult httpRequest(const QByteArray &method, const QString &url, const QList<QPair<QByteArray, QByteArray>> &headers,
+                       const QByteArray &body, int timeoutMs)
+{
+    HttpResult result;
+    QNetworkAccessManager nam;
+    QNetworkRequest request{QUrl(url)};
+    for (const auto &h : headers)
+        request.setRawHeader(h.first, h.second);
+    request.setTransferTimeout(timeoutMs);
+    QNetworkReply *reply = nam.sendCustomRequest(request, method, body);
+    QEventLoop loop;
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    loop.exec();
+    result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    result.headers = reply->rawHeaderPairs();
+    result.body = reply->readAll();
+    if (reply->error() != QNetworkReply::NoError && result.status == 0)
+        result.error = reply->errorString();
+    reply->deleteLater();
+    return result;
+}
+
+CliResult runCli(const TestEnvironment &env, const QStringList &args, int timeoutMs)
+{
+    CliResult r;
+    QProcess p;
+    p.setProcessEnvironment(env.processEnvironment());
+    p.start(chat2sbxBinary(), args);
+    if (!p.waitForStarted(10000))
+        return r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+} // namespace chat2sbx::test

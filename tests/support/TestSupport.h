@@ -1,0 +1,101 @@
+#pragma once
+
+#include "config/Config.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <functional>
+#include <memory>
+
+namespace chat2sbx::test {
+
+// Paths the test build passes through the environment (tests/CMakeLists.txt).
+QString sourceDir();
+QString binaryDir();
+QString chat2sbxBinary();
+QString fakeSbxPath();
+QString fakeTunnelClientPath();
+
+quint16 freeTcpPort();
+QByteArray readFile(const QString &path);
+bool writeFile(const QString &path, const QByteArray &data);
+
+// Runs the event loop until `done()` is true or `timeoutMs` passes. Returns done().
+bool waitFor(const std::function<bool()> &done, int timeoutMs);
+
+// An isolated world for one test: a temporary HOME and data root, the fake sbx with its own
+// state folder, a free port, the tunnel disabled.
+class TestEnvironment {
+public:
+    TestEnvironment();
+    bool isValid() const { return m_dir.isValid(); }
+    QString root() const { return m_dir.path(); }
+    QString home() const { return m_dir.path() + QStringLiteral("/home"); }
+    QString dataRoot() const { return home() + QStringLiteral("/.chat2sbx"); }
+    QString sbxState() const { return m_dir.path() + QStringLiteral("/sbx-state"); }
+    quint16 port() const { return m_port; }
+
+    // Extra variables for the server and its children (also applied to config()).
+    void set(const QString &name, const QString &value) { m_extra.insert(name, value); }
+    void unset(const QString &name) { m_extra.remove(name); }
+    QProcessEnvironment processEnvironment() const;
+    // The Config the server would build from processEnvironment().
+    Config config() const;
+    // Writes KEY=VALUE lines the fake sbx re-reads on every call.
+    void setSbxFaults(const QStringList &lines) const;
+    QString mcpUrl() const;
+
+private:
+    QTemporaryDir m_dir;
+    quint16 m_port;
+    QProcessEnvironment m_extra;
+};
+
+// A real `chat2sbx serve` child process.
+class ServerProcess {
+public:
+    explicit ServerProcess(const TestEnvironment &env, const QStringList &args = {QStringLiteral("serve")});
+    ~ServerProcess();
+    bool start(int healthyWithinMs = 20000);
+    bool isHealthy() const;
+    // SIGTERM and wait; returns the exit code (-1 on timeout or crash).
+    int terminate(int withinMs = 15000);
+    void kill9();
+    qint64 pid() const;
+    QString output() const;   // combined stdout+stderr so far
+    QProcess &process() { return *m_proc; }
+
+private:
+    const TestEnvironment &m_env;
+    QStringList m_args;
+    std::unique_ptr<QProcess> m_proc;
+    mutable QByteArray m_output;
+};
+
+struct HttpResult {
+    int status = 0;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    QByteArray body;
+    QString error;
+    QByteArray header(const QByteArray &name) const;
+};
+
+// Synchronous HTTP for tests only (runs a local event loop).
+HttpResult httpRequest(const QByteArray &method, const QString &url, const QList<QPair<QByteArray, QByteArray>> &headers,
+                       const QByteArray &body = {}, int timeoutMs = 30000);
+
+// Runs `chat2sbx <args>` to completion with the environment's variables.
+struct CliResult {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+CliResult runCli(const TestEnvironment &env, const QStringList &args, int timeoutMs = 30000);
+
+} // namespace chat2sbx::test
