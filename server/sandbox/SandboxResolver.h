@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QString>
+
+namespace chat2sbx {
+
+// What an in-sandbox tool needs to reach a sandbox.
+struct RunningSandbox {
+    QString sandboxId;       // public id (sbx_...)
+    QString runtimeName;     // internal sbx name: never put it in a tool result
+    QString workspacePath;   // absolute path of the workspace inside the VM (the mount point)
+    bool managedWorkspace = false;
+};
+
+// Implemented by SandboxService. Finds a running sandbox for a tool call and renews its idle deadline
+// (every tool call that reaches a sandbox renews it). On failure returns false with a readable reason
+// for the model ("sandbox sbx_... is not running (state failed: ...)").
+class SandboxResolver {
+public:
+    virtual ~SandboxResolver() = default;
+    virtual bool resolveRunning(const QString &sandboxId, RunningSandbox &out, QString &error) = 0;
+};
+
+} // namespace chat2sbx

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "workspace/Workspace.h"
+
+#include <QList>
+#include <optional>
+
+namespace chat2sbx {
+
+class Database;
+
+// Rows of the workspaces table. Every write is committed before it returns.
+class WorkspaceRepository {
+public:
+    explicit WorkspaceRepository(Database &db) : m_db(db) {}
+
+    bool insert(const Workspace &w, QString &error);
+    std::optional<Workspace> find(const QString &id) const;
+    // A live (not trashed) host workspace registered for this canonical path and mode.
+    std::optional<Workspace> findHost(const QString &hostPath, WorkspaceMode mode) const;
+    QList<Workspace> list(bool includeTrashed = false) const;
+    bool touch(const QString &id, qint64 nowMs, QString &error);
+    bool markTrashed(const QString &id, qint64 nowMs, QString &error);
+
+private:
+    Database &m_db;
+};
+
+} // namespace chat2sbx
