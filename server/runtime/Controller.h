@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/Config.h"
+#include "mcp/ToolRegistry.h"
 #include "runtime/Clock.h"
 
 #include <QElapsedTimer>
@@ -39,6 +40,8 @@ public:
     quint16 listeningPort() const { return m_listeningPort; }
     qint64 uptimeMs() const { return m_uptime.isValid() ? m_uptime.elapsed() : 0; }
     Clock &clock() const { return *m_clock; }
+    // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
+    ToolRegistry &tools() { return m_tools; }
     void setClock(Clock *clock) { m_clock = clock; }
 
 signals:
@@ -57,6 +60,7 @@ private:
     State m_state = State::Stopped;
     Clock *m_clock = &Clock::system();
     std::unique_ptr<Database> m_db;
+    ToolRegistry m_tools;
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<PidFile> m_pidFile;
     quint16 m_listeningPort = 0;
