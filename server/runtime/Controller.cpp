@@ -3,6 +3,10 @@
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
 #include "state/Database.h"
+#include "tools/WorkspaceTools.h"
+#include "workspace/ApprovalService.h"
+#include "workspace/WorkspaceRetention.h"
+#include "workspace/WorkspaceService.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -17,6 +21,12 @@ Q_LOGGING_CATEGORY(lcController, "chat2sbx.controller")
 Controller::Controller(const Config &config, QObject *parent)
     : QObject(parent), m_config(config), m_db(std::make_unique<Database>())
 {
+    // --- workspaces and approvals (issue 6)
+    m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_serviceClock);
+    m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_serviceClock);
+    m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_serviceClock);
+    registerWorkspaceTools(m_tools, *m_workspaces, *m_approvals);
+    // --- end issue 6
 }
 
 Controller::~Controller()
@@ -89,6 +99,10 @@ void Controller::start()
         m_pidFile = std::make_unique<PidFile>(m_config.pidFilePath());
         if (!m_pidFile->acquire(error))
             return fail(error);
+        // --- issue 6: notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
+        m_approvals->startWatching();
+        m_retention->start();
+        // --- end issue 6
         installHealthEndpoint(http(), *this);
         if (!listen(error))
             return fail(error);
@@ -106,6 +120,8 @@ void Controller::stop()
         return;
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
+        m_approvals->stopWatching();   // issue 6
+        m_retention->stop();           // issue 6
         m_http.reset();
         if (m_pidFile)
             m_pidFile->release();

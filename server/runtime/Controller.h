@@ -14,8 +14,11 @@ class QHttpServer;
 
 namespace chat2sbx {
 
+class ApprovalService;
 class Database;
 class PidFile;
+class WorkspaceRetention;
+class WorkspaceService;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
 // tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
@@ -42,7 +45,11 @@ public:
     Clock &clock() const { return *m_clock; }
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
-    void setClock(Clock *clock) { m_clock = clock; }
+    void setClock(Clock *clock) { m_clock = clock; m_serviceClock.target = clock; }
+    // --- workspaces and approvals (issue 6): valid for the Controller's lifetime; they read the
+    // database, so use them once started() was emitted.
+    WorkspaceService &workspaces() { return *m_workspaces; }
+    ApprovalService &approvals() { return *m_approvals; }
 
 signals:
     void started();
@@ -56,11 +63,21 @@ private:
     bool listen(QString &error);
     void fail(const QString &reason);
 
+    // Services get this at construction; it follows setClock().
+    struct ForwardingClock : Clock {
+        Clock *target = &Clock::system();
+        qint64 nowMs() const override { return target->nowMs(); }
+    };
+
     Config m_config;
     State m_state = State::Stopped;
     Clock *m_clock = &Clock::system();
+    ForwardingClock m_serviceClock;
     std::unique_ptr<Database> m_db;
     ToolRegistry m_tools;
+    std::unique_ptr<WorkspaceService> m_workspaces;      // issue 6
+    std::unique_ptr<ApprovalService> m_approvals;        // issue 6
+    std::unique_ptr<WorkspaceRetention> m_retention;     // issue 6
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<PidFile> m_pidFile;
     quint16 m_listeningPort = 0;
