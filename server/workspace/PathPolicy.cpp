@@ -190,20 +190,19 @@ PathCheck PathPolicy::check(const QString &requested, WorkspaceMode mode) const
     if (real.size() > kMaxPathBytes)
         return PathCheck::refused(QStringLiteral("%1 resolves to a path longer than %2 bytes").arg(requested).arg(kMaxPathBytes));
 
+    for (const QString &root : m_roots) {
+        if (canonical == root)
+            return PathCheck::refused(QStringLiteral("%1 is an allowed root itself; choose a folder below it").arg(requested));
+    }
     for (const QString &p : m_protected) {
         if (isBelowOrAt(canonical, p))
             return PathCheck::refused(QStringLiteral("%1 is inside chat2sbx's own data directory").arg(requested));
         if (isStrictlyBelow(p, canonical))
             return PathCheck::refused(QStringLiteral("%1 contains chat2sbx's own data directory").arg(requested));
     }
-
     bool below = false;
-    for (const QString &root : m_roots) {
-        if (canonical == root)
-            return PathCheck::refused(QStringLiteral("%1 is an allowed root itself; choose a folder below it").arg(requested));
-        if (isStrictlyBelow(canonical, root))
-            below = true;
-    }
+    for (const QString &root : m_roots)
+        below = below || isStrictlyBelow(canonical, root);
     if (!below) {
         bool lexicallyBelow = false;
         for (const QString &root : m_roots)
