@@ -147,7 +147,17 @@ void handleList(const ToolCall &call, WorkspaceService &workspaces, ApprovalServ
     call.responder.ok(QJsonObject{{QStringLiteral("workspaces"), items}});
 }
 
-void handleRequest(const ToolCall &call, ApprovalService &approvals)
+// Results never show where chat2sbx keeps its data, even when a request echoes such a path.
+QString redacted(QString text, const Config &config)
+{
+    for (const QString &p : {config.workspaceRoot, config.stateDir, config.dataRoot}) {
+        if (!p.isEmpty())
+            text.replace(p, QStringLiteral("<chat2sbx data directory>"));
+    }
+    return text;
+}
+
+void handleRequest(const ToolCall &call, WorkspaceService &workspaces, ApprovalService &approvals)
 {
     approvals.checkForExternalChanges();
     const QJsonValue pathValue = call.arguments.value(QStringLiteral("host_path"));
@@ -171,7 +181,7 @@ void handleRequest(const ToolCall &call, ApprovalService &approvals)
     };
     switch (out.status) {
     case Status::Refused:
-        return call.responder.error(QStringLiteral("host path refused: %1").arg(out.reason));
+        return call.responder.error(redacted(QStringLiteral("host path refused: %1").arg(out.reason), workspaces.config()));
     case Status::Approved:
         result.insert(QStringLiteral("status"), QStringLiteral("approved"));
         result.insert(QStringLiteral("workspace_id"), out.workspaceId);
@@ -199,7 +209,7 @@ void handleRequest(const ToolCall &call, ApprovalService &approvals)
 void registerWorkspaceTools(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals)
 {
     registry.add(listDefinition(), [&workspaces, &approvals](const ToolCall &call) { handleList(call, workspaces, approvals); });
-    registry.add(requestDefinition(), [&approvals](const ToolCall &call) { handleRequest(call, approvals); });
+    registry.add(requestDefinition(), [&workspaces, &approvals](const ToolCall &call) { handleRequest(call, workspaces, approvals); });
 }
 
 } // namespace chat2sbx

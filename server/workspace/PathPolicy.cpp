@@ -196,7 +196,7 @@ PathCheck PathPolicy::check(const QString &requested, WorkspaceMode mode) const
     }
     for (const QString &p : m_protected) {
         if (isBelowOrAt(canonical, p))
-            return PathCheck::refused(QStringLiteral("%1 is inside chat2sbx's own data directory").arg(requested));
+            return PathCheck::refused(QStringLiteral("the path is inside chat2sbx's own data directory"));
         if (isStrictlyBelow(p, canonical))
             return PathCheck::refused(QStringLiteral("%1 contains chat2sbx's own data directory").arg(requested));
     }

@@ -206,7 +206,8 @@ private slots:
 
     void refusesTheDataDirectory()
     {
-        expectRefused(m_data + "/state", WorkspaceMode::Direct, "is inside chat2sbx's own data directory");
+        expectRefused(m_data + "/state", WorkspaceMode::Direct, "the path is inside chat2sbx's own data directory");
+        QVERIFY(!policy().check(m_data + "/state", WorkspaceMode::Direct).reason.contains(m_data));
         expectRefused(m_data, WorkspaceMode::Direct, "is inside chat2sbx's own data directory");
         PathPolicy dataBelow({m_base + "/roots"}, {m_data});
         const PathCheck contains = dataBelow.check(m_root, WorkspaceMode::Direct);
