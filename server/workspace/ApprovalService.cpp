@@ -178,6 +178,12 @@ bool ApprovalService::checkForExternalChanges()
     const qint64 counter = m_repo.externalChangeCounter();
     if (counter < 0 || counter == m_lastCounter)
         return false;
+    if (m_lastCounter < 0) {
+        // First look: this is the baseline, not a change.
+        m_lastCounter = counter;
+        rememberSnapshot();
+        return false;
+    }
     m_lastCounter = counter;
     const QHash<QString, ApprovalState> before = m_snapshot;
     rememberSnapshot();
