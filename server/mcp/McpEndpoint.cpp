@@ -141,6 +141,13 @@ void McpEndpoint::handlePost(const HttpRequestData &request, const std::shared_p
 
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(request.body, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        // Qt only parses objects and arrays at the top level; valid JSON scalars are invalid requests.
+        const QJsonDocument wrapped = QJsonDocument::fromJson('[' + request.body + ']');
+        if (wrapped.isArray() && wrapped.array().size() == 1)
+            return sendError(*reply, 400, QJsonValue(), jsonrpc::InvalidRequest,
+                             QStringLiteral("Invalid Request: the body must be one JSON-RPC message object"));
+    }
     if (parseError.error != QJsonParseError::NoError)
         return sendError(*reply, 400, QJsonValue(), jsonrpc::ParseError,
                          QStringLiteral("Parse error: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset));
