@@ -1,5 +1,7 @@
 #include "runtime/Controller.h"
 
+#include "config/LocalTokenStore.h"
+#include "mcp/McpEndpoint.h"
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
 #include "state/Database.h"
@@ -28,6 +30,11 @@ Controller::~Controller()
 Database &Controller::database()
 {
     return *m_db;
+}
+
+QString Controller::localToken() const
+{
+    return m_config.requireLocalToken && m_localTokens ? m_localTokens->token() : QString();
 }
 
 QHttpServer &Controller::http()
@@ -90,14 +97,34 @@ void Controller::start()
         if (!m_pidFile->acquire(error))
             return fail(error);
         installHealthEndpoint(http(), *this);
-        if (!listen(error))
-            return fail(error);
-        m_uptime.start();
-        qCInfo(lcController).noquote() << "chat2sbx" << CHAT2SBX_VERSION << "listening on"
-                                       << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
-        setState(State::Running);
-        emit started();
+        // --- MCP endpoint (issue 3): load the local token (keychain, async) when required, then
+        // install /mcp and listen.
+        m_localTokens = std::make_unique<LocalTokenStore>(m_config.stateDir);
+        if (!m_config.requireLocalToken)
+            return listenAndRun();
+        m_localTokens->load([this](const QString &tokenError) {
+            if (m_state != State::Starting)
+                return;   // stopped while the keychain was asked
+            if (!tokenError.isEmpty())
+                return fail(tokenError);
+            listenAndRun();
+        });
     });
+}
+
+void Controller::listenAndRun()
+{
+    m_mcp = std::make_unique<McpEndpoint>(m_tools, *m_db, m_config, *m_clock, localToken());
+    m_mcp->install(http());
+    // --- end MCP endpoint
+    QString error;
+    if (!listen(error))
+        return fail(error);
+    m_uptime.start();
+    qCInfo(lcController).noquote() << "chat2sbx" << CHAT2SBX_VERSION << "listening on"
+                                   << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
+    setState(State::Running);
+    emit started();
 }
 
 void Controller::stop()
@@ -106,6 +133,7 @@ void Controller::stop()
         return;
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
+        m_mcp.reset();   // MCP endpoint (issue 3): cancels pending tool calls first
         m_http.reset();
         if (m_pidFile)
             m_pidFile->release();

@@ -15,6 +15,8 @@ class QHttpServer;
 namespace chat2sbx {
 
 class Database;
+class LocalTokenStore;
+class McpEndpoint;
 class PidFile;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
@@ -43,6 +45,11 @@ public:
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
     void setClock(Clock *clock) { m_clock = clock; }
+    // MCP endpoint (issue 3): exists once start() got past loading the local token.
+    McpEndpoint *mcpEndpoint() const { return m_mcp.get(); }
+    // The shared secret for Config::localTokenHeader; empty unless Config::requireLocalToken.
+    // tunnel-client gets it as --mcp.extra-headers "<header>: env:VAR".
+    QString localToken() const;
 
 signals:
     void started();
@@ -54,6 +61,7 @@ private:
     void setState(State s);
     bool openDatabase(QString &error);
     bool listen(QString &error);
+    void listenAndRun();
     void fail(const QString &reason);
 
     Config m_config;
@@ -62,6 +70,8 @@ private:
     std::unique_ptr<Database> m_db;
     ToolRegistry m_tools;
     std::unique_ptr<QHttpServer> m_http;
+    std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)
+    std::unique_ptr<McpEndpoint> m_mcp;               // MCP endpoint (issue 3)
     std::unique_ptr<PidFile> m_pidFile;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
