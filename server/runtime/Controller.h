@@ -16,6 +16,9 @@ namespace chat2sbx {
 
 class Database;
 class PidFile;
+class SandboxService;
+class SbxDriver;
+class WorkspaceService;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
 // tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
@@ -43,6 +46,11 @@ public:
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
     void setClock(Clock *clock) { m_clock = clock; }
+    // [sandboxes] The sandbox lifecycle services; built in the constructor so others can hook in
+    // (e.g. sandboxes().setAttacher()) before start(), which reconciles them before listening.
+    SbxDriver &sbx() { return *m_sbx; }
+    WorkspaceService &workspaces() { return *m_workspaces; }
+    SandboxService &sandboxes() { return *m_sandboxes; }
 
 signals:
     void started();
@@ -55,12 +63,26 @@ private:
     bool openDatabase(QString &error);
     bool listen(QString &error);
     void fail(const QString &reason);
+    void finishStart();   // [sandboxes] after reconciliation: listen
+
+    // [sandboxes] Services read the time through this, so setClock() also reaches them.
+    class ForwardingClock : public Clock {
+    public:
+        explicit ForwardingClock(Clock *const *target) : m_target(target) {}
+        qint64 nowMs() const override { return (*m_target)->nowMs(); }
+    private:
+        Clock *const *m_target;
+    };
 
     Config m_config;
     State m_state = State::Stopped;
     Clock *m_clock = &Clock::system();
     std::unique_ptr<Database> m_db;
     ToolRegistry m_tools;
+    ForwardingClock m_serviceClock{&m_clock};          // [sandboxes]
+    std::unique_ptr<SbxDriver> m_sbx;                  // [sandboxes]
+    std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes]
+    std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<PidFile> m_pidFile;
     quint16 m_listeningPort = 0;

@@ -30,9 +30,9 @@ SbxDriver::~SbxDriver() = default;
 
 QStringList SbxDriver::createArgs(const SbxCreateSpec &spec)
 {
-    QStringList args{QStringLiteral("create"), QStringLiteral("--quiet"),
-                     QStringLiteral("--name"), spec.runtimeName,
-                     QStringLiteral("--template"), spec.templateRef};
+    QStringList args{QStringLiteral("create"), QStringLiteral("--quiet"), QStringLiteral("--name"), spec.runtimeName};
+    if (!spec.templateRef.isEmpty())
+        args << QStringLiteral("--template") << spec.templateRef;
     if (!spec.memory.isEmpty())
         args << QStringLiteral("--memory") << spec.memory;
     if (spec.clone)

@@ -36,7 +36,7 @@ struct SbxPortMapping {
 
 struct SbxCreateSpec {
     QString runtimeName;
-    QString templateRef;      // repository:tag
+    QString templateRef;      // repository:tag; empty: the stock shell template (setup's builder)
     QString memory;           // empty: sbx default
     bool clone = false;
     QString workspaceRoot;    // absolute host path
