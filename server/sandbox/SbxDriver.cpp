@@ -88,7 +88,8 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
             return;
         SbxResult r;
         r.error = QStringLiteral("cannot run sbx (%1) for %2: %3").arg(m_sbxPath, what, proc->errorString());
-        report(r);
+        // start() reports this synchronously; callers get their callback from the event loop, always.
+        QMetaObject::invokeMethod(proc, [report, r] { report(r); }, Qt::QueuedConnection);
     });
     connect(proc, &QProcess::finished, proc, [proc, report, what](int code, QProcess::ExitStatus status) {
         SbxResult r;
