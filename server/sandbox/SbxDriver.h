@@ -49,7 +49,7 @@ struct SbxExecSpec {
     bool asRoot = false;      // -u root
     QStringList envNames;     // -e NAME (values come from the child environment)
     QString workdir;          // -w DIR
-    QByteArray stdinData;     // written then closed (non-interactive runs)
+    QByteArray stdinData;     // written then stdin closed; exec() adds -i when there is any
 };
 
 // The ONLY code that starts `sbx`. Every call is an argv list with a timeout, runs on the event loop
