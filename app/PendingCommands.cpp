@@ -13,9 +13,6 @@ struct Pending {
 };
 
 const Pending kPending[] = {
-    {"setup", "setup", "Check prerequisites and prepare the sandbox template"},
-    {"sandbox list", "sandbox list [--json]", "List sandboxes"},
-    {"sandbox destroy", "sandbox destroy <id>", "Destroy a sandbox"},
     {"tunnel import", "tunnel import", "Move the tunnel id and key into the OS keychain"},
     {"tray", "tray", "Start the tray application (the default)"},
 };

@@ -1,12 +1,17 @@
 #include "runtime/Controller.h"
 
+#include "config/LocalTokenStore.h"
+#include "mcp/McpEndpoint.h"
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
 #include "state/Database.h"
-#include "tools/WorkspaceTools.h"
-#include "workspace/ApprovalService.h"
-#include "workspace/WorkspaceRetention.h"
-#include "workspace/WorkspaceService.h"
+#include "sandbox/SandboxService.h"      // [sandboxes]
+#include "sandbox/SbxDriver.h"           // [sandboxes]
+#include "tools/SandboxTools.h"          // [sandboxes]
+#include "workspace/WorkspaceService.h"  // [sandboxes]
+#include "tools/WorkspaceTools.h"             // [workspaces]
+#include "workspace/ApprovalService.h"        // [workspaces]
+#include "workspace/WorkspaceRetention.h"     // [workspaces]
 
 #include <QDir>
 #include <QHostAddress>
@@ -21,12 +26,15 @@ Q_LOGGING_CATEGORY(lcController, "chat2sbx.controller")
 Controller::Controller(const Config &config, QObject *parent)
     : QObject(parent), m_config(config), m_db(std::make_unique<Database>())
 {
-    // --- workspaces and approvals (issue 6)
+    // [sandboxes] sbx driver, workspaces, sandbox lifecycle and its tools.
+    m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath);
     m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_serviceClock);
+    m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_serviceClock);
+    registerSandboxTools(m_tools, *m_sandboxes, m_config);
+    // [workspaces] host-path approvals, managed workspace retention, workspace_list/workspace_request.
     m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_serviceClock);
     m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_serviceClock);
     registerWorkspaceTools(m_tools, *m_workspaces, *m_approvals);
-    // --- end issue 6
 }
 
 Controller::~Controller()
@@ -38,6 +46,11 @@ Controller::~Controller()
 Database &Controller::database()
 {
     return *m_db;
+}
+
+QString Controller::localToken() const
+{
+    return m_config.requireLocalToken && m_localTokens ? m_localTokens->token() : QString();
 }
 
 QHttpServer &Controller::http()
@@ -99,19 +112,47 @@ void Controller::start()
         m_pidFile = std::make_unique<PidFile>(m_config.pidFilePath());
         if (!m_pidFile->acquire(error))
             return fail(error);
-        // --- issue 6: notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
+        // [workspaces] notice CLI decisions (SQLite data_version poll); sweep managed workspaces
+        // now and hourly (sandboxes still in the records count as active until reconciled).
         m_approvals->startWatching();
         m_retention->start();
-        // --- end issue 6
         installHealthEndpoint(http(), *this);
-        if (!listen(error))
-            return fail(error);
-        m_uptime.start();
-        qCInfo(lcController).noquote() << "chat2sbx" << CHAT2SBX_VERSION << "listening on"
-                                       << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
-        setState(State::Running);
-        emit started();
+        // [sandboxes] Reconcile records with `sbx ls` before listening (a missing sbx only warns).
+        m_sandboxes->reconcile([this] { afterReconciliation(); });
     });
+}
+
+void Controller::afterReconciliation()
+{
+    if (m_state != State::Starting)
+        return;
+    // --- MCP endpoint (issue 3): load the local token (keychain, async) when required, then
+    // install /mcp and listen.
+    m_localTokens = std::make_unique<LocalTokenStore>(m_config.stateDir);
+    if (!m_config.requireLocalToken)
+        return listenAndRun();
+    m_localTokens->load([this](const QString &tokenError) {
+        if (m_state != State::Starting)
+            return;   // stopped while the keychain was asked
+        if (!tokenError.isEmpty())
+            return fail(tokenError);
+        listenAndRun();
+    });
+}
+
+void Controller::listenAndRun()
+{
+    m_mcp = std::make_unique<McpEndpoint>(m_tools, *m_db, m_config, *m_clock, localToken());
+    m_mcp->install(http());
+    // --- end MCP endpoint
+    QString error;
+    if (!listen(error))
+        return fail(error);
+    m_uptime.start();
+    qCInfo(lcController).noquote() << "chat2sbx" << CHAT2SBX_VERSION << "listening on"
+                                   << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
+    setState(State::Running);
+    emit started();
 }
 
 void Controller::stop()
@@ -120,8 +161,10 @@ void Controller::stop()
         return;
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
-        m_approvals->stopWatching();   // issue 6
-        m_retention->stop();           // issue 6
+        m_mcp.reset();   // MCP endpoint (issue 3): cancels pending tool calls first
+        m_sandboxes->shutdown();   // [sandboxes]
+        m_approvals->stopWatching();   // [workspaces]
+        m_retention->stop();           // [workspaces]
         m_http.reset();
         if (m_pidFile)
             m_pidFile->release();

@@ -16,7 +16,11 @@ namespace chat2sbx {
 
 class ApprovalService;
 class Database;
+class LocalTokenStore;
+class McpEndpoint;
 class PidFile;
+class SandboxService;
+class SbxDriver;
 class WorkspaceRetention;
 class WorkspaceService;
 
@@ -45,10 +49,19 @@ public:
     Clock &clock() const { return *m_clock; }
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
-    void setClock(Clock *clock) { m_clock = clock; m_serviceClock.target = clock; }
-    // --- workspaces and approvals (issue 6): valid for the Controller's lifetime; they read the
-    // database, so use them once started() was emitted.
+    void setClock(Clock *clock) { m_clock = clock; }
+    // MCP endpoint (issue 3): exists once start() got past loading the local token.
+    McpEndpoint *mcpEndpoint() const { return m_mcp.get(); }
+    // The shared secret for Config::localTokenHeader; empty unless Config::requireLocalToken.
+    // tunnel-client gets it as --mcp.extra-headers "<header>: env:VAR".
+    QString localToken() const;
+    // [sandboxes] The sandbox lifecycle services; built in the constructor so others can hook in
+    // (e.g. sandboxes().setAttacher()) before start(), which reconciles them before listening.
+    SbxDriver &sbx() { return *m_sbx; }
     WorkspaceService &workspaces() { return *m_workspaces; }
+    SandboxService &sandboxes() { return *m_sandboxes; }
+    // [workspaces] Host-path approvals (the tray's Approve/Reject, see ApprovalService.h); built in
+    // the constructor, usable once started() was emitted (they read the database).
     ApprovalService &approvals() { return *m_approvals; }
 
 signals:
@@ -61,24 +74,33 @@ private:
     void setState(State s);
     bool openDatabase(QString &error);
     bool listen(QString &error);
+    void listenAndRun();
     void fail(const QString &reason);
+    void afterReconciliation();   // [sandboxes] then the MCP endpoint
 
-    // Services get this at construction; it follows setClock().
-    struct ForwardingClock : Clock {
-        Clock *target = &Clock::system();
-        qint64 nowMs() const override { return target->nowMs(); }
+    // [sandboxes] Services read the time through this, so setClock() also reaches them.
+    class ForwardingClock : public Clock {
+    public:
+        explicit ForwardingClock(Clock *const *target) : m_target(target) {}
+        qint64 nowMs() const override { return (*m_target)->nowMs(); }
+    private:
+        Clock *const *m_target;
     };
 
     Config m_config;
     State m_state = State::Stopped;
     Clock *m_clock = &Clock::system();
-    ForwardingClock m_serviceClock;
     std::unique_ptr<Database> m_db;
     ToolRegistry m_tools;
-    std::unique_ptr<WorkspaceService> m_workspaces;      // issue 6
-    std::unique_ptr<ApprovalService> m_approvals;        // issue 6
-    std::unique_ptr<WorkspaceRetention> m_retention;     // issue 6
+    ForwardingClock m_serviceClock{&m_clock};          // [sandboxes]
+    std::unique_ptr<SbxDriver> m_sbx;                  // [sandboxes]
+    std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes]
+    std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
+    std::unique_ptr<ApprovalService> m_approvals;      // [workspaces]
+    std::unique_ptr<WorkspaceRetention> m_retention;   // [workspaces]
     std::unique_ptr<QHttpServer> m_http;
+    std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)
+    std::unique_ptr<McpEndpoint> m_mcp;               // MCP endpoint (issue 3)
     std::unique_ptr<PidFile> m_pidFile;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
