@@ -21,7 +21,6 @@ const Pending kPending[] = {
     {"approval reject", "approval reject <id>", "Reject a host-path request"},
     {"sandbox list", "sandbox list [--json]", "List sandboxes"},
     {"sandbox destroy", "sandbox destroy <id>", "Destroy a sandbox"},
-    {"tunnel import", "tunnel import", "Move the tunnel id and key into the OS keychain"},
     {"tray", "tray", "Start the tray application (the default)"},
 };
 

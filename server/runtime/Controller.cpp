@@ -3,6 +3,7 @@
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
 #include "state/Database.h"
+#include "tunnel/TunnelSupervisor.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -15,7 +16,8 @@ namespace chat2sbx {
 Q_LOGGING_CATEGORY(lcController, "chat2sbx.controller")
 
 Controller::Controller(const Config &config, QObject *parent)
-    : QObject(parent), m_config(config), m_db(std::make_unique<Database>())
+    : QObject(parent), m_config(config), m_db(std::make_unique<Database>()),
+      m_tunnel(std::make_unique<TunnelSupervisor>(config))   // tunnel
 {
 }
 
@@ -97,6 +99,12 @@ void Controller::start()
                                        << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
         setState(State::Running);
         emit started();
+        // tunnel (issue 7): last in the start order. Missing credentials leave the endpoint serving
+        // locally and the tunnel Failed with the reason (status then exits non-zero and says why).
+        if (m_config.enableTunnel)
+            m_tunnel->start(m_listeningPort);
+        else
+            qCInfo(lcController) << "tunnel disabled (CHAT2SBX_ENABLE_TUNNEL=0): local-only";
     });
 }
 
@@ -107,12 +115,20 @@ void Controller::stop()
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
         m_http.reset();
-        if (m_pidFile)
-            m_pidFile->release();
-        m_db->close();
-        setState(State::Stopped);
-        emit stopped();
+        // tunnel (issue 7): close the endpoint, then wait (asynchronously) for the tunnel client to exit.
+        connect(m_tunnel.get(), &TunnelSupervisor::stopped, this, &Controller::finishStop, Qt::SingleShotConnection);
+        m_tunnel->stop();
     });
+}
+
+void Controller::finishStop()
+{
+    // Pending tool calls are finished or cancelled here once the MCP endpoint owns some.
+    if (m_pidFile)
+        m_pidFile->release();
+    m_db->close();
+    setState(State::Stopped);
+    emit stopped();
 }
 
 } // namespace chat2sbx

@@ -16,6 +16,7 @@ namespace chat2sbx {
 
 class Database;
 class PidFile;
+class TunnelSupervisor;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
 // tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
@@ -43,6 +44,9 @@ public:
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
     void setClock(Clock *clock) { m_clock = clock; }
+    // tunnel: the Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
+    // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
+    TunnelSupervisor &tunnel() { return *m_tunnel; }
 
 signals:
     void started();
@@ -55,6 +59,7 @@ private:
     bool openDatabase(QString &error);
     bool listen(QString &error);
     void fail(const QString &reason);
+    void finishStop();   // tunnel: the rest of stop() once the tunnel client is gone
 
     Config m_config;
     State m_state = State::Stopped;
@@ -63,6 +68,7 @@ private:
     ToolRegistry m_tools;
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<PidFile> m_pidFile;
+    std::unique_ptr<TunnelSupervisor> m_tunnel;   // tunnel
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
 };
