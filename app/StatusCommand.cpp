@@ -115,6 +115,7 @@ int runStatus(CommandContext &ctx)
                                 : healthy      ? tunnel.value(QStringLiteral("state")).toString(QStringLiteral("unknown"))
                                                : QStringLiteral("unknown");
     const QString tunnelError = tunnel.value(QStringLiteral("lastError")).toString();
+    const QString tunnelReadiness = tunnel.value(QStringLiteral("readiness")).toString();
     const bool tunnelOk = !tunnelEnabled || tunnelState == QLatin1String("ready");
 
     const qint64 active = healthy ? health.value(QStringLiteral("activeSandboxes")).toInteger()
@@ -134,7 +135,7 @@ int runStatus(CommandContext &ctx)
         if (!mcpReachable)
             problems << QStringLiteral("MCP endpoint %1 is not reachable: %2").arg(c.mcpUrl(), mcpError);
         if (!tunnelOk)
-            problems << (tunnelError.isEmpty() ? QStringLiteral("tunnel is %1 (not ready yet)").arg(tunnelState)
+            problems << (tunnelError.isEmpty() ? QStringLiteral("tunnel is %1 (not ready yet%2)").arg(tunnelState, tunnelReadiness.isEmpty() ? QString() : QStringLiteral(": ") + tunnelReadiness)
                                                : QStringLiteral("tunnel is %1: %2").arg(tunnelState, tunnelError));
     }
     const QString problem = problems.join(QStringLiteral("; "));
@@ -162,7 +163,7 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("healthy"), tunnelOk},
         };
         if (healthy && tunnelEnabled) {
-            for (const char *k : {"lastError", "restarts", "healthUrl", "pid", "nextRestartInMs"})
+            for (const char *k : {"lastError", "readiness", "restarts", "healthUrl", "pid", "nextRestartInMs"})
                 tunnelOut.insert(QLatin1String(k), tunnel.value(QLatin1String(k)));
         }
         ctx.printJson(QJsonObject{
@@ -220,6 +221,8 @@ int runStatus(CommandContext &ctx)
             text += line + QLatin1Char('\n');
             if (!tunnelError.isEmpty())
                 text += QStringLiteral("tunnel err: %1\n").arg(tunnelError);
+            else if (!tunnelReadiness.isEmpty() && tunnelState != QLatin1String("ready"))
+                text += QStringLiteral("tunnel:     waiting for readiness, %1\n").arg(tunnelReadiness);
         }
         text += QStringLiteral("sandboxes:  %1 active / limit %2\n")
                     .arg(active >= 0 ? QString::number(active) : QStringLiteral("?")).arg(limit);

@@ -50,7 +50,7 @@ TunnelSupervisor::TunnelSupervisor(const Config &config, QObject *parent)
     m_restartTimer.setSingleShot(true);
     connect(&m_restartTimer, &QTimer::timeout, this, [this] {
         ++m_restarts;
-        qCInfo(lcTunnel).noquote() << "starting tunnel-client again (restart" << m_restarts << ")";
+        qCInfo(lcTunnel).noquote() << QStringLiteral("starting tunnel-client again (restart %1)").arg(m_restarts);
         launch();
     });
     m_killTimer.setSingleShot(true);
@@ -115,6 +115,7 @@ QJsonObject TunnelSupervisor::toJson() const
         {QStringLiteral("restarts"), m_restarts},
     };
     o.insert(QStringLiteral("lastError"), m_lastError.isEmpty() ? QJsonValue() : QJsonValue(m_lastError));
+    o.insert(QStringLiteral("readiness"), m_readinessDetail.isEmpty() ? QJsonValue() : QJsonValue(m_readinessDetail));
     const QString url = healthUrl();
     o.insert(QStringLiteral("healthUrl"), url.isEmpty() ? QJsonValue() : QJsonValue(url));
     const qint64 pid = childPid();
@@ -214,6 +215,7 @@ void TunnelSupervisor::launch()
 
     m_outputBuffer.clear();
     m_lastChildLine.clear();
+    m_readinessDetail.clear();
     m_process = new QProcess(this);
     m_process->setProgram(program);
     m_process->setArguments(arguments());
@@ -327,20 +329,22 @@ void TunnelSupervisor::pollReadiness()
             return;
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 200) {
+            m_readinessDetail.clear();
             if (m_state != State::Ready) {
                 m_readySince.start();
                 m_lastError.clear();
-                qCInfo(lcTunnel).noquote() << "tunnel ready (tunnel-client PID" << process->processId() << ")";
+                qCInfo(lcTunnel).noquote() << QStringLiteral("tunnel ready (tunnel-client PID %1)").arg(process->processId());
                 m_pollTimer.start(kPollReadyMs);
                 setState(State::Ready);
             }
             return;
         }
+        const QString body = masked(QString::fromUtf8(reply->readAll().left(kMaxLineChars)).simplified());
+        m_readinessDetail = status > 0 ? QStringLiteral("/readyz answered HTTP %1%2")
+                                             .arg(status).arg(body.isEmpty() ? QString() : QStringLiteral(": ") + body)
+                                       : QStringLiteral("/readyz: %1").arg(reply->errorString());
         if (m_state == State::Ready) {
-            const QString body = masked(QString::fromUtf8(reply->readAll().left(kMaxLineChars)).trimmed());
-            m_lastError = status > 0 ? QStringLiteral("tunnel-client reports not ready (HTTP %1)%2")
-                                           .arg(status).arg(body.isEmpty() ? QString() : QStringLiteral(": ") + body)
-                                     : QStringLiteral("tunnel-client health listener: %1").arg(reply->errorString());
+            m_lastError = QStringLiteral("tunnel-client is no longer ready (%1)").arg(m_readinessDetail);
             qCWarning(lcTunnel).noquote() << m_lastError;
             m_readySince.invalidate();
             m_pollTimer.start(kPollStartingMs);

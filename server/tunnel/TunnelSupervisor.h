@@ -60,6 +60,8 @@ public:
     static QString stateName(State state);   // "stopped", "starting", "ready", "failed"
     // Why the tunnel is not (or was last not) ready; empty after it became ready. Never contains the key.
     QString lastError() const { return m_lastError; }
+    // While Starting: the client's last /readyz answer ("HTTP 503: ..." or a connection error), else empty.
+    QString readinessDetail() const { return m_readinessDetail; }
     // How many times the client was started again after exiting.
     int restarts() const { return m_restarts; }
     // The client's own health listener, e.g. http://127.0.0.1:41234/healthz; empty when no client runs.
@@ -67,7 +69,7 @@ public:
     qint64 childPid() const;
     // Milliseconds until the next restart attempt, or -1 when none is scheduled.
     qint64 nextRestartInMs() const;
-    // {"state","lastError","restarts","healthUrl","pid","nextRestartInMs"} for /healthz.
+    // {"state","lastError","readiness","restarts","healthUrl","pid","nextRestartInMs"} for /healthz.
     QJsonObject toJson() const;
 
 signals:
@@ -98,6 +100,7 @@ private:
     State m_state = State::Stopped;
     QString m_lastError;
     QString m_lastChildLine;
+    QString m_readinessDetail;
     QByteArray m_outputBuffer;
     int m_restarts = 0;
     bool m_stopping = false;
