@@ -56,6 +56,7 @@ class TestTunnel : public QObject {
         env.set("CHAT2SBX_TUNNEL_CLIENT", fakeTunnelClientPath());
         env.set("CHAT2SBX_SECRET_DIR", secrets);
         env.set("FAKE_TUNNEL_LOG", logPath(env));
+        env.set("FAKE_TUNNEL_STRICT_API_KEY", "1");   // like the real client: no literal key accepted
     }
     static QString logPath(const TestEnvironment &env) { return env.root() + "/fake-tunnel.log"; }
 
@@ -90,6 +91,14 @@ private slots:
         QVERIFY2(argv.contains("--control-plane.api-key=env:CHAT2SBX_TUNNEL_KEY"), qPrintable(argv.join(' ')));
         QVERIFY2(argv.contains(QStringLiteral("--mcp.server-url=http://127.0.0.1:%1/mcp").arg(env.port())), qPrintable(argv.join(' ')));
         QVERIFY2(argv.filter(QRegularExpression("^--health\\.listen-addr=127\\.0\\.0\\.1:\\d+$")).size() == 1, qPrintable(argv.join(' ')));
+        bool configured = false;
+        for (const FakeTunnelEvent &e : events)
+            if (e.event == "configured") {
+                configured = true;
+                QCOMPARE(e.fields.value("api_key_source").toString(), QStringLiteral("flag:env"));
+                QCOMPARE(e.fields.value("tunnel_id").toString(), kTunnelId);
+            }
+        QVERIFY(configured);
 
         const CliResult human = runCli(env, {"status"});
         QVERIFY2(human.exitCode == 0, human.out + human.err);
@@ -128,6 +137,7 @@ private slots:
         enableTunnel(env);
         env.set("FAKE_TUNNEL_EXIT_AFTER_S", "1");
         env.set("CHAT2SBX_TUNNEL_BACKOFF_MS", "500");
+        env.set("FAKE_TUNNEL_HEALTH_BODY", "text");   // the real client's text/plain health bodies
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
         // Three crashes, then the fourth client comes up.

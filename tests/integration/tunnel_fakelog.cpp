@@ -18,7 +18,8 @@ QList<FakeTunnelEvent> readFakeTunnelLog(const QString &path)
         FakeTunnelEvent e;
         e.pid = o.value("pid").toInteger();
         e.event = o.value("event").toString();
-        e.timeMs = o.value("t").toDouble() * 1000.0;
+        e.fields = o;
+        e.timeMs = o.value("ts_ms").toDouble();
         for (const QJsonValue &a : o.value("argv").toArray())
             e.argv << a.toString();
         events << e;

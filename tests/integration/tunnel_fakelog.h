@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -10,7 +11,8 @@ namespace chat2sbx::test {
 struct FakeTunnelEvent {
     qint64 pid = 0;
     QString event;
-    double timeMs = 0;        // wall clock, milliseconds
+    double timeMs = 0;        // ts_ms: wall clock, milliseconds
+    QJsonObject fields;       // the whole line
     QStringList argv;
 };
 
