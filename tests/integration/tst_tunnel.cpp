@@ -262,6 +262,40 @@ private slots:
         noKeyAnywhere(env, server);
     }
 
+    void exitAtOnceIsReportedAndRetried()
+    {
+        TestEnvironment env;
+        enableTunnel(env);
+        env.set("FAKE_TUNNEL_EXIT_AT_ONCE", "7");
+        env.set("CHAT2SBX_TUNNEL_BACKOFF_MS", "200");
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        QVERIFY2(waitFor([&] { return healthz(env).value("tunnel").toObject().value("restarts").toInt() >= 2; }, 15000),
+                 qPrintable(server.output()));
+        const QJsonObject t = healthz(env).value("tunnel").toObject();
+        QVERIFY2(t.value("lastError").toString().contains("tunnel-client exited with code 7"),
+                 qPrintable(t.value("lastError").toString()));
+        const CliResult human = runCli(env, {"status"});
+        QCOMPARE(human.exitCode, 1);
+        QVERIFY2(human.err.contains("exited with code 7"), human.err.constData());
+        QCOMPARE(server.terminate(), 0);
+        noKeyAnywhere(env, server);
+    }
+
+    void serverKilledHardStillLeavesNoChild()
+    {
+        TestEnvironment env;
+        enableTunnel(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        QVERIFY(waitFor([&] { return !fakeTunnelStarts(readFakeTunnelLog(logPath(env))).isEmpty(); }, 10000));
+        const qint64 childPid = fakeTunnelStarts(readFakeTunnelLog(logPath(env))).first().pid;
+        QVERIFY(waitFor([&] { return healthz(env).value("tunnel").toObject().value("pid").toInteger() == childPid; }, 5000));
+        server.kill9();
+        // PR_SET_PDEATHSIG: the kernel sends the orphaned client SIGTERM.
+        QVERIFY2(waitFor([&] { return processGone(childPid); }, 5000), "tunnel-client outlived a kill -9 of serve");
+    }
+
     void statusWithTunnelOff()
     {
         TestEnvironment env;   // CHAT2SBX_ENABLE_TUNNEL=0 by default
