@@ -48,6 +48,8 @@ TunnelSupervisor::TunnelSupervisor(const Config &config, QObject *parent)
     m_pollTimer.setSingleShot(false);
     connect(&m_pollTimer, &QTimer::timeout, this, &TunnelSupervisor::pollReadiness);
     m_restartTimer.setSingleShot(true);
+    m_restartTimer.setTimerType(Qt::PreciseTimer);   // a coarse timer may fire 5% early
+    m_killTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_restartTimer, &QTimer::timeout, this, [this] {
         ++m_restarts;
         qCInfo(lcTunnel).noquote() << QStringLiteral("starting tunnel-client again (restart %1)").arg(m_restarts);
