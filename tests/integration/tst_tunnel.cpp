@@ -131,6 +131,28 @@ private slots:
         noKeyAnywhere(env, server);
     }
 
+    void localTokenReachesTheEndpointThroughTheClient()
+    {
+        TestEnvironment env;
+        enableTunnel(env);
+        env.set("CHAT2SBX_REQUIRE_LOCAL_TOKEN", "1");
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        // Ready means the fake's initialize carried the right X-Local-Token: /mcp refuses it otherwise.
+        QVERIFY2(waitFor([&] { return tunnelState(env) == "ready"; }, 20000), qPrintable(server.output()));
+        const QList<FakeTunnelEvent> events = readFakeTunnelLog(logPath(env));
+        const QStringList argv = fakeTunnelStarts(events).first().argv;
+        const int i = argv.indexOf("--mcp.extra-headers");
+        QVERIFY2(i > 0 && i + 1 < argv.size(), qPrintable(argv.join(' ')));
+        QCOMPARE(argv.at(i + 1), QStringLiteral("X-Local-Token: env:CHAT2SBX_LOCAL_TOKEN"));
+        const QByteArray token = readFile(env.dataRoot() + "/state/mcp-local-token").trimmed();
+        QVERIFY(token.size() >= 32);
+        QVERIFY(!argv.join(' ').toUtf8().contains(token));
+        QVERIFY(!server.output().toUtf8().contains(token));
+        QCOMPARE(server.terminate(), 0);
+        noKeyAnywhere(env, server);
+    }
+
     void crashesRestartWithGrowingDelays()
     {
         TestEnvironment env;
