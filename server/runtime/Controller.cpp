@@ -12,6 +12,7 @@
 #include "workspace/ApprovalService.h"   // issue 6
 #include "workspace/WorkspaceRetention.h" // issue 6
 #include "workspace/WorkspaceService.h"
+#include "tunnel/TunnelSupervisor.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -24,7 +25,8 @@ namespace chat2sbx {
 Q_LOGGING_CATEGORY(lcController, "chat2sbx.controller")
 
 Controller::Controller(const Config &config, QObject *parent)
-    : QObject(parent), m_config(config), m_db(std::make_unique<Database>())
+    : QObject(parent), m_config(config), m_db(std::make_unique<Database>()),
+      m_tunnel(std::make_unique<TunnelSupervisor>(config))   // tunnel
 {
     // [sandboxes] sbx driver, workspaces, sandbox lifecycle and its tools.
     m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath);
@@ -154,6 +156,14 @@ void Controller::listenAndRun()
                                    << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
     setState(State::Running);
     emit started();
+    // tunnel (issue 7): last in the start order. Missing credentials leave the endpoint serving
+    // locally and the tunnel Failed with the reason (status then exits non-zero and says why).
+    if (m_config.enableTunnel) {
+        m_tunnel->setLocalToken(m_config.localTokenHeader, localToken());
+        m_tunnel->start(m_listeningPort);
+    } else {
+        qCInfo(lcController) << "tunnel disabled (CHAT2SBX_ENABLE_TUNNEL=0): local-only";
+    }
 }
 
 void Controller::stop()
@@ -167,12 +177,19 @@ void Controller::stop()
         m_approvals->stopWatching();   // issue 6
         m_retention->stop();           // issue 6
         m_http.reset();
-        if (m_pidFile)
-            m_pidFile->release();
-        m_db->close();
-        setState(State::Stopped);
-        emit stopped();
+        // tunnel (issue 7): close the endpoint, then wait (asynchronously) for the tunnel client to exit.
+        connect(m_tunnel.get(), &TunnelSupervisor::stopped, this, &Controller::finishStop, Qt::SingleShotConnection);
+        m_tunnel->stop();
     });
+}
+
+void Controller::finishStop()
+{
+    if (m_pidFile)
+        m_pidFile->release();
+    m_db->close();
+    setState(State::Stopped);
+    emit stopped();
 }
 
 } // namespace chat2sbx

@@ -23,6 +23,7 @@ class SandboxService;
 class SbxDriver;
 class WorkspaceRetention;
 class WorkspaceService;
+class TunnelSupervisor;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
 // tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
@@ -63,6 +64,9 @@ public:
     // --- workspaces and approvals (issue 6): valid for the Controller's lifetime; they read the
     // database, so use them once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
+    // tunnel: the Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
+    // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
+    TunnelSupervisor &tunnel() { return *m_tunnel; }
 
 signals:
     void started();
@@ -86,6 +90,7 @@ private:
     private:
         Clock *const *m_target;
     };
+    void finishStop();   // tunnel: the rest of stop() once the tunnel client is gone
 
     Config m_config;
     State m_state = State::Stopped;
@@ -102,6 +107,7 @@ private:
     std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)
     std::unique_ptr<McpEndpoint> m_mcp;               // MCP endpoint (issue 3)
     std::unique_ptr<PidFile> m_pidFile;
+    std::unique_ptr<TunnelSupervisor> m_tunnel;   // tunnel
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
 };
