@@ -82,6 +82,8 @@ for f in usr/bin/chat2sbx \
          usr/share/man/man1/chat2sbx.1.gz; do
   [[ -e $root/$f ]] || fail "package lacks /$f"
 done
+gzip -dc "$root/usr/share/doc/chat2sbx/changelog.gz" | head -n 1 | grep -q "^chat2sbx ($version) " ||
+  fail "installers/debian/changelog: the newest entry is not $version"
 [[ -x $root/usr/bin/chat2sbx ]] || fail "/usr/bin/chat2sbx is not executable"
 if ldd "$root/usr/bin/chat2sbx" | grep -E 'not found|libasan|libubsan'; then
   fail "the packaged binary needs libraries the system does not provide"
