@@ -7,6 +7,8 @@
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${1:-$source_dir/build/package}
+command -v dpkg-shlibdeps >/dev/null ||
+  { echo "build-package: dpkg-shlibdeps not found (apt install dpkg-dev) - it computes the Depends" >&2; exit 1; }
 jobs=${CHAT2SBX_PACKAGE_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # The compiler and linker hardening dpkg-buildflags asks for (hardening=+all), without -g:
