@@ -13,7 +13,6 @@ struct Pending {
 };
 
 const Pending kPending[] = {
-    {"tunnel import", "tunnel import", "Move the tunnel id and key into the OS keychain"},
     {"tray", "tray", "Start the tray application (the default)"},
 };
 
