@@ -8,7 +8,10 @@
 #include "sandbox/SandboxService.h"      // [sandboxes]
 #include "sandbox/SbxDriver.h"           // [sandboxes]
 #include "tools/SandboxTools.h"          // [sandboxes]
-#include "workspace/WorkspaceService.h"  // [sandboxes]
+#include "tools/WorkspaceTools.h"        // issue 6
+#include "workspace/ApprovalService.h"   // issue 6
+#include "workspace/WorkspaceRetention.h" // issue 6
+#include "workspace/WorkspaceService.h"
 #include "tunnel/TunnelSupervisor.h"
 
 #include <QDir>
@@ -30,6 +33,11 @@ Controller::Controller(const Config &config, QObject *parent)
     m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_serviceClock);
     m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_serviceClock);
     registerSandboxTools(m_tools, *m_sandboxes, m_config);
+    // --- workspaces and approvals (issue 6)
+    m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_serviceClock);
+    m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_serviceClock);
+    registerWorkspaceTools(m_tools, *m_workspaces, *m_approvals);
+    // --- end issue 6
 }
 
 Controller::~Controller()
@@ -107,6 +115,10 @@ void Controller::start()
         m_pidFile = std::make_unique<PidFile>(m_config.pidFilePath());
         if (!m_pidFile->acquire(error))
             return fail(error);
+        // --- issue 6: notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
+        m_approvals->startWatching();
+        m_retention->start();
+        // --- end issue 6
         installHealthEndpoint(http(), *this);
         // [sandboxes] Reconcile records with `sbx ls` before listening (a missing sbx only warns).
         m_sandboxes->reconcile([this] { afterReconciliation(); });
@@ -162,6 +174,8 @@ void Controller::stop()
     QTimer::singleShot(0, this, [this] {
         m_mcp.reset();   // MCP endpoint (issue 3): cancels pending tool calls first
         m_sandboxes->shutdown();   // [sandboxes]
+        m_approvals->stopWatching();   // issue 6
+        m_retention->stop();           // issue 6
         m_http.reset();
         // tunnel (issue 7): close the endpoint, then wait (asynchronously) for the tunnel client to exit.
         connect(m_tunnel.get(), &TunnelSupervisor::stopped, this, &Controller::finishStop, Qt::SingleShotConnection);

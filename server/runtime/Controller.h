@@ -14,12 +14,14 @@ class QHttpServer;
 
 namespace chat2sbx {
 
+class ApprovalService;
 class Database;
 class LocalTokenStore;
 class McpEndpoint;
 class PidFile;
 class SandboxService;
 class SbxDriver;
+class WorkspaceRetention;
 class WorkspaceService;
 class TunnelSupervisor;
 
@@ -59,6 +61,9 @@ public:
     SbxDriver &sbx() { return *m_sbx; }
     WorkspaceService &workspaces() { return *m_workspaces; }
     SandboxService &sandboxes() { return *m_sandboxes; }
+    // --- workspaces and approvals (issue 6): valid for the Controller's lifetime; they read the
+    // database, so use them once started() was emitted.
+    ApprovalService &approvals() { return *m_approvals; }
     // tunnel: the Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
     // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
     TunnelSupervisor &tunnel() { return *m_tunnel; }
@@ -94,8 +99,10 @@ private:
     ToolRegistry m_tools;
     ForwardingClock m_serviceClock{&m_clock};          // [sandboxes]
     std::unique_ptr<SbxDriver> m_sbx;                  // [sandboxes]
-    std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes]
+    std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes] + issue 6
     std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
+    std::unique_ptr<ApprovalService> m_approvals;      // issue 6
+    std::unique_ptr<WorkspaceRetention> m_retention;   // issue 6
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)
     std::unique_ptr<McpEndpoint> m_mcp;               // MCP endpoint (issue 3)
