@@ -9,6 +9,9 @@
 #include "sandbox/SbxDriver.h"           // [sandboxes]
 #include "tools/SandboxTools.h"          // [sandboxes]
 #include "workspace/WorkspaceService.h"  // [sandboxes]
+#include "sandbox/BashSessions.h"        // [insandbox]
+#include "sandbox/ChannelPool.h"         // [insandbox]
+#include "tools/InSandboxTools.h"        // [insandbox]
 
 #include <QDir>
 #include <QHostAddress>
@@ -28,6 +31,13 @@ Controller::Controller(const Config &config, QObject *parent)
     m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_serviceClock);
     m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_serviceClock);
     registerSandboxTools(m_tools, *m_sandboxes, m_config);
+
+    // [insandbox] one control channel per running sandbox (the attacher SandboxService calls after
+    // create and on re-attach), bash sessions and the in-sandbox tools (issue 5).
+    m_channels = std::make_unique<ChannelPool>(*m_sbx);
+    m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_serviceClock);
+    m_sandboxes->setAttacher(m_channels.get());
+    registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
 }
 
 Controller::~Controller()

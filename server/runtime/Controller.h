@@ -14,6 +14,8 @@ class QHttpServer;
 
 namespace chat2sbx {
 
+class BashSessions;        // [insandbox]
+class ChannelPool;         // [insandbox]
 class Database;
 class LocalTokenStore;
 class McpEndpoint;
@@ -90,6 +92,8 @@ private:
     ForwardingClock m_serviceClock{&m_clock};          // [sandboxes]
     std::unique_ptr<SbxDriver> m_sbx;                  // [sandboxes]
     std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes]
+    std::unique_ptr<ChannelPool> m_channels;           // [insandbox] declared before m_sandboxes: outlives it
+    std::unique_ptr<BashSessions> m_bashSessions;      // [insandbox]
     std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)

@@ -49,7 +49,8 @@ private slots:
         // Root inside the sandbox ignores mode bits; then a read-only location stands in for "denied".
         const SbxResult probe = f.exec({QStringLiteral("cat"), ws("locked.txt")});
         m_permissionsEnforced = !probe.ok;
-        m_readOnlyOutsideEnforced = !f.exec({QStringLiteral("mkdir"), QStringLiteral("/usr/.chat2sbx-rw-probe")}).ok;
+        m_readOnlyOutsideEnforced = !f.exec({QStringLiteral("bash"), QStringLiteral("-c"),
+                                              QStringLiteral("mkdir /usr/.chat2sbx-rw-probe && rmdir /usr/.chat2sbx-rw-probe")}).ok;
         QVERIFY2(m_permissionsEnforced || m_readOnlyOutsideEnforced, "the sandbox can write anywhere: refusing to test denial");
         if (!m_permissionsEnforced)
             qWarning("mode bits are not enforced in this sandbox (root); permission cases use a read-only path");
