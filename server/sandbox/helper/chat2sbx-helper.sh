@@ -157,7 +157,9 @@ op_bash_start() { # id cwd timeout_ms command env(NUL separated NAME=VALUE, last
     mv "$d.tmp" "$d" || { fail eio "cannot create session directory"; return; }
     setsid -f bash -c "$WATCHER" chat2sbx-watch "$d" "$t" </dev/null >/dev/null 2>&1
     local i
-    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] && break; sleep 0.01; done
+    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] && break; sleep 0.005; done
+    # A quick command is usually done a moment later: the first snapshot then sees its exit.
+    for ((i = 0; i < 4; i++)); do [ -f "$d/exit_code" ] && break; sleep 0.005; done
     meta started 1
 }
 
