@@ -280,6 +280,22 @@ private slots:
             QVERIFY(!ann(d).readOnly && ann(d).destructive && ann(d).openWorld);
     }
 
+    void stalledHelperIsRestarted()
+    {
+        SandboxChannel *channel = f.pool->find(f.id());
+        QVERIFY(channel);
+        const int startsBefore = channel->starts();
+        QVERIFY(f.exec({QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("kill -STOP \"$(cat ~/.chat2sbx/helper.pid)\"")}).ok);
+        std::optional<ChannelReply> reply;
+        channel->request(QStringLiteral("ping"), {}, 1000, [&](const ChannelReply &r) { reply = r; });
+        QVERIFY(waitFor([&] { return reply.has_value(); }, 5000));
+        QVERIFY(!reply->ok && reply->channelFailure);
+        // The stuck ping kills the child; the channel comes back with a new helper.
+        QVERIFY(waitFor([&] { return channel->starts() > startsBefore && channel->isHealthy(); }, 15000));
+        const ToolResult r = f.call(QStringLiteral("read"), {{"path", "text.txt"}});
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+    }
+
     void timings()
     {
         QVERIFY(writeFile(ws("four.txt"), QByteArray(4095, 'q') + '\n'));

@@ -245,9 +245,9 @@ op_write() { # path content
     dir=$(dirname -- "$p"); base=$(basename -- "$p")
     if ! err=$(mkdir -p -- "$dir" 2>&1); then fail eacces "cannot create parent directories of $shown: ${err##*: }"; return; fi
     tmp="$dir/.$base.chat2sbx-tmp.$$.$RANDOM"
-    if ! err=$( (argfile 2 "$tmp") 2>&1); then rm -f -- "$tmp"; fail eacces "cannot write $shown: ${err##*: }"; return; fi
+    if ! err=$( (argfile 2 "$tmp") 2>&1); then rm -f -- "$tmp" 2>/dev/null; fail eacces "cannot write $shown: ${err##*: }"; return; fi
     [ -e "$p" ] && chmod --reference="$p" -- "$tmp" 2>/dev/null
-    if ! err=$(mv -f -- "$tmp" "$p" 2>&1); then rm -f -- "$tmp"; fail eacces "cannot write $shown: ${err##*: }"; return; fi
+    if ! err=$(mv -f -- "$tmp" "$p" 2>&1); then rm -f -- "$tmp" 2>/dev/null; fail eacces "cannot write $shown: ${err##*: }"; return; fi
     meta bytes "$(stat -c %s -- "$p")"
 }
 
