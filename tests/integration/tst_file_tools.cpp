@@ -296,6 +296,18 @@ private slots:
         QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
     }
 
+    void channelWithoutSbxFailsCleanly()
+    {
+        SbxDriver missing(QStringLiteral("/nonexistent/sbx"));
+        SandboxChannel channel(missing, f.sandbox(), {});
+        std::optional<ChannelReply> reply;
+        channel.request(QStringLiteral("ping"), {}, 10000, [&](const ChannelReply &r) { reply = r; });
+        QVERIFY(waitFor([&] { return reply.has_value(); }, 5000));
+        QVERIFY(!reply->ok && reply->channelFailure);
+        QVERIFY2(!reply->error.contains(f.sandbox().runtimeName), qPrintable(reply->error));
+        QVERIFY(waitFor([&] { return !channel.isRunning(); }, 5000));
+    }
+
     void timings()
     {
         QVERIFY(writeFile(ws("four.txt"), QByteArray(4095, 'q') + '\n'));
