@@ -500,7 +500,8 @@ void SandboxService::expose(const QString &sandboxId, int sandboxPort, std::func
 
 bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &out, QString &error)
 {
-    const auto r = m_repo.find(sandboxId);
+    QString mode, path;
+    const auto r = m_repo.findWithWorkspace(sandboxId, mode, path);
     if (!r) {
         error = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
         return false;
@@ -515,8 +516,12 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
         error = QStringLiteral("sbx is not available: %1").arg(m_unavailableReason);
         return false;
     }
-    const auto w = m_workspaces.find(r->workspaceId);
-    out = runningOf(*r, w);
+    out = RunningSandbox{};
+    out.sandboxId = r->id;
+    out.runtimeName = r->runtimeName;
+    out.workspacePath = path;
+    out.managedWorkspace = mode == workspaceModeName(WorkspaceMode::Managed);
+    // Renewing is a write: at most about once a second per sandbox.
     const qint64 now = m_clock.nowMs();
     if (now - r->lastActivityAt >= 1000 || r->idleDeadline < now + idleMs() - 1000)
         renewNow(sandboxId);
