@@ -1,5 +1,7 @@
 #include "runtime/Controller.h"
 
+#include "config/LocalTokenStore.h"
+#include "mcp/McpEndpoint.h"
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
 #include "state/Database.h"
@@ -37,6 +39,11 @@ Controller::~Controller()
 Database &Controller::database()
 {
     return *m_db;
+}
+
+QString Controller::localToken() const
+{
+    return m_config.requireLocalToken && m_localTokens ? m_localTokens->token() : QString();
 }
 
 QHttpServer &Controller::http()
@@ -100,14 +107,33 @@ void Controller::start()
             return fail(error);
         installHealthEndpoint(http(), *this);
         // [sandboxes] Reconcile records with `sbx ls` before listening (a missing sbx only warns).
-        m_sandboxes->reconcile([this] { finishStart(); });
+        m_sandboxes->reconcile([this] { afterReconciliation(); });
     });
 }
 
-void Controller::finishStart()
+void Controller::afterReconciliation()
 {
     if (m_state != State::Starting)
         return;
+    // --- MCP endpoint (issue 3): load the local token (keychain, async) when required, then
+    // install /mcp and listen.
+    m_localTokens = std::make_unique<LocalTokenStore>(m_config.stateDir);
+    if (!m_config.requireLocalToken)
+        return listenAndRun();
+    m_localTokens->load([this](const QString &tokenError) {
+        if (m_state != State::Starting)
+            return;   // stopped while the keychain was asked
+        if (!tokenError.isEmpty())
+            return fail(tokenError);
+        listenAndRun();
+    });
+}
+
+void Controller::listenAndRun()
+{
+    m_mcp = std::make_unique<McpEndpoint>(m_tools, *m_db, m_config, *m_clock, localToken());
+    m_mcp->install(http());
+    // --- end MCP endpoint
     QString error;
     if (!listen(error))
         return fail(error);
@@ -124,6 +150,7 @@ void Controller::stop()
         return;
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
+        m_mcp.reset();   // MCP endpoint (issue 3): cancels pending tool calls first
         m_sandboxes->shutdown();   // [sandboxes]
         m_http.reset();
         if (m_pidFile)

@@ -15,6 +15,8 @@ class QHttpServer;
 namespace chat2sbx {
 
 class Database;
+class LocalTokenStore;
+class McpEndpoint;
 class PidFile;
 class SandboxService;
 class SbxDriver;
@@ -46,6 +48,11 @@ public:
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
     void setClock(Clock *clock) { m_clock = clock; }
+    // MCP endpoint (issue 3): exists once start() got past loading the local token.
+    McpEndpoint *mcpEndpoint() const { return m_mcp.get(); }
+    // The shared secret for Config::localTokenHeader; empty unless Config::requireLocalToken.
+    // tunnel-client gets it as --mcp.extra-headers "<header>: env:VAR".
+    QString localToken() const;
     // [sandboxes] The sandbox lifecycle services; built in the constructor so others can hook in
     // (e.g. sandboxes().setAttacher()) before start(), which reconciles them before listening.
     SbxDriver &sbx() { return *m_sbx; }
@@ -62,8 +69,9 @@ private:
     void setState(State s);
     bool openDatabase(QString &error);
     bool listen(QString &error);
+    void listenAndRun();
     void fail(const QString &reason);
-    void finishStart();   // [sandboxes] after reconciliation: listen
+    void afterReconciliation();   // [sandboxes] then the MCP endpoint
 
     // [sandboxes] Services read the time through this, so setClock() also reaches them.
     class ForwardingClock : public Clock {
@@ -84,6 +92,8 @@ private:
     std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes]
     std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
     std::unique_ptr<QHttpServer> m_http;
+    std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)
+    std::unique_ptr<McpEndpoint> m_mcp;               // MCP endpoint (issue 3)
     std::unique_ptr<PidFile> m_pidFile;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
