@@ -177,7 +177,7 @@ void SandboxService::create(const CreateRequest &request, Done done)
             return failNow(error);
     } else {
         workspace = m_workspaces.find(request.workspaceId);
-        if (!workspace || workspace->trashedAt != 0)
+        if (!workspace)
             return failNow(QStringLiteral("unknown workspace_id %1").arg(request.workspaceId));
         if (auto running = m_repo.findForWorkspace(workspace->id, SandboxState::Running)) {
             renewNow(running->id);
@@ -199,13 +199,9 @@ void SandboxService::create(const CreateRequest &request, Done done)
         }
     }
 
-    if (workspace->isManaged()) {
-        // The folder may be missing if a crash came between recording the workspace and making it.
-        if (::mkdir(QFile::encodeName(workspace->hostPath).constData(), 0700) != 0 && errno != EEXIST)
-            return failNow(QStringLiteral("cannot create the managed workspace folder of %1").arg(workspace->id));
-    } else if (!QFileInfo(workspace->hostPath).isDir()) {
-        return failNow(QStringLiteral("the folder of workspace %1 (%2) no longer exists").arg(workspace->id, workspace->hostPath));
-    }
+    // Trashed? Managed folder missing (recreated)? Host directory still the approved one?
+    if (!m_workspaces.checkBeforeUse(*workspace, error))
+        return failNow(error);
 
     const qint64 now = m_clock.nowMs();
     SandboxRecord r;
