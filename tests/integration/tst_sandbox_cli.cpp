@@ -32,7 +32,7 @@ private slots:
         TestEnvironment env;
         SandboxHarness observer(env);
         pointFakeSbxAt(env, false);
-        env.unset("FAKE_SBX_TEMPLATES");
+        env.set("FAKE_SBX_TEMPLATES", "");   // empty: none (TestEnvironment pins one by default)
         const CliResult r = runCli(env, {"setup"}, 60000);
         QVERIFY2(r.exitCode == 0, (r.out + r.err).constData());
         for (const char *step : {"[1/6]", "[2/6]", "[3/6]", "[4/6]", "[5/6]", "[6/6]", "setup complete"})
@@ -71,6 +71,7 @@ private slots:
         TestEnvironment env;
         SandboxHarness observer(env);
         pointFakeSbxAt(env, false);
+        env.set("FAKE_SBX_TEMPLATES", "");
         env.setSbxFaults({"FAKE_SBX_FAIL_TEMPLATE_SAVE=no space left for the template"});
         const CliResult r = runCli(env, {"setup"}, 60000);
         QCOMPARE(r.exitCode, 1);
