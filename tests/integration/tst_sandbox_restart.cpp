@@ -1,6 +1,7 @@
 // kill -9 of the real `chat2sbx serve` loses no sandbox: three sandboxes created over MCP are still
 // running with the same ids after a restart, re-attached (no second create, no rm), nothing
-// duplicated in `sbx ls` or the database. Also `serve` on a machine without sbx still listens.
+// duplicated in `sbx ls` or the database, and a bash session running at the kill is still pollable
+// with its output continuing exactly where the last poll left off. Also `serve` on a machine without sbx still listens.
 #include "SandboxHarness.h"
 
 #include <QJsonArray>
@@ -83,6 +84,9 @@ private slots:
         SandboxHarness observer(env);   // reads the fake's state and calls.log only
 
         QStringList ids;
+        QString sessionSandbox;
+        QString sessionId;
+        QString sessionOutput;
         {
             ServerProcess server(env);
             QVERIFY2(server.start(), qPrintable(server.output()));
@@ -96,6 +100,18 @@ private slots:
                 ids << s.value("sandbox_id").toString();
                 observer.checkLeaks(mcp.last);
             }
+            // A running bash session whose output must survive the kill: part is read now, the rest after.
+            sessionSandbox = ids.at(1);
+            const QJsonObject b = mcp.call("bash", {{"sandbox_id", sessionSandbox},
+                                                    {"command", "for i in $(seq 1 40); do echo line$i; sleep 0.05; done"},
+                                                    {"yield_time_ms", 400}});
+            QVERIFY2(!b.value("isError").toBool(true), qPrintable(mcp.last));
+            const QJsonObject bs = b.value("structuredContent").toObject();
+            QCOMPARE(bs.value("status").toString(), QStringLiteral("running"));
+            sessionId = bs.value("session_id").toString();
+            QVERIFY(sessionId.startsWith("bash_"));
+            sessionOutput = bs.value("output").toString();
+            QVERIFY2(sessionOutput.startsWith("line1\n"), qPrintable(sessionOutput));
             server.kill9();
         }
         QCOMPARE(observer.runtimes().size(), 3);
@@ -123,6 +139,26 @@ private slots:
             QVERIFY2(!g.value("isError").toBool(true), qPrintable(mcp.last));
             QCOMPARE(g.value("structuredContent").toObject().value("state").toString(), QStringLiteral("running"));
         }
+        // The session is still there and pollable: the rest of its output, in order, nothing repeated.
+        const QJsonObject sessions = mcp.call("bash_list", {{"sandbox_id", sessionSandbox}}).value("structuredContent").toObject();
+        QVERIFY2(QJsonDocument(sessions).toJson().contains(sessionId.toUtf8()), qPrintable(mcp.last));
+        QString status;
+        for (int polls = 0; polls < 50 && status != QLatin1String("exited"); ++polls) {
+            const QJsonObject p = mcp.call("bash_poll", {{"sandbox_id", sessionSandbox}, {"session_id", sessionId},
+                                                         {"yield_time_ms", 2000}});
+            QVERIFY2(!p.value("isError").toBool(true), qPrintable(mcp.last));
+            const QJsonObject ps = p.value("structuredContent").toObject();
+            sessionOutput += ps.value("output").toString();
+            status = ps.value("status").toString();
+            if (status == QLatin1String("exited"))
+                QCOMPARE(ps.value("exit_code").toInt(-1), 0);
+        }
+        QCOMPARE(status, QStringLiteral("exited"));
+        QString expected;
+        for (int i = 1; i <= 40; ++i)
+            expected += QStringLiteral("line%1\n").arg(i);
+        QCOMPARE(sessionOutput, expected);
+
         // nothing duplicated: three runtimes, three records, three creates, no rm
         QCOMPARE(observer.runtimes().size(), 3);
         QCOMPARE(observer.countCalls("create"), 3);
