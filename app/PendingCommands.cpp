@@ -22,7 +22,6 @@ const Pending kPending[] = {
     {"sandbox list", "sandbox list [--json]", "List sandboxes"},
     {"sandbox destroy", "sandbox destroy <id>", "Destroy a sandbox"},
     {"tunnel import", "tunnel import", "Move the tunnel id and key into the OS keychain"},
-    {"tray", "tray", "Start the tray application (the default)"},
 };
 
 const bool registered = [] {

@@ -1,0 +1,46 @@
+#if __has_include("sandbox/SandboxService.h")
+#include "ServiceSandboxesModel.h"
+
+#include "sandbox/SandboxService.h"
+
+#include <QPointer>
+
+namespace chat2sbx::ui {
+
+ServiceSandboxesModel::ServiceSandboxesModel(SandboxService &service, QObject *parent)
+    : SandboxesModel(parent), m_service(service)
+{
+    connect(&service, &SandboxService::sandboxesChanged, this, &SandboxesModel::changed);
+}
+
+QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
+{
+    QList<SandboxRow> rows;
+    for (const SandboxView &v : m_service.list()) {
+        const SandboxRecord &r = v.record;
+        if (r.state == SandboxState::Destroyed)
+            continue;
+        SandboxRow row;
+        row.id = r.id;
+        row.workspace = v.workspace ? QStringLiteral("%1 (%2)").arg(v.workspace->displayName, v.workspace->id) : r.workspaceId;
+        row.state = sandboxStateName(r.state);
+        row.memory = r.memory;
+        row.idleDeadlineMs = r.state == SandboxState::Running ? r.idleDeadline : 0;
+        for (const SandboxPortRecord &p : v.ports)
+            row.ports << QStringLiteral("%1 → %2:%3").arg(p.sandboxPort).arg(p.hostIp).arg(p.hostPort);
+        row.reason = m_service.publicText(r.reason);
+        rows.append(row);
+    }
+    return rows;
+}
+
+void ServiceSandboxesModel::destroy(const QString &id, ResultCallback done)
+{
+    QPointer<ServiceSandboxesModel> self(this);
+    m_service.destroy(id, [self, done = std::move(done)](const SandboxService::Outcome &outcome) {
+        done(outcome.ok, self ? self->m_service.publicText(outcome.error) : outcome.error);
+    });
+}
+
+} // namespace chat2sbx::ui
+#endif

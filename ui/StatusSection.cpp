@@ -1,0 +1,75 @@
+#include "StatusSection.h"
+
+#include "PopupStyle.h"
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+namespace chat2sbx::ui {
+
+StatusSection::StatusSection(StatusModel &model, QWidget *parent) : QGroupBox(QStringLiteral("Status"), parent), m_model(model)
+{
+    setObjectName(QStringLiteral("status"));
+    auto *form = new QFormLayout(this);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+
+    auto *endpointRow = new QHBoxLayout;
+    m_endpoint = makeLabel(QString(), this);
+    m_endpoint->setObjectName(QStringLiteral("endpoint"));
+    m_endpoint->setWordWrap(false);
+    m_endpoint->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    m_endpoint->setAccessibleName(QStringLiteral("MCP endpoint URL"));
+    m_copy = new QPushButton(QStringLiteral("Copy &URL"), this);
+    m_copy->setObjectName(QStringLiteral("copyUrl"));
+    m_copy->setAccessibleName(QStringLiteral("Copy the MCP endpoint URL"));
+    endpointRow->addWidget(m_endpoint, 1);
+    endpointRow->addWidget(m_copy);
+    form->addRow(QStringLiteral("Endpoint:"), endpointRow);
+
+    m_server = makeLabel(QString(), this);
+    m_server->setObjectName(QStringLiteral("server"));
+    form->addRow(QStringLiteral("Server:"), m_server);
+    m_tunnel = makeLabel(QString(), this);
+    m_tunnel->setObjectName(QStringLiteral("tunnel"));
+    form->addRow(QStringLiteral("Tunnel:"), m_tunnel);
+    m_tunnelError = makeLabel(QString(), this);
+    m_tunnelError->setObjectName(QStringLiteral("tunnelError"));
+    m_tunnelError->setStyleSheet(QStringLiteral("color: #b42318;"));
+    form->addRow(QString(), m_tunnelError);
+    m_sandboxes = makeLabel(QString(), this);
+    m_sandboxes->setObjectName(QStringLiteral("active"));
+    form->addRow(QStringLiteral("Sandboxes:"), m_sandboxes);
+    m_version = makeLabel(QString(), this);
+    m_version->setObjectName(QStringLiteral("version"));
+    form->addRow(QStringLiteral("Version:"), m_version);
+
+    connect(m_copy, &QPushButton::clicked, this, &StatusSection::copyUrlRequested);
+    connect(&m_model, &StatusModel::changed, this, &StatusSection::refresh);
+    refresh();
+}
+
+QList<QWidget *> StatusSection::focusChain() const
+{
+    return {m_endpoint, m_copy};
+}
+
+void StatusSection::refresh()
+{
+    const StatusInfo s = m_model.status();
+    m_endpoint->setText(s.endpointUrl);
+    QString server = serverStateText(s.server);
+    if (!s.serverError.isEmpty())
+        server += QStringLiteral(": ") + s.serverError;
+    m_server->setText(server);
+    m_tunnel->setText(tunnelStateText(s.tunnel));
+    const QString error = s.tunnelError.isEmpty() ? QString() : QStringLiteral("last error: ") + s.tunnelError;
+    showError(m_tunnelError, error);
+    m_sandboxes->setText(QStringLiteral("%1 active / limit %2")
+                             .arg(s.activeSandboxes)
+                             .arg(s.sandboxLimit > 0 ? QString::number(s.sandboxLimit) : QStringLiteral("unlimited")));
+    m_version->setText(s.version);
+}
+
+} // namespace chat2sbx::ui
