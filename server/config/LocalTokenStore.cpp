@@ -1,0 +1,150 @@
+#include "config/LocalTokenStore.h"
+
+#include "runtime/Ids.h"
+
+#include <QDir>
+#include <QFile>
+#include <QLoggingCategory>
+#include <QPointer>
+#include <QTimer>
+#include <qt6keychain/keychain.h>
+
+namespace chat2sbx {
+
+Q_LOGGING_CATEGORY(lcLocalToken, "chat2sbx.localtoken")
+
+namespace {
+const QString kService = QStringLiteral("chat2sbx");
+const QString kKey = QStringLiteral("mcp-local-token");
+
+bool wellFormed(const QString &token)
+{
+    if (token.size() < 32 || token.size() > 256)
+        return false;
+    for (const QChar c : token)
+        if (c.unicode() < 0x21 || c.unicode() > 0x7e)
+            return false;
+    return true;
+}
+} // namespace
+
+LocalTokenStore::LocalTokenStore(const QString &stateDir, QObject *parent) : QObject(parent), m_stateDir(stateDir) {}
+
+QString LocalTokenStore::filePath() const
+{
+    return m_stateDir + QStringLiteral("/mcp-local-token");
+}
+
+bool LocalTokenStore::keychainPlausible()
+{
+    // Without a session bus neither libsecret nor KWallet can answer; asking would only wait.
+    return !qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS");
+}
+
+void LocalTokenStore::load(std::function<void(const QString &error)> done)
+{
+    m_callback = std::move(done);
+    m_done = false;
+    QTimer::singleShot(0, this, [this] {
+        if (m_useKeychain && keychainPlausible())
+            readKeychain();
+        else
+            useFile();
+    });
+}
+
+void LocalTokenStore::readKeychain()
+{
+    const quint64 generation = ++m_generation;
+    QTimer::singleShot(m_timeoutMs, this, [this, generation] {
+        if (generation != m_generation || m_done)
+            return;
+        ++m_generation;
+        qCInfo(lcLocalToken) << "keychain did not answer within" << m_timeoutMs << "ms; using the state file";
+        useFile();
+    });
+    auto *job = new QKeychain::ReadPasswordJob(kService, this);
+    job->setAutoDelete(true);
+    job->setKey(kKey);
+    connect(job, &QKeychain::Job::finished, this, [this, generation, job] {
+        if (generation != m_generation || m_done)
+            return;
+        if (job->error() == QKeychain::NoError && wellFormed(job->textData())) {
+            ++m_generation;
+            m_token = job->textData();
+            m_source = Source::Keychain;
+            return finish({});
+        }
+        if (job->error() == QKeychain::EntryNotFound)
+            return writeKeychain(randomHex(32));
+        ++m_generation;
+        qCInfo(lcLocalToken).noquote() << "keychain unavailable (" + job->errorString() + "); using the state file";
+        useFile();
+    });
+    job->start();
+}
+
+void LocalTokenStore::writeKeychain(const QString &token)
+{
+    const quint64 generation = m_generation;
+    auto *job = new QKeychain::WritePasswordJob(kService, this);
+    job->setAutoDelete(true);
+    job->setKey(kKey);
+    job->setTextData(token);
+    connect(job, &QKeychain::Job::finished, this, [this, generation, job, token] {
+        if (generation != m_generation || m_done)
+            return;
+        ++m_generation;
+        if (job->error() == QKeychain::NoError) {
+            m_token = token;
+            m_source = Source::Keychain;
+            return finish({});
+        }
+        qCInfo(lcLocalToken).noquote() << "cannot store in the keychain (" + job->errorString() + "); using the state file";
+        useFile();
+    });
+    job->start();
+}
+
+void LocalTokenStore::useFile()
+{
+    if (m_done)
+        return;
+    const QString path = filePath();
+    if (!QDir().mkpath(m_stateDir))
+        return finish(QStringLiteral("cannot create %1").arg(m_stateDir));
+    QFile existing(path);
+    if (existing.open(QIODevice::ReadOnly)) {
+        const QString token = QString::fromLatin1(existing.readAll()).trimmed();
+        if (wellFormed(token)) {
+            existing.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+            m_token = token;
+            m_source = Source::File;
+            return finish({});
+        }
+    }
+    const QString token = randomHex(32);
+    // Restrict the (empty) file before the secret goes in; the state directory is 0700 as well.
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate)
+        || !out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+        || out.write(token.toLatin1() + '\n') < 0 || !out.flush())
+        return finish(QStringLiteral("cannot write the local token file: %1").arg(out.errorString()));
+    out.close();
+    QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    m_token = token;
+    m_source = Source::File;
+    finish({});
+}
+
+void LocalTokenStore::finish(const QString &error)
+{
+    if (m_done)
+        return;
+    m_done = true;
+    auto cb = std::move(m_callback);
+    if (cb)
+        cb(error);
+}
+
+} // namespace chat2sbx

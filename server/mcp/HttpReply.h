@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QByteArray>
+#include <QHttpServerResponder>
+#include <QList>
+#include <QPair>
+#include <QPointer>
+#include <QTcpSocket>
+
+namespace chat2sbx {
+
+// The answer to one HTTP request, possibly sent long after the handler returned (a pending
+// tools/call). QtHttpServer 6.4 deletes the socket when the client disconnects and the responder
+// keeps a raw pointer, so every write first checks the socket is still there and connected;
+// a reply to a vanished client is dropped without touching the socket.
+class HttpReply {
+public:
+    using Headers = QList<QPair<QByteArray, QByteArray>>;
+
+    explicit HttpReply(QHttpServerResponder &&responder);
+    HttpReply(const HttpReply &) = delete;
+    HttpReply &operator=(const HttpReply &) = delete;
+
+    bool isSent() const { return m_sent; }
+    bool isConnected() const;
+    // Sends once; later calls do nothing. Returns false when the client is gone.
+    bool send(int status, const QByteArray &body, const QByteArray &contentType, const Headers &headers = {});
+    bool sendEmpty(int status, const Headers &headers = {});
+
+private:
+    QHttpServerResponder m_responder;
+    QPointer<QTcpSocket> m_socket;
+    bool m_sent = false;
+};
+
+} // namespace chat2sbx

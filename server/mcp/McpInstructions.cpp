@@ -1,0 +1,20 @@
+#include "mcp/McpInstructions.h"
+
+namespace chat2sbx {
+
+QString mcpInstructions()
+{
+    return QStringLiteral(
+        "chat2sbx gives you a disposable Linux computer (a sandbox microVM). Workflow: 1) sandbox_create "
+        "(or sandbox_get/sandbox_list to reopen an existing one) and keep its sandbox_id. 2) Work with "
+        "bash, read, write, edit, search and list, always passing that sandbox_id; files live in ~/workspace. "
+        "3) If bash returns status \"running\", call bash_poll until it is no longer running. "
+        "4) Call sandbox_destroy when done. Host folders: workspace_request, which waits for the user's approval.\n"
+        "\n"
+        "Details: every tool result is JSON (also given as structuredContent). A failed call returns isError "
+        "with a readable message: fix the arguments it names and retry. Long commands do not block other "
+        "calls. Sandboxes that stay idle are stopped automatically; their workspace is kept. Never put secrets "
+        "in commands you would not want logged.");
+}
+
+} // namespace chat2sbx

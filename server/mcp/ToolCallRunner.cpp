@@ -1,0 +1,230 @@
+#include "mcp/ToolCallRunner.h"
+
+#include "mcp/JsonRpc.h"
+#include "mcp/SchemaValidator.h"
+#include "mcp/ToolRegistry.h"
+#include "runtime/Clock.h"
+#include "state/AuditLogRepository.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QPointer>
+#include <QTimer>
+
+namespace chat2sbx {
+
+Q_LOGGING_CATEGORY(lcToolCall, "chat2sbx.mcp.toolcall")
+
+namespace {
+
+// Fires when every copy of a call's ToolResponder is gone without an answer (a handler bug):
+// the request then gets -32603 instead of hanging for ever.
+class DropGuard {
+public:
+    explicit DropGuard(std::function<void()> onDrop) : m_onDrop(std::move(onDrop)) {}
+    ~DropGuard()
+    {
+        if (!m_answered && m_onDrop)
+            m_onDrop();
+    }
+    void answered() { m_answered = true; }
+
+private:
+    bool m_answered = false;
+    std::function<void()> m_onDrop;
+};
+
+QString oneLine(const QString &s, int max = 200)
+{
+    QString t = s.simplified();
+    return t.size() > max ? t.left(max - 3) + QStringLiteral("...") : t;
+}
+
+} // namespace
+
+ToolCallRunner::ToolCallRunner(ToolRegistry &tools, Database &db, const Clock &clock, QObject *parent)
+    : QObject(parent), m_tools(tools), m_audit(std::make_unique<AuditLogRepository>(db)), m_clock(clock)
+{
+}
+
+ToolCallRunner::~ToolCallRunner()
+{
+    // Shutting down: handlers stop their work; their HTTP requests are dropped with the server.
+    const auto pending = m_pending;
+    m_pending.clear();
+    for (const auto &p : pending) {
+        audit(p->tool, p->sandboxId, p->startedAt, p->elapsed.elapsed(), QStringLiteral("cancelled"),
+              QStringLiteral("server shutting down"));
+        p->token.cancel();
+    }
+}
+
+QString ToolCallRunner::pendingKey(const QString &sessionId, const QJsonValue &rpcId)
+{
+    return sessionId + QLatin1Char('|') + jsonrpc::idKey(rpcId);
+}
+
+bool ToolCallRunner::isPending(const QString &sessionId, const QJsonValue &rpcId) const
+{
+    return m_pending.contains(pendingKey(sessionId, rpcId));
+}
+
+int ToolCallRunner::pendingCount(const QString &sessionId) const
+{
+    int n = 0;
+    for (const auto &p : m_pending)
+        n += p->sessionId == sessionId ? 1 : 0;
+    return n;
+}
+
+QJsonObject ToolCallRunner::toCallToolResult(const ToolResult &result)
+{
+    QJsonObject structured = result.structured;
+    QString text;
+    if (result.isError) {
+        structured.insert(QStringLiteral("error"), result.message);
+        text = result.message;
+    } else {
+        text = QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
+    }
+    return {
+        {QStringLiteral("content"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")},
+                                                           {QStringLiteral("text"), text}}}},
+        {QStringLiteral("structuredContent"), structured},
+        {QStringLiteral("isError"), result.isError},
+    };
+}
+
+void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply)
+{
+    const QJsonValue nameValue = params.value(QStringLiteral("name"));
+    if (!nameValue.isString())
+        return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"name\" must be a string")));
+    const QString name = nameValue.toString();
+    const QJsonValue argsValue = params.value(QStringLiteral("arguments"));
+    if (!argsValue.isUndefined() && !argsValue.isNull() && !argsValue.isObject())
+        return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"arguments\" must be an object")));
+    const QJsonObject arguments = argsValue.toObject();
+
+    const ToolRegistry::Entry *entry = m_tools.find(name);
+    const qint64 startedAt = m_clock.nowMs();
+    const QString sandboxId = arguments.value(QStringLiteral("sandbox_id")).isString()
+                                  ? arguments.value(QStringLiteral("sandbox_id")).toString().left(64) : QString();
+    if (!entry) {
+        audit(name.left(64), sandboxId, startedAt, 0, QStringLiteral("invalid"), QStringLiteral("unknown tool"));
+        return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Unknown tool: %1").arg(oneLine(name, 64)),
+                                    QJsonObject{{QStringLiteral("tool"), oneLine(name, 64)}}));
+    }
+    const QString key = pendingKey(sessionId, rpcId);
+    if (m_pending.contains(key))
+        return reply(jsonrpc::error(rpcId, jsonrpc::InvalidRequest, QStringLiteral("Invalid Request: id already in use by a pending request")));
+    if (pendingCount(sessionId) >= kMaxPendingPerSession) {
+        const QString message = QStringLiteral("too many tool calls in progress in this session (limit %1); wait for one to finish")
+                                    .arg(kMaxPendingPerSession);
+        audit(name, sandboxId, startedAt, 0, QStringLiteral("error"), message);
+        return reply(jsonrpc::result(rpcId, toCallToolResult(ToolResult::error(message))));
+    }
+
+    const QString violation = SchemaValidator::validate(entry->definition.inputSchema, arguments);
+    if (!violation.isEmpty()) {
+        audit(name, sandboxId, startedAt, 0, QStringLiteral("invalid"), oneLine(violation));
+        emit callFinished(name, QStringLiteral("invalid"));
+        return reply(jsonrpc::result(rpcId, toCallToolResult(ToolResult::error(violation))));
+    }
+
+    auto pending = std::make_shared<Pending>();
+    pending->key = key;
+    pending->sessionId = sessionId;
+    pending->rpcId = rpcId;
+    pending->tool = name;
+    pending->sandboxId = sandboxId;
+    pending->startedAt = startedAt;
+    pending->elapsed.start();
+    pending->reply = std::move(reply);
+    m_pending.insert(key, pending);
+
+    QPointer<ToolCallRunner> self(this);
+    std::weak_ptr<Pending> weak = pending;
+    auto guard = std::make_shared<DropGuard>([self, weak] {
+        // Deferred: this runs while the handler's state is being destroyed.
+        QTimer::singleShot(0, [self, weak] {
+            auto p = weak.lock();
+            if (!self || !p || !self->m_pending.contains(p->key) || self->m_pending.value(p->key) != p)
+                return;
+            qCWarning(lcToolCall).noquote() << "tool" << p->tool << "dropped its call without an answer";
+            self->complete(p->key, jsonrpc::error(p->rpcId, jsonrpc::InternalError,
+                                                  QStringLiteral("Internal error: the tool ended without a result")),
+                           QStringLiteral("error"), QStringLiteral("internal error: no result"));
+        });
+    });
+
+    ToolCall call;
+    call.toolName = name;
+    call.arguments = arguments;
+    call.mcpSessionId = sessionId;
+    call.cancellation = pending->token;
+    call.responder = ToolResponder([self, weak, guard](const ToolResult &result) {
+        guard->answered();
+        auto p = weak.lock();
+        if (!self || !p || self->m_pending.value(p->key) != p)
+            return;   // cancelled, or the session ended, before the handler answered
+        self->complete(p->key, jsonrpc::result(p->rpcId, toCallToolResult(result)),
+                       result.isError ? QStringLiteral("error") : QStringLiteral("ok"),
+                       result.isError ? oneLine(result.message) : QString());
+    });
+    guard.reset();
+    entry->handler(call);
+}
+
+void ToolCallRunner::complete(const QString &key, const QJsonObject &message, const QString &outcome, const QString &detail)
+{
+    const auto p = m_pending.take(key);
+    if (!p)
+        return;
+    audit(p->tool, p->sandboxId, p->startedAt, p->elapsed.elapsed(), outcome, detail);
+    auto reply = std::move(p->reply);
+    if (reply)
+        reply(message);
+    emit callFinished(p->tool, outcome);
+}
+
+void ToolCallRunner::cancel(const QString &sessionId, const QJsonValue &rpcId, const QString &reason)
+{
+    const QString key = pendingKey(sessionId, rpcId);
+    const auto p = m_pending.value(key);
+    if (!p)
+        return;
+    const QString why = reason.isEmpty() ? QStringLiteral("cancelled by the client") : oneLine(reason);
+    // Answer and forget the call first, so whatever the handler does on cancel goes nowhere.
+    complete(key, jsonrpc::error(rpcId, jsonrpc::RequestCancelled, QStringLiteral("Request cancelled")),
+             QStringLiteral("cancelled"), why);
+    p->token.cancel();
+}
+
+void ToolCallRunner::cancelSession(const QString &sessionId, const QString &reason)
+{
+    QList<std::shared_ptr<Pending>> calls;
+    for (const auto &p : m_pending)
+        if (p->sessionId == sessionId)
+            calls << p;
+    for (const auto &p : calls)
+        cancel(sessionId, p->rpcId, reason);
+}
+
+void ToolCallRunner::audit(const QString &tool, const QString &sandboxId, qint64 startedAt, qint64 durationMs,
+                           const QString &outcome, const QString &detail)
+{
+    AuditEntry e;
+    e.at = startedAt;
+    e.tool = tool;
+    e.sandboxId = sandboxId;
+    e.durationMs = durationMs;
+    e.outcome = outcome;
+    e.detail = detail;
+    QString error;
+    if (!m_audit->insert(e, error))
+        qCWarning(lcToolCall).noquote() << "cannot write the audit log:" << error;
+}
+
+} // namespace chat2sbx

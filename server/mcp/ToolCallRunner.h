@@ -1,0 +1,74 @@
+#pragma once
+
+#include "mcp/Tool.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QObject>
+
+#include <functional>
+#include <memory>
+
+namespace chat2sbx {
+
+class AuditLogRepository;
+class Clock;
+class Database;
+class ToolRegistry;
+
+// Runs tools/call requests: checks params and arguments (SchemaValidator), starts the handler,
+// keeps the call pending until the handler answers (any time later), turns the ToolResult into a
+// CallToolResult, cancels on notifications/cancelled or session end, and writes one audit_log row
+// per call when it finishes.
+class ToolCallRunner : public QObject {
+    Q_OBJECT
+public:
+    // Receives the JSON-RPC response (result or error) for the request, exactly once.
+    using Reply = std::function<void(const QJsonObject &message)>;
+
+    ToolCallRunner(ToolRegistry &tools, Database &db, const Clock &clock, QObject *parent = nullptr);
+    ~ToolCallRunner() override;
+
+    static constexpr int kMaxPendingPerSession = 32;
+
+    void call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply);
+    bool isPending(const QString &sessionId, const QJsonValue &rpcId) const;
+    int pendingCount(const QString &sessionId) const;
+    // The request gets JSON-RPC error -32800; the handler's token is cancelled. Unknown ids: no-op.
+    void cancel(const QString &sessionId, const QJsonValue &rpcId, const QString &reason);
+    void cancelSession(const QString &sessionId, const QString &reason);
+
+    // {content:[{type:text,text}], structuredContent, isError}
+    static QJsonObject toCallToolResult(const ToolResult &result);
+
+signals:
+    // Emitted after a call finished and its audit row was written (tests wait on it).
+    void callFinished(const QString &tool, const QString &outcome);
+
+private:
+    struct Pending {
+        QString key;
+        QString sessionId;
+        QJsonValue rpcId;
+        QString tool;
+        QString sandboxId;
+        qint64 startedAt = 0;
+        QElapsedTimer elapsed;
+        CancellationToken token;
+        Reply reply;
+    };
+
+    static QString pendingKey(const QString &sessionId, const QJsonValue &rpcId);
+    void complete(const QString &key, const QJsonObject &message, const QString &outcome, const QString &detail);
+    void audit(const QString &tool, const QString &sandboxId, qint64 startedAt, qint64 durationMs,
+               const QString &outcome, const QString &detail);
+
+    ToolRegistry &m_tools;
+    std::unique_ptr<AuditLogRepository> m_audit;
+    const Clock &m_clock;
+    QHash<QString, std::shared_ptr<Pending>> m_pending;
+};
+
+} // namespace chat2sbx

@@ -1,0 +1,128 @@
+// sbx create --quiet --name <runtime> [--template <repo:tag>] [--memory <N[kmg]>] [--clone] shell <root>
+#include "Args.h"
+#include "Commands.h"
+#include "FsOps.h"
+#include "Templates.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <unistd.h>
+
+namespace fakesbx {
+
+namespace {
+
+bool validMemory(const QString &memory)
+{
+    static const QRegularExpression re(QStringLiteral("^[0-9]+[kKmMgG]?$"));
+    if (!re.match(memory).hasMatch())
+        return false;
+    const QString digits = memory.back().isDigit() ? memory : memory.chopped(1);
+    bool ok = false;
+    return digits.toULongLong(&ok) > 0 && ok;
+}
+
+// Removes a sandbox that failed half-way (not on the crash fault: that one leaves it behind).
+int abandon(const Context &ctx, const QString &name, const QString &message)
+{
+    StateLock lock(ctx.state);
+    QString ignored;
+    removeTree(ctx.state.sandboxDir(name), &ignored);
+    return fail(message);
+}
+
+} // namespace
+
+int cmdCreate(const Context &ctx, const QStringList &args)
+{
+    const ParsedArgs parsed = parseArgs(args, {QStringLiteral("--quiet"), QStringLiteral("--clone")},
+                                        {QStringLiteral("--name"), QStringLiteral("--template"),
+                                         QStringLiteral("--memory")});
+    if (!parsed.ok)
+        return fail(parsed.error);
+    for (const char *flag : {"--name", "--template", "--memory", "--quiet", "--clone"}) {
+        if (parsed.count(QLatin1String(flag)) > 1)
+            return fail(QStringLiteral("flag %1 given more than once").arg(QLatin1String(flag)));
+    }
+    const QString name = parsed.value(QStringLiteral("--name"));
+    if (name.isEmpty())
+        return fail(QStringLiteral("a sandbox name is required (--name)"));
+    if (!isValidSandboxName(name))
+        return fail(QStringLiteral("invalid sandbox name \"%1\"").arg(name));
+    if (parsed.positional.size() != 2)
+        return fail(QStringLiteral("usage: sbx create [flags] shell <workspace>"));
+    if (parsed.positional.at(0) != QLatin1String("shell"))
+        return fail(QStringLiteral("unknown agent \"%1\" (the fake supports only \"shell\")").arg(parsed.positional.at(0)));
+    const QFileInfo root(parsed.positional.at(1));
+    if (!root.isDir())
+        return fail(QStringLiteral("workspace %1 does not exist or is not a directory").arg(parsed.positional.at(1)));
+    const QString memory = parsed.value(QStringLiteral("--memory"));
+    if (parsed.has(QStringLiteral("--memory")) && !validMemory(memory))
+        return fail(QStringLiteral("invalid memory size \"%1\" (expected <number>[k|m|g])").arg(memory));
+
+    ImageRef ref;
+    const bool custom = parsed.has(QStringLiteral("--template"));
+    if (custom) {
+        const QString text = parsed.value(QStringLiteral("--template"));
+        if (!parseImageRef(text, &ref))
+            return fail(QStringLiteral("invalid template reference \"%1\"").arg(text));
+        QString error;
+        if (!templateExists(ctx, ref, &error))
+            return fail(error.isEmpty() ? QStringLiteral("template %1 not found").arg(text) : error);
+    }
+
+    SandboxMeta meta;
+    meta.name = name;
+    meta.templateRef = custom ? parsed.value(QStringLiteral("--template")) : QString();
+    meta.memory = memory;
+    meta.clone = parsed.has(QStringLiteral("--clone"));
+    meta.workspace = QDir::cleanPath(root.absoluteFilePath());
+    meta.status = QStringLiteral("creating");
+    meta.created = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+    const QString dir = ctx.state.sandboxDir(name);
+    {
+        StateLock lock(ctx.state);
+        if (!lock.ok())
+            return 1;
+        if (QFileInfo::exists(dir))
+            return fail(QStringLiteral("sandbox %1 already exists").arg(name));
+        QString error;
+        if (!QDir().mkpath(dir + QStringLiteral("/home")) || !QDir().mkpath(dir + QStringLiteral("/tmp")))
+            return fail(QStringLiteral("cannot create %1").arg(dir));
+        if (!ctx.state.writeMeta(meta, &error))
+            return fail(error);
+    }
+
+    const QString crash = ctx.faults.value(QStringLiteral("FAKE_SBX_CRASH_MID_CREATE")).trimmed();
+    if (!crash.isEmpty() && crash != QLatin1String("0")) {
+        if (crash == QLatin1String("hang"))
+            hangForever();
+        ::_exit(137);
+    }
+
+    QString error;
+    if (custom) {
+        const QString snapshot = ctx.state.templateSnapshotDir(templateSnapshotId(ref)) + QStringLiteral("/home");
+        if (QFileInfo(snapshot).isDir() && !copyTreeContents(snapshot, dir + QStringLiteral("/home"), &error))
+            return abandon(ctx, name, error);
+    }
+    if (meta.clone && !copyTreeContents(meta.workspace, dir + QStringLiteral("/clone"), &error))
+        return abandon(ctx, name, error);
+
+    {
+        StateLock lock(ctx.state);
+        if (!ctx.state.exists(name))
+            return fail(QStringLiteral("sandbox %1 was removed while being created").arg(name));
+        meta.status = QStringLiteral("running");
+        if (!ctx.state.writeMeta(meta, &error))
+            return fail(error);
+    }
+    if (!parsed.has(QStringLiteral("--quiet")))
+        printOut(QStringLiteral("Created sandbox %1\n").arg(name).toLocal8Bit());
+    return 0;
+}
+
+} // namespace fakesbx

@@ -1,0 +1,219 @@
+#include "ExecRunner.h"
+
+#include "Commands.h"
+#include "FsOps.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+extern char **environ;
+
+namespace fakesbx {
+
+namespace {
+
+const char kSandboxPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+const char kSandboxUser[] = "agent";
+
+void setEnv(std::vector<std::string> *env, const std::string &name, const std::string &value)
+{
+    const std::string prefix = name + "=";
+    for (std::string &entry : *env) {
+        if (entry.compare(0, prefix.size(), prefix) == 0) {
+            entry = prefix + value;
+            return;
+        }
+    }
+    env->push_back(prefix + value);
+}
+
+std::vector<char *> cStrings(std::vector<std::string> &strings)
+{
+    std::vector<char *> out;
+    for (std::string &s : strings)
+        out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+bool underPath(const QString &path, const QString &root)
+{
+    return path == root || path.startsWith(root + QLatin1Char('/'));
+}
+
+} // namespace
+
+bool parseExecArgs(const QStringList &args, ExecRequest *req, QString *error, bool *usage)
+{
+    *usage = false;
+    int i = 0;
+    auto takeValue = [&](const QString &flag, QString *out) {
+        if (i + 1 >= args.size()) {
+            *error = QStringLiteral("flag needs an argument: %1").arg(flag);
+            return false;
+        }
+        *out = args.at(++i);
+        return true;
+    };
+    for (; i < args.size(); ++i) {
+        const QString &a = args.at(i);
+        if (!a.startsWith(QLatin1Char('-')) || a == QLatin1String("-"))
+            break;
+        QString value;
+        if (a == QLatin1String("-i") || a == QLatin1String("--interactive")) {
+            req->interactive = true;
+        } else if (a == QLatin1String("-u") || a == QLatin1String("--user")) {
+            if (!takeValue(a, &req->user))
+                return false;
+        } else if (a.startsWith(QLatin1String("--user="))) {
+            req->user = a.mid(7);
+        } else if (a == QLatin1String("-e") || a == QLatin1String("--env")) {
+            if (!takeValue(a, &value))
+                return false;
+            req->env << value;
+        } else if (a.startsWith(QLatin1String("--env="))) {
+            req->env << a.mid(6);
+        } else if (a == QLatin1String("-w") || a == QLatin1String("--workdir")) {
+            if (!takeValue(a, &req->workdir))
+                return false;
+        } else if (a.startsWith(QLatin1String("--workdir="))) {
+            req->workdir = a.mid(10);
+        } else {
+            *error = QStringLiteral("unknown flag: %1").arg(a);
+            return false;
+        }
+    }
+    if (i + 1 >= args.size()) {
+        *usage = true;
+        *error = QStringLiteral("usage: sbx exec [-i] [-u root] [-e NAME]... [-w DIR] <sandbox> <command> [args...]");
+        return false;
+    }
+    for (const QString &e : std::as_const(req->env)) {
+        if (e.isEmpty() || e.startsWith(QLatin1Char('='))) {
+            *error = QStringLiteral("invalid environment variable \"%1\"").arg(e);
+            return false;
+        }
+    }
+    req->runtime = args.at(i);
+    req->command = args.mid(i + 1);
+    return true;
+}
+
+QString usableBwrap(const QString &probeCacheFile, bool disabled)
+{
+    if (disabled)
+        return {};
+    const QString bwrap = QStandardPaths::findExecutable(QStringLiteral("bwrap"));
+    if (bwrap.isEmpty())
+        return {};
+    QFile cached(probeCacheFile);
+    if (cached.open(QIODevice::ReadOnly))
+        return cached.readAll().trimmed() == "ok" ? bwrap : QString();
+    const int rc = runAndWait({bwrap, QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"),
+                               QStringLiteral("--dev"), QStringLiteral("/dev"), QStringLiteral("--proc"),
+                               QStringLiteral("/proc"), QStringLiteral("true")});
+    QSaveFile out(probeCacheFile);
+    if (out.open(QIODevice::WriteOnly)) {
+        out.write(rc == 0 ? "ok\n" : "fail\n");
+        out.commit();
+    }
+    return rc == 0 ? bwrap : QString();
+}
+
+int cmdExec(const Context &ctx, const QStringList &args)
+{
+    ExecRequest req;
+    QString error;
+    bool usage = false;
+    if (!parseExecArgs(args, &req, &error, &usage))
+        return usage ? usageError(error) : fail(error);
+
+    const QString match = ctx.faults.value(QStringLiteral("FAKE_SBX_FAIL_EXEC_MATCH"));
+    if (!match.isEmpty() && req.command.join(QLatin1Char(' ')).contains(match))
+        return fail(QStringLiteral("injected exec failure (command matches \"%1\")").arg(match));
+
+    SandboxMeta meta;
+    if (!ctx.state.readMeta(req.runtime, &meta) || meta.status != QLatin1String("running"))
+        return fail(QStringLiteral("sandbox %1 is not running").arg(req.runtime));
+
+    const QString dir = ctx.state.sandboxDir(req.runtime);
+    const QString home = dir + QStringLiteral("/home");
+    const QString tmp = dir + QStringLiteral("/tmp");
+    const QString workspace = meta.workspace;
+    const QString source = meta.clone ? dir + QStringLiteral("/clone") : workspace;
+    const QString bwrap = usableBwrap(ctx.state.path(QStringLiteral("bwrap-probe")),
+                                      ctx.faults.enabled(QStringLiteral("FAKE_SBX_NO_BWRAP")));
+
+    // Inside bubblewrap the workspace (or its clone) sits at the workspace path; without it the
+    // clone is addressed on the host, so a -w below the workspace is redirected into the clone.
+    QString cwd = req.workdir.isEmpty() ? workspace : QDir::cleanPath(req.workdir);
+    if (bwrap.isEmpty() && meta.clone && underPath(cwd, workspace))
+        cwd = source + cwd.mid(workspace.size());
+
+    std::vector<std::string> env;
+    setEnv(&env, "PATH", kSandboxPath);
+    setEnv(&env, "HOME", home.toStdString());
+    setEnv(&env, "USER", req.user.isEmpty() ? std::string(kSandboxUser) : req.user.toStdString());
+    setEnv(&env, "LANG", "C.UTF-8");
+    setEnv(&env, "TMPDIR", bwrap.isEmpty() ? tmp.toStdString() : std::string("/tmp"));
+    setEnv(&env, "FAKE_SBX_SANDBOX", req.runtime.toStdString());
+    for (const QString &e : std::as_const(req.env)) {
+        const qsizetype eq = e.indexOf(QLatin1Char('='));
+        if (eq > 0) {
+            setEnv(&env, e.left(eq).toStdString(), e.mid(eq + 1).toStdString());
+        } else if (const char *v = ::getenv(e.toLocal8Bit().constData())) {
+            setEnv(&env, e.toStdString(), v);
+        }
+    }
+
+    const bool hasPwd = std::any_of(env.begin(), env.end(), [](const std::string &e) { return e.rfind("PWD=", 0) == 0; });
+    std::vector<std::string> argv;
+    if (!bwrap.isEmpty()) {
+        argv = {bwrap.toStdString(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                "--bind", tmp.toStdString(), "/tmp",
+                "--bind", home.toStdString(), home.toStdString(),
+                "--bind", source.toStdString(), workspace.toStdString(),
+                "--chdir", cwd.toStdString(), "--",
+                // The shell only execs the command; it turns "not found" into exit 127 like
+                // docker exec, and drops the PWD it would otherwise add to the environment.
+                "/bin/sh", "-c", hasPwd ? "exec \"$@\"" : "unset PWD; exec \"$@\"", "sh"};
+    }
+    for (const QString &a : std::as_const(req.command))
+        argv.push_back(a.toLocal8Bit().toStdString());
+    std::vector<char *> cargv = cStrings(argv);
+    std::vector<char *> cenv = cStrings(env);
+
+    if (!req.interactive) {
+        const int devNull = ::open("/dev/null", O_RDONLY);
+        if (devNull < 0 || ::dup2(devNull, 0) < 0)
+            return fail(QStringLiteral("cannot redirect stdin"));
+    }
+    closeDescriptorsFrom(3);
+    std::fflush(stdout);
+    if (!bwrap.isEmpty()) {
+        ::execve(cargv[0], cargv.data(), cenv.data());
+        return fail(QStringLiteral("cannot start %1: %2").arg(bwrap, QString::fromLocal8Bit(std::strerror(errno))));
+    }
+    if (::chdir(cwd.toLocal8Bit().constData()) != 0)
+        return fail(QStringLiteral("cannot change directory to %1: %2").arg(cwd, QString::fromLocal8Bit(std::strerror(errno))));
+    environ = cenv.data();  // execvp searches the sandbox PATH
+    ::execvp(cargv[0], cargv.data());
+    const int err = errno;
+    std::fprintf(stderr, "exec: \"%s\": %s\n", cargv[0],
+                 err == ENOENT ? "executable file not found in $PATH" : std::strerror(err));
+    return err == ENOENT ? 127 : 126;
+}
+
+} // namespace fakesbx

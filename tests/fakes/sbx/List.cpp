@@ -1,0 +1,31 @@
+// sbx ls --json  (FAKE_SBX_LS_HIDE=<name>[,...] leaves sandboxes out, as if they had vanished)
+#include "Args.h"
+#include "Commands.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace fakesbx {
+
+int cmdList(const Context &ctx, const QStringList &args)
+{
+    const ParsedArgs parsed = parseArgs(args, {QStringLiteral("--json")}, {});
+    if (!parsed.ok)
+        return fail(parsed.error);
+    if (!parsed.has(QStringLiteral("--json")) || !parsed.positional.isEmpty())
+        return usageError(QStringLiteral("usage: sbx ls --json"));
+    const QStringList hidden = ctx.faults.list(QStringLiteral("FAKE_SBX_LS_HIDE"));
+    QJsonArray array;
+    const QStringList names = ctx.state.sandboxNames();
+    for (const QString &name : names) {
+        SandboxMeta meta;
+        if (hidden.contains(name) || !ctx.state.readMeta(name, &meta))
+            continue;
+        array.append(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("status"), meta.status}});
+    }
+    printOut(QJsonDocument(QJsonObject{{QStringLiteral("sandboxes"), array}}).toJson(QJsonDocument::Indented));
+    return 0;
+}
+
+} // namespace fakesbx

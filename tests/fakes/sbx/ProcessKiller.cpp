@@ -1,0 +1,65 @@
+#include "ProcessKiller.h"
+
+#include "Faults.h"
+
+#include <QByteArray>
+#include <QFile>
+#include <QSet>
+
+#include <cstdlib>
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+namespace fakesbx {
+
+namespace {
+
+bool hasEnvEntry(pid_t pid, const QByteArray &entry)
+{
+    QFile file(QStringLiteral("/proc/%1/environ").arg(pid));
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const QList<QByteArray> entries = file.readAll().split('\0');
+    return entries.contains(entry);
+}
+
+QList<pid_t> findProcesses(const QByteArray &entry)
+{
+    QList<pid_t> pids;
+    DIR *proc = ::opendir("/proc");
+    if (!proc)
+        return pids;
+    const pid_t self = ::getpid();
+    while (struct dirent *e = ::readdir(proc)) {
+        char *end = nullptr;
+        const long pid = std::strtol(e->d_name, &end, 10);
+        if (pid <= 0 || *end != '\0' || pid == self)
+            continue;
+        if (hasEnvEntry(static_cast<pid_t>(pid), entry))
+            pids << static_cast<pid_t>(pid);
+    }
+    ::closedir(proc);
+    return pids;
+}
+
+} // namespace
+
+int killSandboxProcesses(const QString &runtime)
+{
+    const QByteArray entry = QByteArrayLiteral("FAKE_SBX_SANDBOX=") + runtime.toLocal8Bit();
+    QSet<pid_t> signalled;
+    for (int round = 0; round < 100; ++round) {
+        const QList<pid_t> pids = findProcesses(entry);
+        if (pids.isEmpty())
+            break;
+        for (pid_t pid : pids) {
+            ::kill(pid, SIGKILL);
+            signalled.insert(pid);
+        }
+        sleepMs(10);
+    }
+    return static_cast<int>(signalled.size());
+}
+
+} // namespace fakesbx

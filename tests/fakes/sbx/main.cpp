@@ -1,0 +1,95 @@
+// Test double of Docker Sandboxes' `sbx` CLI for chat2sbx. See README.md.
+#include "CallLog.h"
+#include "Commands.h"
+#include "Faults.h"
+#include "PortForwarder.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+
+#include <cstdio>
+
+namespace fakesbx {
+
+int usageError(const QString &why)
+{
+    std::fprintf(stderr, "%s\n", why.toLocal8Bit().constData());
+    std::fprintf(stderr, "usage: sbx version | template ls --json | template save <sandbox> <repo:tag> | "
+                         "create ... shell <workspace> | ls --json | exec ... <sandbox> <cmd> | "
+                         "ports <sandbox> --json|--publish <spec> | rm --force <sandbox>\n");
+    return 2;
+}
+
+int fail(const QString &message)
+{
+    std::fprintf(stderr, "%s\n", message.toLocal8Bit().constData());
+    return 1;
+}
+
+void printOut(const QByteArray &text)
+{
+    std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), stdout);
+    std::fflush(stdout);
+}
+
+int cmdVersion(const Context &, const QStringList &args)
+{
+    if (!args.isEmpty())
+        return usageError(QStringLiteral("usage: sbx version"));
+    printOut("sbx version 0.0.0-fake (chat2sbx test double)\n");
+    return 0;
+}
+
+} // namespace fakesbx
+
+using namespace fakesbx;
+
+int main(int argc, char **argv)
+{
+    QStringList args;
+    for (int i = 1; i < argc; ++i)
+        args << QString::fromLocal8Bit(argv[i]);
+    if (!args.isEmpty() && args.first() == QLatin1String("__forward"))
+        return runForwarder(argc, argv, args);
+
+    const QString stateRoot = qEnvironmentVariable("FAKE_SBX_STATE");
+    if (stateRoot.isEmpty()) {
+        std::fprintf(stderr, "fake sbx: FAKE_SBX_STATE is not set\n");
+        return 2;
+    }
+    Context ctx{StateDir(stateRoot), Faults(), QFileInfo(QStringLiteral("/proc/self/exe")).symLinkTarget()};
+    QString error;
+    if (!ctx.state.ensure(&error)) {
+        std::fprintf(stderr, "%s\n", error.toLocal8Bit().constData());
+        return 1;
+    }
+    appendCall(ctx.state.path(QStringLiteral("calls.log")), args);
+    ctx.faults = Faults::load(ctx.state.path(QStringLiteral("faults.env")));
+    const QString key = commandKey(args);
+    if (!key.isEmpty()) {
+        const int rc = applyCommandFaults(ctx.faults, key);
+        if (rc >= 0)
+            return rc;
+    }
+    if (args.isEmpty())
+        return usageError(QStringLiteral("sbx: no command given"));
+    const QString command = args.first();
+    const QStringList rest = args.mid(1);
+    if (command == QLatin1String("exec"))
+        return cmdExec(ctx, rest);  // before QCoreApplication: the process is replaced
+
+    QCoreApplication app(argc, argv);
+    if (command == QLatin1String("version"))
+        return cmdVersion(ctx, rest);
+    if (command == QLatin1String("template"))
+        return cmdTemplate(ctx, rest);
+    if (command == QLatin1String("create"))
+        return cmdCreate(ctx, rest);
+    if (command == QLatin1String("ls"))
+        return cmdList(ctx, rest);
+    if (command == QLatin1String("ports"))
+        return cmdPorts(ctx, rest);
+    if (command == QLatin1String("rm"))
+        return cmdRemove(ctx, rest);
+    return usageError(QStringLiteral("sbx: unknown command \"%1\"").arg(command));
+}

@@ -1,0 +1,407 @@
+#!/usr/bin/env bash
+# Self-test of the fake sbx. Usage: selftest.sh /path/to/sbx   (KEEP=1 keeps the work folder)
+# Exercises every command and every fault; exits non-zero on the first mismatch.
+# Needs bash, coreutils, python3 (JSON checks, and an HTTP server inside a sandbox), curl.
+set -u
+BIN=${1:?usage: selftest.sh /path/to/sbx}
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+[ -x "$BIN" ] || { echo "FAIL: $BIN is not executable" >&2; exit 1; }
+WORK=$(mktemp -d /tmp/fakesbx-selftest.XXXXXX)
+for v in $(compgen -e); do case $v in FAKE_SBX_*) unset "$v";; esac; done
+export FAKE_SBX_STATE=$WORK/state
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+ST=$FAKE_SBX_STATE
+SBXS=$ST/sandboxes
+WS=$WORK/ws
+mkdir -p "$WS/sub"
+echo original > "$WS/file.txt"
+
+cleanup() {
+  # Kill whatever the sandboxes left running (detached sleeps, servers, port forwarders).
+  if [ -d "$SBXS" ]; then
+    for d in "$SBXS"/*/; do [ -d "$d" ] && "$BIN" rm --force "$(basename "$d")" >/dev/null 2>&1; done
+  fi
+  if [ "${KEEP:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+PASS=0
+OUT= ERR= RC=
+fail() {
+  echo "FAIL: $*" >&2
+  echo "  rc=$RC" >&2
+  printf '%s\n' "$OUT" | sed 's/^/  stdout| /' >&2
+  printf '%s\n' "$ERR" | sed 's/^/  stderr| /' >&2
+  exit 1
+}
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+# run CMD...: sets OUT, ERR (trailing newlines stripped) and RC
+run() { OUT=$("$@" 2>"$WORK/err"); RC=$?; ERR=$(cat "$WORK/err"); }
+sbx() { run "$BIN" "$@"; }
+want_rc() { [ "$RC" = "$1" ] || fail "$2: want exit $1"; }
+want_out() { [ "$OUT" = "$1" ] || fail "$2: want stdout '$1'"; }
+want_err() { [ "$ERR" = "$1" ] || fail "$2: want stderr '$1'"; }
+one_line_err() { [ -n "$ERR" ] && [ "$(printf '%s\n' "$ERR" | wc -l)" = 1 ] || fail "$1: want one stderr line"; }
+# jtrue PYEXPR: J is the JSON of $OUT
+jtrue() { python3 -c 'import json,sys; J=json.loads(sys.stdin.read()); sys.exit(0 if eval(sys.argv[1]) else 1)' "$1" <<<"$OUT"; }
+jget() { python3 -c 'import json,sys; J=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$OUT"; }
+# meta NAME PYEXPR: M is meta.json of sandbox NAME
+meta() {  # meta NAME PYEXPR [ARGS...]: M is meta.json of sandbox NAME, ARGS are sys.argv[3:]
+  local name=$1 expr=$2; shift 2
+  python3 -c 'import json,sys; M=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$SBXS/$name/meta.json" "$expr" "$@"
+}
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+wait_until() {  # wait_until SECONDS CMD...
+  local deadline=$(( $(now_ms) + $1 * 1000 )); shift
+  until "$@"; do [ "$(now_ms)" -ge "$deadline" ] && return 1; sleep 0.05; done
+}
+# gone PID: no such process, or a zombie nobody reaps
+gone() { [ ! -e "/proc/$1" ] || [ "$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]; }
+alive() { ! gone "$1"; }
+port_closed() { ! curl -s -m 1 -o /dev/null "http://127.0.0.1:$1/"; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# ---------------------------------------------------------------- basics, usage
+run env -u FAKE_SBX_STATE "$BIN" version
+want_rc 2 "no state"; want_err "fake sbx: FAKE_SBX_STATE is not set" "no state"; ok "FAKE_SBX_STATE required"
+
+sbx version
+want_rc 0 version; want_out "sbx version 0.0.0-fake (chat2sbx test double)" version; ok version
+
+for cmd in "" "bogus" "ls" "template" "template ls" "template rm x" "exec" "exec a" "ports a" \
+           "rm a" "version extra" "ls --json extra" "ports a --json --publish 0.0.0.0:0:1/tcp4"; do
+  read -ra A <<<"$cmd"
+  sbx "${A[@]}"
+  want_rc 2 "usage '$cmd'"; [ -n "$ERR" ] || fail "usage '$cmd': stderr empty"
+done
+ok "usage errors exit 2"
+
+# ---------------------------------------------------------------- templates
+sbx template ls --json
+want_rc 0 "template ls"; jtrue 'J == {"images": []}' || fail "template ls empty"; ok "template ls (empty)"
+FAKE_SBX_TEMPLATES="chat2sbx-shell:1.0.0, docker.io/library/other:2" sbx template ls --json
+jtrue 'J["images"] == [{"repository":"chat2sbx-shell","tag":"1.0.0"},{"repository":"docker.io/library/other","tag":"2"}]' \
+  || fail "FAKE_SBX_TEMPLATES"; ok "template ls lists FAKE_SBX_TEMPLATES verbatim"
+
+# ---------------------------------------------------------------- create: validation
+sbx create --quiet --name v1 --bogus shell "$WS"; want_rc 1 "unknown flag"; one_line_err "unknown flag"
+sbx create --quiet shell "$WS"; want_rc 1 "no name"; one_line_err "no name"
+sbx create --quiet --name v1 claude "$WS"; want_rc 1 "agent kind"; one_line_err "agent kind"
+sbx create --quiet --name v1 shell "$WORK/does-not-exist"; want_rc 1 "missing root"; one_line_err "missing root"
+sbx create --quiet --name v1 shell "$WS/file.txt"; want_rc 1 "root not a dir"; one_line_err "root not a dir"
+sbx create --quiet --name v1 shell; want_rc 1 "no root"; one_line_err "no root"
+for m in 4x 0 g -1 4gb 1.5g ""; do
+  sbx create --quiet --name v1 --memory "$m" shell "$WS"; want_rc 1 "memory '$m'"; one_line_err "memory '$m'"
+done
+sbx create --quiet --name v1 --template chat2sbx-shell:9.9.9 shell "$WS"; want_rc 1 "unknown template"; one_line_err "unknown template"
+sbx create --quiet --name 'bad/name' shell "$WS"; want_rc 1 "bad name"; one_line_err "bad name"
+[ ! -e "$SBXS/v1" ] || fail "a rejected create left $SBXS/v1"
+ok "create rejects unknown flags, missing name, other agents, bad roots, bad memory, unknown templates"
+
+# ---------------------------------------------------------------- create: success
+sbx create --quiet --name a shell "$WS"
+want_rc 0 "create a"; want_out "" "create --quiet prints nothing"
+[ -d "$SBXS/a/home" ] && [ -d "$SBXS/a/tmp" ] && [ ! -e "$SBXS/a/clone" ] || fail "layout of a"
+meta a 'M["name"]=="a" and M["status"]=="running" and M["workspace"]==sys.argv[3] and M["clone"] is False and M["memory"]=="" and M["template"]=="" and M["ports"]==[] and M["created"]' "$WS" \
+  || fail "meta of a: $(cat "$SBXS/a/meta.json")"
+ok "create (stock template) makes a running sandbox"
+
+sbx create --quiet --name a shell "$WS"; want_rc 1 "duplicate"; want_err "sandbox a already exists" "duplicate"; ok "duplicate name rejected"
+
+: > "$ST/calls.log"
+sbx create --quiet --name c --memory 4g --clone shell "$WS"
+want_rc 0 "create c"
+[ "$(cat "$ST/calls.log")" = "[\"create\",\"--quiet\",\"--name\",\"c\",\"--memory\",\"4g\",\"--clone\",\"shell\",\"$WS\"]" ] \
+  || fail "calls.log: $(cat "$ST/calls.log")"
+ok "calls.log records the exact argv"
+meta c 'M["clone"] is True and M["memory"]=="4g" and M["status"]=="running"' || fail "meta of c"
+[ "$(cat "$SBXS/c/clone/file.txt")" = original ] && [ -d "$SBXS/c/clone/sub" ] || fail "clone copy"
+ok "create --clone --memory copies the workspace"
+
+sbx create --name loud shell "$WS"; want_rc 0 "create without --quiet"; [ -n "$OUT" ] || fail "create without --quiet prints"
+(cd "$WORK" && "$BIN" create --quiet --name rel shell ws) || fail "relative root"
+meta rel 'M["workspace"]==sys.argv[3]' "$WS" || fail "relative root stored absolute"
+sbx create --quiet --name=eqform --memory=512m shell "$WS"; want_rc 0 "--flag=value form"
+ok "create variants (no --quiet, relative root, --flag=value)"
+
+# ---------------------------------------------------------------- ls
+mkdir "$SBXS/nometa"
+sbx ls --json
+want_rc 0 ls
+jtrue '{s["name"]: s["status"] for s in J["sandboxes"]} == {"a":"running","c":"running","loud":"running","rel":"running","eqform":"running","nometa":"creating"} and all(set(s) == {"name","status"} for s in J["sandboxes"])' \
+  || fail "ls content"
+ok "ls --json lists all sandboxes (a directory without meta reads as creating)"
+
+# ---------------------------------------------------------------- exec
+sbx exec a pwd; want_rc 0 "exec pwd"; want_out "$WS" "exec cwd is the workspace"; ok "exec runs in the workspace"
+sbx exec a sh -c 'echo out; echo err >&2; exit 7'
+want_rc 7 "exit code"; want_out out "stdout"; want_err err "stderr"; ok "exec passes stdout, stderr, exit code"
+sbx exec a sh -c 'kill -9 $$'; want_rc 137 "killed command"; ok "exec: a killed command gives 137"
+sbx exec a no-such-command-xyz; want_rc 127 "not found"; ok "exec: unknown command exits 127"
+sbx exec a cat <<<"should not be read"; want_rc 0 "no -i"; want_out "" "stdin is /dev/null without -i"
+sbx exec -i a cat <<<"piped"; want_rc 0 "-i"; want_out "piped" "stdin with -i"
+ok "exec stdin: /dev/null without -i, connected with -i"
+
+mkfifo "$WORK/in"
+"$BIN" exec -i a sh -c 'while read -r l; do echo "got $l"; done' <"$WORK/in" >"$WORK/interactive.out" 2>&1 &
+IPID=$!
+exec 7>"$WORK/in"
+echo one >&7
+wait_until 5 grep -q "got one" "$WORK/interactive.out" || { RC=; OUT=$(cat "$WORK/interactive.out"); fail "interactive first line"; }
+echo two >&7
+exec 7>&-
+wait "$IPID"; RC=$?
+OUT=$(cat "$WORK/interactive.out")
+want_rc 0 "interactive"; want_out $'got one\ngot two' "interactive"
+ok "exec -i keeps stdin connected for the life of the process"
+
+BWRAP=0
+[ "$(cat "$ST/bwrap-probe" 2>/dev/null)" = ok ] && BWRAP=1
+[ -f "$ST/bwrap-probe" ] || fail "bwrap probe result not cached"
+if [ "$BWRAP" = 1 ]; then TMPEXP=/tmp; else TMPEXP=$SBXS/a/tmp; fi
+sbx exec a env
+want_rc 0 env
+EXPECTED=$(printf '%s\n' "FAKE_SBX_SANDBOX=a" "HOME=$SBXS/a/home" "LANG=C.UTF-8" \
+  "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "TMPDIR=$TMPEXP" "USER=agent")
+[ "$(printf '%s\n' "$OUT" | sort)" = "$EXPECTED" ] || fail "clean environment, want:
+$EXPECTED"
+ok "exec environment is clean (bwrap=$BWRAP)"
+
+FROMHOST="host value" sbx exec -u root -e FROMHOST -e UNSETVAR -e GIVEN=x a env
+[ "$(printf '%s\n' "$OUT" | sort)" = "$(printf '%s\n' "FAKE_SBX_SANDBOX=a" "FROMHOST=host value" "GIVEN=x" "HOME=$SBXS/a/home" \
+  "LANG=C.UTF-8" "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "TMPDIR=$TMPEXP" "USER=root")" ] \
+  || fail "-u root / -e"
+ok "exec -u root sets USER=root; -e NAME copies the caller's value (unset names are skipped)"
+
+sbx exec -w "$WS/sub" a pwd; want_out "$WS/sub" "-w"; ok "exec -w"
+sbx exec -w "$WS/nope" a pwd; want_rc 1 "-w missing dir"; ok "exec -w with a missing directory fails"
+sbx exec nosuch true; want_rc 1 "exec unknown"; want_err "sandbox nosuch is not running" "exec unknown"
+sbx exec nometa true; want_rc 1 "exec creating"; want_err "sandbox nometa is not running" "exec creating"
+sbx exec -x a true; want_rc 1 "exec unknown flag"; one_line_err "exec unknown flag"
+sbx exec a sh -c 'echo "$@"' sh -i -u -w; want_out "-i -u -w" "flags after the command belong to it"
+ok "exec errors and argument passing"
+
+# Detached processes outlive their exec and a later exec can kill them (one VM).
+sbx exec a sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'
+DPID=$OUT
+[ -n "$DPID" ] && alive "$DPID" || fail "detached process did not survive its exec"
+grep -qz '^FAKE_SBX_SANDBOX=a$' "/proc/$DPID/environ" || fail "detached process lacks FAKE_SBX_SANDBOX"
+sbx exec a kill "$DPID"; want_rc 0 "kill from a later exec"
+wait_until 5 gone "$DPID" || fail "a later exec could not kill the detached process"
+ok "detached processes survive and are killable by a later exec"
+
+if [ "$BWRAP" = 1 ]; then
+  sbx exec a sh -c 'touch /usr/fake-sbx-selftest 2>/dev/null'; [ "$RC" != 0 ] || fail "host fs writable inside bwrap"
+  [ ! -e /usr/fake-sbx-selftest ] || fail "wrote to the host /usr"
+  sbx exec a sh -c 'echo inside > /tmp/fake-sbx-selftest && echo w > written.txt && echo h > "$HOME/h"'
+  want_rc 0 "writable places"
+  [ -f "$SBXS/a/tmp/fake-sbx-selftest" ] && [ ! -e /tmp/fake-sbx-selftest ] || fail "/tmp is the sandbox tmp/"
+  [ "$(cat "$WS/written.txt")" = w ] && [ "$(cat "$SBXS/a/home/h")" = h ] || fail "workspace/home writable"
+  rm -f "$WS/written.txt"
+  sbx exec c pwd; want_out "$WS" "clone is mounted at the workspace path"
+  sbx exec c sh -c 'echo changed > file.txt; cat file.txt'; want_out changed "write in clone"
+  [ "$(cat "$WS/file.txt")" = original ] && [ "$(cat "$SBXS/c/clone/file.txt")" = changed ] || fail "clone isolation"
+  sbx exec -w "$WS/sub" c sh -c 'cat ../file.txt'; want_out changed "clone -w"
+  ok "bwrap: host read-only, /tmp+home+workspace writable, clone at the workspace path"
+else
+  echo "note - bwrap not usable here: bwrap-only checks skipped"
+fi
+FAKE_SBX_NO_BWRAP=1 sbx exec a sh -c 'echo "$TMPDIR"; pwd'
+want_out "$SBXS/a/tmp"$'\n'"$WS" "no-bwrap TMPDIR/cwd"
+FAKE_SBX_NO_BWRAP=1 sbx exec c pwd; want_out "$SBXS/c/clone" "no-bwrap clone cwd"
+FAKE_SBX_NO_BWRAP=1 sbx exec -w "$WS/sub" c pwd; want_out "$SBXS/c/clone/sub" "no-bwrap clone -w"
+FAKE_SBX_NO_BWRAP=1 sbx exec a no-such-command-xyz; want_rc 127 "no-bwrap not found"
+ok "FAKE_SBX_NO_BWRAP=1: plain process, clone addressed on the host"
+
+# ---------------------------------------------------------------- ports
+sbx ports a --json; want_rc 0 "ports"; jtrue 'J == []' || fail "ports empty"
+SP=$(free_port)
+sbx ports a --publish "0.0.0.0:0:$SP/tcp4"; want_rc 0 "publish"
+sbx ports a --json
+jtrue "len(J)==1 and J[0]['host_ip']=='0.0.0.0' and J[0]['sandbox_port']==$SP and J[0]['protocol']=='tcp4' and J[0]['host_port']>0" || fail "published mapping"
+HP=$(jget 'J[0]["host_port"]')
+sbx ports a --publish "0.0.0.0:0:$SP/tcp4"; want_rc 0 "publish again"
+sbx ports a --json; jtrue "len(J)==1 and J[0]['host_port']==$HP" || fail "publish again keeps the mapping"
+ok "ports --publish 0 picks a host port; asking again keeps it"
+
+sbx exec a sh -c "setsid python3 -m http.server $SP --bind 127.0.0.1 </dev/null >/dev/null 2>&1 &"
+wait_until 10 curl -s -m 1 -o /dev/null "http://127.0.0.1:$SP/" || fail "in-sandbox server did not start"
+run curl -s -m 3 "http://127.0.0.1:$HP/file.txt"; want_out original "forwarded port"
+ok "a published port forwards to the sandbox port"
+
+HP2=$(free_port)
+sbx ports a --publish "0.0.0.0:$HP2:8081/tcp4"; want_rc 0 "explicit host port"
+sbx ports c --publish "0.0.0.0:$HP2:8082/tcp4"; want_rc 1 "host port taken"; one_line_err "host port taken"
+sbx ports a --json; jtrue "sorted((m['host_port'], m['sandbox_port']) for m in J) == sorted([($HP, $SP), ($HP2, 8081)])" || fail "explicit mapping"
+for bad in "0.0.0.0:0:0/tcp4" "0.0.0.0:x:80/tcp4" "0.0.0.0:70000:80/tcp4" "1.2.3:0:80/tcp4" "0:80" "0.0.0.0:0:80/sctp" ""; do
+  sbx ports a --publish "$bad"; want_rc 1 "malformed '$bad'"; one_line_err "malformed '$bad'"
+done
+sbx ports nosuch --json; want_rc 1 "ports unknown"; want_err "sandbox nosuch not found" "ports unknown"
+sbx ports nosuch --publish 0.0.0.0:0:80/tcp4; want_rc 1 "publish unknown"; want_err "sandbox nosuch not found" "publish unknown"
+ok "ports: explicit host ports, conflicts, malformed specs, unknown sandboxes"
+
+FAKE_SBX_NO_FORWARD=1 sbx ports c --publish 0.0.0.0:0:9000/tcp4; want_rc 0 "no-forward publish"
+sbx ports c --json; jtrue 'len(J)==1 and J[0]["host_port"]>0' || fail "no-forward mapping"
+ok "FAKE_SBX_NO_FORWARD=1 records the mapping only"
+
+# ---------------------------------------------------------------- template save / create from it
+echo marker > "$SBXS/a/home/marker"
+sbx template save a chat2sbx-shell:2.0.0; want_rc 0 "template save"
+sbx template ls --json
+jtrue '{"repository":"docker.io/library/chat2sbx-shell","tag":"2.0.0"} in J["images"]' || fail "saved template listed with docker.io/library/"
+sbx template save a chat2sbx-shell:2.0.0; want_rc 0 "template save again"
+sbx template ls --json; jtrue 'len(J["images"])==1' || fail "saving again does not duplicate"
+sbx template save nosuch chat2sbx-shell:2.0.0; want_rc 1 "save unknown"; want_err "sandbox nosuch not found" "save unknown"
+sbx template save a "Bad Ref"; want_rc 1 "save bad ref"; one_line_err "save bad ref"
+sbx template save a; want_rc 2 "save usage"
+sbx create --quiet --name t1 --template chat2sbx-shell:2.0.0 shell "$WS"; want_rc 0 "create from saved template"
+[ "$(cat "$SBXS/t1/home/marker" 2>/dev/null)" = marker ] || fail "template home snapshot"
+meta t1 'M["template"]=="chat2sbx-shell:2.0.0"' || fail "meta template"
+sbx create --quiet --name t2 --template docker.io/library/chat2sbx-shell:2.0.0 shell "$WS"; want_rc 0 "qualified template ref"
+FAKE_SBX_TEMPLATES=chat2sbx-shell:1.0.0 sbx create --quiet --name t3 --template chat2sbx-shell:1.0.0 shell "$WS"
+want_rc 0 "template from FAKE_SBX_TEMPLATES"
+ok "template save records the template (and home); create --template accepts it"
+
+# ---------------------------------------------------------------- rm
+sbx exec t1 sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'; K1=$OUT
+sbx exec -i t1 sh -c 'sleep 300 >/dev/null 2>&1 & echo $!; cat >/dev/null' </dev/null; K2=$OUT
+alive "$K1" || fail "t1 sleeper"
+sbx rm --force t1; want_rc 0 "rm"; want_out "" "rm output"
+[ ! -e "$SBXS/t1" ] || fail "rm left the directory"
+wait_until 5 gone "$K1" || fail "rm did not kill the sandbox's processes"
+wait_until 5 gone "$K2" || fail "rm did not kill the sandbox's processes (2)"
+sbx ls --json; jtrue '"t1" not in [s["name"] for s in J["sandboxes"]]' || fail "rm: still listed"
+sbx rm --force t1; want_rc 1 "rm unknown"; want_err "sandbox t1 not found" "rm unknown"
+ok "rm --force kills the sandbox's processes and deletes it"
+
+FPID=$(grep -lz '^FAKE_SBX_SANDBOX=a$' /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
+[ -n "$FPID" ] || fail "no processes tagged with sandbox a"
+sbx rm --force a; want_rc 0 "rm a"
+wait_until 5 port_closed "$HP" || fail "forwarder of a still listening after rm"
+for p in $FPID; do wait_until 5 gone "$p" || fail "process $p of a survived rm"; done
+[ "$(cat "$WS/file.txt")" = original ] && [ -d "$WS/sub" ] || fail "rm touched the host workspace"
+chmod 0500 "$SBXS/c/clone/sub"
+sbx rm --force c; want_rc 0 "rm c (read-only dir in the clone)"; [ ! -e "$SBXS/c" ] || fail "rm c"
+[ -d "$WS/sub" ] || fail "rm of a clone touched the host workspace"
+ok "rm stops port forwarders and never touches the workspace"
+
+sbx create --quiet --name fw shell "$WS"
+SP3=$(free_port)
+sbx ports fw --publish "0.0.0.0:0:$SP3/tcp4"; sbx ports fw --json; HP3=$(jget 'J[0]["host_port"]')
+curl -s -m 1 -o /dev/null "http://127.0.0.1:$HP3/"; [ $? = 7 ] && fail "forwarder of fw not listening"
+rm -rf "$SBXS/fw"
+wait_until 5 port_closed "$HP3" || fail "forwarder outlived its sandbox directory"
+ok "a forwarder exits when its sandbox directory disappears"
+
+# ---------------------------------------------------------------- command faults
+sbx create --quiet --name f shell "$WS"
+declare -A FCMD=(
+  [VERSION]="version" [TEMPLATE_LS]="template ls --json" [TEMPLATE_SAVE]="template save f fault-tpl:1"
+  [CREATE]="create --quiet --name fz shell $WS" [LS]="ls --json" [EXEC]="exec f true"
+  [PORTS]="ports f --json" [PUBLISH]="ports f --publish 0.0.0.0:0:4999/tcp4" [RM]="rm --force rmme")
+prep() {  # state a successful run of the command needs
+  case $1 in
+    CREATE) "$BIN" rm --force fz >/dev/null 2>&1 ;;
+    RM) [ -d "$SBXS/rmme" ] || "$BIN" create --quiet --name rmme shell "$WS" || fail "prep rmme" ;;
+  esac
+}
+untouched() {  # a faulted command must not have changed state
+  case $1 in
+    CREATE) [ ! -e "$SBXS/fz" ] ;;
+    RM) [ -d "$SBXS/rmme" ] ;;
+    *) true ;;
+  esac
+}
+for k in VERSION TEMPLATE_LS TEMPLATE_SAVE CREATE LS EXEC PORTS PUBLISH RM; do
+  read -ra A <<<"${FCMD[$k]}"
+  prep "$k"
+  run env "FAKE_SBX_FAIL_$k=boom $k" "$BIN" "${A[@]}"
+  want_rc 1 "FAIL_$k"; want_err "boom $k" "FAIL_$k"; untouched "$k" || fail "FAIL_$k changed state"
+
+  echo "FAKE_SBX_FAIL_$k=from file $k" > "$ST/faults.env"
+  sbx "${A[@]}"; want_rc 1 "FAIL_$k (file)"; want_err "from file $k" "FAIL_$k (file)"
+  printf '# comment\n\nFAKE_SBX_FAIL_%s=\n' "$k" > "$ST/faults.env"
+  prep "$k"
+  run env "FAKE_SBX_FAIL_$k=boom" "$BIN" "${A[@]}"; want_rc 0 "faults.env empty value overrides env for $k"
+  rm -f "$ST/faults.env"
+
+  prep "$k"
+  run timeout 0.5 env "FAKE_SBX_HANG_$k=1" "$BIN" "${A[@]}"
+  want_rc 124 "HANG_$k"; untouched "$k" || fail "HANG_$k changed state"
+  echo "FAKE_SBX_HANG_$k=1" > "$ST/faults.env"
+  run timeout 0.5 "$BIN" "${A[@]}"; want_rc 124 "HANG_$k (file)"
+  rm -f "$ST/faults.env"
+
+  prep "$k"
+  T0=$(now_ms)
+  run env "FAKE_SBX_SLOW_$k=300" "$BIN" "${A[@]}"
+  T1=$(now_ms)
+  want_rc 0 "SLOW_$k"; [ $((T1 - T0)) -ge 300 ] || fail "SLOW_$k took only $((T1 - T0)) ms"
+  ok "faults FAIL/HANG/SLOW for $k (environment and faults.env)"
+done
+
+# A fault for one command leaves the others alone.
+FAKE_SBX_FAIL_CREATE=x sbx ls --json; want_rc 0 "FAIL_CREATE does not affect ls"
+FAKE_SBX_FAIL_PUBLISH=x sbx ports f --json; want_rc 0 "FAIL_PUBLISH does not affect ports --json"
+FAKE_SBX_FAIL_PORTS=x sbx ports f --publish 0.0.0.0:0:4998/tcp4; want_rc 0 "FAIL_PORTS does not affect publish"
+ok "faults are per command"
+
+: > "$ST/calls.log"
+FAKE_SBX_FAIL_LS=x sbx ls --json
+[ "$(cat "$ST/calls.log")" = '["ls","--json"]' ] || fail "faulted call not logged"
+ok "faulted invocations are logged too"
+
+# ---------------------------------------------------------------- crash mid-create
+FAKE_SBX_CRASH_MID_CREATE=1 sbx create --quiet --name half --clone shell "$WS"
+want_rc 137 "crash mid create"
+meta half 'M["status"]=="creating"' || fail "half-made meta"
+sbx ls --json; jtrue '{"name":"half","status":"creating"} in J["sandboxes"]' || fail "ls shows the half-made sandbox"
+sbx exec half true; want_rc 1 "exec half"; want_err "sandbox half is not running" "exec half"
+sbx create --quiet --name half shell "$WS"; want_rc 1 "create over half"; want_err "sandbox half already exists" "create over half"
+sbx rm --force half; want_rc 0 "rm half"; [ ! -e "$SBXS/half" ] || fail "rm half"
+echo "FAKE_SBX_CRASH_MID_CREATE=hang" > "$ST/faults.env"
+run timeout 0.5 "$BIN" create --quiet --name half2 shell "$WS"; want_rc 124 "crash=hang"
+rm -f "$ST/faults.env"
+meta half2 'M["status"]=="creating"' || fail "half2 meta"
+sbx rm --force half2; want_rc 0 "rm half2"
+ok "FAKE_SBX_CRASH_MID_CREATE=1|hang leaves a half-made sandbox"
+
+# ---------------------------------------------------------------- ls hide, exec match
+FAKE_SBX_LS_HIDE="f, eqform" sbx ls --json
+jtrue 'not {"f","eqform"} & {s["name"] for s in J["sandboxes"]} and "loud" in [s["name"] for s in J["sandboxes"]]' || fail "LS_HIDE"
+[ -d "$SBXS/f" ] || fail "LS_HIDE removed the directory"
+echo "FAKE_SBX_LS_HIDE=loud" > "$ST/faults.env"
+FAKE_SBX_LS_HIDE=f sbx ls --json
+jtrue '"loud" not in [s["name"] for s in J["sandboxes"]] and "f" in [s["name"] for s in J["sandboxes"]]' || fail "LS_HIDE from file wins"
+rm -f "$ST/faults.env"
+ok "FAKE_SBX_LS_HIDE"
+
+FAKE_SBX_FAIL_EXEC_MATCH=forbidden sbx exec f echo a-forbidden-word; want_rc 1 "exec match"; one_line_err "exec match"
+FAKE_SBX_FAIL_EXEC_MATCH=forbidden sbx exec f echo fine; want_rc 0 "exec no match"; want_out fine "exec no match"
+ok "FAKE_SBX_FAIL_EXEC_MATCH"
+
+# ---------------------------------------------------------------- concurrency
+for i in $(seq 1 8); do ( "$BIN" create --quiet --name same shell "$WS" 2>"$WORK/race.$i.err"; echo $? >"$WORK/race.$i" ) & done
+wait
+[ "$(cat "$WORK"/race.? | grep -c '^0$')" = 1 ] || fail "concurrent creates: $(cat "$WORK"/race.?)"
+[ "$(cat "$WORK"/race.*.err | sort -u)" = "sandbox same already exists" ] || fail "concurrent create errors"
+for i in $(seq 1 6); do "$BIN" create --quiet --name p$i shell "$WS" || fail "create p$i"; done
+for i in $(seq 1 6); do "$BIN" ports p$i --publish 0.0.0.0:0:5000/tcp4 & done
+for i in $(seq 1 6); do FAKE_SBX_NO_FORWARD=1 "$BIN" ports p$i --publish 0.0.0.0:0:5001/tcp4 & done
+wait
+PORTS=$(for i in $(seq 1 6); do "$BIN" ports p$i --json; done | python3 -c '
+import json, sys
+dec = json.JSONDecoder(); s = sys.stdin.read(); i = 0; out = []
+while i < len(s):
+    if s[i].isspace(): i += 1; continue
+    v, i = dec.raw_decode(s, i); out += [m["host_port"] for m in v]
+print(len(out), len(set(out)))')
+[ "$PORTS" = "12 12" ] || fail "concurrent publishes: $PORTS"
+python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    assert isinstance(json.loads(line), list)' "$ST/calls.log" || fail "calls.log has a malformed line"
+ok "concurrent creates and publishes are serialized"
+
+echo "PASS: $PASS checks"
