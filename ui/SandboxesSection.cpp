@@ -52,8 +52,10 @@ void SandboxesSection::rebuild()
 
         QStringList lines;
         lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
-        lines << QStringLiteral("memory: %1 · idle until %2")
-                     .arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory, formatTime(row.idleDeadlineMs));
+        QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
+        if (row.idleDeadlineMs > 0)
+            memory += QStringLiteral(" · idle until %1").arg(formatTime(row.idleDeadlineMs));
+        lines << memory;
         lines << QStringLiteral("ports: %1").arg(row.ports.isEmpty() ? QStringLiteral("none") : row.ports.join(QStringLiteral(", ")));
         if (!row.reason.isEmpty())
             lines << QStringLiteral("reason: %1").arg(row.reason);

@@ -14,7 +14,7 @@ namespace chat2sbx::ui {
 // ApprovalsModel over ApprovalService: approvalsChanged → changed, approvalRequested → requested.
 // Decisions are recorded as made by "tray".
 class ServiceApprovalsModel : public ApprovalsModel {
-    Q_OBJECT
+    // No Q_OBJECT: it adds no signals or slots of its own.
 public:
     explicit ServiceApprovalsModel(ApprovalService &service, QObject *parent = nullptr);
     QList<ApprovalRow> pending() const override;

@@ -7,10 +7,7 @@
 #include "ServiceApprovalsModel.h"
 #define CHAT2SBX_UI_HAS_APPROVALS 1
 #endif
-#if __has_include("sandbox/SandboxService.h")
 #include "ServiceSandboxesModel.h"
-#define CHAT2SBX_UI_HAS_SANDBOXES 1
-#endif
 
 namespace chat2sbx::ui {
 
@@ -30,14 +27,6 @@ private:
     }
 };
 
-class NoSandboxes : public SandboxesModel {
-public:
-    QList<SandboxRow> sandboxes() const override { return {}; }
-    void destroy(const QString &, ResultCallback done) override
-    {
-        done(false, QStringLiteral("sandboxes are not available in this build"));
-    }
-};
 } // namespace
 
 ServiceModels makeServiceModels(Controller &controller)
@@ -48,11 +37,7 @@ ServiceModels makeServiceModels(Controller &controller)
 #else
     m.approvals = std::make_unique<NoApprovals>();
 #endif
-#ifdef CHAT2SBX_UI_HAS_SANDBOXES
     m.sandboxes = std::make_unique<ServiceSandboxesModel>(controller.sandboxes());
-#else
-    m.sandboxes = std::make_unique<NoSandboxes>();
-#endif
     m.status = std::make_unique<ServiceStatusModel>(controller);
     return m;
 }

@@ -1,4 +1,3 @@
-#if __has_include("sandbox/SandboxService.h")
 #include "ServiceSandboxesModel.h"
 
 #include "sandbox/SandboxService.h"
@@ -22,7 +21,12 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             continue;
         SandboxRow row;
         row.id = r.id;
-        row.workspace = v.workspace ? QStringLiteral("%1 (%2)").arg(v.workspace->displayName, v.workspace->id) : r.workspaceId;
+        if (!v.workspace)
+            row.workspace = r.workspaceId;
+        else if (v.workspace->displayName.contains(v.workspace->id))
+            row.workspace = v.workspace->displayName;
+        else
+            row.workspace = QStringLiteral("%1 (%2)").arg(v.workspace->displayName, v.workspace->id);
         row.state = sandboxStateName(r.state);
         row.memory = r.memory;
         row.idleDeadlineMs = r.state == SandboxState::Running ? r.idleDeadline : 0;
@@ -43,4 +47,3 @@ void ServiceSandboxesModel::destroy(const QString &id, ResultCallback done)
 }
 
 } // namespace chat2sbx::ui
-#endif

@@ -1,7 +1,5 @@
 #pragma once
 
-// Compiled only once the service is part of the build.
-#if __has_include("sandbox/SandboxService.h")
 
 #include "TrayModels.h"
 
@@ -13,7 +11,7 @@ namespace chat2sbx::ui {
 
 // SandboxesModel over SandboxService: sandboxesChanged → changed; destroy goes through the service.
 class ServiceSandboxesModel : public SandboxesModel {
-    Q_OBJECT
+    // No Q_OBJECT: it adds no signals or slots of its own.
 public:
     explicit ServiceSandboxesModel(SandboxService &service, QObject *parent = nullptr);
     QList<SandboxRow> sandboxes() const override;
@@ -25,4 +23,3 @@ private:
 
 } // namespace chat2sbx::ui
 
-#endif

@@ -2,10 +2,7 @@
 
 #include "runtime/Controller.h"
 // Until every service branch is merged, the parts for a missing service compile out.
-#if __has_include("sandbox/SandboxService.h")
 #include "sandbox/SandboxService.h"
-#define CHAT2SBX_UI_HAS_SANDBOXES 1
-#endif
 #if __has_include("tunnel/TunnelSupervisor.h")
 #include "tunnel/TunnelSupervisor.h"
 #define CHAT2SBX_UI_HAS_TUNNEL 1
@@ -28,9 +25,7 @@ ServiceStatusModel::ServiceStatusModel(Controller &controller, QObject *parent) 
     connect(&controller.tunnel(), &TunnelSupervisor::statusChanged, this, &StatusModel::changed);
     connect(&controller.tunnel(), &TunnelSupervisor::stateChanged, this, &StatusModel::changed);
 #endif
-#ifdef CHAT2SBX_UI_HAS_SANDBOXES
     connect(&controller.sandboxes(), &SandboxService::sandboxesChanged, this, &StatusModel::changed);
-#endif
 }
 
 StatusInfo ServiceStatusModel::status() const
@@ -63,13 +58,11 @@ StatusInfo ServiceStatusModel::status() const
         s.tunnelError = QStringLiteral("the tunnel supervisor is not in this build");
 #endif
     }
-#ifdef CHAT2SBX_UI_HAS_SANDBOXES
     if (m_controller.state() == Controller::State::Running) {
         for (const SandboxView &v : m_controller.sandboxes().list())
             if (v.record.isActive())
                 ++s.activeSandboxes;
     }
-#endif
     s.sandboxLimit = c.maxActiveSandboxes;
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;

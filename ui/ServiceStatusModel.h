@@ -10,7 +10,7 @@ namespace chat2sbx::ui {
 
 // StatusModel over the Controller (server state, endpoint), its TunnelSupervisor and SandboxService.
 class ServiceStatusModel : public StatusModel {
-    Q_OBJECT
+    // No Q_OBJECT: it adds no signals or slots of its own.
 public:
     explicit ServiceStatusModel(Controller &controller, QObject *parent = nullptr);
     StatusInfo status() const override;
