@@ -1,4 +1,3 @@
-#if __has_include("workspace/ApprovalService.h")
 #include "ServiceApprovalsModel.h"
 
 #include "workspace/ApprovalService.h"
@@ -41,4 +40,3 @@ bool ServiceApprovalsModel::reject(const QString &id, QString &error)
 }
 
 } // namespace chat2sbx::ui
-#endif

@@ -1,7 +1,5 @@
 #pragma once
 
-// Compiled only once the service is part of the build.
-#if __has_include("workspace/ApprovalService.h")
 
 #include "TrayModels.h"
 
@@ -27,4 +25,3 @@ private:
 
 } // namespace chat2sbx::ui
 
-#endif

@@ -1,12 +1,8 @@
 #include "ServiceStatusModel.h"
 
 #include "runtime/Controller.h"
-// Until every service branch is merged, the parts for a missing service compile out.
 #include "sandbox/SandboxService.h"
-#if __has_include("tunnel/TunnelSupervisor.h")
 #include "tunnel/TunnelSupervisor.h"
-#define CHAT2SBX_UI_HAS_TUNNEL 1
-#endif
 
 namespace chat2sbx::ui {
 
@@ -21,10 +17,8 @@ ServiceStatusModel::ServiceStatusModel(Controller &controller, QObject *parent) 
         m_failure.clear();
         emit changed();
     });
-#ifdef CHAT2SBX_UI_HAS_TUNNEL
     connect(&controller.tunnel(), &TunnelSupervisor::statusChanged, this, &StatusModel::changed);
     connect(&controller.tunnel(), &TunnelSupervisor::stateChanged, this, &StatusModel::changed);
-#endif
     connect(&controller.sandboxes(), &SandboxService::sandboxesChanged, this, &StatusModel::changed);
 }
 
@@ -44,7 +38,6 @@ StatusInfo ServiceStatusModel::status() const
     if (!c.enableTunnel) {
         s.tunnel = StatusInfo::Tunnel::Disabled;
     } else {
-#ifdef CHAT2SBX_UI_HAS_TUNNEL
         TunnelSupervisor &t = m_controller.tunnel();
         switch (t.state()) {
         case TunnelSupervisor::State::Stopped: s.tunnel = StatusInfo::Tunnel::Stopped; break;
@@ -53,16 +46,9 @@ StatusInfo ServiceStatusModel::status() const
         case TunnelSupervisor::State::Failed: s.tunnel = StatusInfo::Tunnel::Failed; break;
         }
         s.tunnelError = t.lastError();
-#else
-        s.tunnel = StatusInfo::Tunnel::Stopped;
-        s.tunnelError = QStringLiteral("the tunnel supervisor is not in this build");
-#endif
     }
-    if (m_controller.state() == Controller::State::Running) {
-        for (const SandboxView &v : m_controller.sandboxes().list())
-            if (v.record.isActive())
-                ++s.activeSandboxes;
-    }
+    if (m_controller.state() == Controller::State::Running)
+        s.activeSandboxes = m_controller.sandboxes().repository().countActive();
     s.sandboxLimit = c.maxActiveSandboxes;
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;

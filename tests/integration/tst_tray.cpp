@@ -176,7 +176,6 @@ private slots:
 
     void approveThroughPopupGivesMcpWorkspaceId()
     {
-#if __has_include("workspace/ApprovalService.h")
         TestEnvironment env;
         const QString roots = env.root() + QStringLiteral("/repos");
         const QString repo = roots + QStringLiteral("/webshop");
@@ -217,14 +216,10 @@ private slots:
         QCOMPARE(second.value(QStringLiteral("status")).toString(), QStringLiteral("approved"));
         QVERIFY2(second.value(QStringLiteral("workspace_id")).toString().startsWith(QLatin1String("ws_")), qPrintable(compact(again)));
         saveScreenshot(s.popup(), QStringLiteral("tray_approval_approved"));
-#else
-        QSKIP("ApprovalService is not in this build yet");
-#endif
     }
 
     void rejectThroughPopupTellsMcp()
     {
-#if __has_include("workspace/ApprovalService.h")
         TestEnvironment env;
         const QString roots = env.root() + QStringLiteral("/repos");
         const QString notes = roots + QStringLiteral("/notes");
@@ -253,14 +248,10 @@ private slots:
         QCOMPARE(second.value(QStringLiteral("status")).toString(), QStringLiteral("rejected"));
         QVERIFY(!second.contains(QStringLiteral("workspace_id")));
         saveScreenshot(s.popup(), QStringLiteral("tray_approval_rejected"));
-#else
-        QSKIP("ApprovalService is not in this build yet");
-#endif
     }
 
     void tunnelStateChangesReachStatus()
     {
-#if __has_include("tunnel/TunnelSupervisor.h")
         TestEnvironment env;
         const QString secrets = env.root() + QStringLiteral("/secrets");
         QVERIFY(writeFile(secrets + QStringLiteral("/tunnel-id"), "tunnel_0123456789abcdef0123456789abcdef\n"));
@@ -291,9 +282,6 @@ private slots:
         QVERIFY(!s.labelText(QStringLiteral("tunnelError")).contains(QLatin1String("sk-test")));
         saveScreenshot(s.popup(), QStringLiteral("tray_tunnel_failed"));
         qunsetenv("FAKE_TUNNEL_EXIT_AFTER_S");
-#else
-        QSKIP("TunnelSupervisor is not in this build yet");
-#endif
     }
 
     void noSystemTraySaysSoAndOffersServe()
