@@ -52,6 +52,7 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
     };
     connect(m_approvals, &ApprovalsSection::rebuilt, this, relayout);
     connect(m_sandboxes, &SandboxesSection::rebuilt, this, relayout);
+    connect(m_status, &StatusSection::refreshed, this, relayout);
     updateTabOrder();
     fitToContent();
 }

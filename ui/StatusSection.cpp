@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QVBoxLayout>
 
 namespace chat2sbx::ui {
 
@@ -31,13 +32,16 @@ StatusSection::StatusSection(StatusModel &model, QWidget *parent) : QGroupBox(QS
     m_server = makeLabel(QString(), this);
     m_server->setObjectName(QStringLiteral("server"));
     form->addRow(QStringLiteral("Server:"), m_server);
+    auto *tunnel = new QVBoxLayout;
+    tunnel->setContentsMargins(0, 0, 0, 0);
     m_tunnel = makeLabel(QString(), this);
     m_tunnel->setObjectName(QStringLiteral("tunnel"));
-    form->addRow(QStringLiteral("Tunnel:"), m_tunnel);
     m_tunnelError = makeLabel(QString(), this);
     m_tunnelError->setObjectName(QStringLiteral("tunnelError"));
     m_tunnelError->setStyleSheet(QStringLiteral("color: #b42318;"));
-    form->addRow(QString(), m_tunnelError);
+    tunnel->addWidget(m_tunnel);
+    tunnel->addWidget(m_tunnelError);
+    form->addRow(QStringLiteral("Tunnel:"), tunnel);
     m_sandboxes = makeLabel(QString(), this);
     m_sandboxes->setObjectName(QStringLiteral("active"));
     form->addRow(QStringLiteral("Sandboxes:"), m_sandboxes);
@@ -70,6 +74,7 @@ void StatusSection::refresh()
                              .arg(s.activeSandboxes)
                              .arg(s.sandboxLimit > 0 ? QString::number(s.sandboxLimit) : QStringLiteral("unlimited")));
     m_version->setText(s.version);
+    emit refreshed();
 }
 
 } // namespace chat2sbx::ui

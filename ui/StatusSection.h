@@ -18,6 +18,7 @@ public:
 
 signals:
     void copyUrlRequested();
+    void refreshed();
 
 private:
     void refresh();

@@ -71,6 +71,7 @@ QString saveScreenshot(QWidget &widget, const QString &name)
     const QString dir = base + QStringLiteral("/test-output/screenshots");
     QDir().mkpath(dir);
     const QString path = dir + QLatin1Char('/') + name + QStringLiteral(".png");
+    settleWidgets();   // the popup refits to its content on the next event loop pass
     const bool ok = widget.grab().save(path);
     qInfo().noquote() << "screenshot:" << path << (ok ? "" : "(could not save)");
     return ok ? path : QString();

@@ -42,6 +42,7 @@ QString screenshotDir()
 QString saveScreenshot(QWidget &w, const QString &name)
 {
     const QString path = screenshotDir() + QLatin1Char('/') + name + QStringLiteral(".png");
+    QCoreApplication::processEvents();   // the popup refits to its content on the next event loop pass
     const bool ok = w.grab().save(path);
     qInfo().noquote() << "screenshot:" << path << (ok ? "" : "(could not save)");
     return ok ? path : QString();
@@ -350,6 +351,12 @@ private slots:
         QProcess child;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("QT_SCALE_FACTOR"), QStringLiteral("2"));
+        // A 2560x1600 offscreen screen, so the whole popup fits at 200% (the default 800x600 would scroll).
+        QTemporaryDir dir;
+        const QString screens = dir.path() + QStringLiteral("/screens.json");
+        QVERIFY(chat2sbx::test::writeFile(screens, R"({"screens":[{"name":"big","x":0,"y":0,"width":2560,"height":1600,)"
+                                                   R"("logicalDpi":96,"logicalBaseDpi":96,"dpr":1}]})"));
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + screens);
         child.setProcessEnvironment(env);
         child.setProcessChannelMode(QProcess::ForwardedChannels);
         child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("fullPopupScreenshot")});
