@@ -58,6 +58,7 @@ int runTray(CommandContext &ctx)
     QObject::connect(&controller, &Controller::failed, [&](const QString &reason) {
         ctx.fail(reason);
         exitCode = 1;
+        tray.trayIcon().showMessage(QStringLiteral("chat2sbx could not start"), reason, QSystemTrayIcon::Critical, 15000);
     });
     QObject::connect(&controller, &Controller::stopped, [&] {
         if (stopping)
