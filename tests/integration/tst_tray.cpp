@@ -1,0 +1,304 @@
+// The tray over a real in-process Controller (the server `serve` runs), the fake sbx and real MCP over
+// HTTP: approvals requested through MCP appear in the popup and the buttons decide them; Destroy
+// (confirmed) removes the sandbox from the fake sbx; tunnel state changes reach the Status part.
+// Every test saves a screenshot of the popup under <build>/test-output/screenshots/.
+#include "SandboxHarness.h"
+#include "tray_support.h"
+
+#include "ApprovalsSection.h"
+#include "PopupWindow.h"
+#include "SandboxesSection.h"
+#include "ServiceModels.h"
+#include "TrayApp.h"
+#include "runtime/Controller.h"
+#include "sandbox/SandboxService.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSystemTrayIcon>
+#include <QTest>
+
+#include <memory>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+// One tray session: Controller + service models + TrayApp + an initialized MCP client.
+struct TraySession {
+    explicit TraySession(TestEnvironment &e) : env(e)
+    {
+        pointFakeSbxAt(env);
+        controller = std::make_unique<Controller>(env.config());
+        models = ui::makeServiceModels(*controller);
+        tray = std::make_unique<ui::TrayApp>(*models.approvals, *models.sandboxes, *models.status,
+                                             ui::TrayPaths{env.dataRoot(), env.dataRoot() + QStringLiteral("/AGENTS.md"),
+                                                           chat2sbxBinary()});
+    }
+    ~TraySession()
+    {
+        if (controller->state() != Controller::State::Stopped) {
+            QSignalSpy stopped(controller.get(), &Controller::stopped);
+            controller->stop();
+            stopped.wait(15000);
+        }
+        tray.reset();
+    }
+    bool start(QString &error)
+    {
+        QSignalSpy started(controller.get(), &Controller::started);
+        controller->start();
+        if (!started.wait(30000)) {
+            error = QStringLiteral("the controller did not start");
+            return false;
+        }
+        return mcp.initialize(error);
+    }
+    ui::PopupWindow &popup() { return tray->popup(); }
+    template <typename T>
+    T *find(const QString &name)
+    {
+        settleWidgets();
+        return popup().findChild<T *>(name);
+    }
+    QString labelText(const QString &name)
+    {
+        QLabel *l = find<QLabel>(name);
+        return l ? l->text() : QStringLiteral("<no label %1>").arg(name);
+    }
+
+    TestEnvironment &env;
+    std::unique_ptr<Controller> controller;
+    ui::ServiceModels models;
+    std::unique_ptr<ui::TrayApp> tray;
+    TrayMcpClient mcp{env.mcpUrl()};
+};
+
+QStringList fakeSbxNames(const TestEnvironment &env)
+{
+    QProcess p;
+    QProcessEnvironment pe = QProcessEnvironment::systemEnvironment();
+    pe.insert(QStringLiteral("FAKE_SBX_STATE"), env.sbxState());
+    p.setProcessEnvironment(pe);
+    p.start(fakeSbxPath(), {QStringLiteral("ls"), QStringLiteral("--json")});
+    p.waitForFinished(10000);
+    QStringList names;
+    const QJsonArray list = QJsonDocument::fromJson(p.readAllStandardOutput()).object().value(QStringLiteral("sandboxes")).toArray();
+    for (const QJsonValue &v : list)
+        names << v.toObject().value(QStringLiteral("name")).toString();
+    return names;
+}
+
+QString compact(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+} // namespace
+
+class TestTray : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
+    }
+
+    void destroyRemovesSandboxFromFakeSbx()
+    {
+        TestEnvironment env;
+        TraySession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        s.tray->openPopup();
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        QCOMPARE(s.popup().sandboxes().rowCount(), 0);
+
+        const QJsonObject created = s.mcp.callTool(QStringLiteral("sandbox_create"), {}, 60000);
+        QVERIFY2(!created.value(QStringLiteral("isError")).toBool() && !created.contains(QStringLiteral("transportError")),
+                 qPrintable(compact(created)));
+        const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(compact(created)));
+        const QString runtime = s.controller->sandboxes().get(id)->record.runtimeName;
+        QVERIFY(fakeSbxNames(env).contains(runtime));
+
+        // The sandboxesChanged signal brought it into the popup, running.
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("destroy:") + id), 10000);
+        QTRY_VERIFY(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("title"))->text()
+                        .contains(QLatin1String("running")));
+        QTRY_COMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("1 active / limit unlimited"));
+        saveScreenshot(s.popup(), QStringLiteral("tray_sandbox_running"));
+
+        QTest::mouseClick(s.find<QPushButton>(QStringLiteral("destroy:") + id), Qt::LeftButton);
+        QTRY_VERIFY(s.popup().sandboxes().confirmation());
+        QMessageBox *box = s.popup().sandboxes().confirmation();
+        QVERIFY(box->text().contains(id));
+        QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("confirmDestroy")), Qt::LeftButton);
+
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().rowCount() == 0, 30000);
+        QVERIFY(!fakeSbxNames(env).contains(runtime));
+        QVERIFY(!QFileInfo::exists(env.sbxState() + QStringLiteral("/sandboxes/") + runtime));
+        QCOMPARE(s.controller->sandboxes().get(id)->record.state, SandboxState::Destroyed);
+        QTRY_COMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit unlimited"));
+        saveScreenshot(s.popup(), QStringLiteral("tray_sandbox_destroyed"));
+    }
+
+    void statusShowsEndpointAndServerState()
+    {
+        TestEnvironment env;
+        env.set(QStringLiteral("CHAT2SBX_MAX_ACTIVE_SANDBOXES"), QStringLiteral("2"));
+        TraySession s(env);
+        QCOMPARE(s.tray->state(), ui::TrayState::Stopped);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        s.tray->openPopup();
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        QCOMPARE(s.tray->state(), ui::TrayState::LocalOnly);
+        QCOMPARE(s.labelText(QStringLiteral("endpoint")), env.mcpUrl());
+        QCOMPARE(s.labelText(QStringLiteral("server")), QStringLiteral("running"));
+        QCOMPARE(s.labelText(QStringLiteral("tunnel")), QStringLiteral("disabled (local-only)"));
+        QCOMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit 2"));
+        QCOMPARE(s.labelText(QStringLiteral("version")), QStringLiteral(CHAT2SBX_VERSION));
+        saveScreenshot(s.popup(), QStringLiteral("tray_status_local_only"));
+
+        QSignalSpy stopped(s.controller.get(), &Controller::stopped);
+        s.controller->stop();
+        QVERIFY(stopped.wait(15000));
+        QCOMPARE(s.labelText(QStringLiteral("server")), QStringLiteral("stopped"));
+        QCOMPARE(s.tray->state(), ui::TrayState::Stopped);
+    }
+
+    void approveThroughPopupGivesMcpWorkspaceId()
+    {
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        const QString repo = roots + QStringLiteral("/webshop");
+        QVERIFY(QDir().mkpath(repo + QStringLiteral("/.git")));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        TraySession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        QSignalSpy notified(s.tray.get(), &ui::TrayApp::notified);
+
+        const QJsonObject asked = s.mcp.callTool(QStringLiteral("workspace_request"),
+                                                 {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("clone")}});
+        const QJsonObject first = asked.value(QStringLiteral("structuredContent")).toObject();
+        QVERIFY2(first.value(QStringLiteral("status")).toString() == QLatin1String("approval_required"), qPrintable(compact(asked)));
+        const QString approvalId = first.value(QStringLiteral("approval_id")).toString();
+
+        // The approvalRequested signal raised a notification; clicking it opens the popup.
+        QTRY_COMPARE(notified.size(), 1);
+        QVERIFY(notified.at(0).at(1).toString().contains(repo));
+        QCOMPARE(s.tray->pendingApprovals(), 1);
+        emit s.tray->trayIcon().messageClicked();
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        QTRY_VERIFY(s.find<QPushButton>(QStringLiteral("approve:") + approvalId));
+        QWidget *card = s.find<QWidget>(QStringLiteral("approval:") + approvalId);
+        QCOMPARE(card->findChild<QLabel *>(QStringLiteral("path"))->text(), repo);
+        QVERIFY(card->findChild<QLabel *>(QStringLiteral("detail"))->text().startsWith(QLatin1String("clone")));
+        saveScreenshot(s.popup(), QStringLiteral("tray_approval_pending"));
+
+        QTest::mouseClick(s.find<QPushButton>(QStringLiteral("approve:") + approvalId), Qt::LeftButton);
+        QTRY_COMPARE(s.popup().approvals().rowCount(), 0);
+        QVERIFY2(!s.find<QLabel>(QStringLiteral("approvalsMessage"))->isVisible(), qPrintable(s.labelText(QStringLiteral("approvalsMessage"))));
+        QCOMPARE(s.tray->pendingApprovals(), 0);
+
+        // The same request again: approved, with the workspace id for sandbox_create.
+        const QJsonObject again = s.mcp.callTool(QStringLiteral("workspace_request"),
+                                                 {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("clone")}});
+        const QJsonObject second = again.value(QStringLiteral("structuredContent")).toObject();
+        QCOMPARE(second.value(QStringLiteral("status")).toString(), QStringLiteral("approved"));
+        QVERIFY2(second.value(QStringLiteral("workspace_id")).toString().startsWith(QLatin1String("ws_")), qPrintable(compact(again)));
+        saveScreenshot(s.popup(), QStringLiteral("tray_approval_approved"));
+    }
+
+    void rejectThroughPopupTellsMcp()
+    {
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        const QString notes = roots + QStringLiteral("/notes");
+        QVERIFY(QDir().mkpath(notes));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        TraySession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        s.tray->openPopup();
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+
+        const QJsonObject asked = s.mcp.callTool(QStringLiteral("workspace_request"),
+                                                 {{QStringLiteral("host_path"), notes}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        const QString approvalId = asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
+        QVERIFY2(approvalId.startsWith(QLatin1String("apr_")), qPrintable(compact(asked)));
+        QTRY_VERIFY(s.find<QPushButton>(QStringLiteral("reject:") + approvalId));
+        QVERIFY(s.find<QWidget>(QStringLiteral("approval:") + approvalId)->findChild<QLabel *>(QStringLiteral("detail"))->text()
+                    .startsWith(QLatin1String("direct")));
+        saveScreenshot(s.popup(), QStringLiteral("tray_approval_direct_pending"));
+
+        QTest::mouseClick(s.find<QPushButton>(QStringLiteral("reject:") + approvalId), Qt::LeftButton);
+        QTRY_COMPARE(s.popup().approvals().rowCount(), 0);
+        const QJsonObject again = s.mcp.callTool(QStringLiteral("workspace_request"),
+                                                 {{QStringLiteral("host_path"), notes}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        const QJsonObject second = again.value(QStringLiteral("structuredContent")).toObject();
+        QCOMPARE(second.value(QStringLiteral("status")).toString(), QStringLiteral("rejected"));
+        QVERIFY(!second.contains(QStringLiteral("workspace_id")));
+        saveScreenshot(s.popup(), QStringLiteral("tray_approval_rejected"));
+    }
+
+    void tunnelStateChangesReachStatus()
+    {
+        TestEnvironment env;
+        const QString secrets = env.root() + QStringLiteral("/secrets");
+        QVERIFY(writeFile(secrets + QStringLiteral("/tunnel-id"), "tunnel_0123456789abcdef0123456789abcdef\n"));
+        QVERIFY(writeFile(secrets + QStringLiteral("/key"), "sk-test-tray-0123456789\n"));
+        env.set(QStringLiteral("CHAT2SBX_ENABLE_TUNNEL"), QStringLiteral("1"));
+        env.set(QStringLiteral("CHAT2SBX_TUNNEL_CLIENT"), fakeTunnelClientPath());
+        env.set(QStringLiteral("CHAT2SBX_SECRET_DIR"), secrets);
+        // Ready first, then the client exits by itself; the restart is far enough away to look at "failed".
+        env.set(QStringLiteral("FAKE_TUNNEL_EXIT_AFTER_S"), QStringLiteral("2"));
+        env.set(QStringLiteral("CHAT2SBX_TUNNEL_BACKOFF_MS"), QStringLiteral("60000"));
+        for (const QString &k : {QStringLiteral("FAKE_TUNNEL_EXIT_AFTER_S")})
+            qputenv(k.toUtf8().constData(), env.processEnvironment().value(k).toUtf8());
+        TraySession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        s.tray->openPopup();
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("ready"), 20000);
+        QCOMPARE(s.tray->state(), ui::TrayState::TunnelReady);
+        QVERIFY(!s.find<QLabel>(QStringLiteral("tunnelError"))->isVisible());
+        saveScreenshot(s.popup(), QStringLiteral("tray_tunnel_ready"));
+
+        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("failed"), 20000);
+        QCOMPARE(s.tray->state(), ui::TrayState::Error);
+        QVERIFY(s.find<QLabel>(QStringLiteral("tunnelError"))->isVisible());
+        QVERIFY2(s.labelText(QStringLiteral("tunnelError")).startsWith(QLatin1String("last error: ")),
+                 qPrintable(s.labelText(QStringLiteral("tunnelError"))));
+        QVERIFY(!s.labelText(QStringLiteral("tunnelError")).contains(QLatin1String("sk-test")));
+        saveScreenshot(s.popup(), QStringLiteral("tray_tunnel_failed"));
+        qunsetenv("FAKE_TUNNEL_EXIT_AFTER_S");
+    }
+
+    void noSystemTraySaysSoAndOffersServe()
+    {
+        if (QSystemTrayIcon::isSystemTrayAvailable())
+            QSKIP("this desktop has a system tray");
+        TestEnvironment env;
+        for (const QStringList &args : {QStringList{QStringLiteral("tray")}, QStringList{}}) {
+            const CliResult r = runCli(env, args, 30000);
+            QVERIFY2(r.exitCode != 0, r.err.constData());
+            QVERIFY2(r.err.contains("no system tray is available"), r.err.constData());
+            QVERIFY2(r.err.contains("chat2sbx serve"), r.err.constData());
+        }
+        // Nothing was started: no pid file left, nothing listening.
+        QVERIFY(!QFileInfo::exists(env.config().pidFilePath()));
+    }
+};
+
+QTEST_MAIN(TestTray)
+#include "tst_tray.moc"

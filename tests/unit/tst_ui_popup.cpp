@@ -1,0 +1,371 @@
+// The popup's widgets over in-memory models: rows, buttons, confirmation, status, icons, screenshots.
+#include "ui_popup_fakes.h"
+
+#include "ApprovalsSection.h"
+#include "Autostart.h"
+#include "GlobalInstructions.h"
+#include "PopupWindow.h"
+#include "SandboxesSection.h"
+#include "StatusSection.h"
+#include "TestSupport.h"
+#include "TrayApp.h"
+#include "TrayIcons.h"
+#include "TrayResources.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::ui;
+using namespace chat2sbx::ui::test;
+
+namespace {
+
+QString screenshotDir()
+{
+    const QString base = chat2sbx::test::binaryDir().isEmpty() ? QDir::currentPath() : chat2sbx::test::binaryDir();
+    const QString dir = base + QStringLiteral("/test-output/screenshots");
+    QDir().mkpath(dir);
+    return dir;
+}
+
+// Saves the popup as <build>/test-output/screenshots/<name>.png and prints the path.
+QString saveScreenshot(QWidget &w, const QString &name)
+{
+    const QString path = screenshotDir() + QLatin1Char('/') + name + QStringLiteral(".png");
+    QCoreApplication::processEvents();   // the popup refits to its content on the next event loop pass
+    const bool ok = w.grab().save(path);
+    qInfo().noquote() << "screenshot:" << path << (ok ? "" : "(could not save)");
+    return ok ? path : QString();
+}
+
+StatusInfo runningStatus()
+{
+    StatusInfo s;
+    s.server = StatusInfo::Server::Running;
+    s.endpointUrl = QStringLiteral("http://127.0.0.1:18788/mcp");
+    s.tunnel = StatusInfo::Tunnel::Ready;
+    s.activeSandboxes = 1;
+    s.sandboxLimit = 3;
+    s.version = QStringLiteral(CHAT2SBX_VERSION);
+    return s;
+}
+
+// Cards of a previous rebuild go with deleteLater; drop them before looking widgets up.
+void settle()
+{
+    QCoreApplication::processEvents();
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+}
+
+template <typename T>
+T *child(QWidget &root, const QString &name)
+{
+    settle();
+    T *w = root.findChild<T *>(name);
+    if (!w)
+        qWarning().noquote() << "no child" << name;
+    return w;
+}
+
+} // namespace
+
+class TestUiPopup : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { ensureResources(); }
+
+    void approvalsShowAndDecide()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        QCOMPARE(popup.approvals().rowCount(), 0);
+
+        approvals.add({QStringLiteral("apr_one"), QStringLiteral("/home/user/src/project"), QStringLiteral("clone"), fixedTime(17, 30)});
+        approvals.add({QStringLiteral("apr_two"), QStringLiteral("/home/user/notes"), QStringLiteral("direct"), fixedTime(17, 31)});
+        QCOMPARE(popup.approvals().rowCount(), 2);
+        settle();
+        auto *path = popup.findChild<QWidget *>(QStringLiteral("approval:apr_one"))->findChild<QLabel *>(QStringLiteral("path"));
+        QCOMPARE(path->text(), QStringLiteral("/home/user/src/project"));
+        auto *approve = child<QPushButton>(popup, QStringLiteral("approve:apr_one"));
+        QVERIFY(approve);
+        QVERIFY(approve->accessibleName().contains(QLatin1String("/home/user/src/project")));
+        QVERIFY(approve->text().contains(QLatin1Char('&')));
+        saveScreenshot(popup, QStringLiteral("ui_popup_approvals"));
+
+        QTest::mouseClick(approve, Qt::LeftButton);
+        QCOMPARE(approvals.approved, QStringList{QStringLiteral("apr_one")});
+        QTRY_COMPARE(popup.approvals().rowCount(), 1);
+        QTRY_VERIFY(!popup.findChild<QPushButton *>(QStringLiteral("approve:apr_one")));
+
+        auto *reject = child<QPushButton>(popup, QStringLiteral("reject:apr_two"));
+        QVERIFY(reject);
+        approvals.failWith = QStringLiteral("the directory changed since it was requested");
+        QTest::mouseClick(reject, Qt::LeftButton);
+        auto *message = child<QLabel>(popup, QStringLiteral("approvalsMessage"));
+        QVERIFY(message->isVisible());
+        QCOMPARE(message->text(), approvals.failWith);
+        approvals.failWith.clear();
+        QTest::mouseClick(reject, Qt::LeftButton);
+        QCOMPARE(approvals.rejected, QStringList{QStringLiteral("apr_two")});
+        QTRY_COMPARE(popup.approvals().rowCount(), 0);
+        QVERIFY(!message->isVisible());
+    }
+
+    void destroyAsksFirst()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        SandboxRow row;
+        row.id = QStringLiteral("sbx_a1b2c3");
+        row.workspace = QStringLiteral("project (ws_123)");
+        row.state = QStringLiteral("running");
+        row.memory = QStringLiteral("2g");
+        row.idleDeadlineMs = fixedTime(19, 0);
+        row.ports = {QStringLiteral("8080 → 127.0.0.1:49152")};
+        sandboxes.rows = {row};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        QCOMPARE(popup.sandboxes().rowCount(), 1);
+        settle();
+        auto *detail = popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_a1b2c3"))->findChild<QLabel *>(QStringLiteral("detail"));
+        QVERIFY(detail->text().contains(QStringLiteral("8080 → 127.0.0.1:49152")));
+        QVERIFY(detail->text().contains(QLatin1String("2g")));
+
+        auto *destroy = child<QPushButton>(popup, QStringLiteral("destroy:sbx_a1b2c3"));
+        // Cancel first: nothing happens.
+        QTest::mouseClick(destroy, Qt::LeftButton);
+        QTRY_VERIFY(popup.sandboxes().confirmation());
+        QMessageBox *box = popup.sandboxes().confirmation();
+        QVERIFY(box->text().contains(QLatin1String("sbx_a1b2c3")));
+        saveScreenshot(*box, QStringLiteral("ui_popup_destroy_confirmation"));
+        QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("cancelDestroy")), Qt::LeftButton);
+        QTRY_VERIFY(!popup.sandboxes().confirmation());
+        QVERIFY(sandboxes.pendingId.isEmpty());
+
+        QTest::mouseClick(destroy, Qt::LeftButton);
+        QTRY_VERIFY(popup.sandboxes().confirmation());
+        QTest::mouseClick(popup.sandboxes().confirmation()->findChild<QPushButton *>(QStringLiteral("confirmDestroy")),
+                          Qt::LeftButton);
+        QCOMPARE(sandboxes.pendingId, QStringLiteral("sbx_a1b2c3"));
+        auto *busy = child<QPushButton>(popup, QStringLiteral("destroy:sbx_a1b2c3"));
+        QTRY_VERIFY(busy && busy->isVisible());
+        QVERIFY(!busy->isEnabled());
+        sandboxes.finishDestroy(true);
+        QTRY_COMPARE(popup.sandboxes().rowCount(), 0);
+        QCOMPARE(sandboxes.destroyed, QStringList{QStringLiteral("sbx_a1b2c3")});
+        saveScreenshot(popup, QStringLiteral("ui_popup_after_destroy"));
+    }
+
+    void statusFollowsModel()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("endpoint"))->text(), QStringLiteral("http://127.0.0.1:18788/mcp"));
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("ready"));
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit 3"));
+        QVERIFY(!child<QLabel>(popup, QStringLiteral("tunnelError"))->isVisible());
+
+        StatusInfo s = status.info;
+        s.tunnel = StatusInfo::Tunnel::Failed;
+        s.tunnelError = QStringLiteral("tunnel-client exited with code 1: invalid api key");
+        s.sandboxLimit = 0;
+        status.set(s);
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("failed"));
+        QVERIFY(child<QLabel>(popup, QStringLiteral("tunnelError"))->isVisible());
+        QVERIFY(child<QLabel>(popup, QStringLiteral("tunnelError"))->text().contains(QLatin1String("invalid api key")));
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit unlimited"));
+        QCOMPARE(trayStateOf(s), TrayState::Error);
+        saveScreenshot(popup, QStringLiteral("ui_popup_tunnel_failed"));
+    }
+
+    void keyboard()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        approvals.rows = {{QStringLiteral("apr_k"), QStringLiteral("/srv/repo"), QStringLiteral("clone"), fixedTime(9, 0)}};
+        SandboxRow row;
+        row.id = QStringLiteral("sbx_k");
+        row.state = QStringLiteral("running");
+        sandboxes.rows = {row};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowActive(&popup));
+        auto *approve = child<QPushButton>(popup, QStringLiteral("approve:apr_k"));
+        auto *reject = child<QPushButton>(popup, QStringLiteral("reject:apr_k"));
+        auto *destroy = child<QPushButton>(popup, QStringLiteral("destroy:sbx_k"));
+        auto *copy = child<QPushButton>(popup, QStringLiteral("copyUrl"));
+        approve->setFocus();
+        QCOMPARE(approve->nextInFocusChain(), reject);
+        QCOMPARE(reject->nextInFocusChain(), destroy);
+        // Rows rebuilt after a change keep the visual order.
+        approvals.add({QStringLiteral("apr_k2"), QStringLiteral("/srv/other"), QStringLiteral("direct"), fixedTime(9, 5)});
+        auto *reject2 = child<QPushButton>(popup, QStringLiteral("reject:apr_k2"));
+        auto *destroy2 = child<QPushButton>(popup, QStringLiteral("destroy:sbx_k"));
+        QVERIFY(reject2 && destroy2);
+        QCOMPARE(reject2->nextInFocusChain(), destroy2);
+        QVERIFY(copy->focusPolicy() & Qt::TabFocus);
+
+        QTest::keyClick(&popup, Qt::Key_Escape);
+        QVERIFY(!popup.isVisible());
+    }
+
+    void trayIconStatesAndMenu()
+    {
+        QTemporaryDir dir;
+        qputenv("XDG_CONFIG_HOME", (dir.path() + QStringLiteral("/config")).toUtf8());
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        TrayApp tray(approvals, sandboxes, status,
+                     TrayPaths{dir.path() + QStringLiteral("/data"), dir.path() + QStringLiteral("/data/AGENTS.md"),
+                               QStringLiteral("/opt/chat2sbx dir/bin/chat2sbx")});
+        QCOMPARE(tray.state(), TrayState::Stopped);
+        QVERIFY(!tray.trayIcon().icon().isNull());
+        StatusInfo s = runningStatus();
+        s.tunnel = StatusInfo::Tunnel::Disabled;
+        status.set(s);
+        QCOMPARE(tray.state(), TrayState::LocalOnly);
+        s.tunnel = StatusInfo::Tunnel::Ready;
+        status.set(s);
+        QCOMPARE(tray.state(), TrayState::TunnelReady);
+        s.server = StatusInfo::Server::Failed;
+        status.set(s);
+        QCOMPARE(tray.state(), TrayState::Error);
+
+        QSignalSpy notified(&tray, &TrayApp::notified);
+        approvals.add({QStringLiteral("apr_n"), QStringLiteral("/srv/repo"), QStringLiteral("clone"), fixedTime(9, 0)});
+        QCOMPARE(tray.pendingApprovals(), 1);
+        QCOMPARE(notified.size(), 1);
+        QVERIFY(notified.at(0).at(1).toString().contains(QLatin1String("/srv/repo")));
+        QVERIFY(tray.trayIcon().toolTip().contains(QLatin1String("1 approval pending")));
+        // Clicking the notification opens the popup.
+        emit tray.trayIcon().messageClicked();
+        QVERIFY(tray.popup().isVisible());
+        tray.popup().hide();
+
+        for (const char *name : {"openPopup", "editInstructions", "openDataFolder", "copyUrl", "startAtLogin", "quit"})
+            QVERIFY2(tray.action(QLatin1String(name)), name);
+        QVERIFY(tray.action(QStringLiteral("quit"))->text().contains(QLatin1Char('&')));
+        QSignalSpy quit(&tray, &TrayApp::quitRequested);
+        tray.action(QStringLiteral("quit"))->trigger();
+        QCOMPARE(quit.size(), 1);
+
+        tray.action(QStringLiteral("copyUrl"))->trigger();
+        QCOMPARE(QGuiApplication::clipboard()->text(), s.endpointUrl);
+
+        // Start at login writes and removes the XDG autostart entry.
+        const QString entry = dir.path() + QStringLiteral("/config/autostart/chat2sbx.desktop");
+        QCOMPARE(Autostart::entryPath(), entry);
+        tray.action(QStringLiteral("startAtLogin"))->trigger();
+        QVERIFY(QFile::exists(entry));
+        QVERIFY(tray.action(QStringLiteral("startAtLogin"))->isChecked());
+        const QByteArray text = chat2sbx::test::readFile(entry);
+        QVERIFY2(text.contains("Exec=\"/opt/chat2sbx dir/bin/chat2sbx\" tray\n"), text.constData());
+        QVERIFY(text.startsWith("[Desktop Entry]\n"));
+        tray.action(QStringLiteral("startAtLogin"))->trigger();
+        QVERIFY(!QFile::exists(entry));
+        QVERIFY(!tray.action(QStringLiteral("startAtLogin"))->isChecked());
+        qunsetenv("XDG_CONFIG_HOME");
+    }
+
+    void globalInstructionsFromExample()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.path() + QStringLiteral("/data/AGENTS.md");
+        QString error;
+        QVERIFY2(ensureGlobalInstructions(path, error), qPrintable(error));
+        const QByteArray text = chat2sbx::test::readFile(path);
+        QVERIFY(text.contains("advisory"));
+        QVERIFY(text.contains("~/workspace"));
+        chat2sbx::test::writeFile(path, "mine\n");
+        QVERIFY(ensureGlobalInstructions(path, error));
+        QCOMPARE(chat2sbx::test::readFile(path), QByteArray("mine\n"));
+    }
+
+    void fullPopupScreenshot()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        approvals.rows = {{QStringLiteral("apr_7Qm2x9"), QStringLiteral("/home/alex/src/webshop"), QStringLiteral("clone"), fixedTime(17, 32)},
+                          {QStringLiteral("apr_k3Lp0a"), QStringLiteral("/home/alex/Documents/thesis"), QStringLiteral("direct"), fixedTime(17, 40)}};
+        SandboxRow a;
+        a.id = QStringLiteral("sbx_Hq81vT");
+        a.workspace = QStringLiteral("webshop (ws_Y2b7)");
+        a.state = QStringLiteral("running");
+        a.memory = QStringLiteral("4g");
+        a.idleDeadlineMs = fixedTime(23, 10);
+        a.ports = {QStringLiteral("3000 → 127.0.0.1:49153"), QStringLiteral("5432 → 127.0.0.1:49154")};
+        SandboxRow b;
+        b.id = QStringLiteral("sbx_p0Ze4c");
+        b.workspace = QStringLiteral("scratch (ws_Mn3q)");
+        b.state = QStringLiteral("creating");
+        sandboxes.rows = {a, b};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        QCoreApplication::processEvents();
+        // Nothing clipped: every card's labels get their full height.
+        for (QLabel *l : popup.findChildren<QLabel *>())
+            if (l->isVisible() && !l->text().isEmpty() && l->wordWrap())
+                QVERIFY2(l->height() >= l->heightForWidth(l->width()), qPrintable(l->text()));
+        for (QPushButton *button : popup.findChildren<QPushButton *>())
+            if (button->isVisible())
+                QVERIFY2(button->width() >= button->sizeHint().width() && button->height() >= button->sizeHint().height(),
+                         qPrintable(button->text()));
+        const QString scale = qEnvironmentVariable("QT_SCALE_FACTOR");
+        QVERIFY(!saveScreenshot(popup, scale.isEmpty() ? QStringLiteral("ui_popup") : QStringLiteral("ui_popup_scale") + scale).isEmpty());
+    }
+
+    // The same popup at 200%: this executable again, QT_SCALE_FACTOR=2 set before its QApplication.
+    void fullPopupScreenshotAt200Percent()
+    {
+        if (!qEnvironmentVariableIsEmpty("QT_SCALE_FACTOR"))
+            QSKIP("already the scaled run");
+        QProcess child;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_SCALE_FACTOR"), QStringLiteral("2"));
+        // A 2560x1600 offscreen screen, so the whole popup fits at 200% (the default 800x600 would scroll).
+        QTemporaryDir dir;
+        const QString screens = dir.path() + QStringLiteral("/screens.json");
+        QVERIFY(chat2sbx::test::writeFile(screens, R"({"screens":[{"name":"big","x":0,"y":0,"width":2560,"height":1600,)"
+                                                   R"("logicalDpi":96,"logicalBaseDpi":96,"dpr":1}]})"));
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen:configfile=") + screens);
+        child.setProcessEnvironment(env);
+        child.setProcessChannelMode(QProcess::ForwardedChannels);
+        child.start(QCoreApplication::applicationFilePath(), {QStringLiteral("fullPopupScreenshot")});
+        QVERIFY(child.waitForFinished(60000));
+        QCOMPARE(child.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(child.exitCode(), 0);
+        QVERIFY(QFile::exists(screenshotDir() + QStringLiteral("/ui_popup_scale2.png")));
+    }
+};
+
+QTEST_MAIN(TestUiPopup)
+#include "tst_ui_popup.moc"

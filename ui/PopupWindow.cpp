@@ -1,0 +1,119 @@
+#include "PopupWindow.h"
+
+#include "ApprovalsSection.h"
+#include "SandboxesSection.h"
+#include "StatusSection.h"
+
+#include <QGuiApplication>
+#include <QKeyEvent>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace chat2sbx::ui {
+
+PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, QWidget *parent)
+    : QWidget(parent, Qt::Tool | Qt::WindowStaysOnTopHint)
+{
+    setObjectName(QStringLiteral("popup"));
+    setWindowTitle(QStringLiteral("chat2sbx"));
+    setAccessibleName(QStringLiteral("chat2sbx approvals, sandboxes and status"));
+
+    m_content = new QWidget;
+    auto *column = new QVBoxLayout(m_content);
+    m_approvals = new ApprovalsSection(approvals, m_content);
+    m_sandboxes = new SandboxesSection(sandboxes, m_content);
+    m_status = new StatusSection(status, m_content);
+    column->addWidget(m_approvals);
+    column->addWidget(m_sandboxes);
+    column->addWidget(m_status);
+    column->addStretch(1);
+
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidget(m_content);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_scroll->setFocusPolicy(Qt::NoFocus);
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(m_scroll);
+
+    connect(m_status, &StatusSection::copyUrlRequested, this, &PopupWindow::copyUrlRequested);
+    auto relayout = [this] {
+        updateTabOrder();
+        // The old cards go with deleteLater; measure once they are gone.
+        QTimer::singleShot(0, this, [this] {
+            if (isVisible())
+                fitToContent();
+        });
+    };
+    connect(m_approvals, &ApprovalsSection::rebuilt, this, relayout);
+    connect(m_sandboxes, &SandboxesSection::rebuilt, this, relayout);
+    connect(m_status, &StatusSection::refreshed, this, relayout);
+    updateTabOrder();
+    fitToContent();
+}
+
+void PopupWindow::updateTabOrder()
+{
+    QList<QWidget *> chain = m_approvals->focusChain();
+    chain += m_sandboxes->focusChain();
+    chain += m_status->focusChain();
+    for (int i = 1; i < chain.size(); ++i)
+        QWidget::setTabOrder(chain.at(i - 1), chain.at(i));
+}
+
+void PopupWindow::fitToContent()
+{
+    m_content->adjustSize();
+    const QFontMetrics fm(font());
+    const int minWidth = fm.averageCharWidth() * 88;
+    QSize want = m_content->sizeHint();
+    want.setWidth(qMax(want.width(), minWidth) + m_scroll->verticalScrollBar()->sizeHint().width());
+    QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (s) {
+        const QRect avail = s->availableGeometry();
+        want = want.boundedTo(QSize(avail.width() * 9 / 10, avail.height() * 9 / 10));
+    }
+    resize(want);
+}
+
+void PopupWindow::showNear(const QRect &anchor)
+{
+    // Idle deadlines move without a change signal; a fresh read when the user looks is enough.
+    m_sandboxes->rebuild();
+    fitToContent();
+    QScreen *s = anchor.isValid() ? QGuiApplication::screenAt(anchor.center()) : nullptr;
+    if (!s)
+        s = QGuiApplication::primaryScreen();
+    const QRect avail = s ? s->availableGeometry() : QRect(QPoint(0, 0), size());
+    QPoint pos;
+    if (anchor.isValid()) {
+        // Below the icon when it sits in a top panel, above it otherwise; right edges aligned.
+        pos.setX(anchor.right() - width());
+        pos.setY(anchor.center().y() < avail.center().y() ? anchor.bottom() + 1 : anchor.top() - height());
+    } else {
+        pos = avail.bottomRight() - QPoint(width(), height());
+    }
+    pos.setX(qBound(avail.left(), pos.x(), qMax(avail.left(), avail.right() - width())));
+    pos.setY(qBound(avail.top(), pos.y(), qMax(avail.top(), avail.bottom() - height())));
+    move(pos);
+    show();
+    raise();
+    activateWindow();
+}
+
+void PopupWindow::keyPressEvent(QKeyEvent *event)
+{
+    if (event->key() == Qt::Key_Escape) {
+        hide();
+        event->accept();
+        return;
+    }
+    QWidget::keyPressEvent(event);
+}
+
+} // namespace chat2sbx::ui

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "TrayModels.h"
+
+#include <QWidget>
+
+class QScrollArea;
+
+namespace chat2sbx::ui {
+
+class ApprovalsSection;
+class SandboxesSection;
+class StatusSection;
+
+// The tray popup: Approvals, Sandboxes and Status in one small tool window, placed by the tray icon.
+// Escape closes it; Tab walks every button in visual order.
+class PopupWindow : public QWidget {
+    Q_OBJECT
+public:
+    PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, QWidget *parent = nullptr);
+
+    // Shows, raises and places the window next to `anchor` (the tray icon's geometry; may be empty).
+    void showNear(const QRect &anchor);
+    ApprovalsSection &approvals() const { return *m_approvals; }
+    SandboxesSection &sandboxes() const { return *m_sandboxes; }
+    StatusSection &status() const { return *m_status; }
+    // Resizes to fit the content, within the screen.
+    void fitToContent();
+
+signals:
+    void copyUrlRequested();
+
+protected:
+    void keyPressEvent(QKeyEvent *event) override;
+
+private:
+    void updateTabOrder();
+
+    ApprovalsSection *m_approvals = nullptr;
+    SandboxesSection *m_sandboxes = nullptr;
+    StatusSection *m_status = nullptr;
+    QScrollArea *m_scroll = nullptr;
+    QWidget *m_content = nullptr;
+};
+
+} // namespace chat2sbx::ui

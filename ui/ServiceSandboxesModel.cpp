@@ -1,0 +1,49 @@
+#include "ServiceSandboxesModel.h"
+
+#include "sandbox/SandboxService.h"
+
+#include <QPointer>
+
+namespace chat2sbx::ui {
+
+ServiceSandboxesModel::ServiceSandboxesModel(SandboxService &service, QObject *parent)
+    : SandboxesModel(parent), m_service(service)
+{
+    connect(&service, &SandboxService::sandboxesChanged, this, &SandboxesModel::changed);
+}
+
+QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
+{
+    QList<SandboxRow> rows;
+    for (const SandboxView &v : m_service.list()) {
+        const SandboxRecord &r = v.record;
+        if (r.state == SandboxState::Destroyed)
+            continue;
+        SandboxRow row;
+        row.id = r.id;
+        if (!v.workspace)
+            row.workspace = r.workspaceId;
+        else if (v.workspace->displayName.contains(v.workspace->id))
+            row.workspace = v.workspace->displayName;
+        else
+            row.workspace = QStringLiteral("%1 (%2)").arg(v.workspace->displayName, v.workspace->id);
+        row.state = sandboxStateName(r.state);
+        row.memory = r.memory;
+        row.idleDeadlineMs = r.state == SandboxState::Running ? r.idleDeadline : 0;
+        for (const SandboxPortRecord &p : v.ports)
+            row.ports << QStringLiteral("%1 → %2:%3").arg(p.sandboxPort).arg(p.hostIp).arg(p.hostPort);
+        row.reason = m_service.publicText(r.reason);
+        rows.append(row);
+    }
+    return rows;
+}
+
+void ServiceSandboxesModel::destroy(const QString &id, ResultCallback done)
+{
+    QPointer<ServiceSandboxesModel> self(this);
+    m_service.destroy(id, [self, done = std::move(done)](const SandboxService::Outcome &outcome) {
+        done(outcome.ok, self ? self->m_service.publicText(outcome.error) : outcome.error);
+    });
+}
+
+} // namespace chat2sbx::ui

@@ -1,0 +1,57 @@
+#include "ServiceStatusModel.h"
+
+#include "runtime/Controller.h"
+#include "sandbox/SandboxService.h"
+#include "tunnel/TunnelSupervisor.h"
+
+namespace chat2sbx::ui {
+
+ServiceStatusModel::ServiceStatusModel(Controller &controller, QObject *parent) : StatusModel(parent), m_controller(controller)
+{
+    connect(&controller, &Controller::stateChanged, this, &StatusModel::changed);
+    connect(&controller, &Controller::failed, this, [this](const QString &reason) {
+        m_failure = reason;
+        emit changed();
+    });
+    connect(&controller, &Controller::started, this, [this] {
+        m_failure.clear();
+        emit changed();
+    });
+    connect(&controller.tunnel(), &TunnelSupervisor::statusChanged, this, &StatusModel::changed);
+    connect(&controller.tunnel(), &TunnelSupervisor::stateChanged, this, &StatusModel::changed);
+    connect(&controller.sandboxes(), &SandboxService::sandboxesChanged, this, &StatusModel::changed);
+}
+
+StatusInfo ServiceStatusModel::status() const
+{
+    StatusInfo s;
+    switch (m_controller.state()) {
+    case Controller::State::Stopped: s.server = StatusInfo::Server::Stopped; break;
+    case Controller::State::Starting: s.server = StatusInfo::Server::Starting; break;
+    case Controller::State::Running: s.server = StatusInfo::Server::Running; break;
+    case Controller::State::Stopping: s.server = StatusInfo::Server::Stopping; break;
+    case Controller::State::Failed: s.server = StatusInfo::Server::Failed; break;
+    }
+    s.serverError = m_failure;
+    const Config &c = m_controller.config();
+    s.endpointUrl = c.mcpUrl();
+    if (!c.enableTunnel) {
+        s.tunnel = StatusInfo::Tunnel::Disabled;
+    } else {
+        TunnelSupervisor &t = m_controller.tunnel();
+        switch (t.state()) {
+        case TunnelSupervisor::State::Stopped: s.tunnel = StatusInfo::Tunnel::Stopped; break;
+        case TunnelSupervisor::State::Starting: s.tunnel = StatusInfo::Tunnel::Starting; break;
+        case TunnelSupervisor::State::Ready: s.tunnel = StatusInfo::Tunnel::Ready; break;
+        case TunnelSupervisor::State::Failed: s.tunnel = StatusInfo::Tunnel::Failed; break;
+        }
+        s.tunnelError = t.lastError();
+    }
+    if (m_controller.state() == Controller::State::Running)
+        s.activeSandboxes = m_controller.sandboxes().repository().countActive();
+    s.sandboxLimit = c.maxActiveSandboxes;
+    s.version = QStringLiteral(CHAT2SBX_VERSION);
+    return s;
+}
+
+} // namespace chat2sbx::ui

@@ -1,0 +1,80 @@
+#include "StatusSection.h"
+
+#include "PopupStyle.h"
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace chat2sbx::ui {
+
+StatusSection::StatusSection(StatusModel &model, QWidget *parent) : QGroupBox(QStringLiteral("Status"), parent), m_model(model)
+{
+    setObjectName(QStringLiteral("status"));
+    auto *form = new QFormLayout(this);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+
+    auto *endpointRow = new QHBoxLayout;
+    m_endpoint = makeLabel(QString(), this);
+    m_endpoint->setObjectName(QStringLiteral("endpoint"));
+    m_endpoint->setWordWrap(false);
+    m_endpoint->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    m_endpoint->setAccessibleName(QStringLiteral("MCP endpoint URL"));
+    m_copy = new QPushButton(QStringLiteral("Copy &URL"), this);
+    m_copy->setObjectName(QStringLiteral("copyUrl"));
+    m_copy->setAccessibleName(QStringLiteral("Copy the MCP endpoint URL"));
+    endpointRow->addWidget(m_endpoint, 1);
+    endpointRow->addWidget(m_copy);
+    form->addRow(QStringLiteral("Endpoint:"), endpointRow);
+
+    m_server = makeLabel(QString(), this);
+    m_server->setObjectName(QStringLiteral("server"));
+    form->addRow(QStringLiteral("Server:"), m_server);
+    auto *tunnel = new QVBoxLayout;
+    tunnel->setContentsMargins(0, 0, 0, 0);
+    m_tunnel = makeLabel(QString(), this);
+    m_tunnel->setObjectName(QStringLiteral("tunnel"));
+    m_tunnelError = makeLabel(QString(), this);
+    m_tunnelError->setObjectName(QStringLiteral("tunnelError"));
+    m_tunnelError->setStyleSheet(QStringLiteral("color: #b42318;"));
+    tunnel->addWidget(m_tunnel);
+    tunnel->addWidget(m_tunnelError);
+    form->addRow(QStringLiteral("Tunnel:"), tunnel);
+    m_sandboxes = makeLabel(QString(), this);
+    m_sandboxes->setObjectName(QStringLiteral("active"));
+    form->addRow(QStringLiteral("Sandboxes:"), m_sandboxes);
+    m_version = makeLabel(QString(), this);
+    m_version->setObjectName(QStringLiteral("version"));
+    form->addRow(QStringLiteral("Version:"), m_version);
+
+    connect(m_copy, &QPushButton::clicked, this, &StatusSection::copyUrlRequested);
+    connect(&m_model, &StatusModel::changed, this, &StatusSection::refresh);
+    refresh();
+}
+
+QList<QWidget *> StatusSection::focusChain() const
+{
+    return {m_endpoint, m_copy};
+}
+
+void StatusSection::refresh()
+{
+    const StatusInfo s = m_model.status();
+    m_endpoint->setText(s.endpointUrl);
+    QString server = serverStateText(s.server);
+    if (!s.serverError.isEmpty())
+        server += QStringLiteral(": ") + s.serverError;
+    m_server->setText(server);
+    m_tunnel->setText(tunnelStateText(s.tunnel));
+    const QString error = s.tunnelError.isEmpty() ? QString() : QStringLiteral("last error: ") + s.tunnelError;
+    showError(m_tunnelError, error);
+    m_sandboxes->setText(QStringLiteral("%1 active / limit %2")
+                             .arg(s.activeSandboxes)
+                             .arg(s.sandboxLimit > 0 ? QString::number(s.sandboxLimit) : QStringLiteral("unlimited")));
+    m_version->setText(s.version);
+    emit refreshed();
+}
+
+} // namespace chat2sbx::ui

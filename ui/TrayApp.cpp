@@ -1,0 +1,157 @@
+#include "TrayApp.h"
+
+#include "Autostart.h"
+#include "GlobalInstructions.h"
+#include "PopupWindow.h"
+#include "TrayResources.h"
+
+#include <QAction>
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QDir>
+#include <QGuiApplication>
+#include <QMenu>
+#include <QUrl>
+
+#include <cstdio>
+
+namespace chat2sbx::ui {
+
+TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, const TrayPaths &paths,
+                 QObject *parent)
+    : QObject(parent), m_approvals(approvals), m_sandboxes(sandboxes), m_status(status), m_paths(paths)
+{
+    ensureResources();
+    m_popup = new PopupWindow(approvals, sandboxes, status);
+    m_tray = new QSystemTrayIcon(this);
+    m_menu = new QMenu;
+    m_menu->setObjectName(QStringLiteral("trayMenu"));
+
+    auto add = [this](const QString &name, const QString &text, auto slot) {
+        QAction *a = m_menu->addAction(text);
+        a->setObjectName(name);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    add(QStringLiteral("openPopup"), QStringLiteral("&Open popup"), [this] { openPopup(); });
+    m_menu->addSeparator();
+    add(QStringLiteral("editInstructions"), QStringLiteral("&Edit global instructions…"), [this] {
+        QString error;
+        if (!editGlobalInstructions(error))
+            reportError(error);
+    });
+    add(QStringLiteral("openDataFolder"), QStringLiteral("Open &data folder"), [this] {
+        QString error;
+        if (!openDataFolder(error))
+            reportError(error);
+    });
+    add(QStringLiteral("copyUrl"), QStringLiteral("&Copy MCP URL"), [this] { copyMcpUrl(); });
+    m_autostart = add(QStringLiteral("startAtLogin"), QStringLiteral("Start at &login"), [this](bool checked) {
+        QString error;
+        if (!setStartAtLogin(checked, error))
+            reportError(error);
+    });
+    m_autostart->setCheckable(true);
+    m_autostart->setChecked(Autostart::isEnabled());
+    m_menu->addSeparator();
+    add(QStringLiteral("quit"), QStringLiteral("&Quit"), [this] { emit quitRequested(); });
+    m_tray->setContextMenu(m_menu);
+
+    connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
+        if (reason != QSystemTrayIcon::Trigger && reason != QSystemTrayIcon::DoubleClick)
+            return;
+        if (m_popup->isVisible())
+            m_popup->hide();
+        else
+            openPopup();
+    });
+    connect(m_tray, &QSystemTrayIcon::messageClicked, this, &TrayApp::openPopup);
+    connect(m_popup, &PopupWindow::copyUrlRequested, this, &TrayApp::copyMcpUrl);
+    connect(&m_status, &StatusModel::changed, this, &TrayApp::refreshIcon);
+    connect(&m_approvals, &ApprovalsModel::changed, this, &TrayApp::refreshIcon);
+    connect(&m_approvals, &ApprovalsModel::requested, this, &TrayApp::notifyApproval);
+    refreshIcon();
+}
+
+TrayApp::~TrayApp()
+{
+    delete m_popup;
+    delete m_menu;
+}
+
+void TrayApp::show()
+{
+    m_tray->show();
+}
+
+void TrayApp::openPopup()
+{
+    m_popup->showNear(m_tray->geometry());
+}
+
+QAction *TrayApp::action(const QString &objectName) const
+{
+    return m_menu->findChild<QAction *>(objectName);
+}
+
+void TrayApp::refreshIcon()
+{
+    const StatusInfo s = m_status.status();
+    const TrayState state = trayStateOf(s);
+    const int pending = static_cast<int>(m_approvals.pending().size());
+    if (state != m_state || (pending > 0) != (m_pending > 0) || m_tray->icon().isNull())
+        m_tray->setIcon(ui::trayIcon(state, pending));
+    m_state = state;
+    m_pending = pending;
+    m_tray->setToolTip(trayToolTip(s, pending));
+}
+
+void TrayApp::notifyApproval(const ApprovalRow &row)
+{
+    const QString title = QStringLiteral("chat2sbx: approval requested");
+    const QString body = QStringLiteral("ChatGPT asks for %1 access to %2. Click to review.").arg(row.mode, row.path);
+    m_tray->showMessage(title, body, ui::trayIcon(m_state, 1), 15000);
+    emit notified(title, body);
+}
+
+void TrayApp::reportError(const QString &text)
+{
+    const QByteArray b = (QStringLiteral("chat2sbx: ") + text + QLatin1Char('\n')).toUtf8();
+    std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), stderr);
+    m_tray->showMessage(QStringLiteral("chat2sbx"), text, QSystemTrayIcon::Warning, 10000);
+}
+
+bool TrayApp::editGlobalInstructions(QString &error)
+{
+    if (!ensureGlobalInstructions(m_paths.agentsFile, error))
+        return false;
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_paths.agentsFile))) {
+        error = QStringLiteral("no application is set up to open %1").arg(m_paths.agentsFile);
+        return false;
+    }
+    return true;
+}
+
+bool TrayApp::openDataFolder(QString &error)
+{
+    QDir().mkpath(m_paths.dataRoot);
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_paths.dataRoot))) {
+        error = QStringLiteral("no file manager is set up to open %1").arg(m_paths.dataRoot);
+        return false;
+    }
+    return true;
+}
+
+void TrayApp::copyMcpUrl()
+{
+    QGuiApplication::clipboard()->setText(m_status.status().endpointUrl);
+}
+
+bool TrayApp::setStartAtLogin(bool enabled, QString &error)
+{
+    const bool ok = Autostart::setEnabled(enabled, m_paths.executable, error);
+    m_autostart->setChecked(Autostart::isEnabled());
+    return ok;
+}
+
+} // namespace chat2sbx::ui

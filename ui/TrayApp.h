@@ -1,0 +1,68 @@
+#pragma once
+
+#include "TrayIcons.h"
+#include "TrayModels.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QSystemTrayIcon>
+
+class QAction;
+class QMenu;
+
+namespace chat2sbx::ui {
+
+class PopupWindow;
+
+struct TrayPaths {
+    QString dataRoot;        // Open data folder
+    QString agentsFile;      // Edit global instructions
+    QString executable;      // for the autostart entry
+};
+
+// The tray icon, its menu, the popup and the approval notifications, over the three models.
+class TrayApp : public QObject {
+    Q_OBJECT
+public:
+    TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, const TrayPaths &paths,
+            QObject *parent = nullptr);
+    ~TrayApp() override;
+
+    void show();
+    void openPopup();
+    PopupWindow &popup() const { return *m_popup; }
+    QSystemTrayIcon &trayIcon() const { return *m_tray; }
+    QMenu &menu() const { return *m_menu; }
+    TrayState state() const { return m_state; }
+    int pendingApprovals() const { return m_pending; }
+    QAction *action(const QString &objectName) const;
+
+    // Menu actions (public for tests).
+    bool editGlobalInstructions(QString &error);
+    bool openDataFolder(QString &error);
+    void copyMcpUrl();
+    bool setStartAtLogin(bool enabled, QString &error);
+
+signals:
+    void quitRequested();
+    // A notification was shown (title, body); tests observe it.
+    void notified(const QString &title, const QString &body);
+
+private:
+    void refreshIcon();
+    void notifyApproval(const ApprovalRow &row);
+    void reportError(const QString &text);
+
+    ApprovalsModel &m_approvals;
+    SandboxesModel &m_sandboxes;
+    StatusModel &m_status;
+    TrayPaths m_paths;
+    QSystemTrayIcon *m_tray = nullptr;
+    QMenu *m_menu = nullptr;
+    PopupWindow *m_popup = nullptr;
+    QAction *m_autostart = nullptr;
+    TrayState m_state = TrayState::Stopped;
+    int m_pending = -1;
+};
+
+} // namespace chat2sbx::ui

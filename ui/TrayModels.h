@@ -1,0 +1,90 @@
+#pragma once
+
+// What the tray shows, as plain rows, and the three adapters the widgets read them from. The widgets
+// only know these classes; the Service* implementations (ServiceModels.h) bind them to the server's
+// services and their signals, and tests can substitute their own.
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace chat2sbx::ui {
+
+struct ApprovalRow {
+    QString id;             // apr_...
+    QString path;           // canonical host path
+    QString mode;           // "clone" or "direct"
+    qint64 requestedAtMs = 0;
+};
+
+struct SandboxRow {
+    QString id;             // sbx_...
+    QString workspace;      // display name (or id) of its workspace
+    QString state;          // creating, running, destroying, failed
+    QString memory;         // empty: sbx default
+    qint64 idleDeadlineMs = 0;   // 0: none
+    QStringList ports;      // "8080 → 127.0.0.1:49152"
+    QString reason;         // why it failed, if it did
+};
+
+struct StatusInfo {
+    enum class Server { Stopped, Starting, Running, Stopping, Failed };
+    enum class Tunnel { Disabled, Stopped, Starting, Ready, Failed };
+    Server server = Server::Stopped;
+    QString serverError;
+    QString endpointUrl;
+    Tunnel tunnel = Tunnel::Disabled;
+    QString tunnelError;
+    int activeSandboxes = 0;
+    int sandboxLimit = 0;   // 0: unlimited
+    QString version;
+};
+
+QString tunnelStateText(StatusInfo::Tunnel tunnel);
+QString serverStateText(StatusInfo::Server server);
+
+using ResultCallback = std::function<void(bool ok, const QString &error)>;
+
+// Pending host-path approvals.
+class ApprovalsModel : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    virtual QList<ApprovalRow> pending() const = 0;
+    // Decides one approval; `error` is one readable sentence when it returns false.
+    virtual bool approve(const QString &id, QString &error) = 0;
+    virtual bool reject(const QString &id, QString &error) = 0;
+
+signals:
+    void changed();
+    // A new approval arrived (for the desktop notification).
+    void requested(const chat2sbx::ui::ApprovalRow &row);
+};
+
+// Sandboxes that are not destroyed.
+class SandboxesModel : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    virtual QList<SandboxRow> sandboxes() const = 0;
+    // Asynchronous; `done` runs once, later, on the GUI thread.
+    virtual void destroy(const QString &id, ResultCallback done) = 0;
+
+signals:
+    void changed();
+};
+
+// Server, endpoint and tunnel state.
+class StatusModel : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    virtual StatusInfo status() const = 0;
+
+signals:
+    void changed();
+};
+
+} // namespace chat2sbx::ui
