@@ -46,6 +46,13 @@ void CommandContext::printJson(const QJsonValue &value) const
     print(QString::fromUtf8(doc.toJson(QJsonDocument::Indented)));
 }
 
+void logLine(const QString &text)
+{
+    const QByteArray b = (text + QLatin1Char('\n')).toUtf8();
+    std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), stderr);
+    std::fflush(stderr);
+}
+
 int CommandContext::fail(const QString &message) const
 {
     const QByteArray bytes = (QStringLiteral("chat2sbx: ") + message.trimmed() + QLatin1Char('\n')).toUtf8();

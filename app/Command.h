@@ -31,6 +31,9 @@ struct CommandSpec {
     std::function<int(CommandContext &)> run;
 };
 
+// One line to stderr, as-is (progress and log lines of long-running commands).
+void logLine(const QString &text);
+
 // Commands register themselves from their own file (see e.g. StatusCommand.cpp).
 bool registerCommand(const CommandSpec &spec);
 const QList<CommandSpec> &commands();

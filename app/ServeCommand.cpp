@@ -11,13 +11,6 @@
 namespace chat2sbx::app {
 namespace {
 
-void logLine(const QString &text)
-{
-    const QByteArray b = (text + QLatin1Char('\n')).toUtf8();
-    std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), stderr);
-    std::fflush(stderr);
-}
-
 int runServe(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())

@@ -14,13 +14,6 @@
 namespace chat2sbx::app {
 namespace {
 
-void logLine(const QString &text)
-{
-    const QByteArray b = (text + QLatin1Char('\n')).toUtf8();
-    std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), stderr);
-    std::fflush(stderr);
-}
-
 int runTray(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())

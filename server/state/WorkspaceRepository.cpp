@@ -81,10 +81,10 @@ QList<Workspace> WorkspaceRepository::list(bool includeTrashed) const
     return out;
 }
 
-bool WorkspaceRepository::touch(const QString &id, qint64 nowMs, QString &error)
+bool WorkspaceRepository::setTimestamp(const char *column, const QString &id, qint64 nowMs, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("UPDATE workspaces SET last_used_at = ? WHERE id = ?"));
+    q.prepare(QStringLiteral("UPDATE workspaces SET %1 = ? WHERE id = ?").arg(QLatin1String(column)));
     q.addBindValue(nowMs);
     q.addBindValue(id);
     if (!q.exec()) {
@@ -94,17 +94,14 @@ bool WorkspaceRepository::touch(const QString &id, qint64 nowMs, QString &error)
     return true;
 }
 
+bool WorkspaceRepository::touch(const QString &id, qint64 nowMs, QString &error)
+{
+    return setTimestamp("last_used_at", id, nowMs, error);
+}
+
 bool WorkspaceRepository::markTrashed(const QString &id, qint64 nowMs, QString &error)
 {
-    QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("UPDATE workspaces SET trashed_at = ? WHERE id = ?"));
-    q.addBindValue(nowMs);
-    q.addBindValue(id);
-    if (!q.exec()) {
-        error = q.lastError().text();
-        return false;
-    }
-    return true;
+    return setTimestamp("trashed_at", id, nowMs, error);
 }
 
 bool WorkspaceRepository::moveToTrash(const QString &id, const QString &trashPath, qint64 nowMs, QString &error)

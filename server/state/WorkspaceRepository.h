@@ -34,6 +34,9 @@ public:
     QHash<QString, qint64> lastSandboxEnds() const;
 
 private:
+    // column is one of this class's own literals, never input.
+    bool setTimestamp(const char *column, const QString &id, qint64 nowMs, QString &error);
+
     Database &m_db;
 };
 
