@@ -5,6 +5,10 @@
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
 #include "state/Database.h"
+#include "sandbox/SandboxService.h"      // [sandboxes]
+#include "sandbox/SbxDriver.h"           // [sandboxes]
+#include "tools/SandboxTools.h"          // [sandboxes]
+#include "workspace/WorkspaceService.h"  // [sandboxes]
 
 #include <QDir>
 #include <QHostAddress>
@@ -19,6 +23,11 @@ Q_LOGGING_CATEGORY(lcController, "chat2sbx.controller")
 Controller::Controller(const Config &config, QObject *parent)
     : QObject(parent), m_config(config), m_db(std::make_unique<Database>())
 {
+    // [sandboxes] sbx driver, workspaces, sandbox lifecycle and its tools.
+    m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath);
+    m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_serviceClock);
+    m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_serviceClock);
+    registerSandboxTools(m_tools, *m_sandboxes, m_config);
 }
 
 Controller::~Controller()
@@ -97,18 +106,26 @@ void Controller::start()
         if (!m_pidFile->acquire(error))
             return fail(error);
         installHealthEndpoint(http(), *this);
-        // --- MCP endpoint (issue 3): load the local token (keychain, async) when required, then
-        // install /mcp and listen.
-        m_localTokens = std::make_unique<LocalTokenStore>(m_config.stateDir);
-        if (!m_config.requireLocalToken)
-            return listenAndRun();
-        m_localTokens->load([this](const QString &tokenError) {
-            if (m_state != State::Starting)
-                return;   // stopped while the keychain was asked
-            if (!tokenError.isEmpty())
-                return fail(tokenError);
-            listenAndRun();
-        });
+        // [sandboxes] Reconcile records with `sbx ls` before listening (a missing sbx only warns).
+        m_sandboxes->reconcile([this] { afterReconciliation(); });
+    });
+}
+
+void Controller::afterReconciliation()
+{
+    if (m_state != State::Starting)
+        return;
+    // --- MCP endpoint (issue 3): load the local token (keychain, async) when required, then
+    // install /mcp and listen.
+    m_localTokens = std::make_unique<LocalTokenStore>(m_config.stateDir);
+    if (!m_config.requireLocalToken)
+        return listenAndRun();
+    m_localTokens->load([this](const QString &tokenError) {
+        if (m_state != State::Starting)
+            return;   // stopped while the keychain was asked
+        if (!tokenError.isEmpty())
+            return fail(tokenError);
+        listenAndRun();
     });
 }
 
@@ -134,6 +151,7 @@ void Controller::stop()
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
         m_mcp.reset();   // MCP endpoint (issue 3): cancels pending tool calls first
+        m_sandboxes->shutdown();   // [sandboxes]
         m_http.reset();
         if (m_pidFile)
             m_pidFile->release();

@@ -18,6 +18,9 @@ class Database;
 class LocalTokenStore;
 class McpEndpoint;
 class PidFile;
+class SandboxService;
+class SbxDriver;
+class WorkspaceService;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
 // tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
@@ -50,6 +53,11 @@ public:
     // The shared secret for Config::localTokenHeader; empty unless Config::requireLocalToken.
     // tunnel-client gets it as --mcp.extra-headers "<header>: env:VAR".
     QString localToken() const;
+    // [sandboxes] The sandbox lifecycle services; built in the constructor so others can hook in
+    // (e.g. sandboxes().setAttacher()) before start(), which reconciles them before listening.
+    SbxDriver &sbx() { return *m_sbx; }
+    WorkspaceService &workspaces() { return *m_workspaces; }
+    SandboxService &sandboxes() { return *m_sandboxes; }
 
 signals:
     void started();
@@ -63,12 +71,26 @@ private:
     bool listen(QString &error);
     void listenAndRun();
     void fail(const QString &reason);
+    void afterReconciliation();   // [sandboxes] then the MCP endpoint
+
+    // [sandboxes] Services read the time through this, so setClock() also reaches them.
+    class ForwardingClock : public Clock {
+    public:
+        explicit ForwardingClock(Clock *const *target) : m_target(target) {}
+        qint64 nowMs() const override { return (*m_target)->nowMs(); }
+    private:
+        Clock *const *m_target;
+    };
 
     Config m_config;
     State m_state = State::Stopped;
     Clock *m_clock = &Clock::system();
     std::unique_ptr<Database> m_db;
     ToolRegistry m_tools;
+    ForwardingClock m_serviceClock{&m_clock};          // [sandboxes]
+    std::unique_ptr<SbxDriver> m_sbx;                  // [sandboxes]
+    std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes]
+    std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)
     std::unique_ptr<McpEndpoint> m_mcp;               // MCP endpoint (issue 3)

@@ -30,9 +30,9 @@ SbxDriver::~SbxDriver() = default;
 
 QStringList SbxDriver::createArgs(const SbxCreateSpec &spec)
 {
-    QStringList args{QStringLiteral("create"), QStringLiteral("--quiet"),
-                     QStringLiteral("--name"), spec.runtimeName,
-                     QStringLiteral("--template"), spec.templateRef};
+    QStringList args{QStringLiteral("create"), QStringLiteral("--quiet"), QStringLiteral("--name"), spec.runtimeName};
+    if (!spec.templateRef.isEmpty())
+        args << QStringLiteral("--template") << spec.templateRef;
     if (!spec.memory.isEmpty())
         args << QStringLiteral("--memory") << spec.memory;
     if (spec.clone)
@@ -66,7 +66,13 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
         if (*finished)
             return;
         *finished = true;
-        proc->deleteLater();
+        if (proc->state() == QProcess::NotRunning) {
+            proc->deleteLater();
+        } else {
+            // Timed out: kill it and let it go once reaped (deleting a running QProcess blocks).
+            QObject::connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
+            proc->kill();
+        }
         if (done)
             done(r);
     };
@@ -80,7 +86,6 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
         r.out = proc->readAllStandardOutput();
         r.err = proc->readAllStandardError();
         r.error = QStringLiteral("sbx %1 timed out after %2 s").arg(what).arg(timeoutMs / 1000.0);
-        proc->kill();
         report(r);
     });
     connect(proc, &QProcess::errorOccurred, proc, [this, proc, report, what](QProcess::ProcessError e) {
@@ -88,7 +93,8 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
             return;
         SbxResult r;
         r.error = QStringLiteral("cannot run sbx (%1) for %2: %3").arg(m_sbxPath, what, proc->errorString());
-        report(r);
+        // start() reports this synchronously; callers get their callback from the event loop, always.
+        QMetaObject::invokeMethod(proc, [report, r] { report(r); }, Qt::QueuedConnection);
     });
     connect(proc, &QProcess::finished, proc, [proc, report, what](int code, QProcess::ExitStatus status) {
         SbxResult r;
@@ -160,7 +166,11 @@ void SbxDriver::list(std::function<void(const SbxResult &, const QList<SbxRuntim
 
 void SbxDriver::exec(const SbxExecSpec &spec, Callback done, int timeoutMs)
 {
-    run(QStringLiteral("exec"), execArgs(spec), timeoutMs > 0 ? timeoutMs : m_timeouts.otherMs, spec.stdinData,
+    // Without -i sbx does not connect stdin, so data to feed means -i (the child still ends: we close stdin).
+    SbxExecSpec s = spec;
+    if (!s.stdinData.isEmpty())
+        s.interactive = true;
+    run(QStringLiteral("exec"), execArgs(s), timeoutMs > 0 ? timeoutMs : m_timeouts.otherMs, s.stdinData,
         std::move(done));
 }
 

@@ -36,7 +36,7 @@ struct SbxPortMapping {
 
 struct SbxCreateSpec {
     QString runtimeName;
-    QString templateRef;      // repository:tag
+    QString templateRef;      // repository:tag; empty: the stock shell template (setup's builder)
     QString memory;           // empty: sbx default
     bool clone = false;
     QString workspaceRoot;    // absolute host path
@@ -49,7 +49,7 @@ struct SbxExecSpec {
     bool asRoot = false;      // -u root
     QStringList envNames;     // -e NAME (values come from the child environment)
     QString workdir;          // -w DIR
-    QByteArray stdinData;     // written then closed (non-interactive runs)
+    QByteArray stdinData;     // written then stdin closed; exec() adds -i when there is any
 };
 
 // The ONLY code that starts `sbx`. Every call is an argv list with a timeout, runs on the event loop

@@ -1,0 +1,61 @@
+// `chat2sbx sandbox list [--json]`: every sandbox record (failed ones with their reason).
+#include "Command.h"
+#include "SandboxCli.h"
+
+#include "tools/SandboxTools.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+namespace chat2sbx::app {
+namespace {
+
+int runSandboxList(CommandContext &ctx)
+{
+    if (!ctx.args.isEmpty())
+        return ctx.fail(QStringLiteral("sandbox list takes no arguments besides --json (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
+    SandboxCli cli(ctx.config);
+    QString error;
+    if (!cli.open(error))
+        return ctx.fail(error);
+    const QList<SandboxView> views = cli.sandboxes.list();
+    if (ctx.json) {
+        QJsonArray items;
+        for (const SandboxView &v : views) {
+            QJsonObject o = sandboxSummary(v, cli.sandboxes);
+            if (v.workspace)
+                o.insert(QStringLiteral("workspace_host_path"), v.workspace->hostPath);
+            items.append(o);
+        }
+        ctx.printJson(QJsonObject{{QStringLiteral("sandboxes"), items}});
+        return 0;
+    }
+    if (views.isEmpty()) {
+        ctx.print(QStringLiteral("no sandboxes"));
+        return 0;
+    }
+    QString text = QStringLiteral("%1  %2  %3  %4  %5\n")
+                       .arg(QStringLiteral("SANDBOX").leftJustified(28), QStringLiteral("STATE").leftJustified(10),
+                            QStringLiteral("MEMORY").leftJustified(7), QStringLiteral("CREATED (UTC)").leftJustified(19),
+                            QStringLiteral("WORKSPACE"));
+    for (const SandboxView &v : views) {
+        const SandboxRecord &r = v.record;
+        QString ws = r.workspaceId;
+        if (v.workspace)
+            ws += QStringLiteral(" (%1 %2)").arg(workspaceModeName(v.workspace->mode), v.workspace->hostPath);
+        text += QStringLiteral("%1  %2  %3  %4  %5\n")
+                    .arg(r.id.leftJustified(28), sandboxStateName(r.state).leftJustified(10),
+                         (r.memory.isEmpty() ? QStringLiteral("default") : r.memory).leftJustified(7),
+                         isoTime(r.createdAt).left(19).replace(QLatin1Char('T'), QLatin1Char(' ')), ws);
+        if (!r.reason.isEmpty())
+            text += QStringLiteral("    reason: %1\n").arg(r.reason);
+    }
+    ctx.print(text);
+    return 0;
+}
+
+const bool registered = registerCommand({QStringLiteral("sandbox list"), QStringLiteral("sandbox list [--json]"),
+                                         QStringLiteral("List sandboxes"), false, runSandboxList});
+
+} // namespace
+} // namespace chat2sbx::app

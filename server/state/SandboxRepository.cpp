@@ -1,0 +1,242 @@
+#include "state/SandboxRepository.h"
+
+#include "state/Database.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace chat2sbx {
+namespace {
+
+const char kColumns[] =
+    "id, workspace_id, runtime_name, state, memory, failure_reason, created_at, updated_at, last_activity_at, idle_deadline";
+const char kActive[] = "('creating','running','destroying')";
+
+SandboxRecord fromRow(const QSqlQuery &q)
+{
+    SandboxRecord r;
+    r.id = q.value(0).toString();
+    r.workspaceId = q.value(1).toString();
+    r.runtimeName = q.value(2).toString();
+    parseSandboxState(q.value(3).toString(), r.state);
+    r.memory = q.value(4).toString();
+    r.reason = q.value(5).toString();
+    r.createdAt = q.value(6).toLongLong();
+    r.updatedAt = q.value(7).toLongLong();
+    r.lastActivityAt = q.value(8).toLongLong();
+    r.idleDeadline = q.value(9).isNull() ? 0 : q.value(9).toLongLong();
+    return r;
+}
+
+QVariant nullIfEmpty(const QString &s)
+{
+    return s.isEmpty() ? QVariant() : QVariant(s);
+}
+
+bool run(QSqlQuery &q, QString &error)
+{
+    if (q.exec())
+        return true;
+    error = QStringLiteral("database error: %1").arg(q.lastError().text().trimmed());
+    return false;
+}
+
+QList<SandboxRecord> all(QSqlQuery &q)
+{
+    QList<SandboxRecord> out;
+    if (q.exec())
+        while (q.next())
+            out.append(fromRow(q));
+    return out;
+}
+
+} // namespace
+
+QString sandboxStateName(SandboxState state)
+{
+    switch (state) {
+    case SandboxState::Creating: return QStringLiteral("creating");
+    case SandboxState::Running: return QStringLiteral("running");
+    case SandboxState::Destroying: return QStringLiteral("destroying");
+    case SandboxState::Failed: return QStringLiteral("failed");
+    case SandboxState::Destroyed: return QStringLiteral("destroyed");
+    }
+    return {};
+}
+
+bool parseSandboxState(const QString &text, SandboxState &out)
+{
+    for (SandboxState s : {SandboxState::Creating, SandboxState::Running, SandboxState::Destroying, SandboxState::Failed,
+                           SandboxState::Destroyed}) {
+        if (text == sandboxStateName(s)) {
+            out = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, bool &limitReached, QString &error)
+{
+    limitReached = false;
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,? "
+                             "WHERE ? <= 0 OR (SELECT COUNT(*) FROM sandboxes WHERE state IN %2) < ?")
+                  .arg(QLatin1String(kColumns), QLatin1String(kActive)));
+    q.addBindValue(r.id);
+    q.addBindValue(r.workspaceId);
+    q.addBindValue(r.runtimeName);
+    q.addBindValue(sandboxStateName(r.state));
+    q.addBindValue(nullIfEmpty(r.memory));
+    q.addBindValue(nullIfEmpty(r.reason));
+    q.addBindValue(r.createdAt);
+    q.addBindValue(r.updatedAt);
+    q.addBindValue(r.lastActivityAt);
+    q.addBindValue(r.idleDeadline ? QVariant(r.idleDeadline) : QVariant());
+    q.addBindValue(limit);
+    q.addBindValue(limit);
+    if (!run(q, error))
+        return false;
+    if (q.numRowsAffected() != 1) {
+        limitReached = true;
+        return false;
+    }
+    return true;
+}
+
+std::optional<SandboxRecord> SandboxRepository::find(const QString &id) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE id = ?").arg(QLatin1String(kColumns)));
+    q.addBindValue(id);
+    if (q.exec() && q.next())
+        return fromRow(q);
+    return std::nullopt;
+}
+
+QList<SandboxRecord> SandboxRepository::list(bool includeDestroyed) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes %2 ORDER BY created_at, id")
+                  .arg(QLatin1String(kColumns),
+                       includeDestroyed ? QString() : QStringLiteral("WHERE state <> 'destroyed'")));
+    return all(q);
+}
+
+QList<SandboxRecord> SandboxRepository::inState(SandboxState state) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE state = ? ORDER BY created_at, id").arg(QLatin1String(kColumns)));
+    q.addBindValue(sandboxStateName(state));
+    return all(q);
+}
+
+std::optional<SandboxRecord> SandboxRepository::findForWorkspace(const QString &workspaceId, SandboxState state) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE workspace_id = ? AND state = ? ORDER BY created_at DESC LIMIT 1")
+                  .arg(QLatin1String(kColumns)));
+    q.addBindValue(workspaceId);
+    q.addBindValue(sandboxStateName(state));
+    if (q.exec() && q.next())
+        return fromRow(q);
+    return std::nullopt;
+}
+
+int SandboxRepository::countActive() const
+{
+    QSqlQuery q(m_db.handle());
+    if (q.exec(QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN %1").arg(QLatin1String(kActive))) && q.next())
+        return q.value(0).toInt();
+    return 0;
+}
+
+QList<SandboxRecord> SandboxRepository::idleExpired(qint64 nowMs) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE state = 'running' AND idle_deadline IS NOT NULL "
+                             "AND idle_deadline <= ? ORDER BY idle_deadline").arg(QLatin1String(kColumns)));
+    q.addBindValue(nowMs);
+    return all(q);
+}
+
+bool SandboxRepository::setState(const QString &id, SandboxState state, const QString &reason, qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET state = ?, failure_reason = ?, updated_at = ? WHERE id = ?"));
+    q.addBindValue(sandboxStateName(state));
+    q.addBindValue(nullIfEmpty(reason));
+    q.addBindValue(nowMs);
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+bool SandboxRepository::transition(const QString &id, SandboxState from, SandboxState to, const QString &reason,
+                                   qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET state = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND state = ?"));
+    q.addBindValue(sandboxStateName(to));
+    q.addBindValue(nullIfEmpty(reason));
+    q.addBindValue(nowMs);
+    q.addBindValue(id);
+    q.addBindValue(sandboxStateName(from));
+    if (!run(q, error))
+        return false;
+    return q.numRowsAffected() == 1;
+}
+
+bool SandboxRepository::renew(const QString &id, qint64 nowMs, qint64 idleDeadline, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET last_activity_at = ?, idle_deadline = ? WHERE id = ?"));
+    q.addBindValue(nowMs);
+    q.addBindValue(idleDeadline);
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+QList<SandboxPortRecord> SandboxRepository::ports(const QString &sandboxId) const
+{
+    QList<SandboxPortRecord> out;
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT sandbox_port, host_ip, host_port FROM sandbox_ports WHERE sandbox_id = ? ORDER BY sandbox_port"));
+    q.addBindValue(sandboxId);
+    if (q.exec())
+        while (q.next())
+            out.append({q.value(0).toInt(), q.value(1).toString(), q.value(2).toInt()});
+    return out;
+}
+
+std::optional<SandboxPortRecord> SandboxRepository::findPort(const QString &sandboxId, int sandboxPort) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT sandbox_port, host_ip, host_port FROM sandbox_ports WHERE sandbox_id = ? AND sandbox_port = ?"));
+    q.addBindValue(sandboxId);
+    q.addBindValue(sandboxPort);
+    if (q.exec() && q.next())
+        return SandboxPortRecord{q.value(0).toInt(), q.value(1).toString(), q.value(2).toInt()};
+    return std::nullopt;
+}
+
+bool SandboxRepository::upsertPort(const QString &sandboxId, const SandboxPortRecord &p, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("INSERT OR REPLACE INTO sandbox_ports (sandbox_id, sandbox_port, host_ip, host_port) VALUES (?,?,?,?)"));
+    q.addBindValue(sandboxId);
+    q.addBindValue(p.sandboxPort);
+    q.addBindValue(p.hostIp);
+    q.addBindValue(p.hostPort);
+    return run(q, error);
+}
+
+bool SandboxRepository::clearPorts(const QString &sandboxId, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("DELETE FROM sandbox_ports WHERE sandbox_id = ?"));
+    q.addBindValue(sandboxId);
+    return run(q, error);
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace chat2sbx {
+
+class Database;
+
+enum class SandboxState { Creating, Running, Destroying, Failed, Destroyed };
+
+QString sandboxStateName(SandboxState state);
+bool parseSandboxState(const QString &text, SandboxState &out);
+
+// One row of the sandboxes table. `reason` is why a sandbox failed or was destroyed by us (idle).
+struct SandboxRecord {
+    QString id;               // sbx_ + random: public
+    QString workspaceId;
+    QString runtimeName;      // chat2sbx-<random>: internal, never in a tool result
+    SandboxState state = SandboxState::Creating;
+    QString memory;           // empty: sbx default
+    QString reason;
+    qint64 createdAt = 0;
+    qint64 updatedAt = 0;
+    qint64 lastActivityAt = 0;
+    qint64 idleDeadline = 0;
+
+    bool isActive() const
+    {
+        return state == SandboxState::Creating || state == SandboxState::Running || state == SandboxState::Destroying;
+    }
+};
+
+struct SandboxPortRecord {
+    int sandboxPort = 0;
+    QString hostIp;
+    int hostPort = 0;
+};
+
+// Rows of the sandboxes and sandbox_ports tables. Every write is committed before it returns; nothing
+// is cached, because the CLI and the server share the database file.
+class SandboxRepository {
+public:
+    explicit SandboxRepository(Database &db) : m_db(db) {}
+
+    // Inserts `r` only while fewer than `limit` sandboxes are creating/running/destroying (limit 0:
+    // no limit), in one statement, so the check and the insert are atomic even across processes.
+    // Returns false with `limitReached` true when the limit refused it.
+    bool insertWithinLimit(const SandboxRecord &r, int limit, bool &limitReached, QString &error);
+    std::optional<SandboxRecord> find(const QString &id) const;
+    // Every sandbox except destroyed ones (unless asked), oldest first.
+    QList<SandboxRecord> list(bool includeDestroyed = false) const;
+    QList<SandboxRecord> inState(SandboxState state) const;
+    // The workspace's sandbox in `state`, newest first.
+    std::optional<SandboxRecord> findForWorkspace(const QString &workspaceId, SandboxState state) const;
+    int countActive() const;
+    // Running sandboxes whose idle deadline is at or before nowMs.
+    QList<SandboxRecord> idleExpired(qint64 nowMs) const;
+
+    bool setState(const QString &id, SandboxState state, const QString &reason, qint64 nowMs, QString &error);
+    // Moves id to `to` only if it is still in `from`; returns false (no error) if it was not.
+    bool transition(const QString &id, SandboxState from, SandboxState to, const QString &reason, qint64 nowMs,
+                    QString &error);
+    bool renew(const QString &id, qint64 nowMs, qint64 idleDeadline, QString &error);
+
+    QList<SandboxPortRecord> ports(const QString &sandboxId) const;
+    std::optional<SandboxPortRecord> findPort(const QString &sandboxId, int sandboxPort) const;
+    bool upsertPort(const QString &sandboxId, const SandboxPortRecord &p, QString &error);
+    bool clearPorts(const QString &sandboxId, QString &error);
+
+private:
+    Database &m_db;
+};
+
+} // namespace chat2sbx

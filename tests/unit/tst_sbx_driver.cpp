@@ -1,0 +1,200 @@
+// SbxDriver: the argv of every typed call, the JSON parsers of sbx-contract.md, and (with the fake
+// sbx) timeouts, stderr trimmed into the error, a missing binary, callbacks always from the loop.
+#include "TestSupport.h"
+
+#include "sandbox/SbxDriver.h"
+
+#include <QElapsedTimer>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+class TestSbxDriver : public QObject {
+    Q_OBJECT
+
+    // Runs one call of `d` and waits for its callback.
+    template <typename Start>
+    SbxResult runOne(Start start, int timeoutMs = 20000)
+    {
+        bool done = false;
+        SbxResult result;
+        start([&](const SbxResult &r) {
+            result = r;
+            done = true;
+        });
+        waitFor([&] { return done; }, timeoutMs);
+        return result;
+    }
+
+private slots:
+    void createArgs()
+    {
+        SbxCreateSpec s;
+        s.runtimeName = "chat2sbx-00aa";
+        s.templateRef = "chat2sbx-shell:1.0.0";
+        s.workspaceRoot = "/home/u/ws";
+        QCOMPARE(SbxDriver::createArgs(s), (QStringList{"create", "--quiet", "--name", "chat2sbx-00aa", "--template",
+                                                        "chat2sbx-shell:1.0.0", "shell", "/home/u/ws"}));
+        s.memory = "4g";
+        s.clone = true;
+        QCOMPARE(SbxDriver::createArgs(s), (QStringList{"create", "--quiet", "--name", "chat2sbx-00aa", "--template",
+                                                        "chat2sbx-shell:1.0.0", "--memory", "4g", "--clone", "shell",
+                                                        "/home/u/ws"}));
+        // setup's builder: the stock shell template, no --template at all
+        s.templateRef.clear();
+        s.memory.clear();
+        s.clone = false;
+        QCOMPARE(SbxDriver::createArgs(s), (QStringList{"create", "--quiet", "--name", "chat2sbx-00aa", "shell", "/home/u/ws"}));
+        // a hostile-looking path stays one argument
+        s.workspaceRoot = "/tmp/a b; rm -rf ~";
+        QCOMPARE(SbxDriver::createArgs(s).last(), QStringLiteral("/tmp/a b; rm -rf ~"));
+    }
+
+    void execArgs()
+    {
+        SbxExecSpec e;
+        e.runtimeName = "rt";
+        e.command = {"bash", "-lc", "echo ok"};
+        QCOMPARE(SbxDriver::execArgs(e), (QStringList{"exec", "rt", "bash", "-lc", "echo ok"}));
+        e.interactive = true;
+        e.asRoot = true;
+        e.envNames = {"TOKEN", "OTHER"};
+        e.workdir = "/w";
+        QCOMPARE(SbxDriver::execArgs(e), (QStringList{"exec", "-i", "-u", "root", "-e", "TOKEN", "-e", "OTHER", "-w", "/w",
+                                                      "rt", "bash", "-lc", "echo ok"}));
+    }
+
+    void parseTemplates()
+    {
+        QStringList refs;
+        QVERIFY(SbxDriver::parseTemplates(R"({"images":[{"repository":"docker.io/library/chat2sbx-shell","tag":"1.0.0"},
+                                              {"repository":"chat2sbx-shell","tag":"0.9.0"},
+                                              {"repository":"docker.io/acme/tool","tag":"2"},
+                                              {"repository":"bare"},{"tag":"x"}]})",
+                                          refs));
+        QCOMPARE(refs, (QStringList{"chat2sbx-shell:1.0.0", "chat2sbx-shell:0.9.0", "acme/tool:2", "bare"}));
+        refs.clear();
+        QVERIFY(SbxDriver::parseTemplates(R"({"images":[]})", refs));
+        QVERIFY(refs.isEmpty());
+        QVERIFY(!SbxDriver::parseTemplates("not json", refs));
+        QVERIFY(!SbxDriver::parseTemplates(R"({"images":{}})", refs));
+        QVERIFY(!SbxDriver::parseTemplates(R"([])", refs));
+    }
+
+    void parseList()
+    {
+        QList<SbxRuntimeInfo> items;
+        QVERIFY(SbxDriver::parseList(R"({"sandboxes":[{"name":"a","status":"running"},{"name":"","status":"x"},{"name":"b"}]})", items));
+        QCOMPARE(items.size(), 2);
+        QCOMPARE(items.at(0).name, QStringLiteral("a"));
+        QCOMPARE(items.at(0).status, QStringLiteral("running"));
+        QCOMPARE(items.at(1).name, QStringLiteral("b"));
+        QVERIFY(!SbxDriver::parseList(R"({"sandboxes":5})", items));
+        QVERIFY(!SbxDriver::parseList("", items));
+    }
+
+    void parsePorts()
+    {
+        QList<SbxPortMapping> items;
+        QVERIFY(SbxDriver::parsePorts(R"([{"host_ip":"0.0.0.0","host_port":49213,"sandbox_port":3000,"protocol":"tcp4"},
+                                          {"host_ip":"0.0.0.0","host_port":0,"sandbox_port":1}])",
+                                      items));
+        QCOMPARE(items.size(), 1);
+        QCOMPARE(items.at(0).hostPort, 49213);
+        QCOMPARE(items.at(0).sandboxPort, 3000);
+        QCOMPARE(items.at(0).hostIp, QStringLiteral("0.0.0.0"));
+        QCOMPARE(items.at(0).protocol, QStringLiteral("tcp4"));
+        QVERIFY(!SbxDriver::parsePorts(R"({"ports":[]})", items));
+    }
+
+
+    void missingBinaryAnswersFromTheLoop()
+    {
+        SbxDriver d("/nonexistent/sbx");
+        bool called = false;
+        SbxResult result;
+        d.version([&](const SbxResult &r) {
+            called = true;
+            result = r;
+        });
+        QVERIFY2(!called, "the callback must not run inside the call");
+        QVERIFY(waitFor([&] { return called; }, 5000));
+        QVERIFY(!result.ok);
+        QVERIFY2(result.error.startsWith("cannot run sbx (/nonexistent/sbx) for version"), qPrintable(result.error));
+    }
+
+    void fakeCalls()
+    {
+        QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
+        TestEnvironment env;
+        qputenv("FAKE_SBX_STATE", env.sbxState().toUtf8());
+        qputenv("FAKE_SBX_TEMPLATES", "chat2sbx-shell:9.9.9");
+        SbxDriver d(fakeSbxPath());
+
+        SbxResult v = runOne([&](SbxDriver::Callback cb) { d.version(cb); });
+        QVERIFY2(v.ok, qPrintable(v.error));
+        QVERIFY(!v.out.isEmpty());
+
+        QStringList refs;
+        bool done = false;
+        d.templateList([&](const SbxResult &r, const QStringList &list) {
+            QVERIFY2(r.ok, qPrintable(r.error));
+            refs = list;
+            done = true;
+        });
+        QVERIFY(waitFor([&] { return done; }, 10000));
+        QVERIFY2(refs.contains("chat2sbx-shell:9.9.9"), qPrintable(refs.join(',')));
+
+        const QString ws = env.root() + "/ws";
+        QDir().mkpath(ws);
+        SbxCreateSpec spec;
+        spec.runtimeName = "chat2sbx-driver0test";
+        spec.workspaceRoot = ws;
+        SbxResult c = runOne([&](SbxDriver::Callback cb) { d.create(spec, cb); });
+        QVERIFY2(c.ok, qPrintable(c.error));
+
+        SbxExecSpec e;
+        e.runtimeName = spec.runtimeName;
+        e.command = {"sh", "-c", "cat; echo \" $0\"", "arg with space"};
+        e.stdinData = "from stdin";
+        SbxResult x = runOne([&](SbxDriver::Callback cb) { d.exec(e, cb); });
+        QVERIFY2(x.ok, qPrintable(x.error));
+        QCOMPARE(x.out, QByteArray("from stdin arg with space\n"));
+
+        // stderr, trimmed, becomes the error
+        env.setSbxFaults({"FAKE_SBX_FAIL_EXEC=   the reason, padded   "});
+        SbxResult f = runOne([&](SbxDriver::Callback cb) { d.exec(e, cb); });
+        QVERIFY(!f.ok);
+        QCOMPARE(f.exitCode, 1);
+        QCOMPARE(f.error, QStringLiteral("sbx exec failed (exit 1): the reason, padded"));
+
+        // a hang becomes a timeout error, quickly
+        env.setSbxFaults({"FAKE_SBX_HANG_LS=1"});
+        d.setTimeouts({400, 400, 400});
+        QElapsedTimer t;
+        t.start();
+        bool listed = false;
+        SbxResult lr;
+        d.list([&](const SbxResult &r, const QList<SbxRuntimeInfo> &) {
+            lr = r;
+            listed = true;
+        });
+        QVERIFY(waitFor([&] { return listed; }, 5000));
+        QVERIFY(t.elapsed() < 3000);
+        QVERIFY(lr.timedOut);
+        QVERIFY(!lr.ok);
+        QCOMPARE(lr.error, QStringLiteral("sbx ls timed out after 0.4 s"));
+
+        env.setSbxFaults({});
+        d.setTimeouts({});
+        SbxResult rm = runOne([&](SbxDriver::Callback cb) { d.remove(spec.runtimeName, cb); });
+        QVERIFY2(rm.ok, qPrintable(rm.error));
+        SbxResult rm2 = runOne([&](SbxDriver::Callback cb) { d.remove(spec.runtimeName, cb); });
+        QVERIFY(!rm2.ok);
+        QVERIFY2(rm2.error.startsWith("sbx rm failed (exit"), qPrintable(rm2.error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSbxDriver)
+#include "tst_sbx_driver.moc"
