@@ -1,0 +1,348 @@
+#include "sandbox/BashSessions.h"
+
+#include "runtime/Clock.h"
+#include "runtime/Ids.h"
+#include "sandbox/ChannelPool.h"
+
+#include <QTimer>
+
+namespace chat2sbx {
+
+namespace {
+
+constexpr int kReadTimeoutMs = 10000;
+constexpr int kStartTimeoutMs = 20000;
+constexpr int kStopTimeoutMs = 15000;
+
+// "exited 3" / "lost" (the watcher vanished, e.g. the VM restarted) / "running".
+bool stateExited(const QString &state, std::optional<int> &code)
+{
+    if (state.startsWith(QLatin1String("exited"))) {
+        bool ok = false;
+        const int c = state.mid(7).trimmed().toInt(&ok);
+        code = ok ? std::optional<int>(c) : std::nullopt;
+        return true;
+    }
+    if (state == QLatin1String("lost")) {
+        code = std::nullopt;
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+struct BashSessions::Wait {
+    RunningSandbox sandbox;
+    BashSessionRecord rec;
+    bool untilExit = false;      // `bash`: wait for exit or a full response; `bash_poll`: for any new output
+    bool firstSnapshot = false;  // `bash`: an unreadable first snapshot still returns the session as running
+    bool launchUnknown = false;  // bash_start got no answer: a missing session means it never launched
+    QElapsedTimer clock;
+    int yieldMs = 0;
+    int tickMs = 50;
+    QString lastError;
+    std::function<void()> release;
+    SnapshotDone done;
+
+    bool expired() const { return clock.elapsed() >= yieldMs; }
+};
+
+BashSessions::BashSessions(Database &db, ChannelPool &channels, Clock &clock, QObject *parent)
+    : QObject(parent), m_repo(db), m_channels(channels), m_clock(clock)
+{
+}
+
+BashSessions::~BashSessions() = default;
+
+qsizetype BashSessions::completeUtf8Prefix(const QByteArray &bytes)
+{
+    const qsizetype n = bytes.size();
+    // Look back at most 3 bytes for the lead byte of a possibly unfinished sequence.
+    for (qsizetype back = 1; back <= 3 && back <= n; ++back) {
+        const auto c = static_cast<unsigned char>(bytes.at(n - back));
+        if ((c & 0xC0) == 0x80)
+            continue;   // continuation byte: keep looking for the lead
+        int need = 0;
+        if ((c & 0xE0) == 0xC0)
+            need = 2;
+        else if ((c & 0xF0) == 0xE0)
+            need = 3;
+        else if ((c & 0xF8) == 0xF0)
+            need = 4;
+        if (need > back)
+            return n - back;   // the sequence starting here is not complete yet
+        return n;
+    }
+    return n;
+}
+
+void BashSessions::runExclusive(const QString &sessionId, std::function<void(std::function<void()>)> fn)
+{
+    auto task = [this, sessionId, fn] {
+        auto released = std::make_shared<bool>(false);
+        fn([this, sessionId, released] {
+            if (*released)
+                return;
+            *released = true;
+            auto it = m_queues.find(sessionId);
+            if (it == m_queues.end())
+                return;
+            if (it.value()->empty()) {
+                m_queues.erase(it);
+                return;
+            }
+            auto next = std::move(it.value()->front());
+            it.value()->pop_front();
+            QTimer::singleShot(0, this, next);
+        });
+    };
+    auto it = m_queues.find(sessionId);
+    if (it != m_queues.end()) {
+        it.value()->push_back(task);
+        return;
+    }
+    m_queues.insert(sessionId, std::make_shared<std::deque<std::function<void()>>>());
+    task();
+}
+
+void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done)
+{
+    auto w = std::make_shared<Wait>();
+    w->clock.start();
+    w->sandbox = sandbox;
+    w->untilExit = true;
+    w->firstSnapshot = true;
+    w->yieldMs = spec.yieldMs;
+    w->tickMs = m_firstTickMs;
+    w->done = std::move(done);
+    w->rec.id = newId("bash_");
+    w->rec.sandboxId = sandbox.sandboxId;
+    w->rec.command = spec.command;
+    w->rec.cwd = spec.cwd;
+    w->rec.startedAt = m_clock.nowMs();
+
+    QString error;
+    if (!m_repo.insert(w->rec, error))
+        return w->done(false, error, {});
+
+    QByteArray env;
+    for (const auto &kv : spec.env)
+        env += kv.first.toUtf8() + '=' + kv.second.toUtf8() + '\0';
+
+    m_channels.channelFor(sandbox).request(
+        QStringLiteral("bash_start"),
+        {w->rec.id.toUtf8(), spec.command.toUtf8(), spec.cwd.toUtf8(), env, QByteArray::number(spec.timeoutMs)},
+        kStartTimeoutMs, [this, w](const ChannelReply &r) {
+            if (!r.ok && !r.channelFailure) {
+                QString ignored;
+                m_repo.remove(w->rec.id, ignored);
+                return w->done(false, QStringLiteral("cannot start the command: %1").arg(r.error), {});
+            }
+            w->launchUnknown = r.channelFailure;
+            runExclusive(w->rec.id, [this, w](std::function<void()> release) {
+                w->release = std::move(release);
+                tick(w);
+            });
+        });
+}
+
+void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done)
+{
+    auto w = std::make_shared<Wait>();
+    w->clock.start();
+    w->sandbox = sandbox;
+    w->yieldMs = yieldMs;
+    w->tickMs = m_firstTickMs;
+    w->done = std::move(done);
+    runExclusive(sessionId, [this, w, sessionId](std::function<void()> release) {
+        w->release = std::move(release);
+        const auto rec = m_repo.find(sessionId);
+        if (!rec || rec->sandboxId != w->sandbox.sandboxId)
+            return finishWait(w, false,
+                              QStringLiteral("no bash session %1 in sandbox %2").arg(sessionId, w->sandbox.sandboxId), {});
+        w->rec = *rec;
+        tick(w);
+    });
+}
+
+void BashSessions::scheduleTick(const std::shared_ptr<Wait> &w)
+{
+    const qint64 left = w->yieldMs - w->clock.elapsed();
+    const int delay = static_cast<int>(std::max<qint64>(0, std::min<qint64>(w->tickMs, left)));
+    w->tickMs = std::min(m_maxTickMs, w->tickMs * 2);
+    QTimer::singleShot(delay, this, [this, w] { tick(w); });
+}
+
+void BashSessions::finishWait(const std::shared_ptr<Wait> &w, bool ok, const QString &error, const BashSnapshot &s)
+{
+    if (w->release)
+        w->release();
+    w->release = nullptr;
+    if (w->done)
+        w->done(ok, error, s);
+    w->done = nullptr;
+}
+
+bool BashSessions::recordExit(BashSessionRecord &rec, const QString &state, QString &error)
+{
+    std::optional<int> code;
+    if (!stateExited(state, code))
+        return true;
+    if (rec.exited)
+        return true;
+    if (!m_repo.markExited(rec.id, code, m_clock.nowMs(), error))
+        return false;
+    rec.exited = true;
+    rec.exitCode = code;
+    return true;
+}
+
+// A failed read: retried until the yield expires while the channel restarts; a helper-reported
+// error ends the wait.
+static QString unreachable(const QString &why)
+{
+    return QStringLiteral("could not reach the sandbox: %1").arg(why);
+}
+
+void BashSessions::tick(const std::shared_ptr<Wait> &w)
+{
+    m_channels.channelFor(w->sandbox).request(
+        QStringLiteral("bash_read"), {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArrayLiteral("0")},
+        kReadTimeoutMs, [this, w](const ChannelReply &r) {
+            if (!r.ok) {
+                if (!r.channelFailure) {
+                    if (r.code == QLatin1String("enoent") && w->launchUnknown) {
+                        QString ignored;
+                        m_repo.remove(w->rec.id, ignored);
+                        return finishWait(w, false, QStringLiteral("the command could not be started in the sandbox"), {});
+                    }
+                    if (r.code == QLatin1String("enoent"))
+                        return finishWait(w, false,
+                                          QStringLiteral("the output of bash session %1 is no longer available in the sandbox")
+                                              .arg(w->rec.id), {});
+                    return finishWait(w, false, r.error, {});
+                }
+                w->lastError = r.error;
+                if (w->expired()) {
+                    if (w->firstSnapshot) {
+                        BashSnapshot s;
+                        s.sessionId = w->rec.id;
+                        return finishWait(w, true, {}, s);
+                    }
+                    return finishWait(w, false, unreachable(r.error), {});
+                }
+                return scheduleTick(w);
+            }
+            w->launchUnknown = false;
+            std::optional<int> code;
+            const bool exited = stateExited(r.meta.value(QStringLiteral("state")), code);
+            const qint64 avail = r.meta.value(QStringLiteral("size")).toLongLong() - w->rec.readOffset;
+            const bool ready = exited || avail >= kMaxOutputBytes || w->expired() || (!w->untilExit && avail > 0);
+            if (ready)
+                readData(w);
+            else
+                scheduleTick(w);
+        });
+}
+
+void BashSessions::readData(const std::shared_ptr<Wait> &w)
+{
+    m_channels.channelFor(w->sandbox).request(
+        QStringLiteral("bash_read"),
+        {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(kMaxOutputBytes)}, kReadTimeoutMs,
+        [this, w](const ChannelReply &r) {
+            if (!r.ok) {
+                if (r.channelFailure && !w->expired())
+                    return scheduleTick(w);
+                if (r.channelFailure && w->firstSnapshot) {
+                    BashSnapshot s;
+                    s.sessionId = w->rec.id;
+                    return finishWait(w, true, {}, s);
+                }
+                return finishWait(w, false, r.channelFailure ? unreachable(r.error) : r.error, {});
+            }
+            const QString state = r.meta.value(QStringLiteral("state"));
+            std::optional<int> code;
+            const bool exited = stateExited(state, code);
+            const qint64 size = r.meta.value(QStringLiteral("size")).toLongLong();
+            const QByteArray &data = r.data;
+            const bool moreAfter = size > w->rec.readOffset + data.size();
+            const qsizetype emitLen = (!exited || moreAfter) ? completeUtf8Prefix(data) : data.size();
+            if (emitLen == 0 && !exited && !w->expired() && data.size() < kMaxOutputBytes)
+                return scheduleTick(w);   // only part of a character so far
+
+            QString error;
+            const qint64 newOffset = w->rec.readOffset + emitLen;
+            if (newOffset != w->rec.readOffset && !m_repo.setReadOffset(w->rec.id, newOffset, error))
+                return finishWait(w, false, error, {});
+            w->rec.readOffset = newOffset;
+            if (!recordExit(w->rec, state, error))
+                return finishWait(w, false, error, {});
+
+            BashSnapshot s;
+            s.sessionId = w->rec.id;
+            s.exited = exited;
+            s.exitCode = exited ? code : std::nullopt;
+            s.output = QString::fromUtf8(data.left(emitLen));
+            s.hasMoreOutput = size > newOffset;
+            finishWait(w, true, {}, s);
+        });
+}
+
+void BashSessions::stop(const RunningSandbox &sandbox, const QString &sessionId, SnapshotDone done)
+{
+    auto rec = m_repo.find(sessionId);
+    if (!rec || rec->sandboxId != sandbox.sandboxId)
+        return done(false, QStringLiteral("no bash session %1 in sandbox %2").arg(sessionId, sandbox.sandboxId), {});
+    if (rec->exited) {
+        BashSnapshot s;
+        s.sessionId = rec->id;
+        s.exited = true;
+        s.exitCode = rec->exitCode;
+        return done(true, {}, s);
+    }
+    const BashSessionRecord record = *rec;
+    m_channels.channelFor(sandbox).request(
+        QStringLiteral("bash_stop"), {sessionId.toUtf8()}, kStopTimeoutMs, [this, record, done](const ChannelReply &r) {
+            if (!r.ok)
+                return done(false, r.channelFailure ? unreachable(r.error) : r.error, {});
+            BashSessionRecord updated = record;
+            QString error;
+            const QString state = r.meta.value(QStringLiteral("state"));
+            if (!recordExit(updated, state, error))
+                return done(false, error, {});
+            BashSnapshot s;
+            s.sessionId = updated.id;
+            s.exited = updated.exited;
+            s.exitCode = updated.exitCode;
+            done(true, {}, s);
+        });
+}
+
+void BashSessions::list(const RunningSandbox &sandbox, ListDone done)
+{
+    const QList<BashSessionRecord> records = m_repo.listForSandbox(sandbox.sandboxId);
+    QList<QByteArray> running;
+    for (const auto &r : records)
+        if (!r.exited)
+            running << r.id.toUtf8();
+    if (running.isEmpty())
+        return done(records);
+    const QString sandboxId = sandbox.sandboxId;
+    m_channels.channelFor(sandbox).request(
+        QStringLiteral("bash_status"), running, kReadTimeoutMs, [this, sandboxId, done](const ChannelReply &r) {
+            QList<BashSessionRecord> out = m_repo.listForSandbox(sandboxId);
+            if (r.ok) {
+                for (auto &rec : out) {
+                    const QString state = r.meta.value(rec.id);
+                    QString error;
+                    if (!rec.exited && !state.isEmpty())
+                        recordExit(rec, state == QLatin1String("missing") ? QStringLiteral("lost") : state, error);
+                }
+            }
+            done(out);
+        });
+}
+
+} // namespace chat2sbx

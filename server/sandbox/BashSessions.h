@@ -1,0 +1,84 @@
+#pragma once
+
+#include "sandbox/SandboxResolver.h"
+#include "state/BashSessionRepository.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QString>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace chat2sbx {
+
+class ChannelPool;
+class Clock;
+class Database;
+
+// What `bash` and `bash_poll` return.
+struct BashSnapshot {
+    QString sessionId;
+    bool exited = false;
+    std::optional<int> exitCode;
+    QString output;
+    bool hasMoreOutput = false;
+};
+
+struct BashStartSpec {
+    QString command;
+    QString cwd;                             // empty: the workspace
+    QList<QPair<QString, QString>> env;
+    int yieldMs = 10000;
+    int timeoutMs = 0;                       // 0: no limit
+};
+
+// Bash sessions: commands started detached inside the VM (own process group, combined output in
+// a file there, exit code recorded by a watcher) and read back from a persisted offset. The host
+// does all waiting with timers; every wait is a sequence of short requests on the channel. Polls
+// (and the first snapshot) of one session run one after another.
+class BashSessions : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kMaxOutputBytes = 60000;
+
+    using SnapshotDone = std::function<void(bool ok, const QString &error, const BashSnapshot &snapshot)>;
+    using ListDone = std::function<void(const QList<BashSessionRecord> &sessions)>;
+
+    BashSessions(Database &db, ChannelPool &channels, Clock &clock, QObject *parent = nullptr);
+    ~BashSessions() override;
+
+    void start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done);
+    void poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done);
+    void stop(const RunningSandbox &sandbox, const QString &sessionId, SnapshotDone done);
+    void list(const RunningSandbox &sandbox, ListDone done);
+
+    // The length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence which
+    // could still be completed by the bytes that follow.
+    static qsizetype completeUtf8Prefix(const QByteArray &bytes);
+
+    void setTickIntervals(int firstMs, int maxMs) { m_firstTickMs = firstMs; m_maxTickMs = maxMs; }
+
+private:
+    struct Wait;
+    void runExclusive(const QString &sessionId, std::function<void(std::function<void()> release)> fn);
+    void tick(const std::shared_ptr<Wait> &w);
+    void readData(const std::shared_ptr<Wait> &w);
+    void scheduleTick(const std::shared_ptr<Wait> &w);
+    void finishWait(const std::shared_ptr<Wait> &w, bool ok, const QString &error, const BashSnapshot &s);
+    bool recordExit(BashSessionRecord &rec, const QString &state, QString &error);
+
+    BashSessionRepository m_repo;
+    ChannelPool &m_channels;
+    Clock &m_clock;
+    QHash<QString, std::shared_ptr<std::deque<std::function<void()>>>> m_queues;
+    int m_firstTickMs = 50;
+    int m_maxTickMs = 200;
+};
+
+} // namespace chat2sbx

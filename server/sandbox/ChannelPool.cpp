@@ -1,0 +1,51 @@
+#include "sandbox/ChannelPool.h"
+
+namespace chat2sbx {
+
+ChannelPool::ChannelPool(SbxDriver &driver, const SandboxChannel::Options &options, QObject *parent)
+    : QObject(parent), m_driver(driver), m_options(options)
+{
+}
+
+ChannelPool::~ChannelPool()
+{
+    qDeleteAll(m_channels);
+}
+
+void ChannelPool::attach(const RunningSandbox &sandbox, std::function<void(bool, const QString &)> done)
+{
+    SandboxChannel &channel = channelFor(sandbox);
+    channel.ping(m_options.startTimeoutMs, [done](const ChannelReply &r) {
+        if (done)
+            done(r.ok, r.ok ? QString() : QStringLiteral("in-sandbox helper did not start: %1").arg(r.error));
+    });
+}
+
+void ChannelPool::detach(const QString &sandboxId)
+{
+    SandboxChannel *channel = m_channels.take(sandboxId);
+    if (!channel)
+        return;
+    channel->stop();
+    channel->deleteLater();
+}
+
+SandboxChannel &ChannelPool::channelFor(const RunningSandbox &sandbox)
+{
+    SandboxChannel *&channel = m_channels[sandbox.sandboxId];
+    if (!channel)
+        channel = new SandboxChannel(m_driver, sandbox, m_options);
+    else if (channel->sandbox().runtimeName != sandbox.runtimeName) {
+        // Same public id on a new runtime (re-created): the old child talks to the wrong VM.
+        channel->stop();
+        channel->setSandbox(sandbox);
+    }
+    return *channel;
+}
+
+SandboxChannel *ChannelPool::find(const QString &sandboxId) const
+{
+    return m_channels.value(sandboxId, nullptr);
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "sandbox/RuntimeAttacher.h"
+#include "sandbox/SandboxChannel.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+namespace chat2sbx {
+
+class SbxDriver;
+
+// The control channels of all running sandboxes. As RuntimeAttacher it starts a sandbox's channel
+// and answers once the helper's ping came back; tools get the channel with channelFor().
+class ChannelPool : public QObject, public RuntimeAttacher {
+    Q_OBJECT
+public:
+    explicit ChannelPool(SbxDriver &driver, const SandboxChannel::Options &options = {}, QObject *parent = nullptr);
+    ~ChannelPool() override;
+
+    void attach(const RunningSandbox &sandbox, std::function<void(bool ok, const QString &error)> done) override;
+    void detach(const QString &sandboxId) override;
+
+    // The channel of a resolved sandbox, created (and started by its first request) when missing.
+    SandboxChannel &channelFor(const RunningSandbox &sandbox);
+    SandboxChannel *find(const QString &sandboxId) const;
+
+private:
+    SbxDriver &m_driver;
+    SandboxChannel::Options m_options;
+    QHash<QString, SandboxChannel *> m_channels;
+};
+
+} // namespace chat2sbx

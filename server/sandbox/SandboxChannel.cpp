@@ -1,0 +1,294 @@
+#include "sandbox/SandboxChannel.h"
+
+#include "sandbox/SbxDriver.h"
+
+#include <QFile>
+#include <QLoggingCategory>
+#include <QProcess>
+#include <QTimer>
+
+#include <algorithm>
+
+static void initHelperResource()
+{
+    Q_INIT_RESOURCE(sandbox_helper);
+}
+
+namespace chat2sbx {
+
+Q_LOGGING_CATEGORY(lcChannel, "chat2sbx.channel")
+
+namespace {
+
+// Runs in the VM before the helper exists: reads exactly <size> bytes of script from stdin, installs
+// it atomically (a running helper keeps reading its old inode) and execs it with the rest of argv.
+const char kBootstrap[] =
+    "set -e; d=\"$HOME/.chat2sbx\"; mkdir -p \"$d\"; t=\"$d/helper.sh.$$\"; "
+    "head -c \"$1\" >\"$t\"; mv -f \"$t\" \"$d/helper.sh\"; shift; exec bash \"$d/helper.sh\" \"$@\"";
+
+QByteArray decodeField(const QByteArray &field)
+{
+    if (field.isEmpty() || field == "-")
+        return {};
+    return QByteArray::fromBase64(field);
+}
+
+} // namespace
+
+QByteArray SandboxChannel::helperScript()
+{
+    static const QByteArray script = [] {
+        initHelperResource();
+        QFile f(QStringLiteral(":/chat2sbx/sandbox/chat2sbx-helper.sh"));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }();
+    return script;
+}
+
+QStringList SandboxChannel::bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize)
+{
+    return {QStringLiteral("bash"), QStringLiteral("-c"), QString::fromLatin1(kBootstrap),
+            QStringLiteral("chat2sbx-boot"), QString::number(scriptSize), sandbox.workspacePath,
+            sandbox.managedWorkspace ? QStringLiteral("1") : QStringLiteral("0")};
+}
+
+SandboxChannel::SandboxChannel(SbxDriver &driver, const RunningSandbox &sandbox, const Options &options, QObject *parent)
+    : QObject(parent), m_driver(driver), m_sandbox(sandbox), m_options(options)
+{
+}
+
+SandboxChannel::~SandboxChannel()
+{
+    m_stopping = true;
+    if (m_proc) {
+        m_proc->disconnect(this);
+        m_proc->kill();
+    }
+    for (Pending &p : m_pending)
+        delete p.timer;
+    m_pending.clear();
+}
+
+void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, int timeoutMs, Callback done)
+{
+    ensureStarted();
+    const quint64 id = m_nextId++;
+    QByteArray body;
+    for (const QByteArray &a : args) {
+        body += a.toBase64();
+        body += '\n';
+    }
+    Pending p;
+    p.op = op;
+    p.done = std::move(done);
+    p.timer = new QTimer(this);
+    p.timer->setSingleShot(true);
+    connect(p.timer, &QTimer::timeout, this, [this, id] { onRequestTimeout(id); });
+    p.timer->start(timeoutMs > 0 ? timeoutMs : m_options.defaultTimeoutMs);
+    m_pending.insert(id, p);
+    m_proc->write(QByteArray::number(id) + ' ' + op.toLatin1() + ' ' + QByteArray::number(body.size()) + '\n' + body);
+}
+
+void SandboxChannel::ping(int timeoutMs, Callback done)
+{
+    request(QStringLiteral("ping"), {}, timeoutMs, [this, done](const ChannelReply &r) {
+        if (r.ok && r.meta.value(QStringLiteral("pong")) == QLatin1String("1")) {
+            m_healthy = true;
+            m_failedStarts = 0;
+        }
+        if (done)
+            done(r);
+    });
+}
+
+void SandboxChannel::stop()
+{
+    if (m_proc) {
+        QProcess *proc = m_proc;
+        m_proc = nullptr;
+        proc->disconnect(this);
+        proc->kill();
+        connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
+        if (proc->state() == QProcess::NotRunning)
+            proc->deleteLater();
+    }
+    m_healthy = false;
+    m_buffer.clear();
+    failAll(QStringLiteral("the sandbox control channel was stopped"));
+}
+
+void SandboxChannel::ensureStarted()
+{
+    if (!m_proc)
+        startChild();
+}
+
+void SandboxChannel::startChild()
+{
+    const QByteArray script = helperScript();
+    SbxExecSpec spec;
+    spec.runtimeName = m_sandbox.runtimeName;
+    spec.command = bootstrapCommand(m_sandbox, script.size());
+    ++m_starts;
+    m_healthy = false;
+    m_buffer.clear();
+    m_stderrTail.clear();
+    m_proc = m_driver.startInteractive(spec, this);
+    QProcess *proc = m_proc;
+    connect(proc, &QProcess::readyReadStandardOutput, this, &SandboxChannel::onStdout);
+    connect(proc, &QProcess::readyReadStandardError, this, [this, proc] {
+        m_stderrTail += proc->readAllStandardError();
+        if (m_stderrTail.size() > 2000)
+            m_stderrTail = m_stderrTail.right(2000);
+    });
+    connect(proc, &QProcess::finished, this, [this, proc](int code, QProcess::ExitStatus) {
+        if (proc == m_proc)
+            onChildGone(QStringLiteral("the sandbox control channel exited (code %1)").arg(code));
+    });
+    connect(proc, &QProcess::errorOccurred, this, [this, proc](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart && proc == m_proc)
+            onChildGone(QStringLiteral("cannot start the sandbox control channel: %1").arg(proc->errorString()));
+    });
+    proc->write(script);
+    // The first pong says the helper runs; until then requests simply queue in the pipe.
+    ping(m_options.startTimeoutMs, {});
+}
+
+void SandboxChannel::onChildGone(const QString &why)
+{
+    QProcess *proc = m_proc;
+    m_proc = nullptr;
+    const bool wasHealthy = m_healthy;
+    m_healthy = false;
+    if (proc) {
+        proc->disconnect(this);
+        proc->deleteLater();
+    }
+    const QString detail = QString::fromUtf8(m_stderrTail).trimmed().right(300);
+    qCWarning(lcChannel).noquote() << m_sandbox.sandboxId << why << detail;
+    if (!wasHealthy)
+        ++m_failedStarts;
+    failAll(why + QStringLiteral("; the request was not completed"));
+    if (!m_stopping)
+        scheduleRestart();
+}
+
+void SandboxChannel::scheduleRestart()
+{
+    if (m_restartScheduled || m_failedStarts >= m_options.maxFailedStarts)
+        return;
+    m_restartScheduled = true;
+    const int delay = m_failedStarts == 0 ? 0 : std::min(m_options.maxRestartDelayMs, 250 << m_failedStarts);
+    QTimer::singleShot(delay, this, [this] {
+        m_restartScheduled = false;
+        if (!m_proc && !m_stopping) {
+            startChild();
+            emit restarted();
+        }
+    });
+}
+
+void SandboxChannel::onStdout()
+{
+    if (!m_proc)
+        return;
+    qsizetype scanFrom = m_buffer.size();
+    m_buffer += m_proc->readAllStandardOutput();
+    qsizetype start = 0;
+    for (;;) {
+        const qsizetype nl = m_buffer.indexOf('\n', scanFrom);
+        if (nl < 0)
+            break;
+        const QByteArray line = m_buffer.mid(start, nl - start);
+        start = nl + 1;
+        scanFrom = start;
+        handleLine(line);
+        if (!m_proc)
+            return;   // a callback stopped the channel
+    }
+    if (start > 0)
+        m_buffer.remove(0, start);
+}
+
+void SandboxChannel::handleLine(const QByteArray &line)
+{
+    const QList<QByteArray> f = line.split(' ');
+    bool okId = false;
+    const quint64 id = f.value(0).toULongLong(&okId);
+    if (f.size() != 4 || !okId) {
+        qCWarning(lcChannel) << m_sandbox.sandboxId << "malformed frame from the helper" << line.left(120);
+        return;
+    }
+    ChannelReply r;
+    r.ok = f.at(1) == "ok";
+    const QByteArray meta = decodeField(f.at(2));
+    for (const QByteArray &kv : meta.split('\n')) {
+        const qsizetype eq = kv.indexOf('=');
+        if (eq > 0)
+            r.meta.insert(QString::fromUtf8(kv.left(eq)), QString::fromUtf8(kv.mid(eq + 1)));
+    }
+    r.data = decodeField(f.at(3));
+    if (!r.ok) {
+        r.code = r.meta.value(QStringLiteral("code"), QStringLiteral("eio"));
+        r.error = QString::fromUtf8(r.data).trimmed();
+        if (r.error.isEmpty())
+            r.error = QStringLiteral("the sandbox helper reported an error");
+    }
+    complete(id, r);
+}
+
+void SandboxChannel::complete(quint64 id, const ChannelReply &reply)
+{
+    auto it = m_pending.find(id);
+    if (it == m_pending.end())
+        return;   // answered after its timeout
+    Pending p = it.value();
+    m_pending.erase(it);
+    delete p.timer;
+    if (p.done)
+        p.done(reply);
+}
+
+void SandboxChannel::onRequestTimeout(quint64 id)
+{
+    auto it = m_pending.find(id);
+    if (it == m_pending.end())
+        return;
+    const QString op = it->op;
+    ChannelReply r;
+    r.channelFailure = true;
+    r.code = QStringLiteral("timeout");
+    r.error = QStringLiteral("the sandbox did not answer in time (%1)").arg(op);
+    complete(id, r);
+    if (op == QLatin1String("ping")) {
+        // The helper is stuck (or never came up): restart the child.
+        if (m_proc) {
+            qCWarning(lcChannel).noquote() << m_sandbox.sandboxId << "helper stalled; restarting the control channel";
+            m_proc->kill();
+        }
+    } else {
+        healthCheck();
+    }
+}
+
+void SandboxChannel::healthCheck()
+{
+    if (m_healthCheckRunning || !m_proc)
+        return;
+    m_healthCheckRunning = true;
+    ping(m_options.pingTimeoutMs, [this](const ChannelReply &) { m_healthCheckRunning = false; });
+}
+
+void SandboxChannel::failAll(const QString &why)
+{
+    const QList<quint64> ids = m_pending.keys();
+    for (quint64 id : ids) {
+        ChannelReply r;
+        r.channelFailure = true;
+        r.code = QStringLiteral("channel");
+        r.error = why;
+        complete(id, r);
+    }
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,106 @@
+#pragma once
+
+#include "sandbox/SandboxResolver.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QMap>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+class QProcess;
+class QTimer;
+
+namespace chat2sbx {
+
+class SbxDriver;
+
+// One answer of the in-sandbox helper (server/sandbox/PROTOCOL.md), or why there is none.
+struct ChannelReply {
+    bool ok = false;            // the helper answered "ok"
+    bool channelFailure = false; // no answer at all: timeout, channel died or could not start
+    QString code;               // helper error code (enoent, eacces, eisdir, enotdir, einval, efbig, eio)
+    QString error;              // readable reason when !ok
+    QMap<QString, QString> meta;
+    QByteArray data;
+};
+
+// The control channel of one running sandbox: a long-lived `sbx exec -i <runtime> bash ...` child
+// (started only through SbxDriver::startInteractive) running the helper script, with requests
+// multiplexed by id. Each request has its own timeout; a timeout triggers a health ping, and a
+// ping that times out (or the child exiting) restarts the child. Pending requests then fail with
+// channelFailure; state inside the VM (bash sessions) is untouched.
+class SandboxChannel : public QObject {
+    Q_OBJECT
+public:
+    struct Options {
+        int startTimeoutMs = 60000;   // first pong after starting the child
+        int pingTimeoutMs = 5000;
+        int defaultTimeoutMs = 30000;
+        int maxRestartDelayMs = 5000;
+        int maxFailedStarts = 3;      // then wait for the next request before trying again
+    };
+    using Callback = std::function<void(const ChannelReply &)>;
+
+    SandboxChannel(SbxDriver &driver, const RunningSandbox &sandbox, const Options &options, QObject *parent = nullptr);
+    ~SandboxChannel() override;
+
+    const RunningSandbox &sandbox() const { return m_sandbox; }
+    void setSandbox(const RunningSandbox &sandbox) { m_sandbox = sandbox; }
+
+    // Sends one request; `done` runs exactly once, later, from the event loop.
+    void request(const QString &op, const QList<QByteArray> &args, int timeoutMs, Callback done);
+    void ping(int timeoutMs, Callback done);
+    // Kills the child and fails everything pending; the next request starts a new child.
+    void stop();
+
+    bool isRunning() const { return m_proc != nullptr; }
+    bool isHealthy() const { return m_proc != nullptr && m_healthy; }
+    int starts() const { return m_starts; }
+    int pendingCount() const { return static_cast<int>(m_pending.size()); }
+
+    // The helper script (resource) and the bootstrap the child runs.
+    static QByteArray helperScript();
+    static QStringList bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize);
+
+signals:
+    void restarted();
+
+private:
+    struct Pending {
+        QString op;
+        Callback done;
+        QTimer *timer = nullptr;
+    };
+
+    void ensureStarted();
+    void startChild();
+    void onChildGone(const QString &why);
+    void onStdout();
+    void handleLine(const QByteArray &line);
+    void complete(quint64 id, const ChannelReply &reply);
+    void onRequestTimeout(quint64 id);
+    void healthCheck();
+    void failAll(const QString &why);
+    void scheduleRestart();
+
+    SbxDriver &m_driver;
+    RunningSandbox m_sandbox;
+    Options m_options;
+    QProcess *m_proc = nullptr;
+    QByteArray m_buffer;
+    QByteArray m_stderrTail;
+    QHash<quint64, Pending> m_pending;
+    quint64 m_nextId = 1;
+    bool m_healthy = false;
+    bool m_healthCheckRunning = false;
+    bool m_restartScheduled = false;
+    bool m_stopping = false;
+    int m_starts = 0;
+    int m_failedStarts = 0;
+};
+
+} // namespace chat2sbx

@@ -1,0 +1,300 @@
+# chat2sbx in-sandbox helper. Started by the host through one long-lived `sbx exec -i`; speaks the
+# framed protocol of server/sandbox/PROTOCOL.md on stdin/stdout. Needs bash, coreutils, util-linux
+# (setsid, flock), grep and findutils; uses ripgrep for search when present.
+# Arguments: <workspace mount path> <managed 0|1>
+set -u
+export LC_ALL=C
+HELPER_VERSION=1
+WS_REAL=${1:-}
+MANAGED=${2:-0}
+STATE="$HOME/.chat2sbx"
+SESS="$STATE/sessions"
+mkdir -p "$SESS" "$STATE/run" || exit 3
+RUN=$(mktemp -d "$STATE/run/h.XXXXXX") || exit 3
+LOCK="$RUN/lock"
+: >"$LOCK"
+trap 'rm -rf "$RUN"' EXIT
+echo $$ >"$STATE/helper.pid"
+
+if [ "$MANAGED" = 1 ] && [ -n "$WS_REAL" ]; then
+    if [ -L "$HOME/workspace" ] || [ ! -e "$HOME/workspace" ]; then
+        ln -sfn "$WS_REAL" "$HOME/workspace"
+    fi
+    WS="$HOME/workspace"
+elif [ -n "$WS_REAL" ]; then
+    WS="$WS_REAL"
+else
+    WS="$HOME"
+fi
+
+# The watcher: runs in its own session (setsid -f), outside the command's process group, so it can
+# record the exit code and enforce timeout_ms. $1 session dir, $2 timeout in ms (0: none).
+WATCHER='
+d=$1; t=$2
+echo $$ >"$d/watcher.pid"
+cd -- "$(cat "$d/cwd")" || exit 1
+while IFS= read -r -d "" kv; do export "$kv"; done <"$d/env"
+setsid bash -c "$(cat "$d/command")" </dev/null >>"$d/output" 2>&1 &
+pid=$!
+echo "$pid" >"$d/pgid.tmp" && mv -f "$d/pgid.tmp" "$d/pgid"
+tp=
+if [ "$t" -gt 0 ]; then
+    s=$((t / 1000)).$(printf "%03d" $((t % 1000)))
+    ( sp=; trap "kill \$sp 2>/dev/null; exit 0" TERM
+      sleep "$s" & sp=$!; wait "$sp"
+      echo timeout >"$d/timed_out"
+      kill -TERM -- "-$pid" 2>/dev/null
+      sleep 1.5 & sp=$!; wait "$sp"
+      kill -KILL -- "-$pid" 2>/dev/null ) &
+    tp=$!
+fi
+wait "$pid"; code=$?
+[ -n "$tp" ] && kill "$tp" 2>/dev/null
+echo "$code" >"$d/exit_code.tmp" && mv -f "$d/exit_code.tmp" "$d/exit_code"
+'
+
+b64field() { if [ -s "$1" ]; then base64 -w0 <"$1"; else printf -- '-'; fi; }
+
+respond() { # id status metafile datafile
+    {
+        flock 9
+        printf '%s %s ' "$1" "$2"
+        b64field "$3"
+        printf ' '
+        b64field "$4"
+        printf '\n'
+    } 9>>"$LOCK"
+}
+
+# Argument i (1-based) of the current request, decoded, trailing newlines kept.
+arg() {
+    local v
+    v=$(printf '%s' "${A[$1 - 1]:-}" | base64 -d 2>/dev/null; printf x)
+    printf '%s' "${v%x}"
+}
+argfile() { printf '%s' "${A[$1 - 1]:-}" | base64 -d >"$2" 2>/dev/null; }
+
+meta() { printf '%s=%s\n' "$1" "$2" >>"$M"; }
+fail() { meta code "$1"; printf '%s' "$2" >"$O"; ST=err; }
+
+resolve() {
+    local p=$1
+    case $p in
+        '') p=$WS ;;
+        '~') p=$HOME ;;
+        '~/'*) p=$HOME/${p#\~/} ;;
+        /*) ;;
+        *) p=$WS/$p ;;
+    esac
+    printf '%s' "$p"
+}
+
+# Fails with enoent/eacces/eisdir/enotdir for a path that must be a readable regular file.
+need_file() {
+    local p=$1
+    if [ ! -e "$p" ] && [ ! -L "$p" ]; then fail enoent "no such file: $2"; return 1; fi
+    if [ -d "$p" ]; then fail eisdir "is a directory, not a file: $2"; return 1; fi
+    if [ ! -e "$p" ]; then fail enoent "dangling symbolic link: $2"; return 1; fi
+    if [ ! -r "$p" ]; then fail eacces "permission denied: $2"; return 1; fi
+    return 0
+}
+
+is_binary() { [ "$(head -c 8192 -- "$1" | tr -dc '\000' | wc -c)" -gt 0 ]; }
+
+valid_session() { [[ $1 =~ ^bash_[0-9a-f]{24}$ ]]; }
+
+session_state() { # dir -> prints "exited <code>" / "running" / "lost"
+    local d=$1
+    if [ -f "$d/exit_code" ]; then
+        printf 'exited %s' "$(cat "$d/exit_code")"
+    elif [ -f "$d/watcher.pid" ] && ! kill -0 "$(cat "$d/watcher.pid")" 2>/dev/null && [ ! -f "$d/exit_code" ]; then
+        printf 'lost'
+    else
+        printf 'running'
+    fi
+}
+
+op_ping() { meta pong 1; meta version "$HELPER_VERSION"; meta pid $$; meta rg "$(command -v rg >/dev/null && echo 1 || echo 0)"; }
+
+op_bash_start() { # id command cwd env(NUL separated NAME=VALUE) timeout_ms
+    local sid cwd d t
+    sid=$(arg 1)
+    valid_session "$sid" || { fail einval "bad session id"; return; }
+    cwd=$(resolve "$(arg 3)")
+    t=$(arg 5)
+    [[ $t =~ ^[0-9]+$ ]] || t=0
+    if [ ! -d "$cwd" ]; then fail enoent "working directory does not exist: $(arg 3)"; return; fi
+    d=$SESS/$sid
+    if [ -e "$d" ]; then meta existed 1; return; fi
+    mkdir -p "$d.tmp" || { fail eio "cannot create session directory"; return; }
+    argfile 2 "$d.tmp/command"
+    argfile 4 "$d.tmp/env"
+    printf '%s' "$cwd" >"$d.tmp/cwd"
+    : >"$d.tmp/output"
+    date +%s%3N >"$d.tmp/started"
+    mv "$d.tmp" "$d" || { fail eio "cannot create session directory"; return; }
+    setsid -f bash -c "$WATCHER" chat2sbx-watch "$d" "$t" </dev/null >/dev/null 2>&1
+    local i
+    for i in $(seq 1 100); do [ -f "$d/pgid" ] && break; sleep 0.01; done
+    meta started 1
+}
+
+op_bash_read() { # id offset max
+    local sid off max d st
+    sid=$(arg 1); off=$(arg 2); max=$(arg 3)
+    valid_session "$sid" || { fail einval "bad session id"; return; }
+    [[ $off =~ ^[0-9]+$ ]] || off=0
+    [[ $max =~ ^[0-9]+$ ]] || max=60000
+    d=$SESS/$sid
+    [ -d "$d" ] || { fail enoent "no such session in this sandbox"; return; }
+    st=$(session_state "$d")   # before reading, so an exit seen here means all output is in the file
+    tail -c +$((off + 1)) -- "$d/output" 2>/dev/null | head -c "$max" >"$O"
+    meta size "$(stat -c %s -- "$d/output" 2>/dev/null || echo 0)"
+    meta state "$st"
+    [ -f "$d/timed_out" ] && meta timed_out 1
+    return 0
+}
+
+op_bash_stop() { # id
+    local sid d pg i st
+    sid=$(arg 1)
+    valid_session "$sid" || { fail einval "bad session id"; return; }
+    d=$SESS/$sid
+    [ -d "$d" ] || { fail enoent "no such session in this sandbox"; return; }
+    for i in $(seq 1 100); do [ -f "$d/pgid" ] || [ -f "$d/exit_code" ] && break; sleep 0.01; done
+    if [ ! -f "$d/exit_code" ] && [ -f "$d/pgid" ]; then
+        pg=$(cat "$d/pgid")
+        kill -TERM -- "-$pg" 2>/dev/null
+        for i in $(seq 1 15); do
+            kill -0 -- "-$pg" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL -- "-$pg" 2>/dev/null
+    fi
+    for i in $(seq 1 100); do
+        st=$(session_state "$d")
+        [ "$st" = running ] || break
+        sleep 0.02
+    done
+    meta state "$st"
+}
+
+op_bash_status() { # id...
+    local i sid
+    for ((i = 1; i <= ${#A[@]}; i++)); do
+        sid=$(arg "$i")
+        valid_session "$sid" || continue
+        if [ -d "$SESS/$sid" ]; then meta "$sid" "$(session_state "$SESS/$sid")"; else meta "$sid" missing; fi
+    done
+}
+
+op_read() { # path line_offset(1-based) line_limit max_bytes
+    local shown p off lim max
+    shown=$(arg 1); p=$(resolve "$shown"); off=$(arg 2); lim=$(arg 3); max=$(arg 4)
+    need_file "$p" "$shown" || return
+    meta size "$(stat -L -c %s -- "$p")"
+    if is_binary "$p"; then meta binary 1; return; fi
+    meta binary 0
+    meta total_lines "$(wc -l <"$p")"
+    meta ends_with_newline "$([ "$(tail -c 1 -- "$p" | od -An -c | tr -d ' ')" = '\n' ] && echo 1 || echo 0)"
+    tail -n +"$off" -- "$p" | head -n "$lim" | head -c "$max" >"$O"
+}
+
+op_get() { # path max_bytes
+    local shown p max size
+    shown=$(arg 1); p=$(resolve "$shown"); max=$(arg 2)
+    need_file "$p" "$shown" || return
+    size=$(stat -L -c %s -- "$p")
+    if [ "$size" -gt "$max" ]; then fail efbig "file is too large to edit ($size bytes)"; return; fi
+    meta size "$size"
+    if is_binary "$p"; then meta binary 1; fi
+    cat -- "$p" >"$O"
+}
+
+op_write() { # path content
+    local shown p dir base tmp err
+    shown=$(arg 1); p=$(resolve "$shown")
+    if [ -d "$p" ]; then fail eisdir "is a directory, not a file: $shown"; return; fi
+    dir=$(dirname -- "$p"); base=$(basename -- "$p")
+    if ! err=$(mkdir -p -- "$dir" 2>&1); then fail eacces "cannot create parent directories of $shown: ${err##*: }"; return; fi
+    tmp="$dir/.$base.chat2sbx-tmp.$$.$RANDOM"
+    if ! err=$( (argfile 2 "$tmp") 2>&1); then rm -f -- "$tmp"; fail eacces "cannot write $shown: ${err##*: }"; return; fi
+    [ -e "$p" ] && chmod --reference="$p" -- "$tmp" 2>/dev/null
+    if ! err=$(mv -f -- "$tmp" "$p" 2>&1); then rm -f -- "$tmp"; fail eacces "cannot write $shown: ${err##*: }"; return; fi
+    meta bytes "$(stat -c %s -- "$p")"
+}
+
+op_search() { # pattern path glob max
+    local pat shown p glob max rc errf
+    pat=$(arg 1); shown=$(arg 2); glob=$(arg 3); max=$(arg 4)
+    if [ -z "$shown" ]; then p=.; else p=$(resolve "$shown"); fi
+    cd -- "$WS" 2>/dev/null || cd -- "$HOME" || true
+    if [ ! -e "$p" ]; then fail enoent "no such file or directory: ${shown:-.}"; return; fi
+    if [ ! -r "$p" ]; then fail eacces "permission denied: ${shown:-.}"; return; fi
+    errf="$RUN/$ID.err"
+    if command -v rg >/dev/null 2>&1; then
+        meta engine rg
+        local g=()
+        [ -n "$glob" ] && g=(-g "$glob")
+        timeout 50 rg --no-config --hidden --no-ignore -g '!.git' --null --line-number --no-heading \
+            --with-filename --color never "${g[@]}" -e "$pat" -- "$p" 2>"$errf" | cut -b 1-2000 | head -n $((max + 1)) >"$O"
+        rc=${PIPESTATUS[0]}
+    else
+        meta engine grep
+        local g=()
+        [ -n "$glob" ] && g=("--include=$glob")
+        timeout 50 grep -rnHIZE --exclude-dir=.git "${g[@]}" -e "$pat" -- "$p" 2>"$errf" | cut -b 1-2000 | head -n $((max + 1)) >"$O"
+        rc=${PIPESTATUS[0]}
+    fi
+    if [ "$rc" = 124 ]; then meta timed_out 1; fi
+    if [ "$rc" -ge 2 ] && [ "$rc" != 124 ] && [ "$rc" -lt 128 ] && [ ! -s "$O" ]; then
+        fail einval "search failed: $(head -c 500 "$errf")"
+    fi
+    rm -f "$errf"
+}
+
+op_list() { # path depth max
+    local shown p depth max
+    shown=$(arg 1); p=$(resolve "$shown"); depth=$(arg 2); max=$(arg 3)
+    if [ ! -e "$p" ]; then fail enoent "no such directory: ${shown:-.}"; return; fi
+    if [ ! -d "$p" ]; then fail enotdir "not a directory: ${shown:-.}"; return; fi
+    if [ ! -r "$p" ] || [ ! -x "$p" ]; then fail eacces "permission denied: ${shown:-.}"; return; fi
+    (cd -- "$p" && find . -mindepth 1 -maxdepth "$depth" -name .git -prune -o -printf '%y\t%s\t%P\0' 2>/dev/null) |
+        sort -z | head -z -n $((max + 1)) >"$O"
+}
+
+handle() {
+    ID=$1
+    local op=$2 req=$3
+    M="$RUN/$ID.meta"
+    O="$RUN/$ID.out"
+    : >"$M"
+    : >"$O"
+    mapfile -t A <"$req"
+    ST=ok
+    case $op in
+        ping) op_ping ;;
+        bash_start) op_bash_start ;;
+        bash_read) op_bash_read ;;
+        bash_stop) op_bash_stop ;;
+        bash_status) op_bash_status ;;
+        read) op_read ;;
+        get) op_get ;;
+        write) op_write ;;
+        search) op_search ;;
+        list) op_list ;;
+        *) fail einval "unknown operation: $op" ;;
+    esac
+    respond "$ID" "$ST" "$M" "$O"
+    rm -f "$req" "$M" "$O"
+}
+
+while IFS=' ' read -r rid rop rlen; do
+    if ! [[ $rid =~ ^[0-9]+$ && $rlen =~ ^[0-9]+$ && $rop =~ ^[a-z_]+$ ]]; then
+        echo "chat2sbx-helper: malformed frame header" >&2
+        exit 2
+    fi
+    head -c "$rlen" >"$RUN/$rid.req"
+    handle "$rid" "$rop" "$RUN/$rid.req" </dev/null &
+done
+wait

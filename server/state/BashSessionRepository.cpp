@@ -1,0 +1,106 @@
+#include "state/BashSessionRepository.h"
+
+#include "state/Database.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace chat2sbx {
+namespace {
+
+const char kColumns[] = "id, sandbox_id, command, cwd, status, exit_code, started_at, finished_at, read_offset";
+
+BashSessionRecord fromRow(const QSqlQuery &q)
+{
+    BashSessionRecord s;
+    s.id = q.value(0).toString();
+    s.sandboxId = q.value(1).toString();
+    s.command = q.value(2).toString();
+    s.cwd = q.value(3).toString();
+    s.exited = q.value(4).toString() == QLatin1String("exited");
+    if (!q.value(5).isNull())
+        s.exitCode = q.value(5).toInt();
+    s.startedAt = q.value(6).toLongLong();
+    s.finishedAt = q.value(7).isNull() ? 0 : q.value(7).toLongLong();
+    s.readOffset = q.value(8).toLongLong();
+    return s;
+}
+
+bool run(QSqlQuery &q, QString &error)
+{
+    if (q.exec())
+        return true;
+    error = QStringLiteral("cannot record bash session: %1").arg(q.lastError().text());
+    return false;
+}
+
+} // namespace
+
+bool BashSessionRepository::insert(const BashSessionRecord &s, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("INSERT INTO bash_sessions (%1) VALUES (?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
+    q.addBindValue(s.id);
+    q.addBindValue(s.sandboxId);
+    q.addBindValue(s.command);
+    q.addBindValue(s.cwd.isEmpty() ? QVariant() : QVariant(s.cwd));
+    q.addBindValue(s.exited ? QStringLiteral("exited") : QStringLiteral("running"));
+    q.addBindValue(s.exitCode ? QVariant(*s.exitCode) : QVariant());
+    q.addBindValue(s.startedAt);
+    q.addBindValue(s.finishedAt ? QVariant(s.finishedAt) : QVariant());
+    q.addBindValue(s.readOffset);
+    return run(q, error);
+}
+
+bool BashSessionRepository::remove(const QString &id, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("DELETE FROM bash_sessions WHERE id = ?"));
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+std::optional<BashSessionRecord> BashSessionRepository::find(const QString &id) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM bash_sessions WHERE id = ?").arg(QLatin1String(kColumns)));
+    q.addBindValue(id);
+    if (q.exec() && q.next())
+        return fromRow(q);
+    return std::nullopt;
+}
+
+QList<BashSessionRecord> BashSessionRepository::listForSandbox(const QString &sandboxId) const
+{
+    QList<BashSessionRecord> out;
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM bash_sessions WHERE sandbox_id = ? ORDER BY started_at, id")
+                  .arg(QLatin1String(kColumns)));
+    q.addBindValue(sandboxId);
+    if (q.exec())
+        while (q.next())
+            out.append(fromRow(q));
+    return out;
+}
+
+bool BashSessionRepository::setReadOffset(const QString &id, qint64 offset, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE bash_sessions SET read_offset = ? WHERE id = ?"));
+    q.addBindValue(offset);
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+bool BashSessionRepository::markExited(const QString &id, std::optional<int> exitCode, qint64 finishedAt, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE bash_sessions SET status = 'exited', exit_code = ?, finished_at = ? WHERE id = ?"));
+    q.addBindValue(exitCode ? QVariant(*exitCode) : QVariant());
+    q.addBindValue(finishedAt);
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+} // namespace chat2sbx

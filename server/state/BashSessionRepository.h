@@ -1,0 +1,42 @@
+#pragma once
+
+#include <QList>
+#include <QString>
+
+#include <optional>
+
+namespace chat2sbx {
+
+class Database;
+
+// One row of bash_sessions: a command started detached inside a sandbox. read_offset is how many
+// bytes of its output file have been returned to the model.
+struct BashSessionRecord {
+    QString id;              // bash_ + random
+    QString sandboxId;
+    QString command;
+    QString cwd;             // as requested (empty: the workspace)
+    bool exited = false;
+    std::optional<int> exitCode;
+    qint64 startedAt = 0;
+    qint64 finishedAt = 0;
+    qint64 readOffset = 0;
+};
+
+// Rows of bash_sessions. Every write is committed before it returns.
+class BashSessionRepository {
+public:
+    explicit BashSessionRepository(Database &db) : m_db(db) {}
+
+    bool insert(const BashSessionRecord &s, QString &error);
+    bool remove(const QString &id, QString &error);
+    std::optional<BashSessionRecord> find(const QString &id) const;
+    QList<BashSessionRecord> listForSandbox(const QString &sandboxId) const;
+    bool setReadOffset(const QString &id, qint64 offset, QString &error);
+    bool markExited(const QString &id, std::optional<int> exitCode, qint64 finishedAt, QString &error);
+
+private:
+    Database &m_db;
+};
+
+} // namespace chat2sbx

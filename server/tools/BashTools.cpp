@@ -1,0 +1,276 @@
+#include "tools/InSandboxTools.h"
+
+#include "mcp/ToolRegistry.h"
+#include "runtime/Clock.h"
+#include "runtime/Ids.h"
+#include "sandbox/BashSessions.h"
+#include "sandbox/SandboxResolver.h"
+#include "tools/ToolArgs.h"
+
+#include <QJsonArray>
+#include <QRegularExpression>
+
+namespace chat2sbx {
+namespace {
+
+constexpr int kMaxCommandBytes = 256 * 1024;
+constexpr int kMaxPathBytes = 4096;
+constexpr int kMaxEnvEntries = 100;
+constexpr int kMaxEnvValueBytes = 32 * 1024;
+constexpr qint64 kMaxYieldMs = 60000;
+constexpr qint64 kMaxTimeoutMs = 7LL * 24 * 3600 * 1000;
+
+QJsonObject snapshotJson(const BashSnapshot &s)
+{
+    return {{QStringLiteral("session_id"), s.sessionId},
+            {QStringLiteral("status"), s.exited ? QStringLiteral("exited") : QStringLiteral("running")},
+            {QStringLiteral("exit_code"), s.exitCode ? QJsonValue(*s.exitCode) : QJsonValue(QJsonValue::Null)},
+            {QStringLiteral("output"), s.output},
+            {QStringLiteral("has_more_output"), s.hasMoreOutput}};
+}
+
+QJsonObject statusProperty()
+{
+    return {{QStringLiteral("type"), QStringLiteral("string")},
+            {QStringLiteral("enum"), QJsonArray{QStringLiteral("running"), QStringLiteral("exited")}}};
+}
+
+QJsonObject exitCodeProperty()
+{
+    return {{QStringLiteral("type"), QJsonArray{QStringLiteral("integer"), QStringLiteral("null")}}};
+}
+
+QJsonObject snapshotSchema()
+{
+    return schema::object({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
+                           {QStringLiteral("status"), statusProperty()},
+                           {QStringLiteral("exit_code"), exitCodeProperty()},
+                           {QStringLiteral("output"), schema::str(QStringLiteral("Output not returned before"))},
+                           {QStringLiteral("has_more_output"), schema::boolean(QStringLiteral("More output is buffered; poll again"))}},
+                          {QStringLiteral("session_id"), QStringLiteral("status"), QStringLiteral("exit_code"),
+                           QStringLiteral("output"), QStringLiteral("has_more_output")});
+}
+
+// Resolves the sandbox (renewing its idle deadline) or answers the call with the reason.
+bool resolve(SandboxResolver &resolver, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox)
+{
+    QString id;
+    if (!args.sandboxId(id)) {
+        call.responder.error(args.error());
+        return false;
+    }
+    QString error;
+    if (!resolver.resolveRunning(id, sandbox, error)) {
+        call.responder.error(error);
+        return false;
+    }
+    return true;
+}
+
+bool readSessionId(const ToolCall &call, ToolArgs &args, QString &sessionId)
+{
+    if (!args.string(QStringLiteral("session_id"), sessionId, 64)) {
+        call.responder.error(args.error());
+        return false;
+    }
+    if (!isWellFormedId(sessionId, "bash_")) {
+        call.responder.error(QStringLiteral("session_id must be a bash session id like bash_0123456789abcdef01234567"));
+        return false;
+    }
+    return true;
+}
+
+BashSessions::SnapshotDone answer(const ToolResponder &responder)
+{
+    return [responder](bool ok, const QString &error, const BashSnapshot &s) {
+        if (ok)
+            responder.ok(snapshotJson(s));
+        else
+            responder.error(error);
+    };
+}
+
+void handleBash(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    BashStartSpec spec;
+    qint64 yield = 0, timeout = 0;
+    if (!args.string(QStringLiteral("command"), spec.command, kMaxCommandBytes)
+        || !args.string(QStringLiteral("cwd"), spec.cwd, kMaxPathBytes, false)
+        || !args.integer(QStringLiteral("yield_time_ms"), yield, 0, kMaxYieldMs, 10000)
+        || !args.integer(QStringLiteral("timeout_ms"), timeout, 1000, kMaxTimeoutMs, 0))
+        return call.responder.error(args.error());
+    const QJsonValue env = call.arguments.value(QStringLiteral("env"));
+    if (!env.isUndefined() && !env.isNull()) {
+        if (!env.isObject())
+            return call.responder.error(QStringLiteral("env must be an object of NAME: value strings"));
+        const QJsonObject o = env.toObject();
+        if (o.size() > kMaxEnvEntries)
+            return call.responder.error(QStringLiteral("env has too many entries (at most %1)").arg(kMaxEnvEntries));
+        static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,127}$"));
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            if (!name.match(it.key()).hasMatch())
+                return call.responder.error(QStringLiteral("env name %1 is not a valid variable name").arg(it.key().left(130)));
+            if (!it.value().isString())
+                return call.responder.error(QStringLiteral("env value of %1 must be a string").arg(it.key()));
+            const QString value = it.value().toString();
+            if (value.contains(QChar(0)) || value.toUtf8().size() > kMaxEnvValueBytes)
+                return call.responder.error(
+                    QStringLiteral("env value of %1 must be at most %2 bytes without NUL").arg(it.key()).arg(kMaxEnvValueBytes));
+            spec.env.append({it.key(), value});
+        }
+    }
+    spec.yieldMs = static_cast<int>(yield);
+    spec.timeoutMs = static_cast<int>(std::min<qint64>(timeout, std::numeric_limits<int>::max()));
+    RunningSandbox sandbox;
+    if (!resolve(resolver, call, args, sandbox))
+        return;
+    sessions.start(sandbox, spec, answer(call.responder));
+}
+
+void handlePoll(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString sessionId;
+    qint64 yield = 0;
+    if (!readSessionId(call, args, sessionId))
+        return;
+    if (!args.integer(QStringLiteral("yield_time_ms"), yield, 0, kMaxYieldMs, 10000))
+        return call.responder.error(args.error());
+    RunningSandbox sandbox;
+    if (!resolve(resolver, call, args, sandbox))
+        return;
+    sessions.poll(sandbox, sessionId, static_cast<int>(yield), answer(call.responder));
+}
+
+void handleStop(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString sessionId;
+    if (!readSessionId(call, args, sessionId))
+        return;
+    RunningSandbox sandbox;
+    if (!resolve(resolver, call, args, sandbox))
+        return;
+    sessions.stop(sandbox, sessionId, [responder = call.responder](bool ok, const QString &error, const BashSnapshot &s) {
+        if (!ok)
+            return responder.error(error);
+        responder.ok({{QStringLiteral("session_id"), s.sessionId},
+                      {QStringLiteral("status"), s.exited ? QStringLiteral("exited") : QStringLiteral("running")},
+                      {QStringLiteral("exit_code"), s.exitCode ? QJsonValue(*s.exitCode) : QJsonValue(QJsonValue::Null)}});
+    });
+}
+
+void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    RunningSandbox sandbox;
+    if (!resolve(resolver, call, args, sandbox))
+        return;
+    sessions.list(sandbox, [responder = call.responder](const QList<BashSessionRecord> &records) {
+        QJsonArray items;
+        for (const auto &r : records) {
+            QString command = r.command;
+            if (command.size() > 500)
+                command = command.left(500) + QStringLiteral("…");
+            items.append(QJsonObject{
+                {QStringLiteral("session_id"), r.id},
+                {QStringLiteral("command"), command},
+                {QStringLiteral("cwd"), r.cwd.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(r.cwd)},
+                {QStringLiteral("status"), r.exited ? QStringLiteral("exited") : QStringLiteral("running")},
+                {QStringLiteral("exit_code"), r.exitCode ? QJsonValue(*r.exitCode) : QJsonValue(QJsonValue::Null)},
+                {QStringLiteral("started_at"), isoTime(r.startedAt)}});
+        }
+        responder.ok({{QStringLiteral("sessions"), items}});
+    });
+}
+
+} // namespace
+
+void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSessions &sessions)
+{
+    const QJsonObject sandboxId = schema::sandboxIdProperty();
+    const QJsonObject sessionId{{QStringLiteral("type"), QStringLiteral("string")},
+                                {QStringLiteral("description"), QStringLiteral("A session id returned by bash")},
+                                {QStringLiteral("pattern"), QStringLiteral("^bash_[0-9a-f]{24}$")}};
+    const QJsonObject yield = schema::integer(
+        QStringLiteral("How long to wait for output or exit before returning, in ms (default 10000)"), 0, kMaxYieldMs);
+
+    ToolDefinition bash;
+    bash.name = QStringLiteral("bash");
+    bash.title = QStringLiteral("Run a shell command");
+    bash.description = QStringLiteral(
+        "Runs a bash command inside the sandbox, detached in its own process group, with stdout and stderr combined. "
+        "Waits up to yield_time_ms for it to finish; if it is still running, returns status running and a session_id "
+        "to continue with bash_poll (or bash_stop). Relative cwd is resolved against the workspace. No lifetime limit "
+        "unless timeout_ms is given.");
+    bash.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), sandboxId},
+         {QStringLiteral("command"), schema::str(QStringLiteral("The bash command line"), kMaxCommandBytes)},
+         {QStringLiteral("cwd"), schema::str(QStringLiteral("Working directory (default: the workspace)"), kMaxPathBytes)},
+         {QStringLiteral("env"), QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                                             {QStringLiteral("description"), QStringLiteral("Extra environment variables")},
+                                             {QStringLiteral("additionalProperties"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
+         {QStringLiteral("yield_time_ms"), yield},
+         {QStringLiteral("timeout_ms"), schema::integer(QStringLiteral("Kill the command after this many ms"), 1000, kMaxTimeoutMs)}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("command")});
+    bash.outputSchema = snapshotSchema();
+    bash.annotations = {false, true, false, true};
+    registry.add(bash, [&resolver, &sessions](const ToolCall &call) { handleBash(resolver, sessions, call); });
+
+    ToolDefinition poll;
+    poll.name = QStringLiteral("bash_poll");
+    poll.title = QStringLiteral("Read more output of a command");
+    poll.description = QStringLiteral(
+        "Waits up to yield_time_ms for new output or the exit of a bash session and returns only output not returned "
+        "before (at most 60,000 bytes; has_more_output says when more is buffered).");
+    poll.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("session_id"), sessionId},
+                                       {QStringLiteral("yield_time_ms"), yield}},
+                                      {QStringLiteral("sandbox_id"), QStringLiteral("session_id")});
+    poll.outputSchema = snapshotSchema();
+    poll.annotations = {true, false, false, false};
+    registry.add(poll, [&resolver, &sessions](const ToolCall &call) { handlePoll(resolver, sessions, call); });
+
+    ToolDefinition stop;
+    stop.name = QStringLiteral("bash_stop");
+    stop.title = QStringLiteral("Stop a command");
+    stop.description = QStringLiteral(
+        "Sends SIGTERM to the session's process group and SIGKILL 1.5 s later if it is still alive. Stopping an exited "
+        "session does nothing.");
+    stop.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("session_id"), sessionId}},
+                                      {QStringLiteral("sandbox_id"), QStringLiteral("session_id")});
+    stop.outputSchema = schema::object({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
+                                        {QStringLiteral("status"), statusProperty()},
+                                        {QStringLiteral("exit_code"), exitCodeProperty()}},
+                                       {QStringLiteral("session_id"), QStringLiteral("status"), QStringLiteral("exit_code")});
+    stop.annotations = {false, true, true, true};
+    registry.add(stop, [&resolver, &sessions](const ToolCall &call) { handleStop(resolver, sessions, call); });
+
+    ToolDefinition list;
+    list.name = QStringLiteral("bash_list");
+    list.title = QStringLiteral("List commands");
+    list.description = QStringLiteral("The sandbox's bash sessions with command, status, exit code and start time.");
+    list.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId}}, {QStringLiteral("sandbox_id")});
+    const QJsonObject item = schema::object(
+        {{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
+         {QStringLiteral("command"), schema::str(QStringLiteral("The command (shortened)"))},
+         {QStringLiteral("cwd"), QJsonObject{{QStringLiteral("type"), QJsonArray{QStringLiteral("string"), QStringLiteral("null")}}}},
+         {QStringLiteral("status"), statusProperty()},
+         {QStringLiteral("exit_code"), exitCodeProperty()},
+         {QStringLiteral("started_at"), schema::str(QStringLiteral("ISO-8601 UTC"))}},
+        {QStringLiteral("session_id"), QStringLiteral("command"), QStringLiteral("status"), QStringLiteral("exit_code"),
+         QStringLiteral("started_at")});
+    list.outputSchema = schema::object(
+        {{QStringLiteral("sessions"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), item}}}},
+        {QStringLiteral("sessions")});
+    list.annotations = {true, false, true, false};
+    registry.add(list, [&resolver, &sessions](const ToolCall &call) { handleList(resolver, sessions, call); });
+}
+
+void registerInSandboxTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels, BashSessions &sessions)
+{
+    registerBashTools(registry, resolver, sessions);
+    registerFileTools(registry, resolver, channels);
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,455 @@
+#include "tools/InSandboxTools.h"
+
+#include "mcp/ToolRegistry.h"
+#include "sandbox/ChannelPool.h"
+#include "sandbox/SandboxResolver.h"
+#include "tools/ToolArgs.h"
+#include "tools/UnifiedDiff.h"
+
+#include <QJsonArray>
+#include <QPointer>
+
+namespace chat2sbx {
+namespace {
+
+constexpr int kMaxPathBytes = 4096;
+constexpr qint64 kReadCapBytes = 256 * 1024;
+constexpr qint64 kDefaultReadLines = 2000;
+constexpr int kMaxWriteBytes = 10 * 1024 * 1024;
+constexpr int kMaxEditFileBytes = 8 * 1024 * 1024;
+constexpr int kMaxEditStringBytes = 1024 * 1024;
+constexpr int kMaxPatternBytes = 4096;
+constexpr int kMaxGlobBytes = 512;
+constexpr int kListCap = 1000;
+constexpr int kMatchTextChars = 500;
+constexpr int kFileOpTimeoutMs = 30000;
+constexpr int kSearchTimeoutMs = 60000;
+
+// The path as results show it: relative paths are shown under the workspace as seen in the VM
+// (~/workspace for managed workspaces, never the host data directory).
+QString displayPath(const RunningSandbox &sandbox, const QString &path)
+{
+    if (path.startsWith(QLatin1Char('/')) || path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
+        return path;
+    const QString base = sandbox.managedWorkspace ? QStringLiteral("~/workspace") : sandbox.workspacePath;
+    if (path.isEmpty() || path == QLatin1String("."))
+        return base;
+    return base + QLatin1Char('/') + (path.startsWith(QLatin1String("./")) ? path.mid(2) : path);
+}
+
+// Shared front part of every file tool: sandbox_id → running sandbox (renewing its idle deadline).
+struct Context {
+    SandboxResolver &resolver;
+    ChannelPool &channels;
+};
+
+bool resolve(Context &ctx, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox)
+{
+    QString id;
+    if (!args.sandboxId(id)) {
+        call.responder.error(args.error());
+        return false;
+    }
+    QString error;
+    if (!ctx.resolver.resolveRunning(id, sandbox, error)) {
+        call.responder.error(error);
+        return false;
+    }
+    return true;
+}
+
+QString failure(const ChannelReply &r)
+{
+    return r.channelFailure ? QStringLiteral("could not reach the sandbox: %1").arg(r.error) : r.error;
+}
+
+void handleRead(Context &ctx, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString path;
+    qint64 offset = 1, limit = kDefaultReadLines;
+    if (!args.string(QStringLiteral("path"), path, kMaxPathBytes)
+        || !args.integer(QStringLiteral("offset"), offset, 1, 1LL << 40, 1)
+        || !args.integer(QStringLiteral("limit"), limit, 1, 1000000, kDefaultReadLines))
+        return call.responder.error(args.error());
+    RunningSandbox sandbox;
+    if (!resolve(ctx, call, args, sandbox))
+        return;
+    const QString shown = displayPath(sandbox, path);
+    ctx.channels.channelFor(sandbox).request(
+        QStringLiteral("read"),
+        {path.toUtf8(), QByteArray::number(offset), QByteArray::number(limit), QByteArray::number(kReadCapBytes + 1)},
+        kFileOpTimeoutMs, [responder = call.responder, shown, offset](const ChannelReply &r) {
+            if (!r.ok)
+                return responder.error(failure(r));
+            const qint64 size = r.meta.value(QStringLiteral("size")).toLongLong();
+            if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
+                return responder.ok({{QStringLiteral("path"), shown},
+                                     {QStringLiteral("binary"), true},
+                                     {QStringLiteral("size"), static_cast<double>(size)},
+                                     {QStringLiteral("content"), QStringLiteral("(binary file, %1 bytes; not shown)").arg(size)},
+                                     {QStringLiteral("truncated"), false}});
+            const qint64 totalLines = r.meta.value(QStringLiteral("total_lines")).toLongLong()
+                                      + (r.meta.value(QStringLiteral("ends_with_newline")) == QLatin1String("1") || size == 0 ? 0 : 1);
+            QByteArray data = r.data;
+            const bool hitByteCap = data.size() > kReadCapBytes;
+            QList<QByteArray> lines = data.split('\n');
+            if (data.endsWith('\n') || data.isEmpty())
+                lines.removeLast();
+            else if (hitByteCap && lines.size() > 1)
+                lines.removeLast();   // a line cut by the byte cap: shown from the next offset instead
+            QString content;
+            qint64 shownBytes = 0;
+            qint64 line = offset;
+            bool truncated = false;
+            for (const QByteArray &l : lines) {
+                const QString text = QStringLiteral("%1\t").arg(line, 6) + QString::fromUtf8(l) + QLatin1Char('\n');
+                const qint64 bytes = text.toUtf8().size();
+                if (shownBytes + bytes > kReadCapBytes) {
+                    if (line == offset)
+                        content += QString::fromUtf8(l.left(kReadCapBytes - 64)) + QLatin1Char('\n');
+                    truncated = true;
+                    break;
+                }
+                content += text;
+                shownBytes += bytes;
+                ++line;
+            }
+            if (hitByteCap)
+                truncated = true;
+            const qint64 lastLine = line - 1;
+            if (truncated)
+                content += QStringLiteral("[truncated at 256 KiB: showing lines %1-%2 of %3; read again with offset=%4]\n")
+                               .arg(offset).arg(std::max(offset, lastLine)).arg(totalLines).arg(std::max(offset, lastLine) + 1);
+            else if (lastLine < totalLines)
+                content += QStringLiteral("[showing lines %1-%2 of %3; read again with offset=%4 for more]\n")
+                               .arg(offset).arg(lastLine).arg(totalLines).arg(lastLine + 1);
+            responder.ok({{QStringLiteral("path"), shown},
+                          {QStringLiteral("binary"), false},
+                          {QStringLiteral("size"), static_cast<double>(size)},
+                          {QStringLiteral("total_lines"), static_cast<double>(totalLines)},
+                          {QStringLiteral("start_line"), static_cast<double>(offset)},
+                          {QStringLiteral("end_line"), static_cast<double>(lastLine)},
+                          {QStringLiteral("content"), content},
+                          {QStringLiteral("truncated"), truncated}});
+        });
+}
+
+void writeFile(SandboxChannel &channel, const QString &path, const QByteArray &content,
+               std::function<void(const ChannelReply &)> done)
+{
+    channel.request(QStringLiteral("write"), {path.toUtf8(), content}, kFileOpTimeoutMs, std::move(done));
+}
+
+void handleWrite(Context &ctx, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString path, content;
+    if (!args.string(QStringLiteral("path"), path, kMaxPathBytes)
+        || !args.string(QStringLiteral("content"), content, kMaxWriteBytes, true, true))
+        return call.responder.error(args.error());
+    RunningSandbox sandbox;
+    if (!resolve(ctx, call, args, sandbox))
+        return;
+    const QString shown = displayPath(sandbox, path);
+    writeFile(ctx.channels.channelFor(sandbox), path, content.toUtf8(), [responder = call.responder, shown](const ChannelReply &r) {
+        if (!r.ok)
+            return responder.error(failure(r));
+        responder.ok({{QStringLiteral("path"), shown},
+                      {QStringLiteral("bytes_written"), r.meta.value(QStringLiteral("bytes")).toDouble()}});
+    });
+}
+
+void handleEdit(Context &ctx, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString path, oldString, newString;
+    bool replaceAll = false;
+    if (!args.string(QStringLiteral("path"), path, kMaxPathBytes)
+        || !args.string(QStringLiteral("old_string"), oldString, kMaxEditStringBytes)
+        || !args.string(QStringLiteral("new_string"), newString, kMaxEditStringBytes, true, true)
+        || !args.boolean(QStringLiteral("replace_all"), replaceAll, false))
+        return call.responder.error(args.error());
+    RunningSandbox sandbox;
+    if (!resolve(ctx, call, args, sandbox))
+        return;
+    const QString shown = displayPath(sandbox, path);
+    QPointer<SandboxChannel> channel = &ctx.channels.channelFor(sandbox);
+    const QByteArray oldBytes = oldString.toUtf8(), newBytes = newString.toUtf8();
+    channel->request(
+        QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxEditFileBytes)}, kFileOpTimeoutMs,
+        [responder = call.responder, shown, path, channel, oldBytes, newBytes, replaceAll](const ChannelReply &r) {
+            if (!r.ok)
+                return responder.error(failure(r));
+            if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
+                return responder.error(QStringLiteral("%1 is a binary file; edit only changes text files").arg(shown));
+            const QByteArray &before = r.data;
+            QList<qsizetype> matches;
+            for (qsizetype at = before.indexOf(oldBytes); at >= 0; at = before.indexOf(oldBytes, at + oldBytes.size()))
+                matches.append(at);
+            if (matches.isEmpty())
+                return responder.error(QStringLiteral("old_string was not found in %1 (0 matches)").arg(shown));
+            if (matches.size() > 1 && !replaceAll)
+                return responder.error(QStringLiteral("old_string matches %1 times in %2; include more context to make it "
+                                                      "unique, or set replace_all to replace every match")
+                                           .arg(matches.size()).arg(shown));
+            QByteArray after;
+            after.reserve(before.size() + matches.size() * (newBytes.size() - oldBytes.size()));
+            qsizetype cursor = 0;
+            for (qsizetype m : matches) {
+                after += before.mid(cursor, m - cursor);
+                after += newBytes;
+                cursor = m + oldBytes.size();
+            }
+            after += before.mid(cursor);
+            if (!channel)
+                return responder.error(QStringLiteral("the sandbox was detached during the edit"));
+            if (after.size() > kMaxWriteBytes)
+                return responder.error(QStringLiteral("the edited file would be larger than %1 bytes").arg(kMaxWriteBytes));
+            const QString diff = replacementDiff(shown, before, matches, oldBytes, newBytes);
+            const int count = static_cast<int>(matches.size());
+            writeFile(*channel, path, after, [responder, shown, diff, count](const ChannelReply &w) {
+                if (!w.ok)
+                    return responder.error(failure(w));
+                responder.ok({{QStringLiteral("path"), shown},
+                              {QStringLiteral("replacements"), count},
+                              {QStringLiteral("diff"), diff}});
+            });
+        });
+}
+
+void handleSearch(Context &ctx, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString pattern, path, glob;
+    qint64 maxResults = 200;
+    if (!args.string(QStringLiteral("pattern"), pattern, kMaxPatternBytes)
+        || !args.string(QStringLiteral("path"), path, kMaxPathBytes, false)
+        || !args.string(QStringLiteral("glob"), glob, kMaxGlobBytes, false)
+        || !args.integer(QStringLiteral("max_results"), maxResults, 1, 5000, 200))
+        return call.responder.error(args.error());
+    if (pattern.contains(QLatin1Char('\n')))
+        return call.responder.error(QStringLiteral("pattern must be a single line"));
+    RunningSandbox sandbox;
+    if (!resolve(ctx, call, args, sandbox))
+        return;
+    ctx.channels.channelFor(sandbox).request(
+        QStringLiteral("search"), {pattern.toUtf8(), path.toUtf8(), glob.toUtf8(), QByteArray::number(maxResults)},
+        kSearchTimeoutMs, [responder = call.responder, maxResults](const ChannelReply &r) {
+            if (!r.ok)
+                return responder.error(failure(r));
+            QJsonArray matches;
+            QList<QByteArray> lines = r.data.split('\n');
+            if (r.data.endsWith('\n') || r.data.isEmpty())
+                lines.removeLast();
+            const bool truncated = lines.size() > maxResults || r.meta.value(QStringLiteral("timed_out")) == QLatin1String("1");
+            for (const QByteArray &l : lines) {
+                if (matches.size() >= maxResults)
+                    break;
+                const qsizetype nul = l.indexOf('\0');
+                const qsizetype colon = l.indexOf(':', nul + 1);
+                if (nul < 0 || colon < 0)
+                    continue;
+                QString file = QString::fromUtf8(l.left(nul));
+                if (file.startsWith(QLatin1String("./")))
+                    file = file.mid(2);
+                QString text = QString::fromUtf8(l.mid(colon + 1));
+                if (text.size() > kMatchTextChars)
+                    text = text.left(kMatchTextChars) + QStringLiteral("…");
+                matches.append(QJsonObject{{QStringLiteral("file"), file},
+                                           {QStringLiteral("line"), l.mid(nul + 1, colon - nul - 1).toInt()},
+                                           {QStringLiteral("text"), text}});
+            }
+            QJsonObject out{{QStringLiteral("matches"), matches},
+                            {QStringLiteral("count"), static_cast<int>(matches.size())},
+                            {QStringLiteral("truncated"), truncated},
+                            {QStringLiteral("engine"), r.meta.value(QStringLiteral("engine"))}};
+            if (truncated)
+                out.insert(QStringLiteral("note"), QStringLiteral("more matches exist; narrow the pattern, path or glob"));
+            responder.ok(out);
+        });
+}
+
+void handleList(Context &ctx, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString path;
+    qint64 depth = 2;
+    if (!args.string(QStringLiteral("path"), path, kMaxPathBytes, false)
+        || !args.integer(QStringLiteral("depth"), depth, 1, 20, 2))
+        return call.responder.error(args.error());
+    RunningSandbox sandbox;
+    if (!resolve(ctx, call, args, sandbox))
+        return;
+    const QString shown = displayPath(sandbox, path);
+    ctx.channels.channelFor(sandbox).request(
+        QStringLiteral("list"), {path.toUtf8(), QByteArray::number(depth), QByteArray::number(kListCap)}, kFileOpTimeoutMs,
+        [responder = call.responder, shown](const ChannelReply &r) {
+            if (!r.ok)
+                return responder.error(failure(r));
+            QList<QByteArray> records = r.data.split('\0');
+            if (r.data.endsWith('\0') || r.data.isEmpty())
+                records.removeLast();
+            const bool truncated = records.size() > kListCap;
+            QJsonArray entries;
+            for (const QByteArray &rec : records) {
+                if (entries.size() >= kListCap)
+                    break;
+                const QList<QByteArray> f = rec.split('\t');
+                if (f.size() < 3)
+                    continue;
+                const QByteArray t = f.at(0);
+                const QString type = t == "f" ? QStringLiteral("file")
+                                     : t == "d" ? QStringLiteral("directory")
+                                     : t == "l" ? QStringLiteral("symlink")
+                                                : QStringLiteral("other");
+                entries.append(QJsonObject{
+                    {QStringLiteral("path"), QString::fromUtf8(rec.mid(f.at(0).size() + f.at(1).size() + 2))},
+                    {QStringLiteral("type"), type},
+                    {QStringLiteral("size"), t == "d" ? QJsonValue(QJsonValue::Null) : QJsonValue(f.at(1).toDouble())}});
+            }
+            QJsonObject out{{QStringLiteral("path"), shown}, {QStringLiteral("entries"), entries},
+                            {QStringLiteral("truncated"), truncated}};
+            if (truncated)
+                out.insert(QStringLiteral("note"), QStringLiteral("listing capped at 1,000 entries; list a subdirectory "
+                                                                  "or use a smaller depth"));
+            responder.ok(out);
+        });
+}
+
+QJsonObject nullable(const QString &type)
+{
+    return {{QStringLiteral("type"), QJsonArray{type, QStringLiteral("null")}}};
+}
+
+QJsonObject typed(const QString &type)
+{
+    return {{QStringLiteral("type"), type}};
+}
+
+QJsonObject arrayOf(const QJsonObject &items)
+{
+    return {{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), items}};
+}
+
+} // namespace
+
+void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
+{
+    auto ctx = std::make_shared<Context>(Context{resolver, channels});
+    const QJsonObject sandboxId = schema::sandboxIdProperty();
+    const QString pathHelp = QStringLiteral("Relative to the workspace, absolute inside the sandbox, or starting with ~/");
+
+    ToolDefinition read;
+    read.name = QStringLiteral("read");
+    read.title = QStringLiteral("Read a file");
+    read.description = QStringLiteral(
+        "Reads a text file in the sandbox with line numbers: by default the first 2,000 lines, at most 256 KiB per call "
+        "(a marker says where to continue). Binary files are reported as binary with their size.");
+    read.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), sandboxId},
+         {QStringLiteral("path"), schema::str(pathHelp, kMaxPathBytes)},
+         {QStringLiteral("offset"), schema::integer(QStringLiteral("First line to show, 1-based (default 1)"), 1, 1LL << 40)},
+         {QStringLiteral("limit"), schema::integer(QStringLiteral("Number of lines (default 2000)"), 1, 1000000)}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("path")});
+    read.outputSchema = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+                                        {QStringLiteral("binary"), typed(QStringLiteral("boolean"))},
+                                        {QStringLiteral("size"), typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("total_lines"), typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("start_line"), typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("end_line"), typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("content"), typed(QStringLiteral("string"))},
+                                        {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))}},
+                                       {QStringLiteral("path"), QStringLiteral("binary"), QStringLiteral("size"),
+                                        QStringLiteral("content"), QStringLiteral("truncated")});
+    read.annotations = {true, false, true, false};
+    registry.add(read, [ctx](const ToolCall &call) { handleRead(*ctx, call); });
+
+    ToolDefinition write;
+    write.name = QStringLiteral("write");
+    write.title = QStringLiteral("Write a file");
+    write.description = QStringLiteral(
+        "Writes a whole file in the sandbox atomically (temporary file + rename), creating parent directories. "
+        "Returns the number of bytes written.");
+    write.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId},
+                                        {QStringLiteral("path"), schema::str(pathHelp, kMaxPathBytes)},
+                                        {QStringLiteral("content"), schema::str(QStringLiteral("The complete new content"))}},
+                                       {QStringLiteral("sandbox_id"), QStringLiteral("path"), QStringLiteral("content")});
+    write.outputSchema = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+                                         {QStringLiteral("bytes_written"), typed(QStringLiteral("integer"))}},
+                                        {QStringLiteral("path"), QStringLiteral("bytes_written")});
+    write.annotations = {false, false, true, false};
+    registry.add(write, [ctx](const ToolCall &call) { handleWrite(*ctx, call); });
+
+    ToolDefinition edit;
+    edit.name = QStringLiteral("edit");
+    edit.title = QStringLiteral("Edit a file");
+    edit.description = QStringLiteral(
+        "Replaces an exact string in a text file. old_string must match exactly once unless replace_all is true; "
+        "otherwise the call fails and says how many matches there are. Returns a short unified diff.");
+    edit.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), sandboxId},
+         {QStringLiteral("path"), schema::str(pathHelp, kMaxPathBytes)},
+         {QStringLiteral("old_string"), schema::str(QStringLiteral("Exact text to replace"))},
+         {QStringLiteral("new_string"), schema::str(QStringLiteral("Replacement text"))},
+         {QStringLiteral("replace_all"), schema::boolean(QStringLiteral("Replace every match (default false)"))}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("path"), QStringLiteral("old_string"), QStringLiteral("new_string")});
+    edit.outputSchema = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+                                        {QStringLiteral("replacements"), typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("diff"), typed(QStringLiteral("string"))}},
+                                       {QStringLiteral("path"), QStringLiteral("replacements"), QStringLiteral("diff")});
+    edit.annotations = {false, false, false, false};
+    registry.add(edit, [ctx](const ToolCall &call) { handleEdit(*ctx, call); });
+
+    ToolDefinition search;
+    search.name = QStringLiteral("search");
+    search.title = QStringLiteral("Search files");
+    search.description = QStringLiteral(
+        "Searches file contents in the sandbox for a regular expression (extended syntax) and returns file:line:text "
+        "matches, skipping .git and binary files. Uses ripgrep when the sandbox has it, grep otherwise.");
+    search.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), sandboxId},
+         {QStringLiteral("pattern"), schema::str(QStringLiteral("Regular expression"), kMaxPatternBytes)},
+         {QStringLiteral("path"), schema::str(QStringLiteral("File or directory to search (default: the workspace)"), kMaxPathBytes)},
+         {QStringLiteral("glob"), schema::str(QStringLiteral("Only files whose name matches, e.g. *.cpp"), kMaxGlobBytes)},
+         {QStringLiteral("max_results"), schema::integer(QStringLiteral("Maximum matches (default 200)"), 1, 5000)}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("pattern")});
+    const QJsonObject match = schema::object({{QStringLiteral("file"), typed(QStringLiteral("string"))},
+                                              {QStringLiteral("line"), typed(QStringLiteral("integer"))},
+                                              {QStringLiteral("text"), typed(QStringLiteral("string"))}},
+                                             {QStringLiteral("file"), QStringLiteral("line"), QStringLiteral("text")});
+    search.outputSchema = schema::object({{QStringLiteral("matches"), arrayOf(match)},
+                                          {QStringLiteral("count"), typed(QStringLiteral("integer"))},
+                                          {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))},
+                                          {QStringLiteral("engine"), typed(QStringLiteral("string"))},
+                                          {QStringLiteral("note"), typed(QStringLiteral("string"))}},
+                                         {QStringLiteral("matches"), QStringLiteral("count"), QStringLiteral("truncated")});
+    search.annotations = {true, false, true, false};
+    registry.add(search, [ctx](const ToolCall &call) { handleSearch(*ctx, call); });
+
+    ToolDefinition list;
+    list.name = QStringLiteral("list");
+    list.title = QStringLiteral("List a directory");
+    list.description = QStringLiteral(
+        "Lists entries below a directory in the sandbox with type and size, to the given depth (default 2), .git "
+        "pruned, at most 1,000 entries.");
+    list.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), sandboxId},
+         {QStringLiteral("path"), schema::str(QStringLiteral("Directory (default: the workspace)"), kMaxPathBytes)},
+         {QStringLiteral("depth"), schema::integer(QStringLiteral("How many levels (default 2)"), 1, 20)}},
+        {QStringLiteral("sandbox_id")});
+    const QJsonObject entry = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+                                              {QStringLiteral("type"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                                                                                   {QStringLiteral("enum"), QJsonArray{QStringLiteral("file"), QStringLiteral("directory"), QStringLiteral("symlink"), QStringLiteral("other")}}}},
+                                              {QStringLiteral("size"), nullable(QStringLiteral("integer"))}},
+                                             {QStringLiteral("path"), QStringLiteral("type"), QStringLiteral("size")});
+    list.outputSchema = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+                                        {QStringLiteral("entries"), arrayOf(entry)},
+                                        {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))},
+                                        {QStringLiteral("note"), typed(QStringLiteral("string"))}},
+                                       {QStringLiteral("path"), QStringLiteral("entries"), QStringLiteral("truncated")});
+    list.annotations = {true, false, true, false};
+    registry.add(list, [ctx](const ToolCall &call) { handleList(*ctx, call); });
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,119 @@
+#include "tools/ToolArgs.h"
+
+#include "runtime/Ids.h"
+
+#include <QJsonArray>
+
+#include <cmath>
+
+namespace chat2sbx {
+
+bool ToolArgs::fail(const QString &message)
+{
+    m_error = message;
+    return false;
+}
+
+bool ToolArgs::string(const QString &name, QString &out, int maxBytes, bool required, bool allowEmpty)
+{
+    const QJsonValue v = m_args.value(name);
+    if (v.isUndefined() || v.isNull()) {
+        if (required)
+            return fail(QStringLiteral("%1 is required").arg(name));
+        out.clear();
+        return true;
+    }
+    if (!v.isString())
+        return fail(QStringLiteral("%1 must be a string").arg(name));
+    out = v.toString();
+    if (!allowEmpty && required && out.isEmpty())
+        return fail(QStringLiteral("%1 must not be empty").arg(name));
+    if (out.toUtf8().size() > maxBytes)
+        return fail(QStringLiteral("%1 is too long (at most %2 bytes)").arg(name).arg(maxBytes));
+    if (out.contains(QChar(0)))
+        return fail(QStringLiteral("%1 must not contain NUL characters").arg(name));
+    return true;
+}
+
+bool ToolArgs::integer(const QString &name, qint64 &out, qint64 min, qint64 max, std::optional<qint64> fallback)
+{
+    const QJsonValue v = m_args.value(name);
+    if (v.isUndefined() || v.isNull()) {
+        if (!fallback)
+            return fail(QStringLiteral("%1 is required").arg(name));
+        out = *fallback;
+        return true;
+    }
+    const double d = v.toDouble(std::nan(""));
+    if (!v.isDouble() || std::isnan(d) || std::floor(d) != d)
+        return fail(QStringLiteral("%1 must be an integer").arg(name));
+    if (d < static_cast<double>(min) || d > static_cast<double>(max))
+        return fail(QStringLiteral("%1 must be between %2 and %3").arg(name).arg(min).arg(max));
+    out = static_cast<qint64>(d);
+    return true;
+}
+
+bool ToolArgs::boolean(const QString &name, bool &out, bool fallback)
+{
+    const QJsonValue v = m_args.value(name);
+    if (v.isUndefined() || v.isNull()) {
+        out = fallback;
+        return true;
+    }
+    if (!v.isBool())
+        return fail(QStringLiteral("%1 must be true or false").arg(name));
+    out = v.toBool();
+    return true;
+}
+
+bool ToolArgs::sandboxId(QString &out)
+{
+    if (!string(QStringLiteral("sandbox_id"), out, 64))
+        return false;
+    if (!isWellFormedId(out, "sbx_"))
+        return fail(QStringLiteral("sandbox_id must be a sandbox id like sbx_0123456789abcdef01234567"));
+    return true;
+}
+
+namespace schema {
+
+QJsonObject str(const QString &description, int maxLength)
+{
+    QJsonObject o{{QStringLiteral("type"), QStringLiteral("string")}, {QStringLiteral("description"), description}};
+    if (maxLength > 0)
+        o.insert(QStringLiteral("maxLength"), maxLength);
+    return o;
+}
+
+QJsonObject integer(const QString &description, qint64 min, qint64 max)
+{
+    return {{QStringLiteral("type"), QStringLiteral("integer")},
+            {QStringLiteral("description"), description},
+            {QStringLiteral("minimum"), static_cast<double>(min)},
+            {QStringLiteral("maximum"), static_cast<double>(max)}};
+}
+
+QJsonObject boolean(const QString &description)
+{
+    return {{QStringLiteral("type"), QStringLiteral("boolean")}, {QStringLiteral("description"), description}};
+}
+
+QJsonObject object(const QJsonObject &properties, const QStringList &required)
+{
+    QJsonObject o{{QStringLiteral("type"), QStringLiteral("object")},
+                  {QStringLiteral("properties"), properties},
+                  {QStringLiteral("additionalProperties"), false}};
+    if (!required.isEmpty())
+        o.insert(QStringLiteral("required"), QJsonArray::fromStringList(required));
+    return o;
+}
+
+QJsonObject sandboxIdProperty()
+{
+    QJsonObject o = str(QStringLiteral("The sandbox to run in (sbx_...), as returned by sandbox_create."), 64);
+    o.insert(QStringLiteral("pattern"), QStringLiteral("^sbx_[0-9a-f]{24}$"));
+    return o;
+}
+
+} // namespace schema
+} // namespace chat2sbx
