@@ -13,12 +13,6 @@ struct Pending {
 };
 
 const Pending kPending[] = {
-    {"workspace list", "workspace list [--json]", "List known workspaces"},
-    {"workspace add", "workspace add <path> [--mode clone|direct]", "Register a host workspace"},
-    {"approval list", "approval list [--json]", "List pending host-path approvals"},
-    {"approval approve", "approval approve <id>", "Approve a host-path request"},
-    {"approval reject", "approval reject <id>", "Reject a host-path request"},
-    {"tunnel import", "tunnel import", "Move the tunnel id and key into the OS keychain"},
     {"tray", "tray", "Start the tray application (the default)"},
 };
 

@@ -1,81 +1,191 @@
-// `chat2sbx status`: effective configuration and whether a server is running and healthy.
+// `chat2sbx status`: effective configuration and whether a server is running and healthy: the MCP
+// endpoint, the Secure MCP Tunnel, sandboxes against the limit, pending approvals. Exit 0 only when
+// everything that is enabled is healthy.
 #include "Command.h"
 
 #include "runtime/PidFile.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
+#include <QNetworkProxy>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTimer>
 
 namespace chat2sbx::app {
 namespace {
 
-struct Probe {
-    bool reachable = false;
-    QJsonObject health;
+struct HttpProbe {
+    int status = 0;          // 0: no HTTP answer
+    QByteArray body;
     QString error;
 };
 
-Probe probeHealth(const Config &config)
+// One GET against the local server; runs the (command's own) event loop until it finishes.
+HttpProbe probe(const QString &url, const QList<QPair<QByteArray, QByteArray>> &headers = {})
 {
-    Probe probe;
+    HttpProbe result;
     QNetworkAccessManager nam;
-    const QString host = config.host == QLatin1String("0.0.0.0") ? QStringLiteral("127.0.0.1") : config.host;
-    QNetworkRequest request(QUrl(QStringLiteral("http://%1:%2/healthz").arg(host).arg(config.port)));
+    nam.setProxy(QNetworkProxy::NoProxy);
+    QNetworkRequest request{QUrl(url)};
+    for (const auto &h : headers)
+        request.setRawHeader(h.first, h.second);
     request.setTransferTimeout(3000);
     QNetworkReply *reply = nam.get(request);
     QObject::connect(reply, &QNetworkReply::finished, [&] {
-        if (reply->error() == QNetworkReply::NoError) {
-            const QJsonDocument doc = QJsonDocument::fromJson(reply->readAll());
-            probe.health = doc.object();
-            probe.reachable = probe.health.value(QStringLiteral("name")).toString() == QLatin1String("chat2sbx");
-            if (!probe.reachable)
-                probe.error = QStringLiteral("something else answers on port %1").arg(config.port);
-        } else {
-            probe.error = reply->errorString();
-        }
+        result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        result.body = reply->readAll();
+        if (result.status == 0)
+            result.error = reply->errorString();
         QCoreApplication::exit(0);
     });
     QCoreApplication::exec();
     reply->deleteLater();
-    return probe;
+    return result;
+}
+
+QString localHost(const Config &config)
+{
+    if (config.host == QLatin1String("0.0.0.0") || config.host == QLatin1String("localhost"))
+        return QStringLiteral("127.0.0.1");
+    if (config.host == QLatin1String("::"))
+        return QStringLiteral("[::1]");
+    return config.host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]").arg(config.host) : config.host;
+}
+
+// Counts rows in the database read-only (used when no server answers); -1 when unavailable.
+qint64 countReadOnly(const Config &config, const QString &sql)
+{
+    if (!QFileInfo(config.databasePath).isFile())
+        return -1;
+    qint64 n = -1;
+    const QString name = QStringLiteral("chat2sbx-status-ro");
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+        db.setDatabaseName(config.databasePath);
+        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=2000"));
+        if (db.open()) {
+            QSqlQuery q(db);
+            if (q.exec(sql) && q.next())
+                n = q.value(0).toLongLong();
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
+    return n;
 }
 
 int runStatus(CommandContext &ctx)
 {
     const Config &c = ctx.config;
     const qint64 pid = PidFile::runningPid(c.pidFilePath());
-    const Probe probe = probeHealth(c);
-    const bool healthy = probe.reachable;
+    const QString base = QStringLiteral("http://%1:%2").arg(localHost(c)).arg(c.port);
 
+    // The server: /healthz answers with our name.
+    const HttpProbe healthProbe = probe(base + QStringLiteral("/healthz"));
+    const QJsonObject health = QJsonDocument::fromJson(healthProbe.body).object();
+    const bool healthy = healthProbe.status == 200 && health.value(QStringLiteral("name")).toString() == QLatin1String("chat2sbx");
+    QString serverError;
+    if (!healthy)
+        serverError = healthProbe.status == 0 ? healthProbe.error
+                                              : QStringLiteral("something else answers on port %1 (HTTP %2)").arg(c.port).arg(healthProbe.status);
+
+    // The MCP endpoint: any answer but 404 (GET may be 405 by the spec, 401 with a token) means it is served.
+    bool mcpReachable = false;
+    QString mcpError;
+    if (healthy) {
+        const HttpProbe mcp = probe(base + QStringLiteral("/mcp"), {{"Accept", "application/json, text/event-stream"}});
+        mcpReachable = mcp.status != 0 && mcp.status != 404 && mcp.status < 500;
+        if (!mcpReachable)
+            mcpError = mcp.status == 0 ? mcp.error : QStringLiteral("GET /mcp answered HTTP %1").arg(mcp.status);
+    } else {
+        mcpError = QStringLiteral("server not reachable");
+    }
+
+    // The tunnel: what the running server reports; its own configuration is authoritative.
+    const QJsonObject tunnel = health.value(QStringLiteral("tunnel")).toObject();
+    const bool tunnelEnabled = healthy && tunnel.contains(QStringLiteral("enabled"))
+                                   ? tunnel.value(QStringLiteral("enabled")).toBool() : c.enableTunnel;
+    const QString tunnelState = !tunnelEnabled ? QStringLiteral("disabled")
+                                : healthy      ? tunnel.value(QStringLiteral("state")).toString(QStringLiteral("unknown"))
+                                               : QStringLiteral("unknown");
+    const QString tunnelError = tunnel.value(QStringLiteral("lastError")).toString();
+    const QString tunnelReadiness = tunnel.value(QStringLiteral("readiness")).toString();
+    const bool tunnelOk = !tunnelEnabled || tunnelState == QLatin1String("ready");
+
+    const qint64 active = healthy ? health.value(QStringLiteral("activeSandboxes")).toInteger()
+                                  : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"));
+    const qint64 pending = healthy && health.contains(QStringLiteral("pendingApprovals"))
+                               ? health.value(QStringLiteral("pendingApprovals")).toInteger()
+                               : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM approvals WHERE state = 'pending'"));
+    const QString dataRoot = healthy ? health.value(QStringLiteral("dataRoot")).toString(c.dataRoot) : c.dataRoot;
     const QString limit = c.maxActiveSandboxes > 0 ? QString::number(c.maxActiveSandboxes) : QStringLiteral("unlimited");
+
+    // The one line on stderr when something enabled is not healthy.
+    QStringList problems;
+    if (!healthy) {
+        problems << (pid > 0 ? QStringLiteral("server (PID %1) is not healthy: %2").arg(pid).arg(serverError)
+                             : QStringLiteral("server is not running"));
+    } else {
+        if (!mcpReachable)
+            problems << QStringLiteral("MCP endpoint %1 is not reachable: %2").arg(c.mcpUrl(), mcpError);
+        if (!tunnelOk)
+            problems << (tunnelError.isEmpty() ? QStringLiteral("tunnel is %1 (not ready yet%2)").arg(tunnelState, tunnelReadiness.isEmpty() ? QString() : QStringLiteral(": ") + tunnelReadiness)
+                                               : QStringLiteral("tunnel is %1: %2").arg(tunnelState, tunnelError));
+    }
+    const QString problem = problems.join(QStringLiteral("; "));
+
     if (ctx.json) {
         QJsonObject server{
-            {QStringLiteral("running"), pid > 0 || probe.reachable},
+            {QStringLiteral("running"), pid > 0 || healthy},
             {QStringLiteral("pid"), pid > 0 ? QJsonValue(pid) : QJsonValue()},
             {QStringLiteral("healthy"), healthy},
             {QStringLiteral("mcpUrl"), c.mcpUrl()},
         };
         if (healthy) {
-            server.insert(QStringLiteral("version"), probe.health.value(QStringLiteral("version")));
-            server.insert(QStringLiteral("uptimeMs"), probe.health.value(QStringLiteral("uptimeMs")));
-            server.insert(QStringLiteral("activeSandboxes"), probe.health.value(QStringLiteral("activeSandboxes")));
-        } else if (!probe.error.isEmpty()) {
-            server.insert(QStringLiteral("error"), probe.error);
+            server.insert(QStringLiteral("version"), health.value(QStringLiteral("version")));
+            server.insert(QStringLiteral("uptimeMs"), health.value(QStringLiteral("uptimeMs")));
+            server.insert(QStringLiteral("activeSandboxes"), health.value(QStringLiteral("activeSandboxes")));
+        } else if (!serverError.isEmpty()) {
+            server.insert(QStringLiteral("error"), serverError);
+        }
+        QJsonObject mcp{{QStringLiteral("url"), c.mcpUrl()}, {QStringLiteral("reachable"), mcpReachable}};
+        if (!mcpReachable)
+            mcp.insert(QStringLiteral("error"), mcpError);
+        QJsonObject tunnelOut{
+            {QStringLiteral("enabled"), tunnelEnabled},
+            {QStringLiteral("state"), tunnelState},
+            {QStringLiteral("healthy"), tunnelOk},
+        };
+        if (healthy && tunnelEnabled) {
+            for (const char *k : {"lastError", "readiness", "restarts", "healthUrl", "pid", "nextRestartInMs"})
+                tunnelOut.insert(QLatin1String(k), tunnel.value(QLatin1String(k)));
         }
         ctx.printJson(QJsonObject{
             {QStringLiteral("version"), QStringLiteral(CHAT2SBX_VERSION)},
+            {QStringLiteral("healthy"), problem.isEmpty()},
             {QStringLiteral("server"), server},
+            {QStringLiteral("mcp"), mcp},
+            {QStringLiteral("tunnel"), tunnelOut},
+            {QStringLiteral("sandboxes"), QJsonObject{
+                 {QStringLiteral("active"), active >= 0 ? QJsonValue(active) : QJsonValue()},
+                 {QStringLiteral("limit"), c.maxActiveSandboxes > 0 ? QJsonValue(c.maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
+             }},
+            {QStringLiteral("pendingApprovals"), pending >= 0 ? QJsonValue(pending) : QJsonValue()},
+            {QStringLiteral("dataRoot"), dataRoot},
             {QStringLiteral("config"), QJsonObject{
                  {QStringLiteral("host"), c.host},
                  {QStringLiteral("port"), c.port},
                  {QStringLiteral("dataRoot"), c.dataRoot},
                  {QStringLiteral("databasePath"), c.databasePath},
                  {QStringLiteral("tunnelEnabled"), c.enableTunnel},
+                 {QStringLiteral("tunnelClient"), c.tunnelClient},
+                 {QStringLiteral("secretDir"), c.secretDir},
                  {QStringLiteral("maxActiveSandboxes"), c.maxActiveSandboxes > 0 ? QJsonValue(c.maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
                  {QStringLiteral("sbx"), c.sbxPath},
              }},
@@ -83,28 +193,45 @@ int runStatus(CommandContext &ctx)
     } else {
         QString text;
         text += QStringLiteral("chat2sbx %1\n").arg(QStringLiteral(CHAT2SBX_VERSION));
-        if (healthy) {
+        if (healthy)
             text += QStringLiteral("server:     running (PID %1), healthy, up %2 s\n")
                         .arg(pid > 0 ? QString::number(pid) : QStringLiteral("?"))
-                        .arg(probe.health.value(QStringLiteral("uptimeMs")).toDouble() / 1000.0, 0, 'f', 0);
-            text += QStringLiteral("sandboxes:  %1 active / limit %2\n")
-                        .arg(probe.health.value(QStringLiteral("activeSandboxes")).toInt()).arg(limit);
-        } else if (pid > 0) {
-            text += QStringLiteral("server:     PID %1 running but not answering: %2\n").arg(pid).arg(probe.error);
-        } else {
+                        .arg(health.value(QStringLiteral("uptimeMs")).toDouble() / 1000.0, 0, 'f', 0);
+        else if (pid > 0)
+            text += QStringLiteral("server:     PID %1 running but not answering: %2\n").arg(pid).arg(serverError);
+        else
             text += QStringLiteral("server:     not running\n");
-        }
-        text += QStringLiteral("endpoint:   %1\n").arg(c.mcpUrl());
+        text += QStringLiteral("endpoint:   %1 (%2)\n").arg(c.mcpUrl(), mcpReachable ? QStringLiteral("reachable")
+                                                                                    : QStringLiteral("not reachable: ") + mcpError);
         text += QStringLiteral("bind:       %1:%2%3\n").arg(c.host).arg(c.port)
                     .arg(c.isLoopbackBind() ? QStringLiteral(" (loopback)") : QStringLiteral(" (NOT loopback: bearer token required)"));
-        text += QStringLiteral("data root:  %1\n").arg(c.dataRoot);
-        text += QStringLiteral("tunnel:     %1\n").arg(c.enableTunnel ? QStringLiteral("enabled") : QStringLiteral("disabled (local-only)"));
-        text += QStringLiteral("limit:      %1 active sandboxes\n").arg(limit);
+        if (!tunnelEnabled) {
+            text += QStringLiteral("tunnel:     disabled (local-only)\n");
+        } else if (!healthy) {
+            text += QStringLiteral("tunnel:     enabled, state unknown (server not running)\n");
+        } else {
+            QString line = QStringLiteral("tunnel:     %1").arg(tunnelState);
+            const int restarts = tunnel.value(QStringLiteral("restarts")).toInt();
+            if (restarts > 0)
+                line += QStringLiteral(", %1 restart%2").arg(restarts).arg(restarts == 1 ? "" : "s");
+            if (tunnel.value(QStringLiteral("pid")).toInteger() > 0)
+                line += QStringLiteral(", tunnel-client PID %1").arg(tunnel.value(QStringLiteral("pid")).toInteger());
+            if (!tunnel.value(QStringLiteral("healthUrl")).toString().isEmpty())
+                line += QStringLiteral(", health %1").arg(tunnel.value(QStringLiteral("healthUrl")).toString());
+            text += line + QLatin1Char('\n');
+            if (!tunnelError.isEmpty())
+                text += QStringLiteral("tunnel err: %1\n").arg(tunnelError);
+            else if (!tunnelReadiness.isEmpty() && tunnelState != QLatin1String("ready"))
+                text += QStringLiteral("tunnel:     waiting for readiness, %1\n").arg(tunnelReadiness);
+        }
+        text += QStringLiteral("sandboxes:  %1 active / limit %2\n")
+                    .arg(active >= 0 ? QString::number(active) : QStringLiteral("?")).arg(limit);
+        text += QStringLiteral("approvals:  %1 pending\n").arg(pending >= 0 ? QString::number(pending) : QStringLiteral("?"));
+        text += QStringLiteral("data root:  %1\n").arg(dataRoot);
         ctx.print(text);
     }
-    if (!healthy)
-        return ctx.fail(pid > 0 ? QStringLiteral("server (PID %1) is not healthy: %2").arg(pid).arg(probe.error)
-                                : QStringLiteral("server is not running"));
+    if (!problem.isEmpty())
+        return ctx.fail(problem);
     return 0;
 }
 

@@ -11,7 +11,7 @@ packages=(
   libqt6sql6-sqlite qt6-svg-dev libqt6svg6 qt6-qpa-plugins
 )
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl)
+  packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq)
 fi
 
 missing=()

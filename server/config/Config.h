@@ -31,6 +31,8 @@ struct Config {
     bool requireLocalToken = false;           // check the shared-secret header on /mcp
     QString bearerToken;                      // required for a non-loopback bind
     QString templateName = QStringLiteral("chat2sbx-shell");
+    int tunnelBackoffMs = 1000;               // first tunnel-client restart delay (doubles up to 60 s); for tests
+    int tunnelStopGraceMs = 5000;             // SIGTERM -> SIGKILL grace when stopping tunnel-client
 
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }

@@ -196,6 +196,8 @@ const QList<Setting> &settings()
         {"CHAT2SBX_REQUIRE_LOCAL_TOKEN", "requireLocalToken", Kind::Bool, [](Config &c, const QVariant &v) { c.requireLocalToken = v.toBool(); }},
         {"CHAT2SBX_BEARER_TOKEN", "bearerToken", Kind::String, [](Config &c, const QVariant &v) { c.bearerToken = v.toString(); }},
         {"CHAT2SBX_TEMPLATE", "template", Kind::String, [](Config &c, const QVariant &v) { c.templateName = v.toString(); }},
+        {"CHAT2SBX_TUNNEL_BACKOFF_MS", "tunnelBackoffMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelBackoffMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
+        {"CHAT2SBX_TUNNEL_STOP_GRACE_MS", "tunnelStopGraceMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelStopGraceMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
     };
     return table;
 }

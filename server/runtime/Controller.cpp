@@ -8,7 +8,11 @@
 #include "sandbox/SandboxService.h"      // [sandboxes]
 #include "sandbox/SbxDriver.h"           // [sandboxes]
 #include "tools/SandboxTools.h"          // [sandboxes]
-#include "workspace/WorkspaceService.h"  // [sandboxes]
+#include "tools/WorkspaceTools.h"        // issue 6
+#include "workspace/ApprovalService.h"   // issue 6
+#include "workspace/WorkspaceRetention.h" // issue 6
+#include "workspace/WorkspaceService.h"
+#include "tunnel/TunnelSupervisor.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -21,13 +25,19 @@ namespace chat2sbx {
 Q_LOGGING_CATEGORY(lcController, "chat2sbx.controller")
 
 Controller::Controller(const Config &config, QObject *parent)
-    : QObject(parent), m_config(config), m_db(std::make_unique<Database>())
+    : QObject(parent), m_config(config), m_db(std::make_unique<Database>()),
+      m_tunnel(std::make_unique<TunnelSupervisor>(config))   // tunnel
 {
     // [sandboxes] sbx driver, workspaces, sandbox lifecycle and its tools.
     m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath);
     m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_serviceClock);
     m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_serviceClock);
     registerSandboxTools(m_tools, *m_sandboxes, m_config);
+    // --- workspaces and approvals (issue 6)
+    m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_serviceClock);
+    m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_serviceClock);
+    registerWorkspaceTools(m_tools, *m_workspaces, *m_approvals);
+    // --- end issue 6
 }
 
 Controller::~Controller()
@@ -105,6 +115,10 @@ void Controller::start()
         m_pidFile = std::make_unique<PidFile>(m_config.pidFilePath());
         if (!m_pidFile->acquire(error))
             return fail(error);
+        // --- issue 6: notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
+        m_approvals->startWatching();
+        m_retention->start();
+        // --- end issue 6
         installHealthEndpoint(http(), *this);
         // [sandboxes] Reconcile records with `sbx ls` before listening (a missing sbx only warns).
         m_sandboxes->reconcile([this] { afterReconciliation(); });
@@ -142,6 +156,14 @@ void Controller::listenAndRun()
                                    << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
     setState(State::Running);
     emit started();
+    // tunnel (issue 7): last in the start order. Missing credentials leave the endpoint serving
+    // locally and the tunnel Failed with the reason (status then exits non-zero and says why).
+    if (m_config.enableTunnel) {
+        m_tunnel->setLocalToken(m_config.localTokenHeader, localToken());
+        m_tunnel->start(m_listeningPort);
+    } else {
+        qCInfo(lcController) << "tunnel disabled (CHAT2SBX_ENABLE_TUNNEL=0): local-only";
+    }
 }
 
 void Controller::stop()
@@ -152,13 +174,22 @@ void Controller::stop()
     QTimer::singleShot(0, this, [this] {
         m_mcp.reset();   // MCP endpoint (issue 3): cancels pending tool calls first
         m_sandboxes->shutdown();   // [sandboxes]
+        m_approvals->stopWatching();   // issue 6
+        m_retention->stop();           // issue 6
         m_http.reset();
-        if (m_pidFile)
-            m_pidFile->release();
-        m_db->close();
-        setState(State::Stopped);
-        emit stopped();
+        // tunnel (issue 7): close the endpoint, then wait (asynchronously) for the tunnel client to exit.
+        connect(m_tunnel.get(), &TunnelSupervisor::stopped, this, &Controller::finishStop, Qt::SingleShotConnection);
+        m_tunnel->stop();
     });
+}
+
+void Controller::finishStop()
+{
+    if (m_pidFile)
+        m_pidFile->release();
+    m_db->close();
+    setState(State::Stopped);
+    emit stopped();
 }
 
 } // namespace chat2sbx

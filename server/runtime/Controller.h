@@ -14,13 +14,16 @@ class QHttpServer;
 
 namespace chat2sbx {
 
+class ApprovalService;
 class Database;
 class LocalTokenStore;
 class McpEndpoint;
 class PidFile;
 class SandboxService;
 class SbxDriver;
+class WorkspaceRetention;
 class WorkspaceService;
+class TunnelSupervisor;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
 // tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
@@ -58,6 +61,12 @@ public:
     SbxDriver &sbx() { return *m_sbx; }
     WorkspaceService &workspaces() { return *m_workspaces; }
     SandboxService &sandboxes() { return *m_sandboxes; }
+    // --- workspaces and approvals (issue 6): valid for the Controller's lifetime; they read the
+    // database, so use them once started() was emitted.
+    ApprovalService &approvals() { return *m_approvals; }
+    // tunnel: the Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
+    // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
+    TunnelSupervisor &tunnel() { return *m_tunnel; }
 
 signals:
     void started();
@@ -81,6 +90,7 @@ private:
     private:
         Clock *const *m_target;
     };
+    void finishStop();   // tunnel: the rest of stop() once the tunnel client is gone
 
     Config m_config;
     State m_state = State::Stopped;
@@ -89,12 +99,15 @@ private:
     ToolRegistry m_tools;
     ForwardingClock m_serviceClock{&m_clock};          // [sandboxes]
     std::unique_ptr<SbxDriver> m_sbx;                  // [sandboxes]
-    std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes]
+    std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes] + issue 6
     std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
+    std::unique_ptr<ApprovalService> m_approvals;      // issue 6
+    std::unique_ptr<WorkspaceRetention> m_retention;   // issue 6
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)
     std::unique_ptr<McpEndpoint> m_mcp;               // MCP endpoint (issue 3)
     std::unique_ptr<PidFile> m_pidFile;
+    std::unique_ptr<TunnelSupervisor> m_tunnel;   // tunnel
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
 };

@@ -2,6 +2,7 @@
 
 #include "runtime/Controller.h"
 #include "state/Database.h"
+#include "tunnel/TunnelSupervisor.h"
 
 #include <QHttpServer>
 #include <QHttpServerRequest>
@@ -22,6 +23,14 @@ void installHealthEndpoint(QHttpServer &http, Controller &controller)
                    if (q.exec(QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"))
                        && q.next())
                        active = q.value(0).toLongLong();
+                   qint64 pendingApprovals = 0;
+                   if (q.exec(QStringLiteral("SELECT COUNT(*) FROM approvals WHERE state = 'pending'")) && q.next())
+                       pendingApprovals = q.value(0).toLongLong();
+                   // tunnel (issue 7): the supervisor's state for `chat2sbx status` and the tray.
+                   QJsonObject tunnel = controller.tunnel().toJson();
+                   tunnel.insert(QStringLiteral("enabled"), controller.config().enableTunnel);
+                   if (!controller.config().enableTunnel)
+                       tunnel.insert(QStringLiteral("state"), QStringLiteral("disabled"));
                    const QJsonObject body{
                        {QStringLiteral("status"), QStringLiteral("ok")},
                        {QStringLiteral("name"), QStringLiteral("chat2sbx")},
@@ -29,6 +38,9 @@ void installHealthEndpoint(QHttpServer &http, Controller &controller)
                        {QStringLiteral("uptimeMs"), controller.uptimeMs()},
                        {QStringLiteral("activeSandboxes"), active},
                        {QStringLiteral("maxActiveSandboxes"), controller.config().maxActiveSandboxes},
+                       {QStringLiteral("pendingApprovals"), pendingApprovals},
+                       {QStringLiteral("dataRoot"), controller.config().dataRoot},
+                       {QStringLiteral("tunnel"), tunnel},
                    };
                    return QHttpServerResponse(body);
                });

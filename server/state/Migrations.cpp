@@ -67,6 +67,18 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("CREATE INDEX approvals_by_path ON approvals(host_path, mode, state)"),
             QStringLiteral("CREATE INDEX audit_log_by_time ON audit_log(at)"),
         },
+        // 3: host directory identities (device/inode, to detect a swap between check and use),
+        //    approval display names and who decided, at most one pending approval per path and mode.
+        {
+            QStringLiteral("ALTER TABLE workspaces ADD COLUMN host_device INTEGER"),
+            QStringLiteral("ALTER TABLE workspaces ADD COLUMN host_inode INTEGER"),
+            QStringLiteral("ALTER TABLE approvals ADD COLUMN display_name TEXT"),
+            QStringLiteral("ALTER TABLE approvals ADD COLUMN decided_by TEXT"),
+            QStringLiteral("ALTER TABLE approvals ADD COLUMN host_device INTEGER"),
+            QStringLiteral("ALTER TABLE approvals ADD COLUMN host_inode INTEGER"),
+            QStringLiteral("CREATE UNIQUE INDEX approvals_one_pending ON approvals(host_path, mode) WHERE state = 'pending'"),
+            QStringLiteral("CREATE INDEX workspaces_by_host_path ON workspaces(host_path, mode)"),
+        },
     };
     return migrations;
 }

@@ -9,7 +9,7 @@
 namespace chat2sbx {
 namespace {
 
-const char kColumns[] = "id, mode, host_path, display_name, created_at, last_used_at, trashed_at";
+const char kColumns[] = "id, mode, host_path, display_name, created_at, last_used_at, trashed_at, host_device, host_inode";
 
 Workspace fromRow(const QSqlQuery &q)
 {
@@ -21,6 +21,8 @@ Workspace fromRow(const QSqlQuery &q)
     w.createdAt = q.value(4).toLongLong();
     w.lastUsedAt = q.value(5).toLongLong();
     w.trashedAt = q.value(6).isNull() ? 0 : q.value(6).toLongLong();
+    w.hostDevice = q.value(7).toLongLong();
+    w.hostInode = q.value(8).toLongLong();
     return w;
 }
 
@@ -29,7 +31,7 @@ Workspace fromRow(const QSqlQuery &q)
 bool WorkspaceRepository::insert(const Workspace &w, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO workspaces (%1) VALUES (?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
+    q.prepare(QStringLiteral("INSERT INTO workspaces (%1) VALUES (?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
     q.addBindValue(w.id);
     q.addBindValue(workspaceModeName(w.mode));
     q.addBindValue(w.hostPath);
@@ -37,6 +39,8 @@ bool WorkspaceRepository::insert(const Workspace &w, QString &error)
     q.addBindValue(w.createdAt);
     q.addBindValue(w.lastUsedAt);
     q.addBindValue(w.trashedAt ? QVariant(w.trashedAt) : QVariant());
+    q.addBindValue(w.isManaged() ? QVariant() : QVariant(w.hostDevice));
+    q.addBindValue(w.isManaged() ? QVariant() : QVariant(w.hostInode));
     if (!q.exec()) {
         error = QStringLiteral("cannot record workspace: %1").arg(q.lastError().text());
         return false;
@@ -101,6 +105,60 @@ bool WorkspaceRepository::markTrashed(const QString &id, qint64 nowMs, QString &
         return false;
     }
     return true;
+}
+
+bool WorkspaceRepository::moveToTrash(const QString &id, const QString &trashPath, qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE workspaces SET trashed_at = ?, host_path = ? WHERE id = ? AND mode = 'managed'"));
+    q.addBindValue(nowMs);
+    q.addBindValue(trashPath);
+    q.addBindValue(id);
+    if (!q.exec()) {
+        error = q.lastError().text();
+        return false;
+    }
+    return true;
+}
+
+bool WorkspaceRepository::updateHostIdentity(const QString &id, qint64 device, qint64 inode, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE workspaces SET host_device = ?, host_inode = ? WHERE id = ? AND mode <> 'managed'"));
+    q.addBindValue(device);
+    q.addBindValue(inode);
+    q.addBindValue(id);
+    if (!q.exec()) {
+        error = q.lastError().text();
+        return false;
+    }
+    return true;
+}
+
+QHash<QString, QString> WorkspaceRepository::activeSandboxes() const
+{
+    QHash<QString, QString> out;
+    QSqlQuery q(m_db.handle());
+    // Newest first, so a workspace maps to its most recent active sandbox.
+    q.exec(QStringLiteral("SELECT workspace_id, id FROM sandboxes WHERE state IN ('creating','running','destroying')"
+                          " ORDER BY created_at DESC, id"));
+    while (q.next()) {
+        const QString ws = q.value(0).toString();
+        if (!out.contains(ws))
+            out.insert(ws, q.value(1).toString());
+    }
+    return out;
+}
+
+QHash<QString, qint64> WorkspaceRepository::lastSandboxEnds() const
+{
+    QHash<QString, qint64> out;
+    QSqlQuery q(m_db.handle());
+    q.exec(QStringLiteral("SELECT workspace_id, max(updated_at) FROM sandboxes WHERE state IN ('failed','destroyed')"
+                          " GROUP BY workspace_id"));
+    while (q.next())
+        out.insert(q.value(0).toString(), q.value(1).toLongLong());
+    return out;
 }
 
 } // namespace chat2sbx

@@ -2,6 +2,7 @@
 
 #include "workspace/Workspace.h"
 
+#include <QHash>
 #include <QList>
 #include <optional>
 
@@ -21,6 +22,16 @@ public:
     QList<Workspace> list(bool includeTrashed = false) const;
     bool touch(const QString &id, qint64 nowMs, QString &error);
     bool markTrashed(const QString &id, qint64 nowMs, QString &error);
+    // Marks a managed workspace trashed and records where its folder now is.
+    bool moveToTrash(const QString &id, const QString &trashPath, qint64 nowMs, QString &error);
+
+    bool updateHostIdentity(const QString &id, qint64 device, qint64 inode, QString &error);
+
+    // Read-only views of the sandboxes table.
+    // workspace id -> its newest sandbox in creating, running or destroying.
+    QHash<QString, QString> activeSandboxes() const;
+    // workspace id -> when its last sandbox ended (failed or destroyed), in ms.
+    QHash<QString, qint64> lastSandboxEnds() const;
 
 private:
     Database &m_db;

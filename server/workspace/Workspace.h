@@ -20,6 +20,8 @@ struct Workspace {
     qint64 createdAt = 0;
     qint64 lastUsedAt = 0;
     qint64 trashedAt = 0;    // 0: not in the trash
+    qint64 hostDevice = 0;   // host workspaces: identity of the directory when it was registered
+    qint64 hostInode = 0;
 
     bool isManaged() const { return mode == WorkspaceMode::Managed; }
     // The path model-facing results may show for this workspace inside the sandbox. Managed workspaces

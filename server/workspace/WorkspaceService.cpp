@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 #include <cerrno>
 #include <cstring>
@@ -52,10 +53,103 @@ QList<Workspace> WorkspaceService::list() const
     return m_repo.list();
 }
 
+qint64 WorkspaceService::retentionMs() const
+{
+    return static_cast<qint64>(m_config.workspaceRetentionDays) * 24 * 3600 * 1000;
+}
+
+QList<WorkspaceOverview> WorkspaceService::overview() const
+{
+    const QHash<QString, QString> active = m_repo.activeSandboxes();
+    const QHash<QString, qint64> ends = m_repo.lastSandboxEnds();
+    QList<WorkspaceOverview> out;
+    for (const Workspace &w : m_repo.list()) {
+        WorkspaceOverview o;
+        o.workspace = w;
+        o.activeSandboxId = active.value(w.id);
+        if (w.isManaged() && o.activeSandboxId.isEmpty())
+            o.retentionDeadline = qMax(w.lastUsedAt, ends.value(w.id, 0)) + retentionMs();
+        out.append(o);
+    }
+    return out;
+}
+
 void WorkspaceService::touch(const QString &id)
 {
     QString ignored;
     m_repo.touch(id, m_clock.nowMs(), ignored);
+}
+
+PathPolicy WorkspaceService::policy() const
+{
+    QStringList protectedPaths = {m_config.dataRoot, m_config.stateDir, m_config.workspaceRoot, m_config.secretDir};
+    if (!m_config.databasePath.isEmpty())
+        protectedPaths << QFileInfo(m_config.databasePath).path();
+    return PathPolicy(m_config.allowedHostRoots, protectedPaths);
+}
+
+std::optional<Workspace> WorkspaceService::registerHost(const QString &path, WorkspaceMode mode, QString &error)
+{
+    const PathCheck check = policy().check(path, mode);
+    if (!check.ok) {
+        error = check.reason;
+        return std::nullopt;
+    }
+    return registerHostDirectory(check.directory, mode, error);
+}
+
+std::optional<Workspace> WorkspaceService::registerHostDirectory(const HostDirectory &dir, WorkspaceMode mode, QString &error)
+{
+    if (mode == WorkspaceMode::Managed || dir.canonicalPath.isEmpty()) {
+        error = QStringLiteral("a host workspace needs a checked host directory and mode clone or direct");
+        return std::nullopt;
+    }
+    if (std::optional<Workspace> existing = m_repo.findHost(dir.canonicalPath, mode)) {
+        // The local user registers this path again: the directory now there is the one they mean.
+        if (existing->hostDevice != dir.device || existing->hostInode != dir.inode) {
+            if (!m_repo.updateHostIdentity(existing->id, dir.device, dir.inode, error))
+                return std::nullopt;
+            existing->hostDevice = dir.device;
+            existing->hostInode = dir.inode;
+            emit workspacesChanged();
+        }
+        return existing;
+    }
+    Workspace w;
+    w.id = newId("ws_");
+    w.mode = mode;
+    w.hostPath = dir.canonicalPath;
+    w.displayName = QFileInfo(dir.canonicalPath).fileName();
+    w.createdAt = w.lastUsedAt = m_clock.nowMs();
+    w.hostDevice = dir.device;
+    w.hostInode = dir.inode;
+    if (!m_repo.insert(w, error))
+        return std::nullopt;
+    emit workspacesChanged();
+    return w;
+}
+
+bool WorkspaceService::checkBeforeUse(const Workspace &w, QString &error) const
+{
+    if (w.trashedAt != 0) {
+        error = QStringLiteral("workspace %1 was moved to the trash after %2 days without a sandbox")
+                    .arg(w.id).arg(m_config.workspaceRetentionDays);
+        return false;
+    }
+    if (w.isManaged()) {
+        if (!QDir().mkpath(m_config.workspaceRoot)
+            || (::mkdir(QFile::encodeName(w.hostPath).constData(), 0700) != 0 && errno != EEXIST)) {
+            error = QStringLiteral("cannot create the folder of managed workspace %1").arg(w.id);
+            return false;
+        }
+        return true;
+    }
+    const PathCheck check = policy().revalidate({w.hostPath, w.hostDevice, w.hostInode}, w.mode);
+    if (!check.ok) {
+        error = QStringLiteral("workspace %1 cannot be used: %2").arg(w.id, check.reason);
+        return false;
+    }
+    return true;
 }
 
 } // namespace chat2sbx

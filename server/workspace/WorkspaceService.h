@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 #include "state/WorkspaceRepository.h"
+#include "workspace/PathPolicy.h"
 #include "workspace/Workspace.h"
 
 #include <QObject>
@@ -12,7 +13,16 @@ namespace chat2sbx {
 class Clock;
 class Database;
 
-// Workspaces: managed folders under the workspace root, and approved host directories.
+// One row of a workspace listing: the workspace plus what the sandboxes table says about it.
+struct WorkspaceOverview {
+    Workspace workspace;
+    QString activeSandboxId;      // newest sandbox in creating/running/destroying; empty if none
+    qint64 retentionDeadline = 0; // managed, not trashed, no active sandbox: when the sweep trashes it; else 0
+};
+
+// Workspaces: managed folders under the workspace root, and approved host directories (clone or
+// direct). Host directories only enter through registerHost / registerHostDirectory, which the
+// local user's actions call (CLI `workspace add`, an approval decision), never an MCP tool.
 class WorkspaceService : public QObject {
     Q_OBJECT
 public:
@@ -22,9 +32,34 @@ public:
     std::optional<Workspace> createManaged(QString &error);
     std::optional<Workspace> find(const QString &id) const;
     QList<Workspace> list() const;
+    // Every live workspace with its active sandbox and retention deadline.
+    QList<WorkspaceOverview> overview() const;
     void touch(const QString &id);
 
+    // The host path policy for the current configuration (allowed roots; chat2sbx's own folders
+    // protected). Built per call so roots created after start-up are seen canonically.
+    PathPolicy policy() const;
+
+    // Registers `path` as a host workspace after checking it under policy(). Repeat-safe: the
+    // same canonical path and mode returns the live workspace already registered for it.
+    std::optional<Workspace> registerHost(const QString &path, WorkspaceMode mode, QString &error);
+    // The same for a directory a policy check has just accepted (e.g. PathPolicy::revalidate).
+    std::optional<Workspace> registerHostDirectory(const HostDirectory &dir, WorkspaceMode mode, QString &error);
+
+    // Call right before a sandbox uses the workspace (sandbox_create): refuses a trashed workspace;
+    // recreates a missing managed folder (0700); re-checks a host directory under the policy and
+    // refuses it when it is no longer the directory that was registered (device/inode changed).
+    bool checkBeforeUse(const Workspace &workspace, QString &error) const;
+
+    // Managed workspaces without a sandbox are kept this long after their last use.
+    qint64 retentionMs() const;
+
     WorkspaceRepository &repository() { return m_repo; }
+    const Config &config() const { return m_config; }
+    Clock &clock() const { return m_clock; }
+
+    // Tells listeners the workspaces table changed (used when another process, e.g. the CLI, wrote it).
+    void notifyChanged() { emit workspacesChanged(); }
 
 signals:
     void workspacesChanged();

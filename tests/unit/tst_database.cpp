@@ -97,7 +97,8 @@ private slots:
             QString error;
             QVERIFY2(db.open(path, error), qPrintable(error));
             QSqlQuery q(db.handle());
-            QVERIFY(q.exec("INSERT INTO workspaces VALUES ('ws_x','managed',NULL,'x',1,1,NULL)"));
+            QVERIFY(q.exec("INSERT INTO workspaces (id, mode, host_path, display_name, created_at, last_used_at, trashed_at)"
+                           " VALUES ('ws_x','managed',NULL,'x',1,1,NULL)"));
             QVERIFY(q.exec("PRAGMA wal_checkpoint(TRUNCATE)"));
         }
         const QByteArray before = digest(path);

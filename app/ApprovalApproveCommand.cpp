@@ -1,0 +1,34 @@
+// `chat2sbx approval approve <id> [--json]`: grant a pending host-path request.
+#include "Command.h"
+#include "LocalState.h"
+
+namespace chat2sbx::app {
+namespace {
+
+int runApprovalApprove(CommandContext &ctx)
+{
+    if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
+        return ctx.fail(QStringLiteral("usage: chat2sbx approval approve <id>"));
+    const QString id = ctx.args.first();
+    LocalState state(ctx.config);
+    QString error;
+    if (!state.open(error))
+        return ctx.fail(error);
+    const std::optional<Workspace> ws = state.approvals().approve(id, QStringLiteral("cli"), error);
+    if (!ws)
+        return ctx.fail(error);
+    if (ctx.json) {
+        QJsonObject out = approvalToJson(*state.approvals().find(id));
+        out.insert(QStringLiteral("workspace_id"), ws->id);
+        ctx.printJson(out);
+    } else {
+        ctx.print(QStringLiteral("Approved %1: %2 workspace %3 for %4").arg(id, workspaceModeName(ws->mode), ws->id, ws->hostPath));
+    }
+    return 0;
+}
+
+const bool registered = registerCommand({QStringLiteral("approval approve"), QStringLiteral("approval approve <id>"),
+                                         QStringLiteral("Approve a host-path request"), false, runApprovalApprove});
+
+} // namespace
+} // namespace chat2sbx::app

@@ -1,0 +1,55 @@
+// `chat2sbx approval list [--all] [--json]`: pending host-path approvals (--all: decided ones too).
+#include "Command.h"
+#include "LocalState.h"
+
+#include <QJsonArray>
+
+namespace chat2sbx::app {
+namespace {
+
+int runApprovalList(CommandContext &ctx)
+{
+    bool all = false;
+    for (const QString &a : ctx.args) {
+        if (a == QLatin1String("--all"))
+            all = true;
+        else
+            return ctx.fail(QStringLiteral("approval list: unexpected argument '%1' (usage: approval list [--all] [--json])").arg(a));
+    }
+    LocalState state(ctx.config);
+    QString error;
+    if (!state.open(error))
+        return ctx.fail(error);
+    const QList<Approval> approvals = all ? state.approvals().list() : state.approvals().pending();
+    if (ctx.json) {
+        QJsonArray items;
+        for (const Approval &a : approvals)
+            items.append(approvalToJson(a));
+        ctx.printJson(items);
+        return 0;
+    }
+    if (approvals.isEmpty()) {
+        ctx.print(all ? QStringLiteral("No approvals.") : QStringLiteral("No pending approvals."));
+        return 0;
+    }
+    QString text;
+    for (const Approval &a : approvals) {
+        text += QStringLiteral("%1  %2  %3  %4  requested %5")
+                    .arg(a.id, workspaceModeName(a.mode).leftJustified(6), approvalStateName(a.state).leftJustified(8),
+                         a.hostPath, isoTime(a.requestedAt));
+        if (!a.isPending())
+            text += QStringLiteral(", %1 %2%3").arg(approvalStateName(a.state), isoTime(a.decidedAt),
+                                                    a.workspaceId.isEmpty() ? QString() : QStringLiteral(" -> ") + a.workspaceId);
+        text += QLatin1Char('\n');
+    }
+    if (!all)
+        text += QStringLiteral("Approve with: chat2sbx approval approve <id>   Reject with: chat2sbx approval reject <id>\n");
+    ctx.print(text);
+    return 0;
+}
+
+const bool registered = registerCommand({QStringLiteral("approval list"), QStringLiteral("approval list [--all] [--json]"),
+                                         QStringLiteral("List pending host-path approvals"), false, runApprovalList});
+
+} // namespace
+} // namespace chat2sbx::app

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The package test (ctest label "package"):
+#   installers/test-package.sh <package-build-dir> [fake-sbx]
+# Builds the .deb from a release tree (installers/build-package.sh), checks it with lintian and
+# dpkg-deb, unpacks it with `dpkg -x` into a temporary root, validates the desktop entries and the
+# systemd unit, runs the unpacked `chat2sbx --version` and `chat2sbx serve` (fake sbx, temporary
+# HOME, free port, no tunnel) for an MCP round trip, and stops it with SIGTERM. With CI=true it
+# also installs the package with `dpkg -i`, runs /usr/bin/chat2sbx and purges it again.
+set -euo pipefail
+source_dir=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${1:?usage: test-package.sh <package-build-dir> [fake-sbx]}
+fake_sbx=${2:-}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/chat2sbx-package.XXXXXX")
+server_pid=
+cleanup() {
+  if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then kill -KILL "$server_pid" || true; fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+step() { printf '== %s\n' "$*"; }
+fail() {
+  printf 'FAIL: %s\n' "$*" >&2
+  exit 1
+}
+seconds() { echo $((SECONDS - $1))s; }
+
+missing=()
+for tool in cmake ninja cpack dpkg-deb dpkg-shlibdeps lintian desktop-file-validate curl jq ldd; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+((${#missing[@]} == 0)) || fail "missing tools: ${missing[*]} (run installers/deps.sh --test)"
+
+version=$(sed -n 's/^project(chat2sbx VERSION \([0-9.]*\).*/\1/p' "$source_dir/CMakeLists.txt")
+[[ -n $version ]] || fail "cannot read the project version from CMakeLists.txt"
+
+# ---------------------------------------------------------------------------------------------
+step "build the .deb (release tree $build_dir)"
+t0=$SECONDS
+deb=$("$source_dir/installers/build-package.sh" "$build_dir" | tail -n 1)
+[[ -f $deb ]] || fail "no .deb produced"
+arch=$(dpkg --print-architecture)
+[[ $(basename "$deb") == "chat2sbx_${version}_${arch}.deb" ]] || fail "unexpected file name $(basename "$deb")"
+tgz=$(ls "$build_dir"/chat2sbx-"$version"-Linux-*.tar.gz)
+tar -tzf "$tgz" | grep -q '/bin/chat2sbx$' || fail "$tgz has no bin/chat2sbx"
+echo "built $deb in $(seconds "$t0")"
+
+step "dpkg-deb -I"
+dpkg-deb -I "$deb"
+field() { dpkg-deb -f "$deb" "$1"; }
+[[ $(field Package) == chat2sbx ]] || fail "Package is '$(field Package)'"
+[[ $(field Version) == "$version" ]] || fail "Version is '$(field Version)', project version is $version"
+depends=$(field Depends)
+for dep in libqt6core6 libqt6network6 libqt6httpserver6 libqt6sql6 libqt6widgets6 libqt6sql6-sqlite libqt6svg6; do
+  [[ ",$depends," =~ [,\ ]$dep[,\ ] ]] || fail "Depends lacks $dep: $depends"
+done
+[[ $depends != *asan* && $depends != *ubsan* ]] || fail "Depends names a sanitizer runtime: $depends"
+
+step "lintian (fails on errors)"
+t0=$SECONDS
+lintian_rc=0
+lintian --fail-on error --info --display-info "$deb" >"$tmp/lintian.log" 2>&1 || lintian_rc=$?
+grep -v '^running with root privileges' "$tmp/lintian.log" || true
+tags() { grep -c "^$1: " "$tmp/lintian.log" || true; }
+echo "lintian: $(tags E) errors, $(tags W) warnings, $(tags I) info, $(tags P) pedantic"
+[[ $lintian_rc -eq 0 && $(tags E) -eq 0 ]] || fail "lintian reported errors (exit $lintian_rc)"
+echo "lintian done in $(seconds "$t0")"
+
+# ---------------------------------------------------------------------------------------------
+step "dpkg -x into a temporary root"
+root=$tmp/root
+dpkg -x "$deb" "$root"
+for f in usr/bin/chat2sbx \
+         usr/share/applications/chat2sbx.desktop \
+         usr/share/icons/hicolor/scalable/apps/chat2sbx.svg \
+         usr/lib/systemd/user/chat2sbx.service \
+         usr/share/doc/chat2sbx/copyright \
+         usr/share/doc/chat2sbx/changelog.gz \
+         usr/share/doc/chat2sbx/examples/chat2sbx-autostart.desktop \
+         usr/share/doc/chat2sbx/examples/AGENTS.md.example \
+         usr/share/man/man1/chat2sbx.1.gz; do
+  [[ -e $root/$f ]] || fail "package lacks /$f"
+done
+gzip -dc "$root/usr/share/doc/chat2sbx/changelog.gz" | head -n 1 | grep -q "^chat2sbx ($version) " ||
+  fail "installers/debian/changelog: the newest entry is not $version"
+[[ -x $root/usr/bin/chat2sbx ]] || fail "/usr/bin/chat2sbx is not executable"
+if ldd "$root/usr/bin/chat2sbx" | grep -E 'not found|libasan|libubsan'; then
+  fail "the packaged binary needs libraries the system does not provide"
+fi
+
+step "desktop-file-validate"
+desktop-file-validate "$root/usr/share/applications/chat2sbx.desktop"
+desktop-file-validate "$root/usr/share/doc/chat2sbx/examples/chat2sbx-autostart.desktop"
+grep -qx 'Exec=chat2sbx' "$root/usr/share/applications/chat2sbx.desktop" || fail "desktop entry does not run chat2sbx"
+
+step "systemd-analyze verify (user unit)"
+unit=$root/usr/lib/systemd/user/chat2sbx.service
+grep -qx 'ExecStart=/usr/bin/chat2sbx serve' "$unit" || fail "unit does not run /usr/bin/chat2sbx serve"
+grep -qx 'Restart=on-failure' "$unit" || fail "unit does not restart on failure"
+if command -v systemd-analyze >/dev/null; then
+  # Point the unit at the unpacked binary; the man page is not installed in this root.
+  sed -e "s|^ExecStart=/usr/bin/chat2sbx|ExecStart=$root/usr/bin/chat2sbx|" -e '/^Documentation=/d' \
+    "$unit" >"$tmp/chat2sbx.service"
+  verify=$(systemd-analyze verify "$tmp/chat2sbx.service" 2>&1) || fail "systemd-analyze verify: $verify"
+  [[ -z $verify ]] || fail "systemd-analyze verify complained: $verify"
+else
+  echo "systemd-analyze not installed: skipped"
+fi
+
+# ---------------------------------------------------------------------------------------------
+step "installed chat2sbx --version"
+run_env() {
+  exec env -i PATH=/usr/bin:/bin HOME="$tmp/home" LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen \
+    CHAT2SBX_ENABLE_TUNNEL=0 CHAT2SBX_SBX="${fake_sbx:-sbx}" FAKE_SBX_STATE="$tmp/sbx-state" "$@"
+}
+mkdir -p "$tmp/home" "$tmp/sbx-state"
+out=$(run_env "$root/usr/bin/chat2sbx" --version)
+[[ $out == "chat2sbx $version" ]] || fail "--version printed '$out', expected 'chat2sbx $version'"
+echo "$out"
+
+step "installed chat2sbx serve: MCP round trip"
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+log=$tmp/serve.log
+started=
+for attempt in 1 2 3 4 5; do
+  port=$((20000 + RANDOM % 30000))
+  port_in_use "$port" && continue
+  run_env CHAT2SBX_PORT="$port" "$root/usr/bin/chat2sbx" serve >"$log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 150); do
+    if curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null; then
+      started=1
+      break
+    fi
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  [[ -n $started ]] && break
+  kill -KILL "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=
+  grep -qi 'address\|in use' "$log" || { cat "$log" >&2; fail "serve did not become healthy (attempt $attempt)"; }
+done
+[[ -n $started ]] || { cat "$log" >&2; fail "serve did not become healthy on any port"; }
+echo "healthy on port $port: $(curl -fsS "http://127.0.0.1:$port/healthz")"
+
+mcp_rc=0
+"$source_dir/installers/mcp-roundtrip.sh" "http://127.0.0.1:$port/mcp" || mcp_rc=$?
+if [[ $mcp_rc -eq 3 ]]; then
+  # TEMPORARY, until the MCP endpoint (branch mcp) is on main: only a missing /mcp route (404 on
+  # initialize, which carries no session) skips the round trip; any other answer must be right.
+  echo "SKIPPED MCP round trip: /mcp does not exist in this build"
+  mcp_skipped=1
+elif [[ $mcp_rc -ne 0 ]]; then
+  cat "$log" >&2
+  fail "MCP round trip failed"
+fi
+
+step "SIGTERM"
+kill -TERM "$server_pid"
+status=0
+wait "$server_pid" || status=$?
+server_pid=
+[[ $status -eq 0 ]] || { cat "$log" >&2; fail "serve exited with $status after SIGTERM"; }
+echo "serve exited 0"
+
+# ---------------------------------------------------------------------------------------------
+if [[ ${CI:-} == true ]]; then
+  step "CI: dpkg -i, run, dpkg -r, dpkg --purge"
+  sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo -n)
+  "${sudo[@]}" dpkg -i "$deb"
+  [[ $(dpkg-query -W -f='${Status}' chat2sbx) == "install ok installed" ]] || fail "dpkg -i did not install chat2sbx"
+  out=$(run_env /usr/bin/chat2sbx --version)
+  [[ $out == "chat2sbx $version" ]] || fail "installed /usr/bin/chat2sbx --version printed '$out'"
+  "${sudo[@]}" dpkg -r chat2sbx
+  [[ ! -e /usr/bin/chat2sbx ]] || fail "/usr/bin/chat2sbx still exists after dpkg -r"
+  "${sudo[@]}" dpkg --purge chat2sbx
+  if dpkg-query -W -f='${Status}' chat2sbx 2>/dev/null | grep -q installed; then
+    fail "chat2sbx still known to dpkg after purge"
+  fi
+  echo "installed, ran and purged"
+else
+  echo "(not CI: dpkg -i / dpkg -r skipped; set CI=true to run them)"
+fi
+
+if [[ -n ${mcp_skipped:-} ]]; then
+  echo "PASS (MCP round trip skipped: no /mcp endpoint yet)"
+else
+  echo "PASS"
+fi

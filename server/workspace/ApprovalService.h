@@ -1,0 +1,83 @@
+#pragma once
+
+#include "state/ApprovalRepository.h"
+#include "workspace/Approval.h"
+#include "workspace/Workspace.h"
+
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+
+#include <optional>
+
+namespace chat2sbx {
+
+class Clock;
+class Database;
+class WorkspaceService;
+
+// Host-path approvals. An MCP workspace_request only ever creates (or finds) a pending approval;
+// the local user decides it with approve() / reject() from the CLI or the tray. Every change is
+// committed to the database before a method returns or a signal is emitted.
+//
+// Public API for the tray:
+//   pending() / list() / find()            what to show
+//   approve(id, "tray") / reject(id, "tray") the buttons; errors are one readable sentence
+//   approvalsChanged()                      re-read the list (also fires for CLI decisions)
+//   approvalRequested(id)                   a new request arrived: e.g. show a notification
+// Decisions made by another process (the CLI writes the same SQLite file) are noticed by a cheap
+// poll of SQLite's data_version once startWatching() has been called.
+class ApprovalService : public QObject {
+    Q_OBJECT
+public:
+    ApprovalService(WorkspaceService &workspaces, Database &db, Clock &clock, QObject *parent = nullptr);
+
+    // What a host path request comes to.
+    struct RequestOutcome {
+        enum class Status { ApprovalRequired, Approved, Rejected, Refused };
+        Status status = Status::Refused;
+        QString reason;          // Refused: why, one sentence
+        QString canonicalPath;   // all but Refused
+        Approval approval;       // ApprovalRequired and Rejected: the approval in question
+        QString workspaceId;     // Approved
+    };
+
+    // Checks the path under the policy, then: an already registered workspace for the canonical
+    // path and mode → Approved; the pending approval for them → the SAME approval again; a rejected
+    // one → Rejected; otherwise a new pending approval, persisted before this returns.
+    RequestOutcome request(const QString &hostPath, WorkspaceMode mode);
+
+    // Re-checks the directory (still accepted by the policy, still the same device/inode as when it
+    // was requested), registers the workspace (reusing a live one for the same path and mode) and
+    // records the decision. An approval that is not pending is an error, never a second decision.
+    std::optional<Workspace> approve(const QString &id, const QString &decidedBy, QString &error);
+    bool reject(const QString &id, const QString &decidedBy, QString &error);
+
+    std::optional<Approval> find(const QString &id) const;
+    QList<Approval> pending() const;
+    QList<Approval> list() const;   // every approval, oldest first
+
+    // Polls for changes other processes committed (default every second); emits approvalsChanged
+    // (and WorkspaceService::workspacesChanged) when there are any.
+    void startWatching(int intervalMs = 1000);
+    void stopWatching();
+    // One poll, for tests and for callers that want fresh state now. Returns true if something changed.
+    bool checkForExternalChanges();
+
+signals:
+    void approvalsChanged();
+    void approvalRequested(const QString &id);
+
+private:
+    QString alreadyDecided(const Approval &a) const;
+    void rememberSnapshot();
+
+    WorkspaceService &m_workspaces;
+    Clock &m_clock;
+    ApprovalRepository m_repo;
+    QTimer m_watch;
+    qint64 m_lastCounter = -1;
+    QHash<QString, ApprovalState> m_snapshot;
+};
+
+} // namespace chat2sbx

@@ -1,0 +1,176 @@
+// The whole host-workspace flow as ChatGPT and the user live it, against a real `chat2sbx serve`:
+// MCP workspace_request → approval_required → `chat2sbx approval approve <id>` (another process)
+// → workspace_request answers approved with the workspace_id → sandbox_create on it → the fake sbx
+// received `create ... --clone shell <path>` (clone) or `create ... shell <path>` without --clone
+// (direct: the path is mounted read-write at the same absolute path).
+#include "TestSupport.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QtTest>
+
+using namespace chat2sbx::test;
+
+namespace {
+
+// A minimal Streamable HTTP MCP client (JSON responses) over the test support's httpRequest().
+class Mcp {
+public:
+    explicit Mcp(const QString &url) : m_url(url) {}
+
+    bool initialize()
+    {
+        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                                              {"params", QJsonObject{{"protocolVersion", "2025-06-18"},
+                                                                     {"capabilities", QJsonObject{}},
+                                                                     {"clientInfo", QJsonObject{{"name", "flow-test"}, {"version", "1"}}}}}});
+        if (r.status != 200)
+            return false;
+        m_session = r.header("Mcp-Session-Id");
+        m_version = QJsonDocument::fromJson(r.body).object().value("result").toObject().value("protocolVersion").toString().toLatin1();
+        post(QJsonObject{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+        return !m_session.isEmpty();
+    }
+    QStringList toolNames()
+    {
+        const QJsonObject res = rpc("tools/list", {});
+        QStringList names;
+        for (const QJsonValue &t : res.value("tools").toArray())
+            names << t.toObject().value("name").toString();
+        return names;
+    }
+    // The CallToolResult: {content, structuredContent, isError}.
+    QJsonObject callTool(const QString &name, const QJsonObject &args)
+    {
+        return rpc("tools/call", QJsonObject{{"name", name}, {"arguments", args}});
+    }
+
+private:
+    QJsonObject rpc(const QString &method, const QJsonObject &params)
+    {
+        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", ++m_id}, {"method", method}, {"params", params}});
+        return QJsonDocument::fromJson(r.body).object().value("result").toObject();
+    }
+    HttpResult post(const QJsonObject &message)
+    {
+        QList<QPair<QByteArray, QByteArray>> headers{{"Accept", "application/json, text/event-stream"},
+                                                      {"Content-Type", "application/json"}};
+        if (!m_session.isEmpty())
+            headers.append({"Mcp-Session-Id", m_session});
+        if (!m_version.isEmpty())
+            headers.append({"MCP-Protocol-Version", m_version});
+        return httpRequest("POST", m_url, headers, QJsonDocument(message).toJson(QJsonDocument::Compact), 60000);
+    }
+
+    QString m_url;
+    QByteArray m_session;
+    QByteArray m_version;
+    int m_id = 1;
+};
+
+bool makeGitRepository(const QString &path)
+{
+    if (!QDir().mkpath(path))
+        return false;
+    const QString git = QStandardPaths::findExecutable("git");
+    if (git.isEmpty())
+        return QDir().mkpath(path + "/.git");
+    QProcess p;
+    p.setWorkingDirectory(path);
+    p.start(git, {"init", "-q"});
+    return p.waitForFinished(20000) && p.exitCode() == 0;
+}
+
+} // namespace
+
+class TestWorkspaceMcpFlow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void requestApproveCreate_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("clone") << "clone";
+        QTest::newRow("direct") << "direct";
+    }
+    void requestApproveCreate()
+    {
+        QFETCH(QString, mode);
+        if (fakeSbxPath().isEmpty())
+            QSKIP("the fake sbx is not built in this tree (CHAT2SBX_FAKE_SBX unset)");
+        TestEnvironment env;
+        const QString root = QDir(env.root()).canonicalPath() + "/repos";
+        const QString project = root + "/project";
+        QVERIFY(makeGitRepository(project));
+        env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", root);
+
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        Mcp mcp(env.mcpUrl());
+        if (!mcp.initialize())
+            QSKIP("no MCP endpoint in this tree yet");
+        const QStringList tools = mcp.toolNames();
+        QVERIFY2(tools.contains("workspace_request") && tools.contains("workspace_list"), qPrintable(tools.join(',')));
+        if (!tools.contains("sandbox_create"))
+            QSKIP("sandbox_create is not in this tree yet");
+
+        // 1. The request only creates a pending approval.
+        const QJsonObject args{{"host_path", project}, {"mode", mode}};
+        QJsonObject r = mcp.callTool("workspace_request", args);
+        QCOMPARE(r.value("isError"), QJsonValue(false));
+        QJsonObject s = r.value("structuredContent").toObject();
+        QCOMPARE(s.value("status").toString(), QString("approval_required"));
+        const QString approvalId = s.value("approval_id").toString();
+        QVERIFY(approvalId.startsWith("apr_"));
+        QCOMPARE(s.value("canonical_path").toString(), project);
+        QCOMPARE(mcp.callTool("workspace_request", args).value("structuredContent").toObject().value("approval_id").toString(), approvalId);
+
+        // 2. The user approves from the command line; the running server sees it.
+        const CliResult approve = runCli(env, {"approval", "approve", approvalId});
+        QVERIFY2(approve.exitCode == 0, approve.err.constData());
+        r = mcp.callTool("workspace_request", args);
+        s = r.value("structuredContent").toObject();
+        QCOMPARE(s.value("status").toString(), QString("approved"));
+        const QString workspaceId = s.value("workspace_id").toString();
+        QVERIFY(workspaceId.startsWith("ws_"));
+
+        // 3. A sandbox on the new workspace.
+        r = mcp.callTool("sandbox_create", QJsonObject{{"workspace_id", workspaceId}});
+        QVERIFY2(r.value("isError") == QJsonValue(false), QJsonDocument(r).toJson().constData());
+        s = r.value("structuredContent").toObject();
+        QCOMPARE(s.value("workspace_id").toString(), workspaceId);
+        const QString sandboxId = s.value("sandbox_id").toString();
+        QVERIFY(sandboxId.startsWith("sbx_"));
+
+        // 4. What the fake sbx was asked to do.
+        const QStringList calls = QString::fromUtf8(readFile(env.sbxState() + "/calls.log")).split('\n', Qt::SkipEmptyParts);
+        QStringList creates;
+        for (const QString &line : calls)
+            if (line.contains(QLatin1String("create")) && line.contains(QLatin1String("--name")))
+                creates << line;
+        QCOMPARE(creates.size(), 1);
+        const QString create = creates.first();
+        QVERIFY2(create.contains(" shell " + project) || create.contains("\"shell\",\"" + project + "\"")
+                     || create.contains("shell\t" + project), qPrintable(create));
+        if (mode == "clone")
+            QVERIFY2(create.contains("--clone"), qPrintable(create));
+        else
+            QVERIFY2(!create.contains("--clone"), qPrintable(create));
+
+        // 5. workspace_list shows the workspace with its running sandbox.
+        const QJsonArray list = mcp.callTool("workspace_list", {}).value("structuredContent").toObject().value("workspaces").toArray();
+        QCOMPARE(list.size(), 1);
+        QCOMPARE(list.at(0).toObject().value("workspace_id").toString(), workspaceId);
+        QCOMPARE(list.at(0).toObject().value("sandbox_id").toString(), sandboxId);
+        QCOMPARE(list.at(0).toObject().value("mode").toString(), mode);
+
+        QCOMPARE(server.terminate(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWorkspaceMcpFlow)
+#include "tst_workspace_mcp_flow.moc"
