@@ -14,7 +14,7 @@ constexpr int kReadTimeoutMs = 10000;
 constexpr int kStartTimeoutMs = 20000;
 constexpr int kStopTimeoutMs = 15000;
 
-// "exited 3" / "lost" (the watcher vanished, e.g. the VM restarted) / "running".
+// "exited:3" / "lost" (the watcher vanished, e.g. the VM restarted) / "running".
 bool stateExited(const QString &state, std::optional<int> &code)
 {
     if (state.startsWith(QLatin1String("exited"))) {
@@ -132,7 +132,7 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
 
     m_channels.channelFor(sandbox).request(
         QStringLiteral("bash_start"),
-        {w->rec.id.toUtf8(), spec.command.toUtf8(), spec.cwd.toUtf8(), env, QByteArray::number(spec.timeoutMs)},
+        {w->rec.id.toUtf8(), spec.cwd.toUtf8(), QByteArray::number(spec.timeoutMs), spec.command.toUtf8(), env},
         kStartTimeoutMs, [this, w](const ChannelReply &r) {
             if (!r.ok && !r.channelFailure) {
                 QString ignored;

@@ -77,7 +77,7 @@ private:
     ChannelPool &m_channels;
     Clock &m_clock;
     QHash<QString, std::shared_ptr<std::deque<std::function<void()>>>> m_queues;
-    int m_firstTickMs = 50;
+    int m_firstTickMs = 10;
     int m_maxTickMs = 200;
 };
 

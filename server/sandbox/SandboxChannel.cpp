@@ -73,11 +73,10 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
 {
     ensureStarted();
     const quint64 id = m_nextId++;
-    QByteArray body;
-    for (const QByteArray &a : args) {
-        body += a.toBase64();
-        body += '\n';
-    }
+    QByteArray blob;
+    for (const QByteArray &a : args)
+        blob += QByteArray::number(a.size()) + '\n' + a;
+    const QByteArray body = blob.toBase64() + '\n';
     Pending p;
     p.op = op;
     p.done = std::move(done);
@@ -221,8 +220,7 @@ void SandboxChannel::handleLine(const QByteArray &line)
     }
     ChannelReply r;
     r.ok = f.at(1) == "ok";
-    const QByteArray meta = decodeField(f.at(2));
-    for (const QByteArray &kv : meta.split('\n')) {
+    for (const QByteArray &kv : f.at(2).split(';')) {
         const qsizetype eq = kv.indexOf('=');
         if (eq > 0)
             r.meta.insert(QString::fromUtf8(kv.left(eq)), QString::fromUtf8(kv.mid(eq + 1)));

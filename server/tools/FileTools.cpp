@@ -89,8 +89,7 @@ void handleRead(Context &ctx, const ToolCall &call)
                                      {QStringLiteral("size"), static_cast<double>(size)},
                                      {QStringLiteral("content"), QStringLiteral("(binary file, %1 bytes; not shown)").arg(size)},
                                      {QStringLiteral("truncated"), false}});
-            const qint64 totalLines = r.meta.value(QStringLiteral("total_lines")).toLongLong()
-                                      + (r.meta.value(QStringLiteral("ends_with_newline")) == QLatin1String("1") || size == 0 ? 0 : 1);
+            const qint64 totalLines = r.meta.value(QStringLiteral("total_lines")).toLongLong();
             QByteArray data = r.data;
             const bool hitByteCap = data.size() > kReadCapBytes;
             QList<QByteArray> lines = data.split('\n');

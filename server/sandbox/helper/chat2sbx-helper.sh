@@ -15,6 +15,9 @@ LOCK="$RUN/lock"
 : >"$LOCK"
 trap 'rm -rf "$RUN"' EXIT
 echo $$ >"$STATE/helper.pid"
+HELPER_PID=$$
+HAVE_RG=0
+command -v rg >/dev/null 2>&1 && HAVE_RG=1
 
 if [ "$MANAGED" = 1 ] && [ -n "$WS_REAL" ]; then
     if [ -L "$HOME/workspace" ] || [ ! -e "$HOME/workspace" ]; then
@@ -55,26 +58,44 @@ echo "$code" >"$d/exit_code.tmp" && mv -f "$d/exit_code.tmp" "$d/exit_code"
 
 b64field() { if [ -s "$1" ]; then base64 -w0 <"$1"; else printf -- '-'; fi; }
 
-respond() { # id status metafile datafile
+respond() { # id status datafile
     {
         flock 9
-        printf '%s %s ' "$1" "$2"
+        printf '%s %s %s ' "$1" "$2" "${MV:--}"
         b64field "$3"
-        printf ' '
-        b64field "$4"
         printf '\n'
     } 9>>"$LOCK"
 }
 
-# Argument i (1-based) of the current request, decoded, trailing newlines kept.
-arg() {
-    local v
-    v=$(printf '%s' "${A[$1 - 1]:-}" | base64 -d 2>/dev/null; printf x)
-    printf '%s' "${v%x}"
+# The decoded request ($BIN) is a sequence of "<length>\n<bytes>" arguments. Small ones are read into
+# A[] without forking; AOFF/ALEN locate every argument for argfile (NUL bytes, large content). An
+# argument longer than 64 KiB must be the last one.
+parse_args() {
+    local off=0 len v i=0
+    A=() AOFF=() ALEN=()
+    exec {PFD}<"$BIN"
+    while IFS= read -r len <&"$PFD"; do
+        [[ $len =~ ^[0-9]+$ ]] || break
+        off=$((off + ${#len} + 1))
+        AOFF[i]=$off
+        ALEN[i]=$len
+        if ((len > 65536)); then break; fi
+        v=
+        ((len > 0)) && IFS= read -r -d '' -N "$len" v <&"$PFD"
+        A[i]=$v
+        off=$((off + len))
+        i=$((i + 1))
+    done
+    exec {PFD}<&-
 }
-argfile() { printf '%s' "${A[$1 - 1]:-}" | base64 -d >"$2" 2>/dev/null; }
+# Argument i (1-based), byte-exact, into a file.
+argfile() {
+    if [ -z "${ALEN[$1 - 1]:-}" ]; then : >"$2"; return; fi
+    tail -c +$((AOFF[$1 - 1] + 1)) -- "$BIN" | head -c "${ALEN[$1 - 1]}" >"$2"
+}
 
-meta() { printf '%s=%s\n' "$1" "$2" >>"$M"; }
+# Response metadata: "key=value;..." with no spaces, semicolons or newlines in keys or values.
+meta() { MV+="$1=$2;"; }
 fail() { meta code "$1"; printf '%s' "$2" >"$O"; ST=err; }
 
 resolve() {
@@ -99,14 +120,15 @@ need_file() {
     return 0
 }
 
-is_binary() { [ "$(head -c 8192 -- "$1" | tr -dc '\000' | wc -c)" -gt 0 ]; }
+# A NUL byte in the first 8 KiB: read stops at it before 8192 bytes (status 0); EOF gives status 1.
+is_binary() { local x; IFS= read -r -d '' -n 8192 x <"$1" 2>/dev/null && ((${#x} < 8192)); }
 
 valid_session() { [[ $1 =~ ^bash_[0-9a-f]{24}$ ]]; }
 
 session_state() { # dir -> prints "exited <code>" / "running" / "lost"
     local d=$1
     if [ -f "$d/exit_code" ]; then
-        printf 'exited %s' "$(cat "$d/exit_code")"
+        printf 'exited:%s' "$(<"$d/exit_code")"
     elif [ -f "$d/watcher.pid" ] && ! kill -0 "$(cat "$d/watcher.pid")" 2>/dev/null && [ ! -f "$d/exit_code" ]; then
         printf 'lost'
     else
@@ -114,34 +136,34 @@ session_state() { # dir -> prints "exited <code>" / "running" / "lost"
     fi
 }
 
-op_ping() { meta pong 1; meta version "$HELPER_VERSION"; meta pid $$; meta rg "$(command -v rg >/dev/null && echo 1 || echo 0)"; }
+op_ping() { meta pong 1; meta version "$HELPER_VERSION"; meta pid "$HELPER_PID"; meta rg "$HAVE_RG"; }
 
-op_bash_start() { # id command cwd env(NUL separated NAME=VALUE) timeout_ms
+op_bash_start() { # id cwd timeout_ms command env(NUL separated NAME=VALUE, last)
     local sid cwd d t
-    sid=$(arg 1)
+    sid=${A[0]:-}
     valid_session "$sid" || { fail einval "bad session id"; return; }
-    cwd=$(resolve "$(arg 3)")
-    t=$(arg 5)
+    cwd=$(resolve "${A[1]:-}")
+    t=${A[2]:-}
     [[ $t =~ ^[0-9]+$ ]] || t=0
-    if [ ! -d "$cwd" ]; then fail enoent "working directory does not exist: $(arg 3)"; return; fi
+    if [ ! -d "$cwd" ]; then fail enoent "working directory does not exist: ${A[1]:-}"; return; fi
     d=$SESS/$sid
     if [ -e "$d" ]; then meta existed 1; return; fi
     mkdir -p "$d.tmp" || { fail eio "cannot create session directory"; return; }
-    argfile 2 "$d.tmp/command"
-    argfile 4 "$d.tmp/env"
+    printf '%s' "${A[3]:-}" >"$d.tmp/command"
+    argfile 5 "$d.tmp/env"
     printf '%s' "$cwd" >"$d.tmp/cwd"
     : >"$d.tmp/output"
     date +%s%3N >"$d.tmp/started"
     mv "$d.tmp" "$d" || { fail eio "cannot create session directory"; return; }
     setsid -f bash -c "$WATCHER" chat2sbx-watch "$d" "$t" </dev/null >/dev/null 2>&1
     local i
-    for i in $(seq 1 100); do [ -f "$d/pgid" ] && break; sleep 0.01; done
+    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] && break; sleep 0.01; done
     meta started 1
 }
 
 op_bash_read() { # id offset max
     local sid off max d st
-    sid=$(arg 1); off=$(arg 2); max=$(arg 3)
+    sid=${A[0]:-}; off=${A[1]:-}; max=${A[2]:-}
     valid_session "$sid" || { fail einval "bad session id"; return; }
     [[ $off =~ ^[0-9]+$ ]] || off=0
     [[ $max =~ ^[0-9]+$ ]] || max=60000
@@ -157,21 +179,21 @@ op_bash_read() { # id offset max
 
 op_bash_stop() { # id
     local sid d pg i st
-    sid=$(arg 1)
+    sid=${A[0]:-}
     valid_session "$sid" || { fail einval "bad session id"; return; }
     d=$SESS/$sid
     [ -d "$d" ] || { fail enoent "no such session in this sandbox"; return; }
-    for i in $(seq 1 100); do [ -f "$d/pgid" ] || [ -f "$d/exit_code" ] && break; sleep 0.01; done
+    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] || [ -f "$d/exit_code" ] && break; sleep 0.01; done
     if [ ! -f "$d/exit_code" ] && [ -f "$d/pgid" ]; then
         pg=$(cat "$d/pgid")
         kill -TERM -- "-$pg" 2>/dev/null
-        for i in $(seq 1 15); do
+        for ((i = 0; i < 15; i++)); do
             kill -0 -- "-$pg" 2>/dev/null || break
             sleep 0.1
         done
         kill -KILL -- "-$pg" 2>/dev/null
     fi
-    for i in $(seq 1 100); do
+    for ((i = 0; i < 100; i++)); do
         st=$(session_state "$d")
         [ "$st" = running ] || break
         sleep 0.02
@@ -182,7 +204,7 @@ op_bash_stop() { # id
 op_bash_status() { # id...
     local i sid
     for ((i = 1; i <= ${#A[@]}; i++)); do
-        sid=$(arg "$i")
+        sid=${A[i - 1]}
         valid_session "$sid" || continue
         if [ -d "$SESS/$sid" ]; then meta "$sid" "$(session_state "$SESS/$sid")"; else meta "$sid" missing; fi
     done
@@ -190,19 +212,22 @@ op_bash_status() { # id...
 
 op_read() { # path line_offset(1-based) line_limit max_bytes
     local shown p off lim max
-    shown=$(arg 1); p=$(resolve "$shown"); off=$(arg 2); lim=$(arg 3); max=$(arg 4)
+    shown=${A[0]:-}; p=$(resolve "$shown"); off=${A[1]:-}; lim=${A[2]:-}; max=${A[3]:-}
     need_file "$p" "$shown" || return
     meta size "$(stat -L -c %s -- "$p")"
     if is_binary "$p"; then meta binary 1; return; fi
     meta binary 0
-    meta total_lines "$(wc -l <"$p")"
-    meta ends_with_newline "$([ "$(tail -c 1 -- "$p" | od -An -c | tr -d ' ')" = '\n' ] && echo 1 || echo 0)"
-    tail -n +"$off" -- "$p" | head -n "$lim" | head -c "$max" >"$O"
+    meta total_lines "$(grep -c '' -- "$p")"
+    if [ "$off" = 1 ]; then
+        head -n "$lim" -- "$p" | head -c "$max" >"$O"
+    else
+        tail -n +"$off" -- "$p" | head -n "$lim" | head -c "$max" >"$O"
+    fi
 }
 
 op_get() { # path max_bytes
     local shown p max size
-    shown=$(arg 1); p=$(resolve "$shown"); max=$(arg 2)
+    shown=${A[0]:-}; p=$(resolve "$shown"); max=${A[1]:-}
     need_file "$p" "$shown" || return
     size=$(stat -L -c %s -- "$p")
     if [ "$size" -gt "$max" ]; then fail efbig "file is too large to edit ($size bytes)"; return; fi
@@ -213,7 +238,7 @@ op_get() { # path max_bytes
 
 op_write() { # path content
     local shown p dir base tmp err
-    shown=$(arg 1); p=$(resolve "$shown")
+    shown=${A[0]:-}; p=$(resolve "$shown")
     if [ -d "$p" ]; then fail eisdir "is a directory, not a file: $shown"; return; fi
     dir=$(dirname -- "$p"); base=$(basename -- "$p")
     if ! err=$(mkdir -p -- "$dir" 2>&1); then fail eacces "cannot create parent directories of $shown: ${err##*: }"; return; fi
@@ -226,13 +251,13 @@ op_write() { # path content
 
 op_search() { # pattern path glob max
     local pat shown p glob max rc errf
-    pat=$(arg 1); shown=$(arg 2); glob=$(arg 3); max=$(arg 4)
+    pat=${A[0]:-}; shown=${A[1]:-}; glob=${A[2]:-}; max=${A[3]:-}
     if [ -z "$shown" ]; then p=.; else p=$(resolve "$shown"); fi
     cd -- "$WS" 2>/dev/null || cd -- "$HOME" || true
     if [ ! -e "$p" ]; then fail enoent "no such file or directory: ${shown:-.}"; return; fi
     if [ ! -r "$p" ]; then fail eacces "permission denied: ${shown:-.}"; return; fi
     errf="$RUN/$ID.err"
-    if command -v rg >/dev/null 2>&1; then
+    if [ "$HAVE_RG" = 1 ]; then
         meta engine rg
         local g=()
         [ -n "$glob" ] && g=(-g "$glob")
@@ -255,7 +280,7 @@ op_search() { # pattern path glob max
 
 op_list() { # path depth max
     local shown p depth max
-    shown=$(arg 1); p=$(resolve "$shown"); depth=$(arg 2); max=$(arg 3)
+    shown=${A[0]:-}; p=$(resolve "$shown"); depth=${A[1]:-}; max=${A[2]:-}
     if [ ! -e "$p" ]; then fail enoent "no such directory: ${shown:-.}"; return; fi
     if [ ! -d "$p" ]; then fail enotdir "not a directory: ${shown:-.}"; return; fi
     if [ ! -r "$p" ] || [ ! -x "$p" ]; then fail eacces "permission denied: ${shown:-.}"; return; fi
@@ -266,11 +291,12 @@ op_list() { # path depth max
 handle() {
     ID=$1
     local op=$2 req=$3
-    M="$RUN/$ID.meta"
     O="$RUN/$ID.out"
-    : >"$M"
+    BIN="$RUN/$ID.bin"
+    MV=
     : >"$O"
-    mapfile -t A <"$req"
+    base64 -d <"$req" >"$BIN" 2>/dev/null
+    parse_args
     ST=ok
     case $op in
         ping) op_ping ;;
@@ -285,8 +311,8 @@ handle() {
         list) op_list ;;
         *) fail einval "unknown operation: $op" ;;
     esac
-    respond "$ID" "$ST" "$M" "$O"
-    rm -f "$req" "$M" "$O"
+    respond "$ID" "$ST" "$O"
+    rm -f "$req" "$BIN" "$O"
 }
 
 while IFS=' ' read -r rid rop rlen; do
