@@ -477,17 +477,73 @@ def bench_scale(build, quick):
         serve.destroy()
 
 
+def markdown(report):
+    """Markdown tables of a results file (for README.md)."""
+    rs = report["results"]
+    m = report["machine"]
+    lines = [f"Run {m['time_utc']}, {m['cores']} cores, load average at start {m['loadavg']}, "
+             f"at end {report.get('machine_end', {}).get('loadavg')}{' (--quick)' if report.get('quick') else ''}.", ""]
+    loads = [r for r in rs if r["benchmark"] == "mcp_load"]
+    if loads:
+        lines += ["| workload | clients | server | req/s | p50 ms | p99 ms | errors | load avg |", "|---|---|---|---|---|---|---|---|"]
+        for r in loads:
+            w = r["method"] + (" " + r["tool"] if r.get("tool") else "")
+            lines.append(f"| {w} | {r['clients']} | {r['server']} | {r['rps']:.0f} | {r['p50_ms']:.3f} | {r['p99_ms']:.3f} "
+                         f"| {r['errors']} | {r.get('loadavg', [''])[0]} |")
+        lines += ["", "| workload | clients | throughput chat2sbx/SDK (goal ≥ 3) | p99 chat2sbx/SDK (goal ≤ 0.333) | goal |",
+                  "|---|---|---|---|---|"]
+        for r in rs:
+            if r["benchmark"] == "mcp_ratio":
+                lines.append(f"| {r['scenario']} | {r['clients']} | {r['throughput_ratio']} | {r['p99_ratio']} | "
+                             f"{'met' if r['goal_met'] else '**missed**'} |")
+        lines.append("")
+    other = [r for r in rs if r["benchmark"] not in ("mcp_load", "mcp_ratio")]
+    if other:
+        lines += ["| benchmark | figure | goal |", "|---|---|---|"]
+        for r in other:
+            b = r["benchmark"]
+            goal = "" if "goal_met" not in r else ("met" if r["goal_met"] else "**missed**")
+            if r.get("supported") is False:
+                fig = f"not supported by this build: {r['reason']}"
+                goal = "not measured"
+            elif b in ("tool_call", "bare_process"):
+                fig = f"{r['label']}: p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms, mean {r['mean_ms']:.3f} ms (n={r['count']})"
+            elif b == "sandbox_call_ratio":
+                fig = f"{r['label']} p50 / bare exec p50 = {r['p50_ratio_vs_bare_exec']}"
+            elif b == "bash_poll_stream":
+                fig = (f"{r['output_bytes']:,} bytes in {r['seconds']:.2f} s = **{r['mb_per_s']} MB/s** "
+                       f"({r['polls']} polls)" + (f"; error: {r['error']}" if r.get("error") else ""))
+            elif b == "memory":
+                fig = f"{r['phase']}: VmHWM {r['vm_hwm_kb'] / 1024:.1f} MB, VmRSS {r['vm_rss_kb'] / 1024:.1f} MB"
+                if r.get("session_failures"):
+                    fig += f" ({r['session_failures']} sessions failed: {r.get('first_error')})"
+            elif b == "scale" and "start_to_healthz_s" in r:
+                fig = (f"{r['what']}: {r['start_to_healthz_s']} s spawn → /healthz (empty state: "
+                       f"{r['empty_start_to_healthz_s']} s); logged reconcile {r['reconcile_ms']} ms, {r['reattached']} re-attached")
+            elif b == "scale":
+                fig = f"{r['what']}: {r['seconds']} s (p50 {r['p50_ms']:.1f} ms per create)"
+            else:
+                fig = json.dumps(r)
+            lines.append(f"| {b} | {fig} | {goal} |")
+    return "\n".join(lines)
+
+
 BENCHES = {"mcp": bench_mcp, "sandbox": bench_sandbox, "stream": bench_stream, "memory": bench_memory,
            "scale": bench_scale}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("which", choices=[*BENCHES, "all"])
+    ap.add_argument("which", choices=[*BENCHES, "all", "markdown"])
+    ap.add_argument("file", nargs="?", help="markdown: the results file to render")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build", "release"))
     ap.add_argument("--out")
     ap.add_argument("--quick", action="store_true", help="smaller sizes, for trying the scripts")
     a = ap.parse_args()
+    if a.which == "markdown":
+        with open(a.file) as f:
+            print(markdown(json.load(f)))
+        return
     build = Build(a.build)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     report = {"machine": machine(), "uname": os.uname().release, "quick": a.quick, "results": []}
