@@ -13,6 +13,9 @@
 #include "workspace/WorkspaceRetention.h" // issue 6
 #include "workspace/WorkspaceService.h"
 #include "tunnel/TunnelSupervisor.h"
+#include "sandbox/BashSessions.h"        // [insandbox]
+#include "sandbox/ChannelPool.h"         // [insandbox]
+#include "tools/InSandboxTools.h"        // [insandbox]
 
 #include <QDir>
 #include <QHostAddress>
@@ -38,6 +41,13 @@ Controller::Controller(const Config &config, QObject *parent)
     m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_serviceClock);
     registerWorkspaceTools(m_tools, *m_workspaces, *m_approvals);
     // --- end issue 6
+
+    // [insandbox] one control channel per running sandbox (the attacher SandboxService calls after
+    // create and on re-attach), bash sessions and the in-sandbox tools (issue 5).
+    m_channels = std::make_unique<ChannelPool>(*m_sbx);
+    m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_serviceClock);
+    m_sandboxes->setAttacher(m_channels.get());
+    registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
 }
 
 Controller::~Controller()

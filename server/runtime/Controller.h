@@ -14,6 +14,8 @@ class QHttpServer;
 
 namespace chat2sbx {
 
+class BashSessions;        // [insandbox]
+class ChannelPool;         // [insandbox]
 class ApprovalService;
 class Database;
 class LocalTokenStore;
@@ -100,6 +102,8 @@ private:
     ForwardingClock m_serviceClock{&m_clock};          // [sandboxes]
     std::unique_ptr<SbxDriver> m_sbx;                  // [sandboxes]
     std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes] + issue 6
+    std::unique_ptr<ChannelPool> m_channels;           // [insandbox] declared before m_sandboxes: outlives it
+    std::unique_ptr<BashSessions> m_bashSessions;      // [insandbox]
     std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
     std::unique_ptr<ApprovalService> m_approvals;      // issue 6
     std::unique_ptr<WorkspaceRetention> m_retention;   // issue 6

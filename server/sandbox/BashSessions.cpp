@@ -41,6 +41,7 @@ struct BashSessions::Wait {
     QElapsedTimer clock;
     int yieldMs = 0;
     int tickMs = 50;
+    bool checkedOnce = false;
     QString lastError;
     std::function<void()> release;
     SnapshotDone done;
@@ -207,9 +208,14 @@ static QString unreachable(const QString &why)
 
 void BashSessions::tick(const std::shared_ptr<Wait> &w)
 {
+    // The first check of `bash` and every check of `bash_poll` carry the data too (one round trip for
+    // a quick command); later checks of `bash` only look at state and size until it is time to answer.
+    const bool withData = !w->untilExit || !w->checkedOnce;
+    w->checkedOnce = true;
     m_channels.channelFor(w->sandbox).request(
-        QStringLiteral("bash_read"), {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArrayLiteral("0")},
-        kReadTimeoutMs, [this, w](const ChannelReply &r) {
+        QStringLiteral("bash_read"),
+        {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(withData ? kMaxOutputBytes : 0)},
+        kReadTimeoutMs, [this, w, withData](const ChannelReply &r) {
             if (!r.ok) {
                 if (!r.channelFailure) {
                     if (r.code == QLatin1String("enoent") && w->launchUnknown) {
@@ -239,10 +245,11 @@ void BashSessions::tick(const std::shared_ptr<Wait> &w)
             const bool exited = stateExited(r.meta.value(QStringLiteral("state")), code);
             const qint64 avail = r.meta.value(QStringLiteral("size")).toLongLong() - w->rec.readOffset;
             const bool ready = exited || avail >= kMaxOutputBytes || w->expired() || (!w->untilExit && avail > 0);
-            if (ready)
-                readData(w);
-            else
-                scheduleTick(w);
+            if (!ready)
+                return scheduleTick(w);
+            if (withData)
+                return answerWith(w, r);
+            readData(w);
         });
 }
 
@@ -262,32 +269,37 @@ void BashSessions::readData(const std::shared_ptr<Wait> &w)
                 }
                 return finishWait(w, false, r.channelFailure ? unreachable(r.error) : r.error, {});
             }
-            const QString state = r.meta.value(QStringLiteral("state"));
-            std::optional<int> code;
-            const bool exited = stateExited(state, code);
-            const qint64 size = r.meta.value(QStringLiteral("size")).toLongLong();
-            const QByteArray &data = r.data;
-            const bool moreAfter = size > w->rec.readOffset + data.size();
-            const qsizetype emitLen = (!exited || moreAfter) ? completeUtf8Prefix(data) : data.size();
-            if (emitLen == 0 && !exited && !w->expired() && data.size() < kMaxOutputBytes)
-                return scheduleTick(w);   // only part of a character so far
-
-            QString error;
-            const qint64 newOffset = w->rec.readOffset + emitLen;
-            if (newOffset != w->rec.readOffset && !m_repo.setReadOffset(w->rec.id, newOffset, error))
-                return finishWait(w, false, error, {});
-            w->rec.readOffset = newOffset;
-            if (!recordExit(w->rec, state, error))
-                return finishWait(w, false, error, {});
-
-            BashSnapshot s;
-            s.sessionId = w->rec.id;
-            s.exited = exited;
-            s.exitCode = exited ? code : std::nullopt;
-            s.output = QString::fromUtf8(data.left(emitLen));
-            s.hasMoreOutput = size > newOffset;
-            finishWait(w, true, {}, s);
+            answerWith(w, r);
         });
+}
+
+void BashSessions::answerWith(const std::shared_ptr<Wait> &w, const ChannelReply &r)
+{
+    const QString state = r.meta.value(QStringLiteral("state"));
+    std::optional<int> code;
+    const bool exited = stateExited(state, code);
+    const qint64 size = r.meta.value(QStringLiteral("size")).toLongLong();
+    const QByteArray &data = r.data;
+    const bool moreAfter = size > w->rec.readOffset + data.size();
+    const qsizetype emitLen = (!exited || moreAfter) ? completeUtf8Prefix(data) : data.size();
+    if (emitLen == 0 && !exited && !w->expired() && data.size() < kMaxOutputBytes)
+        return scheduleTick(w);   // only part of a character so far
+
+    QString error;
+    const qint64 newOffset = w->rec.readOffset + emitLen;
+    if (newOffset != w->rec.readOffset && !m_repo.setReadOffset(w->rec.id, newOffset, error))
+        return finishWait(w, false, error, {});
+    w->rec.readOffset = newOffset;
+    if (!recordExit(w->rec, state, error))
+        return finishWait(w, false, error, {});
+
+    BashSnapshot s;
+    s.sessionId = w->rec.id;
+    s.exited = exited;
+    s.exitCode = exited ? code : std::nullopt;
+    s.output = QString::fromUtf8(data.left(emitLen));
+    s.hasMoreOutput = size > newOffset;
+    finishWait(w, true, {}, s);
 }
 
 void BashSessions::stop(const RunningSandbox &sandbox, const QString &sessionId, SnapshotDone done)

@@ -20,6 +20,7 @@ namespace chat2sbx {
 class ChannelPool;
 class Clock;
 class Database;
+struct ChannelReply;
 
 // What `bash` and `bash_poll` return.
 struct BashSnapshot {
@@ -69,6 +70,7 @@ private:
     void runExclusive(const QString &sessionId, std::function<void(std::function<void()> release)> fn);
     void tick(const std::shared_ptr<Wait> &w);
     void readData(const std::shared_ptr<Wait> &w);
+    void answerWith(const std::shared_ptr<Wait> &w, const ChannelReply &reply);
     void scheduleTick(const std::shared_ptr<Wait> &w);
     void finishWait(const std::shared_ptr<Wait> &w, bool ok, const QString &error, const BashSnapshot &s);
     bool recordExit(BashSessionRecord &rec, const QString &state, QString &error);

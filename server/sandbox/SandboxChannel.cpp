@@ -148,7 +148,15 @@ void SandboxChannel::startChild()
         if (e == QProcess::FailedToStart && proc == m_proc)
             onChildGone(QStringLiteral("cannot start the sandbox control channel: %1").arg(proc->errorString()));
     });
-    proc->write(script);
+    if (proc->state() == QProcess::NotRunning) {
+        // start() failed before our connections existed (e.g. sbx not found): report it from the loop.
+        QTimer::singleShot(0, this, [this, proc] {
+            if (proc == m_proc)
+                onChildGone(QStringLiteral("cannot start the sandbox control channel: %1").arg(proc->errorString()));
+        });
+    } else {
+        proc->write(script);
+    }
     // The first pong says the helper runs; until then requests simply queue in the pipe.
     ping(m_options.startTimeoutMs, {});
 }

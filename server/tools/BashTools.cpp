@@ -42,7 +42,7 @@ QJsonObject exitCodeProperty()
 
 QJsonObject snapshotSchema()
 {
-    return schema::object({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
+    return schema::result({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
                            {QStringLiteral("status"), statusProperty()},
                            {QStringLiteral("exit_code"), exitCodeProperty()},
                            {QStringLiteral("output"), schema::str(QStringLiteral("Output not returned before"))},
@@ -239,7 +239,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
         "session does nothing.");
     stop.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("session_id"), sessionId}},
                                       {QStringLiteral("sandbox_id"), QStringLiteral("session_id")});
-    stop.outputSchema = schema::object({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
+    stop.outputSchema = schema::result({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
                                         {QStringLiteral("status"), statusProperty()},
                                         {QStringLiteral("exit_code"), exitCodeProperty()}},
                                        {QStringLiteral("session_id"), QStringLiteral("status"), QStringLiteral("exit_code")});
@@ -251,7 +251,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
     list.title = QStringLiteral("List commands");
     list.description = QStringLiteral("The sandbox's bash sessions with command, status, exit code and start time.");
     list.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId}}, {QStringLiteral("sandbox_id")});
-    const QJsonObject item = schema::object(
+    const QJsonObject item = schema::result(
         {{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
          {QStringLiteral("command"), schema::str(QStringLiteral("The command (shortened)"))},
          {QStringLiteral("cwd"), QJsonObject{{QStringLiteral("type"), QJsonArray{QStringLiteral("string"), QStringLiteral("null")}}}},
@@ -260,7 +260,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
          {QStringLiteral("started_at"), schema::str(QStringLiteral("ISO-8601 UTC"))}},
         {QStringLiteral("session_id"), QStringLiteral("command"), QStringLiteral("status"), QStringLiteral("exit_code"),
          QStringLiteral("started_at")});
-    list.outputSchema = schema::object(
+    list.outputSchema = schema::result(
         {{QStringLiteral("sessions"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), item}}}},
         {QStringLiteral("sessions")});
     list.annotations = {true, false, true, false};

@@ -351,7 +351,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
          {QStringLiteral("offset"), schema::integer(QStringLiteral("First line to show, 1-based (default 1)"), 1, 1LL << 40)},
          {QStringLiteral("limit"), schema::integer(QStringLiteral("Number of lines (default 2000)"), 1, 1000000)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("path")});
-    read.outputSchema = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+    read.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
                                         {QStringLiteral("binary"), typed(QStringLiteral("boolean"))},
                                         {QStringLiteral("size"), typed(QStringLiteral("integer"))},
                                         {QStringLiteral("total_lines"), typed(QStringLiteral("integer"))},
@@ -374,7 +374,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                         {QStringLiteral("path"), schema::str(pathHelp, kMaxPathBytes)},
                                         {QStringLiteral("content"), schema::str(QStringLiteral("The complete new content"))}},
                                        {QStringLiteral("sandbox_id"), QStringLiteral("path"), QStringLiteral("content")});
-    write.outputSchema = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+    write.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
                                          {QStringLiteral("bytes_written"), typed(QStringLiteral("integer"))}},
                                         {QStringLiteral("path"), QStringLiteral("bytes_written")});
     write.annotations = {false, false, true, false};
@@ -393,7 +393,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
          {QStringLiteral("new_string"), schema::str(QStringLiteral("Replacement text"))},
          {QStringLiteral("replace_all"), schema::boolean(QStringLiteral("Replace every match (default false)"))}},
         {QStringLiteral("sandbox_id"), QStringLiteral("path"), QStringLiteral("old_string"), QStringLiteral("new_string")});
-    edit.outputSchema = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+    edit.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
                                         {QStringLiteral("replacements"), typed(QStringLiteral("integer"))},
                                         {QStringLiteral("diff"), typed(QStringLiteral("string"))}},
                                        {QStringLiteral("path"), QStringLiteral("replacements"), QStringLiteral("diff")});
@@ -413,11 +413,11 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
          {QStringLiteral("glob"), schema::str(QStringLiteral("Only files whose name matches, e.g. *.cpp"), kMaxGlobBytes)},
          {QStringLiteral("max_results"), schema::integer(QStringLiteral("Maximum matches (default 200)"), 1, 5000)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("pattern")});
-    const QJsonObject match = schema::object({{QStringLiteral("file"), typed(QStringLiteral("string"))},
+    const QJsonObject match = schema::result({{QStringLiteral("file"), typed(QStringLiteral("string"))},
                                               {QStringLiteral("line"), typed(QStringLiteral("integer"))},
                                               {QStringLiteral("text"), typed(QStringLiteral("string"))}},
                                              {QStringLiteral("file"), QStringLiteral("line"), QStringLiteral("text")});
-    search.outputSchema = schema::object({{QStringLiteral("matches"), arrayOf(match)},
+    search.outputSchema = schema::result({{QStringLiteral("matches"), arrayOf(match)},
                                           {QStringLiteral("count"), typed(QStringLiteral("integer"))},
                                           {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))},
                                           {QStringLiteral("engine"), typed(QStringLiteral("string"))},
@@ -437,12 +437,12 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
          {QStringLiteral("path"), schema::str(QStringLiteral("Directory (default: the workspace)"), kMaxPathBytes)},
          {QStringLiteral("depth"), schema::integer(QStringLiteral("How many levels (default 2)"), 1, 20)}},
         {QStringLiteral("sandbox_id")});
-    const QJsonObject entry = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+    const QJsonObject entry = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
                                               {QStringLiteral("type"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
                                                                                    {QStringLiteral("enum"), QJsonArray{QStringLiteral("file"), QStringLiteral("directory"), QStringLiteral("symlink"), QStringLiteral("other")}}}},
                                               {QStringLiteral("size"), nullable(QStringLiteral("integer"))}},
                                              {QStringLiteral("path"), QStringLiteral("type"), QStringLiteral("size")});
-    list.outputSchema = schema::object({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+    list.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
                                         {QStringLiteral("entries"), arrayOf(entry)},
                                         {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))},
                                         {QStringLiteral("note"), typed(QStringLiteral("string"))}},

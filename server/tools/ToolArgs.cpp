@@ -108,6 +108,13 @@ QJsonObject object(const QJsonObject &properties, const QStringList &required)
     return o;
 }
 
+QJsonObject result(const QJsonObject &properties, const QStringList &required)
+{
+    QJsonObject o = object(properties, required);
+    o.remove(QStringLiteral("additionalProperties"));
+    return o;
+}
+
 QJsonObject sandboxIdProperty()
 {
     QJsonObject o = str(QStringLiteral("The sandbox to run in (sbx_...), as returned by sandbox_create."), 64);

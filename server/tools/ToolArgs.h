@@ -34,6 +34,8 @@ QJsonObject str(const QString &description, int maxLength = 0);
 QJsonObject integer(const QString &description, qint64 min, qint64 max);
 QJsonObject boolean(const QString &description);
 QJsonObject object(const QJsonObject &properties, const QStringList &required);
+// An output schema: like object() but open, so a later field does not break clients.
+QJsonObject result(const QJsonObject &properties, const QStringList &required);
 QJsonObject sandboxIdProperty();
 } // namespace schema
 

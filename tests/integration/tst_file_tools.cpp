@@ -8,6 +8,10 @@
 #include <QFileInfo>
 #include <QtTest>
 
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 using namespace chat2sbx;
 using namespace chat2sbx::test;
 
@@ -31,6 +35,13 @@ private:
 private slots:
     void initTestCase()
     {
+        // As root, mode bits mean nothing to the sandbox's commands. Dropping the DAC capabilities
+        // from this process's bounding set makes every child (fake sbx, bwrap, the helper) honour
+        // them, so the permission-denied cases are real.
+        if (::geteuid() == 0)
+            for (int cap : {CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH})
+                if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+                    qWarning("cannot drop capability %d from the bounding set", cap);
         QString error;
         QVERIFY2(f.setUp(error), qPrintable(error));
         QVERIFY(writeFile(ws("text.txt"), "alpha\nbeta\ngamma\n"));
@@ -49,7 +60,8 @@ private slots:
         // Root inside the sandbox ignores mode bits; then a read-only location stands in for "denied".
         const SbxResult probe = f.exec({QStringLiteral("cat"), ws("locked.txt")});
         m_permissionsEnforced = !probe.ok;
-        m_readOnlyOutsideEnforced = !f.exec({QStringLiteral("mkdir"), QStringLiteral("/usr/.chat2sbx-rw-probe")}).ok;
+        m_readOnlyOutsideEnforced = !f.exec({QStringLiteral("bash"), QStringLiteral("-c"),
+                                              QStringLiteral("mkdir /usr/.chat2sbx-rw-probe && rmdir /usr/.chat2sbx-rw-probe")}).ok;
         QVERIFY2(m_permissionsEnforced || m_readOnlyOutsideEnforced, "the sandbox can write anywhere: refusing to test denial");
         if (!m_permissionsEnforced)
             qWarning("mode bits are not enforced in this sandbox (root); permission cases use a read-only path");
@@ -266,6 +278,34 @@ private slots:
             QVERIFY(!ann(w).readOnly && !ann(w).destructive);
         for (const char *d : {"bash", "bash_stop"})
             QVERIFY(!ann(d).readOnly && ann(d).destructive && ann(d).openWorld);
+    }
+
+    void stalledHelperIsRestarted()
+    {
+        SandboxChannel *channel = f.pool->find(f.id());
+        QVERIFY(channel);
+        const int startsBefore = channel->starts();
+        QVERIFY(f.exec({QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("kill -STOP \"$(cat ~/.chat2sbx/helper.pid)\"")}).ok);
+        std::optional<ChannelReply> reply;
+        channel->request(QStringLiteral("ping"), {}, 1000, [&](const ChannelReply &r) { reply = r; });
+        QVERIFY(waitFor([&] { return reply.has_value(); }, 5000));
+        QVERIFY(!reply->ok && reply->channelFailure);
+        // The stuck ping kills the child; the channel comes back with a new helper.
+        QVERIFY(waitFor([&] { return channel->starts() > startsBefore && channel->isHealthy(); }, 15000));
+        const ToolResult r = f.call(QStringLiteral("read"), {{"path", "text.txt"}});
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+    }
+
+    void channelWithoutSbxFailsCleanly()
+    {
+        SbxDriver missing(QStringLiteral("/nonexistent/sbx"));
+        SandboxChannel channel(missing, f.sandbox(), {});
+        std::optional<ChannelReply> reply;
+        channel.request(QStringLiteral("ping"), {}, 10000, [&](const ChannelReply &r) { reply = r; });
+        QVERIFY(waitFor([&] { return reply.has_value(); }, 5000));
+        QVERIFY(!reply->ok && reply->channelFailure);
+        QVERIFY2(!reply->error.contains(f.sandbox().runtimeName), qPrintable(reply->error));
+        QVERIFY(waitFor([&] { return !channel.isRunning(); }, 5000));
     }
 
     void timings()

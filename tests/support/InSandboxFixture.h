@@ -69,6 +69,7 @@ public:
             return false;
         }
         qputenv("FAKE_SBX_STATE", QFile::encodeName(env.sbxState()));
+        qputenv("FAKE_SBX_TEMPLATES", Config().templateRef().toUtf8());
         if (!db.open(env.dataRoot() + QStringLiteral("/state/chat2sbx.sqlite"), error))
             return false;
         const QString wsId = newId("ws_");

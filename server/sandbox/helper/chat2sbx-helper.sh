@@ -157,7 +157,9 @@ op_bash_start() { # id cwd timeout_ms command env(NUL separated NAME=VALUE, last
     mv "$d.tmp" "$d" || { fail eio "cannot create session directory"; return; }
     setsid -f bash -c "$WATCHER" chat2sbx-watch "$d" "$t" </dev/null >/dev/null 2>&1
     local i
-    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] && break; sleep 0.01; done
+    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] && break; sleep 0.005; done
+    # A quick command is usually done a moment later: the first snapshot then sees its exit.
+    for ((i = 0; i < 4; i++)); do [ -f "$d/exit_code" ] && break; sleep 0.005; done
     meta started 1
 }
 
@@ -243,9 +245,9 @@ op_write() { # path content
     dir=$(dirname -- "$p"); base=$(basename -- "$p")
     if ! err=$(mkdir -p -- "$dir" 2>&1); then fail eacces "cannot create parent directories of $shown: ${err##*: }"; return; fi
     tmp="$dir/.$base.chat2sbx-tmp.$$.$RANDOM"
-    if ! err=$( (argfile 2 "$tmp") 2>&1); then rm -f -- "$tmp"; fail eacces "cannot write $shown: ${err##*: }"; return; fi
+    if ! err=$( (argfile 2 "$tmp") 2>&1); then rm -f -- "$tmp" 2>/dev/null; fail eacces "cannot write $shown: ${err##*: }"; return; fi
     [ -e "$p" ] && chmod --reference="$p" -- "$tmp" 2>/dev/null
-    if ! err=$(mv -f -- "$tmp" "$p" 2>&1); then rm -f -- "$tmp"; fail eacces "cannot write $shown: ${err##*: }"; return; fi
+    if ! err=$(mv -f -- "$tmp" "$p" 2>&1); then rm -f -- "$tmp" 2>/dev/null; fail eacces "cannot write $shown: ${err##*: }"; return; fi
     meta bytes "$(stat -c %s -- "$p")"
 }
 
