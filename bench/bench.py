@@ -363,7 +363,7 @@ def bench_stream(build, quick):
         rpc.close()
         cmd = f"yes 'chat2sbx bash_poll streaming benchmark 0123456789abcdefghijklmnop' | head -c {size}"
         r = loadgen(build, "stream", "--url", serve.url, "--sandbox", sid, "--command", cmd,
-                    "--expect-bytes", str(size))[0]
+                    "--expect-bytes", str(size), "--max-seconds", "20" if quick else "90")[0]
         r["goal_met"] = "error" not in r and r["mb_per_s"] >= 50
         r["peak_rss_kb"] = vm_status(serve.proc.pid).get("VmHWM")
         if "error" in r:

@@ -15,7 +15,7 @@ static const char *kUsage =
     "  tools  --url U                                  print the tools/list result\n"
     "  call   --url U --tool T [--args JSON] [--repeat N] [--warmup W] [--label L] [--print-result]\n"
     "  rpc    --url U                                  stdin: {\"method\",\"params\"} lines; stdout: answers\n"
-    "  stream --url U --sandbox ID --command C [--poll-yield-ms MS] [--expect-bytes N]\n"
+    "  stream --url U --sandbox ID --command C [--poll-yield-ms MS] [--expect-bytes N] [--max-seconds S]\n"
     "  spawn  [--repeat N] [--label L] -- program args...   bare process start+wait cost\n"
     "JSON results go to stdout, a short table to stderr.\n";
 
