@@ -42,6 +42,7 @@ HttpGuard::HttpGuard(const Config &config, QString localToken)
       m_requireBearer(!config.isLoopbackBind()),
       m_bearerToken(config.bearerToken.toUtf8()),
       m_localTokenHeader(config.localTokenHeader.toLower().toUtf8()),
+      m_localTokenHeaderName(config.localTokenHeader),
       m_localToken(config.requireLocalToken ? localToken.toUtf8() : QByteArray())
 {
     if (!config.isLoopbackBind())
@@ -129,7 +130,7 @@ std::optional<HttpRejection> HttpGuard::checkAccess(const HttpRequestData &reque
     if (!m_localToken.isEmpty()) {
         if (!constantTimeEquals(request.header(m_localTokenHeader).trimmed(), m_localToken))
             return HttpRejection{401, QStringLiteral("Unauthorized: missing or wrong %1 header")
-                                          .arg(QString::fromUtf8(m_localTokenHeader)), {}};
+                                          .arg(m_localTokenHeaderName), {}};
     }
     return std::nullopt;
 }

@@ -57,7 +57,8 @@ private:
     QStringList m_allowedOrigins;
     bool m_requireBearer = false;
     QByteArray m_bearerToken;
-    QByteArray m_localTokenHeader;
+    QByteArray m_localTokenHeader;        // lower-case, for lookup
+    QString m_localTokenHeaderName;       // as configured, for messages
     QByteArray m_localToken;      // empty: not required
 };
 

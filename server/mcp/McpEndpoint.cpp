@@ -108,6 +108,8 @@ void McpEndpoint::handle(const QHttpServerRequest &request, QHttpServerResponder
         return handlePost(data, reply);
     if (data.method == "DELETE")
         return handleDelete(data, reply);
+    if (data.method == "HEAD")   // no body allowed on a HEAD response
+        return void(reply->sendEmpty(405, {{QByteArrayLiteral("Allow"), QByteArrayLiteral("POST, DELETE")}}));
     sendError(*reply, 405, QJsonValue(), jsonrpc::TransportError,
               QStringLiteral("Method Not Allowed: this server has no server-initiated stream; use POST"),
               {{QByteArrayLiteral("Allow"), QByteArrayLiteral("POST, DELETE")}});

@@ -78,22 +78,26 @@ int ToolCallRunner::pendingCount(const QString &sessionId) const
     return n;
 }
 
-QJsonObject ToolCallRunner::toCallToolResult(const ToolResult &result)
+QJsonObject ToolCallRunner::toCallToolResult(const ToolResult &result, bool hasOutputSchema)
 {
     QJsonObject structured = result.structured;
     QString text;
     if (result.isError) {
-        structured.insert(QStringLiteral("error"), result.message);
         text = result.message;
+        if (hasOutputSchema && !structured.isEmpty())
+            text += QStringLiteral("\n") + QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
+        structured.insert(QStringLiteral("error"), result.message);
     } else {
         text = QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
     }
-    return {
+    QJsonObject out{
         {QStringLiteral("content"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")},
                                                            {QStringLiteral("text"), text}}}},
-        {QStringLiteral("structuredContent"), structured},
         {QStringLiteral("isError"), result.isError},
     };
+    if (!(result.isError && hasOutputSchema))
+        out.insert(QStringLiteral("structuredContent"), structured);
+    return out;
 }
 
 void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply)
@@ -130,7 +134,8 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     if (!violation.isEmpty()) {
         audit(name, sandboxId, startedAt, 0, QStringLiteral("invalid"), oneLine(violation));
         emit callFinished(name, QStringLiteral("invalid"));
-        return reply(jsonrpc::result(rpcId, toCallToolResult(ToolResult::error(violation))));
+        return reply(jsonrpc::result(rpcId, toCallToolResult(ToolResult::error(violation),
+                                                             !entry->definition.outputSchema.isEmpty())));
     }
 
     auto pending = std::make_shared<Pending>();
@@ -164,12 +169,13 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     call.arguments = arguments;
     call.mcpSessionId = sessionId;
     call.cancellation = pending->token;
-    call.responder = ToolResponder([self, weak, guard](const ToolResult &result) {
+    const bool hasOutputSchema = !entry->definition.outputSchema.isEmpty();
+    call.responder = ToolResponder([self, weak, guard, hasOutputSchema](const ToolResult &result) {
         guard->answered();
         auto p = weak.lock();
         if (!self || !p || self->m_pending.value(p->key) != p)
             return;   // cancelled, or the session ended, before the handler answered
-        self->complete(p->key, jsonrpc::result(p->rpcId, toCallToolResult(result)),
+        self->complete(p->key, jsonrpc::result(p->rpcId, toCallToolResult(result, hasOutputSchema)),
                        result.isError ? QStringLiteral("error") : QStringLiteral("ok"),
                        result.isError ? oneLine(result.message) : QString());
     });

@@ -40,8 +40,10 @@ public:
     void cancel(const QString &sessionId, const QJsonValue &rpcId, const QString &reason);
     void cancelSession(const QString &sessionId, const QString &reason);
 
-    // {content:[{type:text,text}], structuredContent, isError}
-    static QJsonObject toCallToolResult(const ToolResult &result);
+    // {content:[{type:text,text}], structuredContent, isError}. An error of a tool that declares an
+    // outputSchema carries no structuredContent (clients validate any structuredContent against that
+    // schema, errors included); its details are appended to the text instead.
+    static QJsonObject toCallToolResult(const ToolResult &result, bool hasOutputSchema = false);
 
 signals:
     // Emitted after a call finished and its audit row was written (tests wait on it).

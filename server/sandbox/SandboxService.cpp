@@ -203,8 +203,10 @@ void SandboxService::create(const CreateRequest &request, Done done)
         // The folder may be missing if a crash came between recording the workspace and making it.
         if (::mkdir(QFile::encodeName(workspace->hostPath).constData(), 0700) != 0 && errno != EEXIST)
             return failNow(QStringLiteral("cannot create the managed workspace folder of %1").arg(workspace->id));
-    } else if (!QFileInfo(workspace->hostPath).isDir()) {
-        return failNow(QStringLiteral("the folder of workspace %1 (%2) no longer exists").arg(workspace->id, workspace->hostPath));
+    } else if (QString why; !m_workspaces.checkBeforeUse(*workspace, why)) {
+        // [workspaces] host directory re-checked at use: still allowed by the path policy and still
+        // the directory that was approved (device/inode), so a swap after approval is refused.
+        return failNow(why);
     }
 
     const qint64 now = m_clock.nowMs();

@@ -110,9 +110,10 @@ QJsonObject object(const QJsonObject &properties, const QStringList &required)
 
 QJsonObject result(const QJsonObject &properties, const QStringList &required)
 {
-    QJsonObject o = object(properties, required);
-    o.remove(QStringLiteral("additionalProperties"));
-    return o;
+    // No "required": the MCP layer also puts {"error": ...} into structuredContent of isError
+    // results, and SDK clients validate that against the output schema.
+    Q_UNUSED(required);
+    return {{QStringLiteral("type"), QStringLiteral("object")}, {QStringLiteral("properties"), properties}};
 }
 
 QJsonObject sandboxIdProperty()

@@ -24,19 +24,20 @@ void runJob(JobT *job, std::function<void(JobT *, bool timedOut)> done)
     auto fired = std::make_shared<bool>(false);
     auto timer = new QTimer(job);
     timer->setSingleShot(true);
+    // On timeout the job is left to finish on its own (deleting it while the backend still holds a
+    // pending call would be unsafe); it deletes itself when it eventually does.
     QObject::connect(timer, &QTimer::timeout, job, [job, done, fired] {
         if (*fired)
             return;
         *fired = true;
         done(job, true);
-        job->deleteLater();
     });
     QObject::connect(job, &QKeychain::Job::finished, job, [job, done, fired](QKeychain::Job *) {
+        job->deleteLater();
         if (*fired)
             return;
         *fired = true;
         done(job, false);
-        job->deleteLater();
     });
     job->setAutoDelete(false);
     timer->start(TunnelKeychain::kJobTimeoutMs);

@@ -47,6 +47,8 @@ export async function startServer(extraEnv = {}) {
     ...extraEnv,
   };
   delete env.DBUS_SESSION_BUS_ADDRESS;
+  // The pinned template `chat2sbx setup` would have built, as the Qt test environments have it.
+  if (process.env.CHAT2SBX_VERSION) env.FAKE_SBX_TEMPLATES = `chat2sbx-shell:${process.env.CHAT2SBX_VERSION}`;
   if (process.env.CHAT2SBX_FAKE_SBX) env.CHAT2SBX_SBX = process.env.CHAT2SBX_FAKE_SBX;
   let output = '';
   const child = spawn(binary, ['serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

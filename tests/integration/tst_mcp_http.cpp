@@ -12,10 +12,12 @@
 #include "state/AuditLogRepository.h"
 
 #include <QElapsedTimer>
+#include <ctime>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QTimer>
 #include <QtTest>
 
@@ -374,12 +376,16 @@ private slots:
 
         QElapsedTimer t;
         t.start();
+        const std::clock_t cpuStart = std::clock();
         QList<std::shared_ptr<McpHttpReply>> replies;
         for (int i = 0; i < 100; ++i)
             replies << (i % 2 ? c.requestAsync("tools/list") : c.callToolAsync("test_fast", {{"text", QString::number(i)}}));
         QVERIFY(waitFor([&] { return std::all_of(replies.begin(), replies.end(), [](const auto &r) { return r->done; }); }, 15000));
         const qint64 elapsed = t.elapsed();
-        qInfo("100 calls (50 tools/list + 50 tools/call) completed in %lld ms while a 20 s call was pending", elapsed);
+        const qint64 cpuMs = qint64(std::clock() - cpuStart) * 1000 / CLOCKS_PER_SEC;
+        // Client and server share this process and thread; CPU time shows how much is load on the machine.
+        qInfo("100 calls (50 tools/list + 50 tools/call) completed in %lld ms (%lld ms CPU, client and server) "
+              "while a 20 s call was pending", elapsed, cpuMs);
         for (const auto &r : replies) {
             QCOMPARE(r->status, 200);
             QVERIFY(r->json.contains("result"));
@@ -416,6 +422,41 @@ private slots:
         QVERIFY(waitForReply(orphan, 5000));
         QCOMPARE(orphan->errorCode(), -32800);
         QCOMPARE(m_probe.slowCancelled, cancelledBefore + 1);
+    }
+
+    void pendingCallsPerSessionAreCapped()
+    {
+        McpHttpClient first(m_url);
+        QCOMPARE(first.initialize().status, 200);
+        // One raw connection per call (QNetworkAccessManager would queue them on 6 connections).
+        const int cap = ToolCallRunner::kMaxPendingPerSession;
+        std::vector<std::unique_ptr<QTcpSocket>> sockets;
+        for (int i = 0; i < cap; ++i) {
+            auto socket = std::make_unique<QTcpSocket>();
+            socket->connectToHost(QHostAddress::LocalHost, m_env->port());
+            const QByteArray body = QStringLiteral("{\"jsonrpc\":\"2.0\",\"id\":\"raw-%1\",\"method\":\"tools/call\",\"params\":"
+                                                   "{\"name\":\"test_slow\",\"arguments\":{\"ms\":20000}}}").arg(i).toUtf8();
+            socket->write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          "Accept: application/json, text/event-stream\r\nMcp-Session-Id: " + first.sessionId.toLatin1() +
+                          "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+            sockets.push_back(std::move(socket));
+        }
+        ToolCallRunner &calls = m_controller->mcpEndpoint()->calls();
+        QVERIFY(waitFor([&] { return calls.pendingCount(first.sessionId) == cap; }, 10000));
+        const McpHttpReply over = first.callTool("test_fast", {{"text", "one more"}});
+        QCOMPARE(over.status, 200);
+        QCOMPARE(over.result().value("isError").toBool(), true);
+        QVERIFY(over.result().value("structuredContent").toObject().value("error").toString().contains("too many tool calls"));
+        // Other sessions are not affected.
+        McpHttpClient other(m_url);
+        QCOMPARE(other.initialize().status, 200);
+        QCOMPARE(other.callTool("test_fast", {{"text", "fine"}}).result().value("isError").toBool(true), false);
+        // Ending the session answers every pending call with -32800.
+        QCOMPARE(first.send("DELETE", {}).status, 200);
+        QVERIFY(waitFor([&] {
+            return std::all_of(sockets.begin(), sockets.end(), [](const auto &sk) { return sk->peek(1024).contains("-32800"); });
+        }, 10000));
+        QCOMPARE(calls.pendingCount(first.sessionId), 0);
     }
 
     void clientDisconnectDuringCallIsHarmless()

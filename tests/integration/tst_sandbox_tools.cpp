@@ -263,9 +263,10 @@ private slots:
     void hostWorkspaceModes()
     {
         TestEnvironment env;
+        env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", env.root());   // host workspaces are re-checked at sandbox_create
         SandboxHarness h(env);
         const QString repo = env.root() + "/host-repo";
-        QDir().mkpath(repo);
+        QDir().mkpath(repo + "/.git");
         for (WorkspaceMode mode : {WorkspaceMode::Clone, WorkspaceMode::Direct}) {
             Workspace w;
             w.id = newId("ws_");

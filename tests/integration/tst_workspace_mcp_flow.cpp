@@ -100,23 +100,21 @@ private slots:
     void requestApproveCreate()
     {
         QFETCH(QString, mode);
-        if (fakeSbxPath().isEmpty())
-            QSKIP("the fake sbx is not built in this tree (CHAT2SBX_FAKE_SBX unset)");
+        QVERIFY2(!fakeSbxPath().isEmpty(), "the fake sbx is not built (CHAT2SBX_FAKE_SBX unset)");
         TestEnvironment env;
         const QString root = QDir(env.root()).canonicalPath() + "/repos";
         const QString project = root + "/project";
         QVERIFY(makeGitRepository(project));
         env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", root);
+        env.set("FAKE_SBX_TEMPLATES", QStringLiteral("chat2sbx-shell:" CHAT2SBX_VERSION));   // as if setup had run
 
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
         Mcp mcp(env.mcpUrl());
-        if (!mcp.initialize())
-            QSKIP("no MCP endpoint in this tree yet");
+        QVERIFY(mcp.initialize());
         const QStringList tools = mcp.toolNames();
-        QVERIFY2(tools.contains("workspace_request") && tools.contains("workspace_list"), qPrintable(tools.join(',')));
-        if (!tools.contains("sandbox_create"))
-            QSKIP("sandbox_create is not in this tree yet");
+        for (const char *name : {"workspace_request", "workspace_list", "sandbox_create"})
+            QVERIFY2(tools.contains(name), qPrintable(tools.join(',')));
 
         // 1. The request only creates a pending approval.
         const QJsonObject args{{"host_path", project}, {"mode", mode}};
@@ -147,19 +145,19 @@ private slots:
         QVERIFY(sandboxId.startsWith("sbx_"));
 
         // 4. What the fake sbx was asked to do.
-        const QStringList calls = QString::fromUtf8(readFile(env.sbxState() + "/calls.log")).split('\n', Qt::SkipEmptyParts);
-        QStringList creates;
-        for (const QString &line : calls)
-            if (line.contains(QLatin1String("create")) && line.contains(QLatin1String("--name")))
-                creates << line;
+        // calls.log: one JSON array of arguments per invocation.
+        QList<QStringList> creates;
+        for (const QByteArray &line : readFile(env.sbxState() + "/calls.log").split('\n')) {
+            QStringList argv;
+            for (const QJsonValue &v : QJsonDocument::fromJson(line).array())
+                argv << v.toString();
+            if (!argv.isEmpty() && argv.first() == "create")
+                creates << argv;
+        }
         QCOMPARE(creates.size(), 1);
-        const QString create = creates.first();
-        QVERIFY2(create.contains(" shell " + project) || create.contains("\"shell\",\"" + project + "\"")
-                     || create.contains("shell\t" + project), qPrintable(create));
-        if (mode == "clone")
-            QVERIFY2(create.contains("--clone"), qPrintable(create));
-        else
-            QVERIFY2(!create.contains("--clone"), qPrintable(create));
+        const QStringList create = creates.first();
+        QCOMPARE(create.mid(create.size() - 2), (QStringList{"shell", project}));   // mounted / cloned at the same path
+        QCOMPARE(create.contains("--clone"), mode == "clone");
 
         // 5. workspace_list shows the workspace with its running sandbox.
         const QJsonArray list = mcp.callTool("workspace_list", {}).value("structuredContent").toObject().value("workspaces").toArray();
@@ -168,6 +166,38 @@ private slots:
         QCOMPARE(list.at(0).toObject().value("sandbox_id").toString(), sandboxId);
         QCOMPARE(list.at(0).toObject().value("mode").toString(), mode);
 
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void aDirectorySwappedAfterApprovalIsRefusedAtSandboxCreate()
+    {
+        TestEnvironment env;
+        const QString root = QDir(env.root()).canonicalPath() + "/repos";
+        const QString dir = root + "/site";
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(QDir().mkpath(env.root() + "/elsewhere"));
+        env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", root);
+        env.set("FAKE_SBX_TEMPLATES", QStringLiteral("chat2sbx-shell:" CHAT2SBX_VERSION));
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        Mcp mcp(env.mcpUrl());
+        QVERIFY(mcp.initialize());
+        const QJsonObject args{{"host_path", dir}, {"mode", "direct"}};
+        const QString approvalId = mcp.callTool("workspace_request", args).value("structuredContent").toObject().value("approval_id").toString();
+        QCOMPARE(runCli(env, {"approval", "approve", approvalId}).exitCode, 0);
+        const QString workspaceId = mcp.callTool("workspace_request", args).value("structuredContent").toObject().value("workspace_id").toString();
+        QVERIFY(workspaceId.startsWith("ws_"));
+
+        // The approved directory is replaced by a symlink to somewhere else.
+        QVERIFY(QDir().rename(dir, root + "/site-old"));
+        QVERIFY(QFile::link(env.root() + "/elsewhere", dir));
+        const QJsonObject r = mcp.callTool("sandbox_create", QJsonObject{{"workspace_id", workspaceId}});
+        QCOMPARE(r.value("isError"), QJsonValue(true));
+        const QString text = r.value("content").toArray().at(0).toObject().value("text").toString();
+        QVERIFY2(text.contains("workspace " + workspaceId + " cannot be used: ") && text.contains("leads outside the allowed roots"),
+                 qPrintable(text));
+        for (const QByteArray &line : readFile(env.sbxState() + "/calls.log").split('\n'))
+            QVERIFY2(!line.startsWith("[\"create\""), line.constData());
         QCOMPARE(server.terminate(), 0);
     }
 };

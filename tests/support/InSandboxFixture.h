@@ -76,7 +76,8 @@ public:
         workspaceDir = env.dataRoot() + QStringLiteral("/workspaces/") + wsId;
         QDir().mkpath(workspaceDir);
         QSqlQuery q(db.handle());
-        if (!q.exec(QStringLiteral("INSERT INTO workspaces VALUES ('%1','managed','%2','w',1,1,NULL)").arg(wsId, workspaceDir))) {
+        if (!q.exec(QStringLiteral("INSERT INTO workspaces (id, mode, host_path, display_name, created_at, last_used_at)"
+                                   " VALUES ('%1','managed','%2','w',1,1)").arg(wsId, workspaceDir))) {
             error = QStringLiteral("insert workspace failed");
             return false;
         }

@@ -82,6 +82,8 @@ QProcessEnvironment TestEnvironment::processEnvironment() const
     env.insert(QStringLiteral("CHAT2SBX_ENABLE_TUNNEL"), QStringLiteral("0"));
     env.insert(QStringLiteral("CHAT2SBX_SBX"), fakeSbxPath().isEmpty() ? QStringLiteral("sbx") : fakeSbxPath());
     env.insert(QStringLiteral("FAKE_SBX_STATE"), sbxState());
+    // The pinned template `chat2sbx setup` would have built (a test about a missing template unsets it).
+    env.insert(QStringLiteral("FAKE_SBX_TEMPLATES"), QStringLiteral("chat2sbx-shell:" CHAT2SBX_VERSION));
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     for (const QString &k : m_extra.keys())
         env.insert(k, m_extra.value(k));
