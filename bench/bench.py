@@ -534,7 +534,7 @@ BENCHES = {"mcp": bench_mcp, "sandbox": bench_sandbox, "stream": bench_stream, "
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("which", choices=[*BENCHES, "all", "markdown"])
+    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale (comma-separated)")
     ap.add_argument("file", nargs="?", help="markdown: the results file to render")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build", "release"))
     ap.add_argument("--out")
@@ -547,7 +547,11 @@ def main():
     build = Build(a.build)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     report = {"machine": machine(), "uname": os.uname().release, "quick": a.quick, "results": []}
-    for name in (BENCHES if a.which == "all" else [a.which]):
+    names = list(BENCHES) if a.which == "all" else a.which.split(",")
+    for n in names:
+        if n not in BENCHES:
+            sys.exit(f"unknown benchmark {n}; choose from {', '.join(BENCHES)}, all, markdown")
+    for name in names:
         log(f"\n=== {name}  (load average {machine()['loadavg']})")
         start = machine()
         try:
