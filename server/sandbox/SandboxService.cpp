@@ -177,7 +177,7 @@ void SandboxService::create(const CreateRequest &request, Done done)
             return failNow(error);
     } else {
         workspace = m_workspaces.find(request.workspaceId);
-        if (!workspace || workspace->trashedAt != 0)
+        if (!workspace)
             return failNow(QStringLiteral("unknown workspace_id %1").arg(request.workspaceId));
         if (auto running = m_repo.findForWorkspace(workspace->id, SandboxState::Running)) {
             renewNow(running->id);
@@ -199,15 +199,9 @@ void SandboxService::create(const CreateRequest &request, Done done)
         }
     }
 
-    if (workspace->isManaged()) {
-        // The folder may be missing if a crash came between recording the workspace and making it.
-        if (::mkdir(QFile::encodeName(workspace->hostPath).constData(), 0700) != 0 && errno != EEXIST)
-            return failNow(QStringLiteral("cannot create the managed workspace folder of %1").arg(workspace->id));
-    } else if (QString why; !m_workspaces.checkBeforeUse(*workspace, why)) {
-        // [workspaces] host directory re-checked at use: still allowed by the path policy and still
-        // the directory that was approved (device/inode), so a swap after approval is refused.
-        return failNow(why);
-    }
+    // Trashed? Managed folder missing (recreated)? Host directory still the approved one?
+    if (!m_workspaces.checkBeforeUse(*workspace, error))
+        return failNow(error);
 
     const qint64 now = m_clock.nowMs();
     SandboxRecord r;
@@ -502,7 +496,8 @@ void SandboxService::expose(const QString &sandboxId, int sandboxPort, std::func
 
 bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &out, QString &error)
 {
-    const auto r = m_repo.find(sandboxId);
+    QString mode, path;
+    const auto r = m_repo.findWithWorkspace(sandboxId, mode, path);
     if (!r) {
         error = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
         return false;
@@ -517,8 +512,12 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
         error = QStringLiteral("sbx is not available: %1").arg(m_unavailableReason);
         return false;
     }
-    const auto w = m_workspaces.find(r->workspaceId);
-    out = runningOf(*r, w);
+    out = RunningSandbox{};
+    out.sandboxId = r->id;
+    out.runtimeName = r->runtimeName;
+    out.workspacePath = path;
+    out.managedWorkspace = mode == workspaceModeName(WorkspaceMode::Managed);
+    // Renewing is a write: at most about once a second per sandbox.
     const qint64 now = m_clock.nowMs();
     if (now - r->lastActivityAt >= 1000 || r->idleDeadline < now + idleMs() - 1000)
         renewNow(sandboxId);

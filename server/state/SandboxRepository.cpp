@@ -115,6 +115,22 @@ std::optional<SandboxRecord> SandboxRepository::find(const QString &id) const
     return std::nullopt;
 }
 
+std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString &id, QString &workspaceMode,
+                                                                  QString &workspacePath) const
+{
+    QSqlQuery q(m_db.handle());
+    q.setForwardOnly(true);
+    q.prepare(QStringLiteral("SELECT s.id, s.workspace_id, s.runtime_name, s.state, s.memory, s.failure_reason, s.created_at,"
+                             " s.updated_at, s.last_activity_at, s.idle_deadline, w.mode, w.host_path"
+                             " FROM sandboxes s LEFT JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?"));
+    q.addBindValue(id);
+    if (!q.exec() || !q.next())
+        return std::nullopt;
+    workspaceMode = q.value(10).toString();
+    workspacePath = q.value(11).toString();
+    return fromRow(q);
+}
+
 QList<SandboxRecord> SandboxRepository::list(bool includeDestroyed) const
 {
     QSqlQuery q(m_db.handle());

@@ -50,6 +50,8 @@ public:
     // Returns false with `limitReached` true when the limit refused it.
     bool insertWithinLimit(const SandboxRecord &r, int limit, bool &limitReached, QString &error);
     std::optional<SandboxRecord> find(const QString &id) const;
+    // find() plus the workspace's mode and host path in one indexed read (the per-tool-call lookup).
+    std::optional<SandboxRecord> findWithWorkspace(const QString &id, QString &workspaceMode, QString &workspacePath) const;
     // Every sandbox except destroyed ones (unless asked), oldest first.
     QList<SandboxRecord> list(bool includeDestroyed = false) const;
     QList<SandboxRecord> inState(SandboxState state) const;

@@ -47,8 +47,8 @@ QJsonObject objectSchema(const QJsonObject &properties, const QStringList &requi
     return s;
 }
 
-// Output schemas describe what is always there; they stay open (no additionalProperties false) so a
-// later field does not break clients.
+// Output schemas stay open (no additionalProperties false) and name no required fields: isError
+// results carry structuredContent too ({"error": ...}), and clients validate it against them.
 QJsonObject summarySchemaProperties()
 {
     QJsonObject stateProp = str(QStringLiteral("creating, running, destroying, failed or destroyed"));
@@ -80,10 +80,7 @@ QJsonObject summarySchema(const QJsonObject &extra = {})
     QJsonObject props = summarySchemaProperties();
     for (auto it = extra.begin(); it != extra.end(); ++it)
         props.insert(it.key(), it.value());
-    return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                       {QStringLiteral("properties"), props},
-                       {QStringLiteral("required"), QJsonArray{QStringLiteral("sandbox_id"), QStringLiteral("workspace_id"),
-                                                               QStringLiteral("state")}}};
+    return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}, {QStringLiteral("properties"), props}};
 }
 
 QJsonObject agentsProperty()
@@ -338,8 +335,7 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
                       QJsonObject{{QStringLiteral("sandboxes"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
                                                                             {QStringLiteral("items"), summarySchema()}}},
                                   {QStringLiteral("max_active_sandboxes"),
-                                   QJsonObject{{QStringLiteral("description"), QStringLiteral("the limit, or \"unlimited\"")}}}}},
-                     {QStringLiteral("required"), QJsonArray{QStringLiteral("sandboxes")}}},
+                                   QJsonObject{{QStringLiteral("description"), QStringLiteral("the limit, or \"unlimited\"")}}}}}},
          {true, false, true, false}},
         sandboxList, c);
 
@@ -366,9 +362,7 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
                                   {QStringLiteral("host_port"), integer(QStringLiteral("port on the host"))},
                                   {QStringLiteral("host_ip"), str(QStringLiteral("address the host port is bound to"))},
                                   {QStringLiteral("url"), str(QStringLiteral("http URL on the host"))},
-                                  {QStringLiteral("already_exposed"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}}}},
-                     {QStringLiteral("required"), QJsonArray{QStringLiteral("sandbox_id"), QStringLiteral("sandbox_port"),
-                                                             QStringLiteral("host_port")}}},
+                                  {QStringLiteral("already_exposed"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}}}}},
          {false, false, true, false}},
         sandboxExpose, c);
 }

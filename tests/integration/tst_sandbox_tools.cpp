@@ -263,19 +263,16 @@ private slots:
     void hostWorkspaceModes()
     {
         TestEnvironment env;
-        env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", env.root());   // host workspaces are re-checked at sandbox_create
+        const QString allowed = env.root() + "/projects";
+        const QString repo = allowed + "/host-repo";
+        QDir().mkpath(repo + "/.git");   // clone mode wants a repository's top folder
+        env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", allowed);
         SandboxHarness h(env);
-        const QString repo = env.root() + "/host-repo";
-        QDir().mkpath(repo + "/.git");
         for (WorkspaceMode mode : {WorkspaceMode::Clone, WorkspaceMode::Direct}) {
-            Workspace w;
-            w.id = newId("ws_");
-            w.mode = mode;
-            w.hostPath = repo;
-            w.displayName = "repo";
-            w.createdAt = w.lastUsedAt = h.clock.nowMs();
             QString error;
-            QVERIFY(h.workspaces->repository().insert(w, error));
+            const auto registered = h.workspaces->registerHost(repo, mode, error);
+            QVERIFY2(registered, qPrintable(error));
+            const Workspace w = *registered;
             const CallResult c = h.call("sandbox_create", obj({{"workspace_id", w.id}}));
             QVERIFY2(!c.result.isError, qPrintable(c.text()));
             QCOMPARE(c.json().value("workspace_path").toString(), repo);
@@ -291,6 +288,17 @@ private slots:
             QCOMPARE(rs.workspacePath, repo);
             QVERIFY(!rs.managedWorkspace);
         }
+        // a host directory gone since approval is refused before anything is created
+        const QString other = allowed + "/other";
+        QDir().mkpath(other);
+        QString error;
+        const auto w2 = h.workspaces->registerHost(other, WorkspaceMode::Direct, error);
+        QVERIFY2(w2, qPrintable(error));
+        QVERIFY(QDir(other).removeRecursively());
+        const int before = static_cast<int>(h.sandboxes->repository().list(true).size());
+        const CallResult refused = h.call("sandbox_create", obj({{"workspace_id", w2->id}}));
+        QVERIFY2(refused.result.isError, qPrintable(refused.text()));
+        QCOMPARE(static_cast<int>(h.sandboxes->repository().list(true).size()), before);
         QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
     }
 

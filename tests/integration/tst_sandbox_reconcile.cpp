@@ -1,0 +1,219 @@
+// Start-up reconciliation in-process: after a "crash" (the service objects vanish without any
+// clean-up), a new SandboxService over the same database and sbx state re-attaches live runtimes,
+// fails vanished ones, cleans up half-made creates, finishes interrupted destroys and reports
+// unknown chat2sbx-* runtimes without touching them. Also the RuntimeAttacher contract on create.
+#include "SandboxHarness.h"
+
+#include "runtime/Ids.h"
+#include "sandbox/RuntimeAttacher.h"
+
+#include <QDir>
+#include <QTimer>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+class RecordingAttacher : public RuntimeAttacher {
+public:
+    void attach(const RunningSandbox &s, std::function<void(bool, const QString &)> done) override
+    {
+        attached << s;
+        const bool ok = !failFor.contains(s.sandboxId) && !failAll;
+        QTimer::singleShot(10, [done, ok] { done(ok, ok ? QString() : QStringLiteral("channel refused on purpose")); });
+    }
+    void detach(const QString &id) override { detached << id; }
+
+    QList<RunningSandbox> attached;
+    QStringList detached;
+    QStringList failFor;
+    bool failAll = false;
+};
+
+bool runFake(const Config &c, const QStringList &args)
+{
+    QProcess p;
+    p.start(c.sbxPath, args);
+    return p.waitForFinished(10000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+} // namespace
+
+class TestSandboxReconcile : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
+    }
+
+    void afterACrash()
+    {
+        TestEnvironment env;
+        QStringList ids;
+        QMap<QString, QString> runtimeOf;
+        QString creatingId, creatingRuntime, destroyingId, destroyingRuntime;
+        const QString stray = QStringLiteral("chat2sbx-") + randomHex(8);
+        const QString ws = env.root() + "/plain";
+        QDir().mkpath(ws);
+        {
+            SandboxHarness a(env);
+            for (int i = 0; i < 4; ++i) {
+                const CallResult c = a.call("sandbox_create");
+                QVERIFY2(!c.result.isError, qPrintable(c.text()));
+                const QString id = c.json().value("sandbox_id").toString();
+                ids << id;
+                runtimeOf[id] = a.sandboxes->repository().find(id)->runtimeName;
+            }
+            // the 4th was being destroyed when the server died
+            destroyingId = ids.takeLast();
+            destroyingRuntime = runtimeOf[destroyingId];
+            QString error;
+            QVERIFY(a.sandboxes->repository().setState(destroyingId, SandboxState::Destroying, {}, a.clock.nowMs(), error));
+            // a create was half-way: `creating` persisted, the runtime half-made
+            SandboxRecord half;
+            half.id = creatingId = newId("sbx_");
+            half.workspaceId = a.sandboxes->repository().find(ids.first())->workspaceId;
+            half.runtimeName = creatingRuntime = QStringLiteral("chat2sbx-") + randomHex(8);
+            half.state = SandboxState::Creating;
+            half.createdAt = half.updatedAt = half.lastActivityAt = a.clock.nowMs();
+            bool limit = false;
+            QVERIFY(a.sandboxes->repository().insertWithinLimit(half, 0, limit, error));
+            QVERIFY(runFake(a.config, {"create", "--quiet", "--name", creatingRuntime, "shell", ws}));
+            // somebody else's runtime that looks like ours
+            QVERIFY(runFake(a.config, {"create", "--quiet", "--name", stray, "shell", ws}));
+            QCOMPARE(a.runtimes().size(), 6);
+        }
+        const int createsBefore = [&] { SandboxHarness probe(env); return probe.countCalls("create"); }();
+        // the third sandbox's runtime vanished while nobody watched
+        env.setSbxFaults({"FAKE_SBX_LS_HIDE=" + runtimeOf[ids.at(2)]});
+
+        SandboxHarness b(env);
+        RecordingAttacher attacher;
+        b.sandboxes->setAttacher(&attacher);
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("vanished: sbx ls no longer lists it"));
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("was half-made when chat2sbx stopped"));
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("runtime " + stray + " looks like chat2sbx's but no sandbox record owns it; left alone"));
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(b.reconcile());
+        qInfo("reconciliation with 6 runtimes: %lld ms", t.elapsed());
+
+        // re-attached: same ids, still running, the attacher saw them with their runtime names
+        for (int i = 0; i < 2; ++i) {
+            const auto r = b.sandboxes->repository().find(ids.at(i));
+            QCOMPARE(r->state, SandboxState::Running);
+            QVERIFY(std::any_of(attacher.attached.begin(), attacher.attached.end(), [&](const RunningSandbox &s) {
+                return s.sandboxId == ids.at(i) && s.runtimeName == runtimeOf[ids.at(i)] && s.managedWorkspace;
+            }));
+        }
+        QCOMPARE(attacher.attached.size(), 2);
+        // vanished: failed with the reason
+        const auto gone = b.sandboxes->repository().find(ids.at(2));
+        QCOMPARE(gone->state, SandboxState::Failed);
+        QVERIFY2(gone->reason.contains("disappeared"), qPrintable(gone->reason));
+        // half-made: failed, runtime removed
+        QVERIFY(waitFor([&] { return !b.runtimes().contains(creatingRuntime); }, 10000));
+        const auto half = b.sandboxes->repository().find(creatingId);
+        QCOMPARE(half->state, SandboxState::Failed);
+        QVERIFY2(half->reason.contains("interrupted"), qPrintable(half->reason));
+        // interrupted destroy: finished
+        QVERIFY(waitFor([&] { return b.sandboxes->repository().find(destroyingId)->state == SandboxState::Destroyed; }, 10000));
+        QVERIFY(!b.runtimes().contains(destroyingRuntime));
+        // the stranger is left alone
+        QVERIFY(b.runtimes().contains(stray));
+        // nothing was created again
+        QCOMPARE(b.countCalls("create"), createsBefore);
+
+        // the tools agree
+        const CallResult l = b.call("sandbox_list");
+        int running = 0, failed = 0;
+        for (const QJsonValue &v : l.json().value("sandboxes").toArray()) {
+            running += v.toObject().value("state").toString() == "running";
+            failed += v.toObject().value("state").toString() == "failed";
+        }
+        QCOMPARE(running, 2);
+        QCOMPARE(failed, 2);
+        QVERIFY2(b.leaks.isEmpty(), qPrintable(b.leaks.join('\n')));
+        env.setSbxFaults({});
+    }
+
+    void reattachFailureKeepsTheSandbox()
+    {
+        TestEnvironment env;
+        QString id;
+        {
+            SandboxHarness a(env);
+            id = a.call("sandbox_create").json().value("sandbox_id").toString();
+        }
+        SandboxHarness b(env);
+        RecordingAttacher attacher;
+        attacher.failAll = true;
+        b.sandboxes->setAttacher(&attacher);
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("re-attaching .* failed \\(it stays running\\)"));
+        QVERIFY(b.reconcile());
+        QCOMPARE(b.sandboxes->repository().find(id)->state, SandboxState::Running);
+    }
+
+    void attacherOnCreate()
+    {
+        TestEnvironment env;
+        SandboxHarness h(env);
+        RecordingAttacher attacher;
+        h.sandboxes->setAttacher(&attacher);
+        const CallResult ok = h.call("sandbox_create");
+        QVERIFY2(!ok.result.isError, qPrintable(ok.text()));
+        QCOMPARE(attacher.attached.size(), 1);
+        QCOMPARE(attacher.attached.at(0).sandboxId, ok.json().value("sandbox_id").toString());
+        QVERIFY(attacher.attached.at(0).workspacePath.startsWith(h.config.workspaceRoot));
+        QCOMPARE(h.countCalls("exec"), 0);   // the attacher replaces the plain health check
+
+        attacher.failAll = true;
+        const CallResult bad = h.call("sandbox_create");
+        QVERIFY(bad.result.isError);
+        QVERIFY2(bad.result.message.contains("channel refused on purpose"), qPrintable(bad.result.message));
+        const QString badId = bad.json().value("sandbox_id").toString();
+        QVERIFY(attacher.detached.contains(badId));
+        QCOMPARE(h.sandboxes->repository().find(badId)->state, SandboxState::Failed);
+        QCOMPARE(h.runtimes().size(), 1);
+
+        // destroy detaches first
+        attacher.detached.clear();
+        QVERIFY(!h.call("sandbox_destroy", QJsonObject{{"sandbox_id", ok.json().value("sandbox_id")}}).result.isError);
+        QCOMPARE(attacher.detached, QStringList{ok.json().value("sandbox_id").toString()});
+        // shutdown detaches what runs, and leaves it running
+        const QString keep = h.call("sandbox_create", {}).json().value("sandbox_id").toString();
+        attacher.failAll = false;
+        const QString keep2 = h.call("sandbox_create", {}).json().value("sandbox_id").toString();
+        attacher.detached.clear();
+        h.sandboxes->shutdown();
+        QVERIFY(attacher.detached.contains(keep2));
+        QCOMPARE(h.sandboxes->repository().find(keep2)->state, SandboxState::Running);
+        Q_UNUSED(keep);
+    }
+
+    void resolveRunningIsCheapAndRenews()
+    {
+        TestEnvironment env;
+        SandboxHarness h(env);
+        const QString id = h.call("sandbox_create").json().value("sandbox_id").toString();
+        RunningSandbox rs;
+        QString error;
+        QElapsedTimer t;
+        t.start();
+        for (int i = 0; i < 1000; ++i)
+            QVERIFY(h.sandboxes->resolveRunning(id, rs, error));
+        qInfo("1000 resolveRunning calls: %lld ms", t.elapsed());
+        const qint64 before = h.sandboxes->get(id)->record.idleDeadline;
+        h.clock.advance(5000);
+        QVERIFY(h.sandboxes->resolveRunning(id, rs, error));
+        QCOMPARE(h.sandboxes->get(id)->record.idleDeadline, before + 5000);
+        QVERIFY(!h.sandboxes->resolveRunning("sbx_000000000000000000000000", rs, error));
+        QVERIFY(error.contains("unknown sandbox_id"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSandboxReconcile)
+#include "tst_sandbox_reconcile.moc"

@@ -1,0 +1,175 @@
+// SandboxRepository: state round trip, the atomic limit (also across two connections, as the CLI
+// and the server share the file), guarded transitions, idle deadlines, ports; and the argument
+// helpers of the sandbox tools (memory sizes, the global AGENTS.md rules).
+#include "TestSupport.h"
+
+#include "runtime/Ids.h"
+#include "state/Database.h"
+#include "state/SandboxRepository.h"
+#include "state/WorkspaceRepository.h"
+#include "tools/SandboxToolArgs.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sys/stat.h>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+SandboxRecord record(const QString &ws, SandboxState state = SandboxState::Creating)
+{
+    SandboxRecord r;
+    r.id = newId("sbx_");
+    r.workspaceId = ws;
+    r.runtimeName = QStringLiteral("chat2sbx-") + randomHex(8);
+    r.state = state;
+    r.createdAt = r.updatedAt = r.lastActivityAt = 1000;
+    r.idleDeadline = 5000;
+    return r;
+}
+
+bool contains(const QList<SandboxRecord> &list, const QString &id)
+{
+    return std::any_of(list.begin(), list.end(), [&](const SandboxRecord &x) { return x.id == id; });
+}
+
+} // namespace
+
+class TestSandboxRepository : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_ws;
+
+    bool openDb(Database &db)
+    {
+        QString error;
+        const bool ok = db.open(m_dir.path() + "/state/db.sqlite", error);
+        if (!ok)
+            qWarning("%s", qPrintable(error));
+        return ok;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        Database db;
+        QVERIFY(openDb(db));
+        Workspace w;
+        w.id = m_ws = newId("ws_");
+        w.hostPath = m_dir.path() + "/w";
+        w.displayName = "w";
+        QString error;
+        QVERIFY(WorkspaceRepository(db).insert(w, error));
+    }
+
+    void roundTripAndTransitions()
+    {
+        Database db;
+        QVERIFY(openDb(db));
+        SandboxRepository repo(db);
+        SandboxRecord r = record(m_ws);
+        r.memory = "4g";
+        bool limit = false;
+        QString error;
+        QVERIFY(repo.insertWithinLimit(r, 0, limit, error));
+        auto back = repo.find(r.id);
+        QVERIFY(back);
+        QCOMPARE(back->runtimeName, r.runtimeName);
+        QCOMPARE(back->state, SandboxState::Creating);
+        QCOMPARE(back->memory, QStringLiteral("4g"));
+        QCOMPARE(back->idleDeadline, qint64(5000));
+        QVERIFY(repo.transition(r.id, SandboxState::Creating, SandboxState::Running, {}, 2000, error));
+        QVERIFY(!repo.transition(r.id, SandboxState::Creating, SandboxState::Running, {}, 2000, error));   // not creating any more
+        QVERIFY(error.isEmpty());
+        QCOMPARE(repo.findForWorkspace(m_ws, SandboxState::Running)->id, r.id);
+        QVERIFY(!contains(repo.idleExpired(4999), r.id));
+        QVERIFY(contains(repo.idleExpired(5000), r.id));
+        QVERIFY(repo.renew(r.id, 3000, 9000, error));
+        QCOMPARE(repo.find(r.id)->idleDeadline, qint64(9000));
+        QVERIFY(repo.setState(r.id, SandboxState::Failed, "why", 3000, error));
+        QCOMPARE(repo.find(r.id)->reason, QStringLiteral("why"));
+        QVERIFY(repo.upsertPort(r.id, {8080, "0.0.0.0", 40000}, error));
+        QVERIFY(repo.upsertPort(r.id, {8080, "0.0.0.0", 40001}, error));
+        QCOMPARE(repo.ports(r.id).size(), 1);
+        QCOMPARE(repo.findPort(r.id, 8080)->hostPort, 40001);
+        QVERIFY(repo.clearPorts(r.id, error));
+        QVERIFY(!repo.findPort(r.id, 8080));
+        QVERIFY(repo.setState(r.id, SandboxState::Destroyed, {}, 4000, error));
+        QVERIFY(!contains(repo.list(), r.id));
+        QVERIFY(contains(repo.list(true), r.id));
+    }
+
+    void limitIsAtomicAcrossConnections()
+    {
+        Database a, b;
+        QVERIFY(openDb(a));
+        QVERIFY(openDb(b));
+        SandboxRepository ra(a), rb(b);
+        const int base = ra.countActive();
+        int inserted = 0, refused = 0;
+        for (int i = 0; i < 10; ++i) {
+            SandboxRepository &repo = (i % 2) ? rb : ra;
+            bool limit = false;
+            QString error;
+            if (repo.insertWithinLimit(record(m_ws), base + 3, limit, error))
+                ++inserted;
+            else if (limit)
+                ++refused;
+        }
+        QCOMPARE(inserted, 3);
+        QCOMPARE(refused, 7);
+        QCOMPARE(rb.countActive(), base + 3);
+        // failed and destroyed ones do not count
+        for (const SandboxRecord &r : ra.inState(SandboxState::Creating)) {
+            QString error;
+            ra.setState(r.id, SandboxState::Failed, "x", 1, error);
+        }
+        bool limit = false;
+        QString error;
+        QVERIFY(rb.insertWithinLimit(record(m_ws), 1, limit, error));
+    }
+
+    void memorySizes()
+    {
+        QString n, e;
+        for (const auto &[in, out] : QList<QPair<QString, QString>>{{"256m", "256m"}, {"512M", "512m"}, {"4g", "4g"},
+                                                                    {"64G", "64g"}, {"262144k", "262144k"}, {"1g", "1g"}}) {
+            QVERIFY2(parseMemoryArgument(in, n, e), qPrintable(in + ": " + e));
+            QCOMPARE(n, out);
+        }
+        for (const char *bad : {"255m", "65g", "65537m", "0", "4", "4gb", "4 g", " 4g", "1t", "-4g", "4.5g", "999999999999999g", ""}) {
+            QVERIFY2(!parseMemoryArgument(QLatin1String(bad), n, e), bad);
+            QVERIFY2(e.contains(QStringLiteral("\"%1\"").arg(QLatin1String(bad))), qPrintable(e));
+        }
+    }
+
+    void agentsFileRules()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/AGENTS.md";
+        std::optional<QString> text;
+        QString error;
+        QVERIFY(readGlobalAgentsFile(path, text, error));
+        QVERIFY(!text);
+        QVERIFY(writeFile(path, "be kind\r\n"));
+        QVERIFY(readGlobalAgentsFile(path, text, error));
+        QCOMPARE(*text, QStringLiteral("be kind\r\n"));
+        QVERIFY(writeFile(path, QByteArray(300 * 1024, 'x')));
+        QVERIFY(!readGlobalAgentsFile(path, text, error));
+        QVERIFY(error.contains("larger than"));
+        QFile::remove(path);
+        QVERIFY(QFile::link(dir.path() + "/missing-target", path));   // a dangling link: still a link
+        QVERIFY(!readGlobalAgentsFile(path, text, error));
+        QVERIFY(error.contains("symbolic link"));
+        QVERIFY(!error.contains(dir.path()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSandboxRepository)
+#include "tst_sandbox_repository.moc"
