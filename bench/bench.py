@@ -1,0 +1,574 @@
+#!/usr/bin/env python3
+"""chat2sbx benchmarks (issue 10): orchestration around chat2sbx-loadgen.
+
+Each benchmark starts `chat2sbx serve` (release build) in an isolated world (temp HOME, data root and
+fake sbx state, free loopback port, tunnel off), drives it with chat2sbx-loadgen, prints one JSON object
+per figure on stdout and a short table on stderr.
+
+  bench.py <mcp|sandbox|stream|memory|scale|all> --build DIR [--out FILE] [--quick]
+
+A benchmark the product cannot run yet (a tool missing from tools/list, a failing call) reports
+{"supported": false, "reason": ...} instead of a figure.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def project_version():
+    with open(os.path.join(HERE, "..", "CMakeLists.txt")) as f:
+        return re.search(r"project\(chat2sbx VERSION ([0-9.]+)", f.read()).group(1)
+
+
+def machine():
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[:3]
+    return {"cores": os.cpu_count(), "loadavg": [float(x) for x in load],
+            "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def vm_status(pid):
+    out = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k in ("VmHWM", "VmRSS"):
+                    out[k] = int(v.split()[0])  # kB
+    except FileNotFoundError:
+        pass
+    return out
+
+
+class Build:
+    def __init__(self, build_dir):
+        self.dir = os.path.abspath(build_dir)
+        self.chat2sbx = os.path.join(self.dir, "app", "chat2sbx")
+        if not os.path.exists(self.chat2sbx):
+            found = shutil.which("chat2sbx", path=os.path.join(self.dir, "app")) or ""
+            self.chat2sbx = found or self.chat2sbx
+        self.sbx = os.path.join(self.dir, "fakes", "sbx", "sbx")
+        self.loadgen = os.path.join(self.dir, "bench", "chat2sbx-loadgen")
+        for p in (self.chat2sbx, self.sbx, self.loadgen):
+            if not os.access(p, os.X_OK):
+                sys.exit(f"missing executable {p}: build it first (bench/run.sh does)")
+
+
+class Serve:
+    """A `chat2sbx serve` child in its own world. Reusable across restarts (same state)."""
+
+    def __init__(self, build, root=None, extra_env=None):
+        self.build = build
+        self.root = root or tempfile.mkdtemp(prefix="chat2sbx-bench-")
+        self.home = os.path.join(self.root, "home")
+        self.sbx_state = os.path.join(self.root, "sbx-state")
+        os.makedirs(self.home, exist_ok=True)
+        os.makedirs(self.sbx_state, exist_ok=True)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.extra_env = extra_env or {}
+        self.proc = None
+        self.log_path = os.path.join(self.root, "serve.log")
+
+    def env(self):
+        env = dict(os.environ)
+        env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        env.update({"HOME": self.home, "CHAT2SBX_DATA_ROOT": os.path.join(self.home, ".chat2sbx"),
+                    "CHAT2SBX_PORT": str(self.port), "CHAT2SBX_ENABLE_TUNNEL": "0",
+                    "CHAT2SBX_SBX": self.build.sbx, "FAKE_SBX_STATE": self.sbx_state,
+                    "QT_LOGGING_RULES": "*.debug=false",
+                    # the fake sbx offers the template chat2sbx pins (as `chat2sbx setup` would have built it)
+                    "FAKE_SBX_TEMPLATES": "chat2sbx-shell:" + project_version()})
+        env.update(self.extra_env)
+        return env
+
+    def start(self, timeout=120):
+        """Starts serve; returns seconds from spawn to the first 200 from /healthz."""
+        self.logf = open(self.log_path, "ab")
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen([self.build.chat2sbx, "serve"], env=self.env(), stdout=self.logf,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"chat2sbx serve exited during start-up:\n{self.log()}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        return time.monotonic() - t0
+            except Exception:
+                pass
+            if time.monotonic() - t0 > timeout:
+                raise RuntimeError(f"chat2sbx serve not healthy within {timeout} s:\n{self.log()}")
+            time.sleep(0.005)
+
+    def log(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")[-4000:]
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+        if getattr(self, "logf", None):
+            self.logf.close()
+
+    def destroy(self):
+        self.stop()
+        # sandboxes' detached processes are tagged FAKE_SBX_SANDBOX=<rt>; `sbx rm` kills them
+        sb_dir = os.path.join(self.sbx_state, "sandboxes")
+        if os.path.isdir(sb_dir):
+            for rt in os.listdir(sb_dir):
+                subprocess.run([self.build.sbx, "rm", "--force", rt], env=self.env(),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def runtimes(self):
+        d = os.path.join(self.sbx_state, "sandboxes")
+        return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+
+class Rpc:
+    """One MCP session through `chat2sbx-loadgen rpc` (for setup steps)."""
+
+    def __init__(self, build, url):
+        self.p = subprocess.Popen([build.loadgen, "rpc", "--url", url], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, bufsize=1)
+        first = json.loads(self.p.stdout.readline() or '{"error":"rpc client died"}')
+        if "error" in first:
+            raise RuntimeError(first["error"])
+
+    def request(self, method, params=None):
+        self.p.stdin.write(json.dumps({"method": method, "params": params or {}}) + "\n")
+        self.p.stdin.flush()
+        return json.loads(self.p.stdout.readline())
+
+    def tool(self, name, arguments=None):
+        """Returns (structuredContent or text, isError text or None, ms)."""
+        a = self.request("tools/call", {"name": name, "arguments": arguments or {}})
+        if "error" in a:
+            return None, a["error"], a["ms"]
+        res = a["result"]
+        text = "".join(c.get("text", "") for c in res.get("content", []))
+        if res.get("isError"):
+            return None, text, a["ms"]
+        return res.get("structuredContent", text), None, a["ms"]
+
+    def tools(self):
+        a = self.request("tools/list")
+        return [t["name"] for t in a.get("result", {}).get("tools", [])]
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(10)
+
+
+def loadgen(build, *args):
+    """Runs chat2sbx-loadgen; returns the JSON lines it printed (its table goes to our stderr)."""
+    p = subprocess.run([build.loadgen, *args], stdout=subprocess.PIPE, text=True)
+    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+def unsupported(benchmark, reason):
+    log(f"{benchmark}: NOT SUPPORTED by this build: {reason}")
+    return {"benchmark": benchmark, "supported": False, "reason": reason}
+
+
+# ---------------------------------------------------------------- 1. MCP overhead vs the SDK server
+def bench_mcp(build, quick):
+    requests, seconds = ("3000", "4") if quick else ("20000", "8")
+    clients = "1,8,64"
+    serve = Serve(build)
+    sdk = None
+    try:
+        serve.start()
+        tools = loadgen(build, "tools", "--url", serve.url)
+        if not tools or not tools[0].get("tools"):
+            return [unsupported("mcp_load", "chat2sbx tools/list returned no tools")]
+        tools_path = os.path.join(serve.root, "tools.json")
+        with open(tools_path, "w") as f:
+            json.dump(tools[0], f)
+        with open(os.path.join(HERE, "results", "tools-snapshot.json"), "w") as f:
+            json.dump(tools[0], f, indent=1)
+        names = [t["name"] for t in tools[0]["tools"]]
+        sdk_port = free_port()
+        node = shutil.which("node")
+        sdk_env = dict(os.environ, PORT=str(sdk_port), TOOLS=tools_path)
+        sdk = subprocess.Popen([node, os.path.join(HERE, "sdk-server", "server.mjs")], env=sdk_env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        sdk_url = f"http://127.0.0.1:{sdk_port}/mcp"
+        t0 = time.monotonic()
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{sdk_port}/healthz", timeout=2):
+                    break
+            except Exception:
+                if time.monotonic() - t0 > 60 or sdk.poll() is not None:
+                    return [unsupported("mcp_load", "the SDK reference server did not start (npm ci in bench/sdk-server?)")]
+                time.sleep(0.1)
+
+        scenarios = [("tools/list", [])]
+        if "sandbox_list" in names:
+            scenarios.append(("tools/call sandbox_list", ["--tool", "sandbox_list", "--args", "{}"]))
+        else:
+            log("mcp: sandbox_list is not in chat2sbx's tool list; only tools/list is measured")
+        results = []
+        # Diagnostic series: the same chat2sbx with its data root on tmpfs (/dev/shm), which takes the
+        # per-call fsync of the SQLite audit row (WAL, synchronous=FULL) out of the tools/call path.
+        shm = None
+        if os.path.isdir("/dev/shm") and len(scenarios) > 1:
+            shm = Serve(build, root=tempfile.mkdtemp(prefix="chat2sbx-bench-shm-", dir="/dev/shm"))
+            shm.start()
+        for label, extra in scenarios:
+            for c in clients.split(","):
+                # interleave the two servers per client count so drift in machine load hits both alike
+                pair = {}
+                for server, url in (("chat2sbx", serve.url), ("sdk", sdk_url)):
+                    r = loadgen(build, "load", "--url", url, "--label", server, "--clients", c,
+                                "--requests", requests, "--seconds", seconds, *extra)[0]
+                    r["loadavg"] = machine()["loadavg"]
+                    pair[server] = r
+                    results.append(r)
+                if shm and extra:
+                    r = loadgen(build, "load", "--url", shm.url, "--label", "chat2sbx-tmpfs", "--clients", c,
+                                "--requests", requests, "--seconds", seconds, *extra)[0]
+                    r["loadavg"] = machine()["loadavg"]
+                    r["diagnostic"] = "data root on tmpfs: no fsync per audited call"
+                    results.append(r)
+                a, b = pair["chat2sbx"], pair["sdk"]
+                ratio = {"benchmark": "mcp_ratio", "scenario": label, "clients": int(c),
+                         "throughput_ratio": round(a["rps"] / b["rps"], 2) if b.get("rps") else None,
+                         "p99_ratio": round(a["p99_ms"] / b["p99_ms"], 3) if b.get("p99_ms") else None,
+                         "errors": a.get("errors", 0) + b.get("errors", 0)}
+                ratio["goal_met"] = bool(ratio["throughput_ratio"] and ratio["throughput_ratio"] >= 3
+                                         and ratio["p99_ratio"] is not None and ratio["p99_ratio"] <= 1 / 3)
+                results.append(ratio)
+        log("\n  scenario                  clients  chat2sbx rps   sdk rps  ratio | chat2sbx p99  sdk p99  ratio  goal")
+        for r in results:
+            if r["benchmark"] != "mcp_ratio":
+                continue
+            a = next(x for x in results if x["benchmark"] == "mcp_load" and x["server"] == "chat2sbx"
+                     and x["clients"] == r["clients"] and (x.get("tool") or "") in r["scenario"] and
+                     x["method"] in r["scenario"])
+            b = next(x for x in results if x["benchmark"] == "mcp_load" and x["server"] == "sdk"
+                     and x["clients"] == r["clients"] and (x.get("tool") or "") in r["scenario"] and
+                     x["method"] in r["scenario"])
+            log(f"  {r['scenario']:<25} {r['clients']:>7}  {a['rps']:>12.0f} {b['rps']:>9.0f} {r['throughput_ratio']:>6}"
+                f" | {a['p99_ms']:>12.2f} {b['p99_ms']:>8.2f} {r['p99_ratio']:>6}  {'met' if r['goal_met'] else 'MISSED'}")
+        if shm:
+            shm.destroy()
+        return results
+    finally:
+        if sdk:
+            sdk.terminate()
+            sdk.wait(10)
+        serve.destroy()
+
+
+# ---------------------------------------------------------------- helpers for sandbox benchmarks
+def need_tools(rpc, benchmark, wanted):
+    have = set(rpc.tools())
+    missing = [t for t in wanted if t not in have]
+    return None if not missing else unsupported(benchmark, "tools missing from tools/list: " + ", ".join(missing))
+
+
+def create_sandbox(rpc):
+    sc, err, ms = rpc.tool("sandbox_create", {})
+    if err:
+        raise RuntimeError(f"sandbox_create failed: {err}")
+    return sc["sandbox_id"], ms
+
+
+# ---------------------------------------------------------------- 2. tool call inside a sandbox vs bare exec
+def bench_sandbox(build, quick):
+    repeat = "30" if quick else "200"
+    serve = Serve(build)
+    out = []
+    try:
+        serve.start()
+        rpc = Rpc(build, serve.url)
+        miss = need_tools(rpc, "sandbox_call", ["sandbox_create", "read", "bash"])
+        if miss:
+            return [miss]
+        sid, _ = create_sandbox(rpc)
+        rt = serve.runtimes()[0]
+        # a 4 KiB file of 64 lines in the sandbox user's HOME (the fake keeps it at the same path inside)
+        path = os.path.join(serve.sbx_state, "sandboxes", rt, "home", "bench-4k.txt")
+        with open(path, "w") as f:
+            f.write(("x" * 63 + "\n") * 64)
+        sc, err, _ = rpc.tool("read", {"sandbox_id": sid, "path": "~/bench-4k.txt"})
+        if err:
+            return [unsupported("sandbox_call", f"read of the 4 KiB file fails: {err}")]
+        _, err, _ = rpc.tool("bash", {"sandbox_id": sid, "command": "true"})
+        if err:
+            return [unsupported("sandbox_call", f"bash true fails: {err}")]
+        rpc.close()
+        read = loadgen(build, "call", "--url", serve.url, "--label", "mcp read 4 KiB", "--tool", "read",
+                       "--args", json.dumps({"sandbox_id": sid, "path": "~/bench-4k.txt"}), "--repeat", repeat)[0]
+        bash = loadgen(build, "call", "--url", serve.url, "--label", "mcp bash true", "--tool", "bash",
+                       "--args", json.dumps({"sandbox_id": sid, "command": "true"}), "--repeat", repeat)[0]
+        env = serve.env()
+        os.environ["FAKE_SBX_STATE"] = env["FAKE_SBX_STATE"]
+        bare = loadgen(build, "spawn", "--repeat", repeat, "--label", "bare sbx exec cat",
+                       "--", build.sbx, "exec", rt, "cat", path)[0]
+        out += [read, bash, bare]
+        for r in (read, bash):
+            out.append({"benchmark": "sandbox_call_ratio", "label": r["label"],
+                        "p50_ratio_vs_bare_exec": round(r["p50_ms"] / bare["p50_ms"], 3),
+                        "goal_met": r["p50_ms"] < bare["p50_ms"]})
+        log(f"\n  {'what':<22} {'p50 ms':>8} {'p99 ms':>8} {'mean ms':>8}")
+        for r in (read, bash, bare):
+            log(f"  {r['label']:<22} {r['p50_ms']:>8.3f} {r['p99_ms']:>8.3f} {r['mean_ms']:>8.3f}")
+        return out
+    finally:
+        serve.destroy()
+
+
+# ---------------------------------------------------------------- 3. streaming through bash_poll
+def bench_stream(build, quick):
+    size = 20_000_000 if quick else 200_000_000
+    serve = Serve(build)
+    try:
+        serve.start()
+        rpc = Rpc(build, serve.url)
+        miss = need_tools(rpc, "bash_poll_stream", ["sandbox_create", "bash", "bash_poll"])
+        if miss:
+            return [miss]
+        sid, _ = create_sandbox(rpc)
+        rpc.close()
+        cmd = f"yes 'chat2sbx bash_poll streaming benchmark 0123456789abcdefghijklmnop' | head -c {size}"
+        r = loadgen(build, "stream", "--url", serve.url, "--sandbox", sid, "--command", cmd,
+                    "--expect-bytes", str(size), "--max-seconds", "20" if quick else "90")[0]
+        r["goal_met"] = "error" not in r and r["mb_per_s"] >= 50
+        r["peak_rss_kb"] = vm_status(serve.proc.pid).get("VmHWM")
+        if "error" in r:
+            r["supported"] = False
+        return [r]
+    finally:
+        serve.destroy()
+
+
+# ---------------------------------------------------------------- 4. memory
+def bench_memory(build, quick):
+    n_sandboxes, n_sessions = (10, 40) if quick else (50, 200)
+    serve = Serve(build)
+    out = []
+    try:
+        serve.start()
+        time.sleep(2)
+        idle = vm_status(serve.proc.pid)
+        r = {"benchmark": "memory", "phase": "idle", "vm_hwm_kb": idle.get("VmHWM"), "vm_rss_kb": idle.get("VmRSS"),
+             "goal_kb": 40 * 1024}
+        r["goal_met"] = idle.get("VmHWM", 1 << 30) < 40 * 1024
+        out.append(r)
+        rpc = Rpc(build, serve.url)
+        miss = need_tools(rpc, "memory_loaded", ["sandbox_create"])
+        if miss:
+            out.append(miss)
+            return out
+        ids = []
+        t0 = time.monotonic()
+        for _ in range(n_sandboxes):
+            ids.append(create_sandbox(rpc)[0])
+        create_s = time.monotonic() - t0
+        after_create = vm_status(serve.proc.pid)
+        out.append({"benchmark": "memory", "phase": f"{n_sandboxes} sandboxes", "vm_hwm_kb": after_create.get("VmHWM"),
+                    "vm_rss_kb": after_create.get("VmRSS"), "create_seconds": round(create_s, 2)})
+        failures = 0
+        first_err = None
+        miss = need_tools(rpc, "memory_loaded", ["bash"])
+        if miss:
+            out.append(miss)
+            n_sessions = 0
+        for i in range(n_sessions):
+            sc, err, _ = rpc.tool("bash", {"sandbox_id": ids[i % len(ids)], "command": "sleep 3600", "yield_time_ms": 0})
+            if err or sc.get("status") != "running":
+                failures += 1
+                first_err = first_err or err or json.dumps(sc)[:300]
+        if miss:
+            return out
+        time.sleep(2)
+        loaded = vm_status(serve.proc.pid)
+        r = {"benchmark": "memory", "phase": f"{n_sandboxes} sandboxes + {n_sessions} running bash sessions",
+             "vm_hwm_kb": loaded.get("VmHWM"), "vm_rss_kb": loaded.get("VmRSS"), "session_failures": failures,
+             "goal_kb": 150 * 1024}
+        if first_err:
+            r["first_error"] = first_err
+        r["goal_met"] = failures == 0 and loaded.get("VmHWM", 1 << 30) < 150 * 1024
+        out.append(r)
+        rpc.close()
+        log(f"\n  {'phase':<45} {'VmHWM MB':>9} {'VmRSS MB':>9}")
+        for x in out:
+            if x.get("vm_hwm_kb"):
+                log(f"  {x['phase']:<45} {x['vm_hwm_kb'] / 1024:>9.1f} {x['vm_rss_kb'] / 1024:>9.1f}")
+        return out
+    finally:
+        serve.destroy()
+
+
+# ---------------------------------------------------------------- 5. scale
+def bench_scale(build, quick):
+    n = 100 if quick else 1000
+    serve = Serve(build)
+    out = []
+    try:
+        t_empty = serve.start()
+        rpc = Rpc(build, serve.url)
+        miss = need_tools(rpc, "scale", ["sandbox_create", "sandbox_list"])
+        if miss:
+            return [miss]
+        t0 = time.monotonic()
+        create_ms = []
+        for _ in range(n):
+            create_ms.append(create_sandbox(rpc)[1])
+        create_s = time.monotonic() - t0
+        rpc.close()
+        listed = loadgen(build, "call", "--url", serve.url, "--label", f"sandbox_list with {n}", "--tool",
+                         "sandbox_list", "--repeat", "5" if quick else "20", "--warmup", "2", "--print-result")[0]
+        count = len(listed.pop("last_result", {}).get("structuredContent", {}).get("sandboxes", []))
+        listed["sandboxes_listed"] = count
+        listed["goal_met"] = count == n and listed["p99_ms"] < 1000
+        create_ms.sort()
+        out.append({"benchmark": "scale", "what": f"create {n} sandboxes sequentially (setup)",
+                    "seconds": round(create_s, 2), "p50_ms": create_ms[len(create_ms) // 2]})
+        out.append(listed)
+        serve.stop()
+        mark = os.path.getsize(serve.log_path)
+        t_full = serve.start(timeout=300)
+        with open(serve.log_path, "rb") as f:
+            f.seek(mark)
+            text = f.read().decode("utf-8", "replace")
+        m = re.search(r"reconciled with sbx ls in (\d+) ms: (\d+) re-attached", text)
+        r = {"benchmark": "scale", "what": f"restart with {n} sandbox records",
+             "start_to_healthz_s": round(t_full, 3), "empty_start_to_healthz_s": round(t_empty, 3),
+             "reconcile_ms": int(m.group(1)) if m else None, "reattached": int(m.group(2)) if m else None}
+        r["goal_met"] = r["reattached"] == n and t_full < 1.0
+        out.append(r)
+        log(f"\n  restart with {n} records: {t_full:.3f} s to /healthz (empty: {t_empty:.3f} s); "
+            f"reconcile log: {r['reconcile_ms']} ms, {r['reattached']} re-attached")
+        log(f"  sandbox_list with {count} sandboxes: p50 {listed['p50_ms']:.1f} ms p99 {listed['p99_ms']:.1f} ms")
+        return out
+    finally:
+        serve.destroy()
+
+
+def markdown(report):
+    """Markdown tables of a results file (for README.md)."""
+    rs = report["results"]
+    m = report["machine"]
+    lines = [f"Run {m['time_utc']}, {m['cores']} cores, load average at start {m['loadavg']}, "
+             f"at end {report.get('machine_end', {}).get('loadavg')}{' (--quick)' if report.get('quick') else ''}.", ""]
+    loads = [r for r in rs if r["benchmark"] == "mcp_load"]
+    if loads:
+        lines += ["| workload | clients | server | req/s | p50 ms | p99 ms | errors | load avg |", "|---|---|---|---|---|---|---|---|"]
+        for r in loads:
+            w = r["method"] + (" " + r["tool"] if r.get("tool") else "")
+            lines.append(f"| {w} | {r['clients']} | {r['server']} | {r['rps']:.0f} | {r['p50_ms']:.3f} | {r['p99_ms']:.3f} "
+                         f"| {r['errors']} | {r.get('loadavg', [''])[0]} |")
+        lines += ["", "| workload | clients | throughput chat2sbx/SDK (goal ≥ 3) | p99 chat2sbx/SDK (goal ≤ 0.333) | goal |",
+                  "|---|---|---|---|---|"]
+        for r in rs:
+            if r["benchmark"] == "mcp_ratio":
+                lines.append(f"| {r['scenario']} | {r['clients']} | {r['throughput_ratio']} | {r['p99_ratio']} | "
+                             f"{'met' if r['goal_met'] else '**missed**'} |")
+        lines.append("")
+    other = [r for r in rs if r["benchmark"] not in ("mcp_load", "mcp_ratio")]
+    if other:
+        lines += ["| benchmark | figure | goal |", "|---|---|---|"]
+        for r in other:
+            b = r["benchmark"]
+            goal = "" if "goal_met" not in r else ("met" if r["goal_met"] else "**missed**")
+            if r.get("supported") is False:
+                fig = f"not supported by this build: {r['reason']}"
+                goal = "not measured"
+            elif b in ("tool_call", "bare_process"):
+                fig = f"{r['label']}: p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms, mean {r['mean_ms']:.3f} ms (n={r['count']})"
+            elif b == "sandbox_call_ratio":
+                fig = f"{r['label']} p50 / bare exec p50 = {r['p50_ratio_vs_bare_exec']}"
+            elif b == "bash_poll_stream":
+                fig = (f"{r['output_bytes']:,} bytes in {r['seconds']:.2f} s = **{r['mb_per_s']} MB/s** "
+                       f"({r['polls']} polls)" + (f"; error: {r['error']}" if r.get("error") else ""))
+            elif b == "memory":
+                fig = f"{r['phase']}: VmHWM {r['vm_hwm_kb'] / 1024:.1f} MB, VmRSS {r['vm_rss_kb'] / 1024:.1f} MB"
+                if r.get("session_failures"):
+                    fig += f" ({r['session_failures']} sessions failed: {r.get('first_error')})"
+            elif b == "scale" and "start_to_healthz_s" in r:
+                fig = (f"{r['what']}: {r['start_to_healthz_s']} s spawn → /healthz (empty state: "
+                       f"{r['empty_start_to_healthz_s']} s); logged reconcile {r['reconcile_ms']} ms, {r['reattached']} re-attached")
+            elif b == "scale":
+                fig = f"{r['what']}: {r['seconds']} s (p50 {r['p50_ms']:.1f} ms per create)"
+            else:
+                fig = json.dumps(r)
+            lines.append(f"| {b} | {fig} | {goal} |")
+    return "\n".join(lines)
+
+
+BENCHES = {"mcp": bench_mcp, "sandbox": bench_sandbox, "stream": bench_stream, "memory": bench_memory,
+           "scale": bench_scale}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale (comma-separated)")
+    ap.add_argument("file", nargs="?", help="markdown: the results file to render")
+    ap.add_argument("--build", default=os.path.join(HERE, "..", "build", "release"))
+    ap.add_argument("--out")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes, for trying the scripts")
+    a = ap.parse_args()
+    if a.which == "markdown":
+        with open(a.file) as f:
+            print(markdown(json.load(f)))
+        return
+    build = Build(a.build)
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    report = {"machine": machine(), "uname": os.uname().release, "quick": a.quick, "results": []}
+    names = list(BENCHES) if a.which == "all" else a.which.split(",")
+    for n in names:
+        if n not in BENCHES:
+            sys.exit(f"unknown benchmark {n}; choose from {', '.join(BENCHES)}, all, markdown")
+    for name in names:
+        log(f"\n=== {name}  (load average {machine()['loadavg']})")
+        start = machine()
+        try:
+            rs = BENCHES[name](build, a.quick)
+        except Exception as e:  # a broken benchmark must not hide the others
+            rs = [{"benchmark": name, "supported": False, "reason": f"benchmark failed: {e}"[:2000]}]
+            log(rs[0]["reason"])
+        for r in rs:
+            r.setdefault("loadavg_at_start", start["loadavg"])
+            print(json.dumps(r), flush=True)
+        report["results"] += rs
+    report["machine_end"] = machine()
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(report, f, indent=1)
+        log(f"\nwrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()
