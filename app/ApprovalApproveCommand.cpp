@@ -8,7 +8,7 @@ namespace {
 int runApprovalApprove(CommandContext &ctx)
 {
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
-        return ctx.fail(QStringLiteral("usage: chat2sbx approval approve <id>"));
+        return ctx.usage(QStringLiteral("usage: chat2sbx approval approve <id>"));
     const QString id = ctx.args.first();
     LocalState state(ctx.config);
     QString error;

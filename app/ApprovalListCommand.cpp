@@ -9,13 +9,9 @@ namespace {
 
 int runApprovalList(CommandContext &ctx)
 {
-    bool all = false;
-    for (const QString &a : ctx.args) {
-        if (a == QLatin1String("--all"))
-            all = true;
-        else
-            return ctx.fail(QStringLiteral("approval list: unexpected argument '%1' (usage: approval list [--all] [--json])").arg(a));
-    }
+    if (!ctx.args.isEmpty())
+        return ctx.usage(QStringLiteral("approval list: unexpected argument '%1' (usage: approval list [--all] [--json])").arg(ctx.args.first()));
+    const bool all = ctx.isSet(QStringLiteral("all"));
     LocalState state(ctx.config);
     QString error;
     if (!state.open(error))
@@ -49,7 +45,8 @@ int runApprovalList(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("approval list"), QStringLiteral("approval list [--all] [--json]"),
-                                         QStringLiteral("List pending host-path approvals"), false, runApprovalList});
+                                         QStringLiteral("List pending host-path approvals"), false, runApprovalList,
+                                         {QCommandLineOption(QStringLiteral("all"), QStringLiteral("decided approvals too"))}});
 
 } // namespace
 } // namespace chat2sbx::app

@@ -8,7 +8,7 @@ namespace {
 int runApprovalReject(CommandContext &ctx)
 {
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
-        return ctx.fail(QStringLiteral("usage: chat2sbx approval reject <id>"));
+        return ctx.usage(QStringLiteral("usage: chat2sbx approval reject <id>"));
     const QString id = ctx.args.first();
     LocalState state(ctx.config);
     QString error;

@@ -61,4 +61,10 @@ int CommandContext::fail(const QString &message) const
     return 1;
 }
 
+int CommandContext::usage(const QString &message) const
+{
+    fail(message);
+    return 2;
+}
+
 } // namespace chat2sbx::app

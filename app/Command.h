@@ -2,7 +2,9 @@
 
 #include "config/Config.h"
 
+#include <QCommandLineOption>
 #include <QJsonValue>
+#include <QHash>
 #include <QStringList>
 
 #include <functional>
@@ -11,9 +13,14 @@ namespace chat2sbx::app {
 
 // What a command gets: its own arguments (after the command words), output mode and configuration.
 struct CommandContext {
-    QStringList args;
+    QStringList args;        // positional arguments after the command words
     bool json = false;
     Config config;
+    QStringList setOptions;  // names of the command's own options given on the command line
+    QHash<QString, QString> optionValues;
+
+    bool isSet(const QString &option) const { return setOptions.contains(option); }
+    QString value(const QString &option) const { return optionValues.value(option); }
 
     // Human text to stdout.
     void print(const QString &text) const;
@@ -21,6 +28,8 @@ struct CommandContext {
     void printJson(const QJsonValue &value) const;
     // One clear line to stderr; returns the exit code to use (1).
     int fail(const QString &message) const;
+    // The same for a usage error (wrong arguments); returns 2.
+    int usage(const QString &message) const;
 };
 
 struct CommandSpec {
@@ -29,6 +38,7 @@ struct CommandSpec {
     QString summary;
     bool needsGui = false;
     std::function<int(CommandContext &)> run;
+    QList<QCommandLineOption> options = {};   // besides the global --json / --help / --version
 };
 
 // One line to stderr, as-is (progress and log lines of long-running commands).

@@ -14,7 +14,7 @@ namespace {
 int runSandboxDestroy(CommandContext &ctx)
 {
     if (ctx.args.size() != 1)
-        return ctx.fail(QStringLiteral("usage: chat2sbx sandbox destroy <sandbox id>"));
+        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox destroy <sandbox id>"));
     const QString id = ctx.args.first();
     if (!isWellFormedId(id, "sbx_"))
         return ctx.fail(QStringLiteral("'%1' is not a sandbox id (sbx_ followed by 24 hex digits)").arg(id));

@@ -13,7 +13,7 @@ namespace {
 int runSandboxList(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
-        return ctx.fail(QStringLiteral("sandbox list takes no arguments besides --json (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
+        return ctx.usage(QStringLiteral("sandbox list takes no arguments besides --json (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
     SandboxCli cli(ctx.config);
     QString error;
     if (!cli.open(error))

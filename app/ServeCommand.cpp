@@ -14,7 +14,7 @@ namespace {
 int runServe(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
-        return ctx.fail(QStringLiteral("serve takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
+        return ctx.usage(QStringLiteral("serve takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
 
     Controller controller(ctx.config);
     SignalWatcher signalWatcher;

@@ -175,7 +175,7 @@ private:
 int runSetup(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
-        return ctx.fail(QStringLiteral("setup takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
+        return ctx.usage(QStringLiteral("setup takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
     Setup setup(ctx);
     return setup.run();
 }

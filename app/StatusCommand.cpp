@@ -82,6 +82,8 @@ qint64 countReadOnly(const Config &config, const QString &sql)
 
 int runStatus(CommandContext &ctx)
 {
+    if (!ctx.args.isEmpty())
+        return ctx.usage(QStringLiteral("status takes no arguments besides --json (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
     const Config &c = ctx.config;
     const qint64 pid = PidFile::runningPid(c.pidFilePath());
     const QString base = QStringLiteral("http://%1:%2").arg(localHost(c)).arg(c.port);

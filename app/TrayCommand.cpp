@@ -17,7 +17,7 @@ namespace {
 int runTray(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
-        return ctx.fail(QStringLiteral("tray takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
+        return ctx.usage(QStringLiteral("tray takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
     if (!QSystemTrayIcon::isSystemTrayAvailable())
         return ctx.fail(QStringLiteral(
             "no system tray is available on this desktop (platform '%1'), so the tray icon could not be shown.\n"

@@ -15,7 +15,7 @@ namespace {
 int runTunnelImport(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
-        return ctx.fail(QStringLiteral("tunnel import takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
+        return ctx.usage(QStringLiteral("tunnel import takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
     const Config &c = ctx.config;
     TunnelCredentials credentials;
     QString error;

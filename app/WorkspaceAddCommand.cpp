@@ -11,29 +11,15 @@ namespace {
 int runWorkspaceAdd(CommandContext &ctx)
 {
     const QString usage = QStringLiteral("usage: chat2sbx workspace add <path> [--mode clone|direct]");
-    QString path;
-    QString modeText = QStringLiteral("clone");
-    for (int i = 0; i < ctx.args.size(); ++i) {
-        const QString &a = ctx.args.at(i);
-        if (a == QLatin1String("--mode")) {
-            if (i + 1 >= ctx.args.size())
-                return ctx.fail(QStringLiteral("--mode needs a value: clone or direct"));
-            modeText = ctx.args.at(++i);
-        } else if (a.startsWith(QLatin1String("--mode="))) {
-            modeText = a.mid(7);
-        } else if (a.startsWith(QLatin1String("--"))) {
-            return ctx.fail(QStringLiteral("workspace add: unknown option %1 (%2)").arg(a, usage));
-        } else if (path.isNull()) {
-            path = a;
-        } else {
-            return ctx.fail(QStringLiteral("workspace add takes one path (%1)").arg(usage));
-        }
-    }
+    if (ctx.args.size() > 1)
+        return ctx.usage(QStringLiteral("workspace add takes one path (%1)").arg(usage));
+    QString path = ctx.args.value(0);
+    const QString modeText = ctx.isSet(QStringLiteral("mode")) ? ctx.value(QStringLiteral("mode")) : QStringLiteral("clone");
     if (path.isEmpty())
-        return ctx.fail(usage);
+        return ctx.usage(usage);
     WorkspaceMode mode = WorkspaceMode::Clone;
     if (!parseWorkspaceMode(modeText, mode) || mode == WorkspaceMode::Managed)
-        return ctx.fail(QStringLiteral("--mode must be clone or direct (got '%1')").arg(modeText));
+        return ctx.usage(QStringLiteral("--mode must be clone or direct (got '%1')").arg(modeText));
     // A relative path is relative to where the user runs the command; nothing is cleaned lexically,
     // so ".." stays visible to the policy (which refuses it).
     if (!path.startsWith(QLatin1Char('/')))
@@ -61,7 +47,8 @@ int runWorkspaceAdd(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("workspace add"), QStringLiteral("workspace add <path> [--mode clone|direct]"),
-                                         QStringLiteral("Register a host workspace"), false, runWorkspaceAdd});
+                                         QStringLiteral("Register a host workspace"), false, runWorkspaceAdd,
+                                         {QCommandLineOption(QStringLiteral("mode"), QStringLiteral("clone or direct"), QStringLiteral("mode"))}});
 
 } // namespace
 } // namespace chat2sbx::app

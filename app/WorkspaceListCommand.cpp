@@ -10,7 +10,7 @@ namespace {
 int runWorkspaceList(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
-        return ctx.fail(QStringLiteral("workspace list: unexpected argument '%1' (usage: workspace list [--json])").arg(ctx.args.first()));
+        return ctx.usage(QStringLiteral("workspace list: unexpected argument '%1' (usage: workspace list [--json])").arg(ctx.args.first()));
     LocalState state(ctx.config);
     QString error;
     if (!state.open(error))

@@ -4,6 +4,7 @@
 #include "config/ConfigLoader.h"
 
 #include <QApplication>
+#include <QCommandLineParser>
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -61,34 +62,43 @@ int main(int argc, char *argv[])
 {
     ::umask(077);
 
-    QStringList words;
-    for (int i = 1; i < argc; ++i)
-        words << QString::fromLocal8Bit(argv[i]);
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
 
-    bool json = false;
-    QStringList rest;
-    for (const QString &w : words) {
-        if (w == QLatin1String("--json"))
-            json = true;
-        else if (w == QLatin1String("--serve"))
-            rest << QStringLiteral("serve");
-        else
-            rest << w;
-    }
-    if (rest.contains(QLatin1String("--version")) || rest.contains(QLatin1String("-v"))) {
+    // One parser for every command: the global options plus each command's own (checked below to
+    // belong to the command that was given). parse() needs no QCoreApplication, which is created
+    // only once the command says whether it needs a GUI.
+    QCommandLineParser parser;
+    const QCommandLineOption jsonOption(QStringLiteral("json"));
+    const QCommandLineOption serveOption(QStringLiteral("serve"));
+    const QCommandLineOption helpOption(QStringList{QStringLiteral("h"), QStringLiteral("help")});
+    const QCommandLineOption versionOption(QStringList{QStringLiteral("v"), QStringLiteral("version")});
+    parser.addOptions({jsonOption, serveOption, helpOption, versionOption});
+    for (const CommandSpec &c : commands())
+        for (const QCommandLineOption &o : c.options)
+            parser.addOption(o);   // false for one another command declared too: same option
+    if (!parser.parse(arguments))
+        return usageError(parser.errorText());
+    if (parser.isSet(versionOption)) {
         printOut(QStringLiteral("chat2sbx %1\n").arg(QStringLiteral(CHAT2SBX_VERSION)));
         return 0;
     }
-    if (rest.contains(QLatin1String("--help")) || rest.contains(QLatin1String("-h")) ||
-        (!rest.isEmpty() && rest.first() == QLatin1String("help"))) {
+    QStringList words = parser.positionalArguments();
+    if (parser.isSet(helpOption) || (!words.isEmpty() && words.first() == QLatin1String("help"))) {
         printOut(helpText());
         return 0;
+    }
+    if (parser.isSet(serveOption)) {
+        if (!words.isEmpty())
+            return usageError(QStringLiteral("--serve is the serve command; it cannot be combined with '%1'").arg(words.join(QLatin1Char(' '))));
+        words << QStringLiteral("serve");
     }
 
     // Longest registered command name that prefixes the words wins ("workspace add" over "workspace").
     const CommandSpec *spec = nullptr;
     int consumed = 0;
-    const QStringList effective = rest.isEmpty() ? QStringList{QStringLiteral("tray")} : rest;
+    const QStringList effective = words.isEmpty() ? QStringList{QStringLiteral("tray")} : words;
     for (const CommandSpec &c : commands()) {
         const QStringList parts = c.name.split(QLatin1Char(' '));
         if (parts.size() > effective.size() || parts.size() <= consumed)
@@ -98,10 +108,23 @@ int main(int argc, char *argv[])
             consumed = static_cast<int>(parts.size());
         }
     }
-    if (!spec) {
-        if (!effective.isEmpty() && effective.first().startsWith(QLatin1Char('-')))
-            return usageError(QStringLiteral("unknown option %1").arg(effective.first()));
+    if (!spec)
         return usageError(QStringLiteral("unknown command '%1'").arg(effective.join(QLatin1Char(' '))));
+
+    CommandContext ctx;
+    ctx.json = parser.isSet(jsonOption);
+    ctx.args = effective.mid(consumed);
+    const QStringList globalNames = jsonOption.names() + serveOption.names() + helpOption.names() + versionOption.names();
+    for (const QString &name : parser.optionNames()) {
+        if (globalNames.contains(name))
+            continue;
+        const auto own = std::find_if(spec->options.begin(), spec->options.end(),
+                                      [&name](const QCommandLineOption &o) { return o.names().contains(name); });
+        if (own == spec->options.end())
+            return usageError(QStringLiteral("--%1 is not an option of %2").arg(name, spec->name));
+        ctx.setOptions << own->names().constLast();
+        if (!own->valueName().isEmpty())
+            ctx.optionValues.insert(own->names().constLast(), parser.value(name));
     }
 
     std::unique_ptr<QCoreApplication> app;
@@ -113,11 +136,8 @@ int main(int argc, char *argv[])
     QCoreApplication::setOrganizationName(QStringLiteral("chat2sbx"));
     QCoreApplication::setApplicationVersion(QStringLiteral(CHAT2SBX_VERSION));
 
-    CommandContext ctx;
-    ctx.json = json;
-    ctx.args = effective.mid(consumed);
     QString error;
     if (!ConfigLoader::loadFromProcess(ctx.config, error))
-        return ctx.fail(error) + 1;
+        return ctx.usage(error);
     return spec->run(ctx);
 }

@@ -1,5 +1,6 @@
 #include "mcp/JsonRpc.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 #include <cmath>
@@ -24,6 +25,13 @@ QJsonObject error(const QJsonValue &id, int code, const QString &message, const 
 QByteArray serialize(const QJsonObject &message)
 {
     return QJsonDocument(message).toJson(QJsonDocument::Compact);
+}
+
+QByteArray serializeResult(const QJsonValue &id, const QByteArray &resultJson)
+{
+    // QJsonDocument has no scalar form: serialize the id inside an array and strip the brackets.
+    const QByteArray idJson = QJsonDocument(QJsonArray{id}).toJson(QJsonDocument::Compact).mid(1).chopped(1);
+    return QByteArrayLiteral("{\"id\":") + idJson + QByteArrayLiteral(",\"jsonrpc\":\"2.0\",\"result\":") + resultJson + '}';
 }
 
 bool isValidId(const QJsonValue &id)

@@ -22,6 +22,8 @@ QJsonObject result(const QJsonValue &id, const QJsonObject &result);
 // `id` undefined/null is written as null (the id could not be read).
 QJsonObject error(const QJsonValue &id, int code, const QString &message, const QJsonValue &data = {});
 QByteArray serialize(const QJsonObject &message);
+// A result message whose `result` is already serialized JSON (an object), e.g. the cached tools/list.
+QByteArray serializeResult(const QJsonValue &id, const QByteArray &resultJson);
 
 // The id of a request if `body` is a JSON object with a string or integer id; undefined otherwise.
 // Used so that HTTP-level error bodies carry the id whenever it can be known.

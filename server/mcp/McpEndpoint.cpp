@@ -271,7 +271,7 @@ void McpEndpoint::handleRequest(McpSession &session, const QJsonValue &id, const
     if (method == QLatin1String("tools/list")) {
         if (params.contains(QStringLiteral("cursor")))
             return sendError(*reply, 200, id, jsonrpc::InvalidParams, QStringLiteral("Invalid params: unknown cursor"));
-        return sendMessage(*reply, 200, jsonrpc::result(id, QJsonObject{{QStringLiteral("tools"), m_tools.toJson()}}));
+        return void(reply->send(200, jsonrpc::serializeResult(id, m_tools.listResultJson()), kJson));
     }
     if (method == QLatin1String("logging/setLevel")) {
         const QString level = params.value(QStringLiteral("level")).toString();

@@ -102,17 +102,21 @@ QJsonObject ToolCallRunner::toCallToolResult(const ToolResult &result, bool hasO
 
 void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply)
 {
+    const qint64 startedAt = m_clock.nowMs();
     const QJsonValue nameValue = params.value(QStringLiteral("name"));
-    if (!nameValue.isString())
+    if (!nameValue.isString()) {
+        audit(QStringLiteral("(none)"), {}, startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"name\" is not a string"));
         return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"name\" must be a string")));
+    }
     const QString name = nameValue.toString();
     const QJsonValue argsValue = params.value(QStringLiteral("arguments"));
-    if (!argsValue.isUndefined() && !argsValue.isNull() && !argsValue.isObject())
+    if (!argsValue.isUndefined() && !argsValue.isNull() && !argsValue.isObject()) {
+        audit(name.left(64), {}, startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"arguments\" is not an object"));
         return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"arguments\" must be an object")));
+    }
     const QJsonObject arguments = argsValue.toObject();
 
     const ToolRegistry::Entry *entry = m_tools.find(name);
-    const qint64 startedAt = m_clock.nowMs();
     const QString sandboxId = arguments.value(QStringLiteral("sandbox_id")).isString()
                                   ? arguments.value(QStringLiteral("sandbox_id")).toString().left(64) : QString();
     if (!entry) {

@@ -1,5 +1,6 @@
 #include "mcp/ToolRegistry.h"
 
+#include <QJsonDocument>
 #include <QRegularExpression>
 
 namespace chat2sbx {
@@ -15,6 +16,7 @@ bool ToolRegistry::add(const ToolDefinition &definition, ToolHandler handler)
     if (!isValidToolName(definition.name) || find(definition.name) || !handler)
         return false;
     m_entries.append({definition, std::move(handler)});
+    m_listResultJson.clear();
     return true;
 }
 
@@ -24,6 +26,13 @@ const ToolRegistry::Entry *ToolRegistry::find(const QString &name) const
         if (e.definition.name == name)
             return &e;
     return nullptr;
+}
+
+const QByteArray &ToolRegistry::listResultJson() const
+{
+    if (m_listResultJson.isEmpty())
+        m_listResultJson = QJsonDocument(QJsonObject{{QStringLiteral("tools"), toJson()}}).toJson(QJsonDocument::Compact);
+    return m_listResultJson;
 }
 
 QJsonArray ToolRegistry::toJson() const

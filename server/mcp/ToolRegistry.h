@@ -2,6 +2,7 @@
 
 #include "mcp/Tool.h"
 
+#include <QByteArray>
 #include <QJsonArray>
 #include <QList>
 
@@ -22,11 +23,14 @@ public:
 
     // The tools/list array, annotations explicit.
     QJsonArray toJson() const;
+    // The tools/list result object {"tools": [...]}, serialized once and kept until a tool is added.
+    const QByteArray &listResultJson() const;
 
     static bool isValidToolName(const QString &name);
 
 private:
     QList<Entry> m_entries;
+    mutable QByteArray m_listResultJson;
 };
 
 } // namespace chat2sbx

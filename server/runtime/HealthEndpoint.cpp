@@ -1,5 +1,6 @@
 #include "runtime/HealthEndpoint.h"
 
+#include "mcp/HttpGuard.h"
 #include "runtime/Controller.h"
 #include "state/Database.h"
 #include "tunnel/TunnelSupervisor.h"
@@ -16,7 +17,12 @@ void installHealthEndpoint(QHttpServer &http, Controller &controller)
 {
     http.route(QStringLiteral("/healthz"), QHttpServerRequest::Method::Get,
                [&controller](const QHttpServerRequest &request) {
-                   if (!request.remoteAddress().isLoopback())
+                   // Loopback peers only, and no DNS rebinding: a web page that made its name resolve to
+                   // 127.0.0.1 still sends its own Host (and an Origin); `chat2sbx status` sends neither.
+                   const HttpRequestData data = HttpRequestData::from(request);
+                   const QString host = QString::fromLatin1(data.header("host"));
+                   if (!request.remoteAddress().isLoopback() || !HttpGuard::isLoopbackHostName(HttpGuard::hostPart(host))
+                       || data.hasHeader("origin"))
                        return QHttpServerResponse(QHttpServerResponder::StatusCode::Forbidden);
                    qint64 active = 0;
                    QSqlQuery q(controller.database().handle());

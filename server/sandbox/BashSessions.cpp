@@ -163,7 +163,8 @@ void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId,
             return finishWait(w, false,
                               QStringLiteral("no bash session %1 in sandbox %2").arg(sessionId, w->sandbox.sandboxId), {});
         w->rec = *rec;
-        tick(w);
+        if (!answerFromPrefetched(w))
+            tick(w);
     });
 }
 
@@ -214,7 +215,7 @@ void BashSessions::tick(const std::shared_ptr<Wait> &w)
     w->checkedOnce = true;
     m_channels.channelFor(w->sandbox).request(
         QStringLiteral("bash_read"),
-        {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(withData ? kMaxOutputBytes : 0)},
+        {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(withData ? kPrefetchBytes : 0)},
         kReadTimeoutMs, [this, w, withData](const ChannelReply &r) {
             if (!r.ok) {
                 if (!r.channelFailure) {
@@ -257,7 +258,7 @@ void BashSessions::readData(const std::shared_ptr<Wait> &w)
 {
     m_channels.channelFor(w->sandbox).request(
         QStringLiteral("bash_read"),
-        {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(kMaxOutputBytes)}, kReadTimeoutMs,
+        {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(kPrefetchBytes)}, kReadTimeoutMs,
         [this, w](const ChannelReply &r) {
             if (!r.ok) {
                 if (r.channelFailure && !w->expired())
@@ -275,13 +276,50 @@ void BashSessions::readData(const std::shared_ptr<Wait> &w)
 
 void BashSessions::answerWith(const std::shared_ptr<Wait> &w, const ChannelReply &r)
 {
-    const QString state = r.meta.value(QStringLiteral("state"));
+    answer(w, r.meta.value(QStringLiteral("state")), r.meta.value(QStringLiteral("size")).toLongLong(), r.data);
+}
+
+bool BashSessions::answerFromPrefetched(const std::shared_ptr<Wait> &w)
+{
+    const auto it = m_prefetched.constFind(w->rec.id);
+    if (it == m_prefetched.cend())
+        return false;
+    const Prefetched p = it.value();
+    dropPrefetched(w->rec.id);
+    if (p.offset != w->rec.readOffset || p.data.isEmpty())
+        return false;
+    answer(w, p.state, p.size, p.data);
+    return true;
+}
+
+void BashSessions::keepPrefetched(const QString &sessionId, qint64 offset, QByteArray data, qint64 size, const QString &state)
+{
+    dropPrefetched(sessionId);
+    // Bounded memory: when many sessions stream at once the oldest buffers go; they are re-read.
+    while (!m_prefetched.isEmpty() && m_prefetchedTotal + data.size() > kMaxPrefetchedTotal)
+        dropPrefetched(m_prefetched.constBegin().key());
+    m_prefetchedTotal += data.size();
+    m_prefetched.insert(sessionId, {offset, std::move(data), size, state});
+}
+
+void BashSessions::dropPrefetched(const QString &sessionId)
+{
+    const auto it = m_prefetched.find(sessionId);
+    if (it == m_prefetched.end())
+        return;
+    m_prefetchedTotal -= it->data.size();
+    m_prefetched.erase(it);
+}
+
+// `data` is the output from the session's read offset on (up to kPrefetchBytes); at most
+// kMaxOutputBytes of it are returned, the rest is kept for the next poll.
+void BashSessions::answer(const std::shared_ptr<Wait> &w, const QString &state, qint64 size, const QByteArray &data)
+{
     std::optional<int> code;
     const bool exited = stateExited(state, code);
-    const qint64 size = r.meta.value(QStringLiteral("size")).toLongLong();
-    const QByteArray &data = r.data;
-    const bool moreAfter = size > w->rec.readOffset + data.size();
-    const qsizetype emitLen = (!exited || moreAfter) ? completeUtf8Prefix(data) : data.size();
+    const QByteArray chunk = data.left(kMaxOutputBytes);
+    const bool moreAfter = size > w->rec.readOffset + chunk.size();
+    const qsizetype emitLen = (!exited || moreAfter) ? completeUtf8Prefix(chunk) : chunk.size();
     if (emitLen == 0 && !exited && !w->expired() && data.size() < kMaxOutputBytes)
         return scheduleTick(w);   // only part of a character so far
 
@@ -292,12 +330,14 @@ void BashSessions::answerWith(const std::shared_ptr<Wait> &w, const ChannelReply
     w->rec.readOffset = newOffset;
     if (!recordExit(w->rec, state, error))
         return finishWait(w, false, error, {});
+    if (data.size() > emitLen)
+        keepPrefetched(w->rec.id, newOffset, data.mid(emitLen), size, state);
 
     BashSnapshot s;
     s.sessionId = w->rec.id;
     s.exited = exited;
     s.exitCode = exited ? code : std::nullopt;
-    s.output = QString::fromUtf8(data.left(emitLen));
+    s.output = QString::fromUtf8(chunk.left(emitLen));
     s.hasMoreOutput = size > newOffset;
     finishWait(w, true, {}, s);
 }

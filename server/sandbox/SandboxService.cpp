@@ -53,15 +53,6 @@ SandboxService::SandboxService(const Config &config, Database &db, WorkspaceServ
     connect(&m_idleTimer, &QTimer::timeout, this, &SandboxService::checkIdle);
     m_retryTimer.setSingleShot(true);
     connect(&m_retryTimer, &QTimer::timeout, this, [this] { reconcile(nullptr); });
-    m_attachGuard.setSingleShot(true);
-    connect(&m_attachGuard, &QTimer::timeout, this, [this] {
-        if (m_pendingAttaches > 0) {
-            qCWarning(lcSandbox) << m_pendingAttaches << "re-attach(es) still pending after" << m_attachWaitMs
-                                 << "ms; continuing start-up";
-            m_pendingAttaches = 0;
-            finishReconcile();
-        }
-    });
 }
 
 SandboxService::~SandboxService() = default;
@@ -646,21 +637,29 @@ void SandboxService::reconcileWith(const QList<QString> &runtimeNames)
                                        .arg(m_reconcileTimer.elapsed()).arg(reattached).arg(vanished).arg(interrupted).arg(unknown);
 
     m_idleTimer.start();
-    if (!m_attacher || toAttach.isEmpty())
-        return finishReconcile();
-    m_pendingAttaches = static_cast<int>(toAttach.size());
-    m_attachGuard.start(m_attachWaitMs);
+    if (m_attacher) {
+        m_attachQueue += toAttach;
+        attachQueued();
+    }
+    finishReconcile();
+}
+
+void SandboxService::attachQueued()
+{
     QPointer<SandboxService> self(this);
-    for (const RunningSandbox &s : toAttach) {
+    while (m_attacher && m_attachesRunning < kParallelAttaches && !m_attachQueue.isEmpty()) {
+        const RunningSandbox s = m_attachQueue.takeFirst();
+        const auto record = m_repo.find(s.sandboxId);
+        if (!record || record->state != SandboxState::Running || m_destroying.contains(s.sandboxId))
+            continue;   // destroyed or failed while it waited
+        ++m_attachesRunning;
         m_attacher->attach(s, [self, id = s.sandboxId](bool ok, const QString &error) {
             if (!self)
                 return;
             if (!ok)
                 qCWarning(lcSandbox).noquote() << "re-attaching" << id << "failed (it stays running):" << error;
-            if (self->m_pendingAttaches > 0 && --self->m_pendingAttaches == 0) {
-                self->m_attachGuard.stop();
-                self->finishReconcile();
-            }
+            --self->m_attachesRunning;
+            self->attachQueued();
         });
     }
 }
@@ -680,6 +679,7 @@ void SandboxService::shutdown()
 {
     m_idleTimer.stop();
     m_retryTimer.stop();
+    m_attachQueue.clear();
     if (!m_attacher)
         return;
     for (const SandboxRecord &r : m_repo.inState(SandboxState::Running))

@@ -62,7 +62,6 @@ public:
     RuntimeAttacher *attacher() const { return m_attacher; }
     void setIdleCheckIntervalMs(int ms);
     void setRetryIntervalMs(int ms) { m_retryIntervalMs = ms; }
-    void setAttachWaitMs(int ms) { m_attachWaitMs = ms; }
 
     void create(const CreateRequest &request, Done done);
     std::optional<SandboxView> get(const QString &sandboxId) const;
@@ -111,6 +110,7 @@ private:
     void finishDestroy(const QString &id, const Outcome &outcome);
     void reconcileWith(const QList<QString> &runtimeNames);
     void finishReconcile();
+    void attachQueued();
     void persist(const QString &id, SandboxState state, const QString &reason);
     RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;
 
@@ -132,12 +132,14 @@ private:
     QList<std::function<void()>> m_reconcileWaiters;
     QElapsedTimer m_reconcileTimer;
     qint64 m_lastReconcileMs = -1;
-    int m_pendingAttaches = 0;
-    QTimer m_attachGuard;
+    // Re-attaches after reconciliation run in the background, a few at a time: start-up does not
+    // wait for them (a tool call reaching a sandbox starts its channel itself).
+    static constexpr int kParallelAttaches = 4;
+    QList<RunningSandbox> m_attachQueue;
+    int m_attachesRunning = 0;
     QTimer m_idleTimer;
     QTimer m_retryTimer;
     int m_retryIntervalMs = 30000;
-    int m_attachWaitMs = 15000;
 };
 
 } // namespace chat2sbx

@@ -217,6 +217,9 @@ private slots:
         QCOMPARE(c.send("GET", {}, {}, false, base + "/.well-known/oauth-authorization-server").status, 404);
         QCOMPARE(c.send("POST", ping, {}, true, base + "/nope").status, 404);
         QCOMPARE(c.send("GET", {}, {}, false, base + "/healthz").status, 200);
+        // /healthz refuses DNS rebinding like /mcp: a foreign Host or any Origin.
+        QCOMPARE(c.send("GET", {}, {{"Host", "evil.example:80"}}, false, base + "/healthz").status, 403);
+        QCOMPARE(c.send("GET", {}, {{"Origin", "http://evil.example"}}, false, base + "/healthz").status, 403);
 
         // 405: GET (no server-initiated stream) and other verbs.
         r = c.send("GET", {}, {{"Accept", "text/event-stream"}});
@@ -391,8 +394,8 @@ private slots:
             QVERIFY(r->json.contains("result"));
         }
         QVERIFY(!slow->done);
-        // A broken (serialising) server would need 20 s here; leave headroom for ASan on a busy machine.
-        QVERIFY2(elapsed < 5000, qPrintable(QString::number(elapsed)));
+        // A serialising server would need 20 s here; the issue asks for well under a second (ASan build included).
+        QVERIFY2(elapsed < 1000, qPrintable(QString::number(elapsed)));
         QCOMPARE(m_controller->mcpEndpoint()->calls().pendingCount(slowClient.sessionId), 1);
 
         // notifications/cancelled stops the handler; the pending HTTP request ends with -32800.
@@ -519,11 +522,18 @@ private slots:
         QVERIFY(waitFor([&] { return m_controller->mcpEndpoint()->calls().pendingCount(c.sessionId) == 1; }, 5000));
         c.notify("notifications/cancelled", {{"requestId", "to-cancel"}});
         QVERIFY(waitForReply(slow, 5000));
+        // Malformed calls are answered with -32602 and audited too.
+        QCOMPARE(c.send("POST", QJsonDocument(c.requestMessage("tools/call", {{"name", 5}})).toJson()).status, 200);
+        QCOMPARE(c.send("POST", QJsonDocument(c.requestMessage("tools/call", {{"name", "test_fast"}, {"arguments", 7}})).toJson()).status, 200);
 
         QList<AuditEntry> rows = audit.recent(10);
         rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const AuditEntry &e) { return e.id <= lastId; }), rows.end());
         std::reverse(rows.begin(), rows.end());
-        QCOMPARE(rows.size(), 5);
+        QCOMPARE(rows.size(), 7);
+        QCOMPARE(rows[5].outcome, QStringLiteral("invalid"));
+        QVERIFY(rows[5].detail.contains("name"));
+        QCOMPARE(rows[6].tool, QStringLiteral("test_fast"));
+        QVERIFY(rows[6].detail.contains("arguments"));
         QCOMPARE(rows[0].tool, QStringLiteral("test_fast"));
         QCOMPARE(rows[0].outcome, QStringLiteral("ok"));
         QCOMPARE(rows[0].sandboxId, QStringLiteral("sbx_0123456789abcdef01234567"));

@@ -118,7 +118,7 @@ private slots:
         r = runCli(env, {"sandbox", "destroy", "chat2sbx-abc"});
         QCOMPARE(r.exitCode, 1);
         r = runCli(env, {"sandbox", "destroy"});
-        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.exitCode, 2);   // usage error
     }
 };
 

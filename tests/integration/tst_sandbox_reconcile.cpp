@@ -21,8 +21,13 @@ public:
     void attach(const RunningSandbox &s, std::function<void(bool, const QString &)> done) override
     {
         attached << s;
+        if (neverAnswer)
+            return;
         const bool ok = !failFor.contains(s.sandboxId) && !failAll;
-        QTimer::singleShot(10, [done, ok] { done(ok, ok ? QString() : QStringLiteral("channel refused on purpose")); });
+        QTimer::singleShot(10, [this, done, ok] {
+            ++answered;
+            done(ok, ok ? QString() : QStringLiteral("channel refused on purpose"));
+        });
     }
     void detach(const QString &id) override { detached << id; }
 
@@ -30,6 +35,8 @@ public:
     QStringList detached;
     QStringList failFor;
     bool failAll = false;
+    bool neverAnswer = false;
+    int answered = 0;
 };
 
 bool runFake(const Config &c, const QStringList &args)
@@ -154,7 +161,31 @@ private slots:
         b.sandboxes->setAttacher(&attacher);
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("re-attaching .* failed \\(it stays running\\)"));
         QVERIFY(b.reconcile());
+        QVERIFY(waitFor([&] { return attacher.answered == 1; }, 5000));
         QCOMPARE(b.sandboxes->repository().find(id)->state, SandboxState::Running);
+    }
+
+    // Start-up does not wait for re-attaches: a helper that never answers delays nothing, and at
+    // most a few attaches run at once.
+    void reconcileDoesNotWaitForReattaches()
+    {
+        TestEnvironment env;
+        {
+            SandboxHarness a(env);
+            for (int i = 0; i < 6; ++i)
+                QVERIFY(!a.call("sandbox_create").result.isError);
+        }
+        SandboxHarness b(env);
+        RecordingAttacher attacher;
+        attacher.neverAnswer = true;
+        b.sandboxes->setAttacher(&attacher);
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(b.reconcile(5000));
+        QVERIFY2(t.elapsed() < 3000, qPrintable(QString::number(t.elapsed())));
+        QCOMPARE(attacher.attached.size(), 4);
+        const CallResult l = b.call("sandbox_list");
+        QCOMPARE(l.json().value("sandboxes").toArray().size(), 6);
     }
 
     void attacherOnCreate()

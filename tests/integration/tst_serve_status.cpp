@@ -26,6 +26,14 @@ private slots:
         QCOMPARE(unknown.exitCode, 2);
         QVERIFY(unknown.err.contains("unknown command 'frobnicate'"));
         QCOMPARE(unknown.err.count('\n'), 1);
+        // Usage errors exit 2 with one line: an unknown option, extra words, --serve with a command.
+        for (const QStringList &args : {QStringList{"status", "--frobnicate"}, QStringList{"status", "now"},
+                                        QStringList{"--serve", "status"}, QStringList{"status", "--all"}}) {
+            const CliResult bad = runCli(env, args);
+            QVERIFY2(bad.exitCode == 2, qPrintable(args.join(' ') + ": " + bad.err));
+            QCOMPARE(bad.err.count('\n'), 1);
+            QVERIFY(bad.out.isEmpty());
+        }
     }
 
     void statusWithoutServer()

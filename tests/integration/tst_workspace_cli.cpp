@@ -130,31 +130,35 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("error");
-        QTest::newRow("no path") << QStringList{"workspace", "add"} << "chat2sbx: usage: chat2sbx workspace add <path> [--mode clone|direct]";
+        QTest::addColumn<int>("code");   // 2: usage error, 1: refused
+        QTest::newRow("no path") << QStringList{"workspace", "add"} << "chat2sbx: usage: chat2sbx workspace add <path> [--mode clone|direct]" << 2;
         QTest::newRow("not a repo") << QStringList{"workspace", "add", "ROOT/docs"}
-                                    << "chat2sbx: cannot add the workspace: clone mode needs a git repository, but ROOT/docs has no .git at its top; give the repository's top folder or use mode direct";
+                                    << "chat2sbx: cannot add the workspace: clone mode needs a git repository, but ROOT/docs has no .git at its top; give the repository's top folder or use mode direct" << 1;
         QTest::newRow("root itself") << QStringList{"workspace", "add", "ROOT", "--mode", "direct"}
-                                     << "chat2sbx: cannot add the workspace: ROOT is an allowed root itself; choose a folder below it";
+                                     << "chat2sbx: cannot add the workspace: ROOT is an allowed root itself; choose a folder below it" << 1;
         QTest::newRow("missing") << QStringList{"workspace", "add", "ROOT/nope", "--mode", "direct"}
-                                 << "chat2sbx: cannot add the workspace: ROOT/nope does not exist";
+                                 << "chat2sbx: cannot add the workspace: ROOT/nope does not exist" << 1;
         QTest::newRow("bad mode") << QStringList{"workspace", "add", "ROOT/app", "--mode", "managed"}
-                                  << "chat2sbx: --mode must be clone or direct (got 'managed')";
+                                  << "chat2sbx: --mode must be clone or direct (got 'managed')" << 2;
         QTest::newRow("mode without value") << QStringList{"workspace", "add", "ROOT/app", "--mode"}
-                                            << "chat2sbx: --mode needs a value: clone or direct";
+                                            << "chat2sbx: Missing value after '--mode'. (see chat2sbx --help)" << 2;
         QTest::newRow("two paths") << QStringList{"workspace", "add", "ROOT/app", "ROOT/docs"}
-                                   << "chat2sbx: workspace add takes one path (usage: chat2sbx workspace add <path> [--mode clone|direct])";
+                                   << "chat2sbx: workspace add takes one path (usage: chat2sbx workspace add <path> [--mode clone|direct])" << 2;
         QTest::newRow("list extra") << QStringList{"workspace", "list", "x"}
-                                    << "chat2sbx: workspace list: unexpected argument 'x' (usage: workspace list [--json])";
+                                    << "chat2sbx: workspace list: unexpected argument 'x' (usage: workspace list [--json])" << 2;
+        QTest::newRow("option of another command") << QStringList{"workspace", "list", "--mode", "direct"}
+                                                   << "chat2sbx: --mode is not an option of workspace list (see chat2sbx --help)" << 2;
     }
     void workspaceAddErrors()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, error);
+        QFETCH(int, code);
         for (QString &a : args)
             a.replace("ROOT", m_root);
         error.replace("ROOT", m_root);
         const CliResult r = runCli(*m_env, args);
-        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.exitCode, code);
         QCOMPARE(oneErrorLine(r), error);
         QVERIFY(r.out.isEmpty());
     }
@@ -242,21 +246,25 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("error");
-        QTest::newRow("approve no id") << QStringList{"approval", "approve"} << "chat2sbx: usage: chat2sbx approval approve <id>";
-        QTest::newRow("reject no id") << QStringList{"approval", "reject"} << "chat2sbx: usage: chat2sbx approval reject <id>";
-        QTest::newRow("approve two ids") << QStringList{"approval", "approve", "a", "b"} << "chat2sbx: usage: chat2sbx approval approve <id>";
+        QTest::addColumn<int>("code");   // 2: usage error, 1: refused
+        QTest::newRow("approve no id") << QStringList{"approval", "approve"} << "chat2sbx: usage: chat2sbx approval approve <id>" << 2;
+        QTest::newRow("reject no id") << QStringList{"approval", "reject"} << "chat2sbx: usage: chat2sbx approval reject <id>" << 2;
+        QTest::newRow("approve two ids") << QStringList{"approval", "approve", "a", "b"} << "chat2sbx: usage: chat2sbx approval approve <id>" << 2;
         QTest::newRow("unknown id") << QStringList{"approval", "approve", "apr_000000000000000000000000"}
-                                    << "chat2sbx: no approval with id apr_000000000000000000000000";
-        QTest::newRow("reject unknown") << QStringList{"approval", "reject", "apr_x"} << "chat2sbx: no approval with id apr_x";
-        QTest::newRow("list bad arg") << QStringList{"approval", "list", "--pending"}
-                                      << "chat2sbx: approval list: unexpected argument '--pending' (usage: approval list [--all] [--json])";
+                                    << "chat2sbx: no approval with id apr_000000000000000000000000" << 1;
+        QTest::newRow("reject unknown") << QStringList{"approval", "reject", "apr_x"} << "chat2sbx: no approval with id apr_x" << 1;
+        QTest::newRow("list bad option") << QStringList{"approval", "list", "--pending"}
+                                         << "chat2sbx: Unknown option 'pending'. (see chat2sbx --help)" << 2;
+        QTest::newRow("list extra") << QStringList{"approval", "list", "x"}
+                                    << "chat2sbx: approval list: unexpected argument 'x' (usage: approval list [--all] [--json])" << 2;
     }
     void approvalErrors()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, error);
+        QFETCH(int, code);
         const CliResult r = runCli(*m_env, args);
-        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.exitCode, code);
         QCOMPARE(oneErrorLine(r), error);
     }
 

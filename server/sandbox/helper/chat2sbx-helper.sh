@@ -17,6 +17,9 @@ trap 'rm -rf "$RUN"' EXIT
 echo $$ >"$STATE/helper.pid"
 HELPER_PID=$$
 HAVE_RG=0
+# A pipe that nobody writes to: `read -t` on it sleeps without forking a `sleep`.
+exec {NAPFD}<> <(:)
+nap() { read -r -t "$1" -u "$NAPFD" _ 2>/dev/null; return 0; }
 command -v rg >/dev/null 2>&1 && HAVE_RG=1
 
 if [ "$MANAGED" = 1 ] && [ -n "$WS_REAL" ]; then
@@ -98,16 +101,16 @@ argfile() {
 meta() { MV+="$1=$2;"; }
 fail() { meta code "$1"; printf '%s' "$2" >"$O"; ST=err; }
 
+# Sets RP to the path $1 resolves to (a variable, not output: no command-substitution fork).
 resolve() {
-    local p=$1
-    case $p in
-        '') p=$WS ;;
-        '~') p=$HOME ;;
-        '~/'*) p=$HOME/${p#\~/} ;;
+    RP=$1
+    case $RP in
+        '') RP=$WS ;;
+        '~') RP=$HOME ;;
+        '~/'*) RP=$HOME/${RP#\~/} ;;
         /*) ;;
-        *) p=$WS/$p ;;
+        *) RP=$WS/$RP ;;
     esac
-    printf '%s' "$p"
 }
 
 # Fails with enoent/eacces/eisdir/enotdir for a path that must be a readable regular file.
@@ -129,7 +132,7 @@ session_state() { # dir -> prints "exited <code>" / "running" / "lost"
     local d=$1
     if [ -f "$d/exit_code" ]; then
         printf 'exited:%s' "$(<"$d/exit_code")"
-    elif [ -f "$d/watcher.pid" ] && ! kill -0 "$(cat "$d/watcher.pid")" 2>/dev/null && [ ! -f "$d/exit_code" ]; then
+    elif [ -f "$d/watcher.pid" ] && ! kill -0 "$(<"$d/watcher.pid")" 2>/dev/null && [ ! -f "$d/exit_code" ]; then
         printf 'lost'
     else
         printf 'running'
@@ -142,7 +145,7 @@ op_bash_start() { # id cwd timeout_ms command env(NUL separated NAME=VALUE, last
     local sid cwd d t
     sid=${A[0]:-}
     valid_session "$sid" || { fail einval "bad session id"; return; }
-    cwd=$(resolve "${A[1]:-}")
+    resolve "${A[1]:-}"; cwd=$RP
     t=${A[2]:-}
     [[ $t =~ ^[0-9]+$ ]] || t=0
     if [ ! -d "$cwd" ]; then fail enoent "working directory does not exist: ${A[1]:-}"; return; fi
@@ -157,9 +160,9 @@ op_bash_start() { # id cwd timeout_ms command env(NUL separated NAME=VALUE, last
     mv "$d.tmp" "$d" || { fail eio "cannot create session directory"; return; }
     setsid -f bash -c "$WATCHER" chat2sbx-watch "$d" "$t" </dev/null >/dev/null 2>&1
     local i
-    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] && break; sleep 0.005; done
+    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] && break; nap 0.005; done
     # A quick command is usually done a moment later: the first snapshot then sees its exit.
-    for ((i = 0; i < 4; i++)); do [ -f "$d/exit_code" ] && break; sleep 0.005; done
+    for ((i = 0; i < 4; i++)); do [ -f "$d/exit_code" ] && break; nap 0.005; done
     meta started 1
 }
 
@@ -185,20 +188,20 @@ op_bash_stop() { # id
     valid_session "$sid" || { fail einval "bad session id"; return; }
     d=$SESS/$sid
     [ -d "$d" ] || { fail enoent "no such session in this sandbox"; return; }
-    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] || [ -f "$d/exit_code" ] && break; sleep 0.01; done
+    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] || [ -f "$d/exit_code" ] && break; nap 0.01; done
     if [ ! -f "$d/exit_code" ] && [ -f "$d/pgid" ]; then
-        pg=$(cat "$d/pgid")
+        pg=$(<"$d/pgid")
         kill -TERM -- "-$pg" 2>/dev/null
         for ((i = 0; i < 15; i++)); do
             kill -0 -- "-$pg" 2>/dev/null || break
-            sleep 0.1
+            nap 0.1
         done
         kill -KILL -- "-$pg" 2>/dev/null
     fi
     for ((i = 0; i < 100; i++)); do
         st=$(session_state "$d")
         [ "$st" = running ] || break
-        sleep 0.02
+        nap 0.02
     done
     meta state "$st"
 }
@@ -214,7 +217,7 @@ op_bash_status() { # id...
 
 op_read() { # path line_offset(1-based) line_limit max_bytes
     local shown p off lim max
-    shown=${A[0]:-}; p=$(resolve "$shown"); off=${A[1]:-}; lim=${A[2]:-}; max=${A[3]:-}
+    shown=${A[0]:-}; resolve "$shown"; p=$RP; off=${A[1]:-}; lim=${A[2]:-}; max=${A[3]:-}
     need_file "$p" "$shown" || return
     meta size "$(stat -L -c %s -- "$p")"
     if is_binary "$p"; then meta binary 1; return; fi
@@ -229,7 +232,7 @@ op_read() { # path line_offset(1-based) line_limit max_bytes
 
 op_get() { # path max_bytes
     local shown p max size
-    shown=${A[0]:-}; p=$(resolve "$shown"); max=${A[1]:-}
+    shown=${A[0]:-}; resolve "$shown"; p=$RP; max=${A[1]:-}
     need_file "$p" "$shown" || return
     size=$(stat -L -c %s -- "$p")
     if [ "$size" -gt "$max" ]; then fail efbig "file is too large to edit ($size bytes)"; return; fi
@@ -240,7 +243,7 @@ op_get() { # path max_bytes
 
 op_write() { # path content
     local shown p dir base tmp err
-    shown=${A[0]:-}; p=$(resolve "$shown")
+    shown=${A[0]:-}; resolve "$shown"; p=$RP
     if [ -d "$p" ]; then fail eisdir "is a directory, not a file: $shown"; return; fi
     dir=$(dirname -- "$p"); base=$(basename -- "$p")
     if ! err=$(mkdir -p -- "$dir" 2>&1); then fail eacces "cannot create parent directories of $shown: ${err##*: }"; return; fi
@@ -254,7 +257,7 @@ op_write() { # path content
 op_search() { # pattern path glob max
     local pat shown p glob max rc errf
     pat=${A[0]:-}; shown=${A[1]:-}; glob=${A[2]:-}; max=${A[3]:-}
-    if [ -z "$shown" ]; then p=.; else p=$(resolve "$shown"); fi
+    if [ -z "$shown" ]; then p=.; else resolve "$shown"; p=$RP; fi
     cd -- "$WS" 2>/dev/null || cd -- "$HOME" || true
     if [ ! -e "$p" ]; then fail enoent "no such file or directory: ${shown:-.}"; return; fi
     if [ ! -r "$p" ]; then fail eacces "permission denied: ${shown:-.}"; return; fi
@@ -282,7 +285,7 @@ op_search() { # pattern path glob max
 
 op_list() { # path depth max
     local shown p depth max
-    shown=${A[0]:-}; p=$(resolve "$shown"); depth=${A[1]:-}; max=${A[2]:-}
+    shown=${A[0]:-}; resolve "$shown"; p=$RP; depth=${A[1]:-}; max=${A[2]:-}
     if [ ! -e "$p" ]; then fail enoent "no such directory: ${shown:-.}"; return; fi
     if [ ! -d "$p" ]; then fail enotdir "not a directory: ${shown:-.}"; return; fi
     if [ ! -r "$p" ] || [ ! -x "$p" ]; then fail eacces "permission denied: ${shown:-.}"; return; fi
@@ -322,7 +325,14 @@ while IFS=' ' read -r rid rop rlen; do
         echo "chat2sbx-helper: malformed frame header" >&2
         exit 2
     fi
-    head -c "$rlen" >"$RUN/$rid.req"
+    if ((rlen <= 1024)); then
+        # Small bodies (base64 text, no NUL) without a fork; bash reads a pipe byte by byte, so
+        # large ones go through head.
+        IFS= read -r -N "$rlen" rbody
+        printf '%s' "$rbody" >"$RUN/$rid.req"
+    else
+        head -c "$rlen" >"$RUN/$rid.req"
+    fi
     handle "$rid" "$rop" "$RUN/$rid.req" </dev/null &
 done
 wait
