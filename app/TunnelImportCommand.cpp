@@ -1,11 +1,13 @@
 // `chat2sbx tunnel import`: validates the tunnel id and key files in the secret directory and stores
-// them in the OS keychain, after which the files are no longer needed. The key is never printed.
+// them in the OS keychain; once they read back unchanged the files are removed (a move). The key is
+// never printed.
 #include "Command.h"
 
 #include "tunnel/TunnelCredentials.h"
 #include "tunnel/TunnelKeychain.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -22,34 +24,52 @@ int runTunnelImport(CommandContext &ctx)
     if (!TunnelCredentials::readFiles(c, credentials, error))
         return ctx.fail(QStringLiteral("cannot import the tunnel credentials: %1").arg(error));
 
-    QString writeError;
+    // Write, then read back: the files go only once the keychain demonstrably returns the same values.
+    QString keychainError;
     bool finished = false;
-    TunnelKeychain::write(credentials.tunnelId, credentials.key, [&](const QString &e) {
-        writeError = e;
-        finished = true;
-        QCoreApplication::exit(0);
+    TunnelKeychain::write(credentials.tunnelId, credentials.key, [&](const QString &writeError) {
+        if (!writeError.isEmpty()) {
+            keychainError = writeError;
+            finished = true;
+            QCoreApplication::exit(0);
+            return;
+        }
+        TunnelKeychain::read([&](const TunnelKeychain::ReadResult &r) {
+            if (!r.error.isEmpty())
+                keychainError = QStringLiteral("reading them back failed: %1").arg(r.error);
+            else if (r.tunnelId != credentials.tunnelId || r.key != credentials.key)
+                keychainError = QStringLiteral("reading them back gave different values");
+            finished = true;
+            QCoreApplication::exit(0);
+        });
     });
     if (!finished)
         QCoreApplication::exec();
-    if (!writeError.isEmpty())
+    if (!keychainError.isEmpty())
         return ctx.fail(QStringLiteral("cannot store the tunnel credentials in the OS keychain: %1 "
-                                       "(keep using the files in %2)").arg(writeError, c.secretDir));
+                                       "(the files in %2 are unchanged; keep using them)").arg(keychainError, c.secretDir));
 
     const QString idFile = TunnelCredentials::idFilePath(c);
     const QString keyFile = TunnelCredentials::keyFilePath(c);
+    QStringList kept;
+    for (const QString &f : {keyFile, idFile})
+        if (!QFile::remove(f))
+            kept << f;
     if (ctx.json) {
         ctx.printJson(QJsonObject{
             {QStringLiteral("imported"), true},
             {QStringLiteral("tunnelId"), credentials.tunnelId},
             {QStringLiteral("keychainService"), TunnelKeychain::serviceName()},
+            {QStringLiteral("removedFiles"), kept.isEmpty()},
             {QStringLiteral("files"), QJsonArray{idFile, keyFile}},
         });
     } else {
-        ctx.print(QStringLiteral("Stored tunnel id %1 and its key in the OS keychain (service \"%2\").\n"
-                                 "chat2sbx serve now reads them from there when %3 and %4 are absent;\n"
-                                 "you may delete those files.\n")
+        ctx.print(QStringLiteral("Moved tunnel id %1 and its key into the OS keychain (service \"%2\").\n"
+                                 "chat2sbx serve reads them from there while %3 and %4 are absent.")
                       .arg(credentials.tunnelId, TunnelKeychain::serviceName(), idFile, keyFile));
     }
+    if (!kept.isEmpty())
+        return ctx.fail(QStringLiteral("stored in the keychain, but could not remove %1; delete it by hand").arg(kept.join(QStringLiteral(" and "))));
     return 0;
 }
 

@@ -6,6 +6,8 @@
 
 #include <QTimer>
 
+#include <utility>
+
 namespace chat2sbx {
 
 namespace {
@@ -163,9 +165,26 @@ void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId,
             return finishWait(w, false,
                               QStringLiteral("no bash session %1 in sandbox %2").arg(sessionId, w->sandbox.sandboxId), {});
         w->rec = *rec;
-        if (!answerFromPrefetched(w))
-            tick(w);
+        pollBuffered(w);
     });
+}
+
+// Output already fetched is answered at once; a poll that finds the buffer empty while a read-ahead
+// is on its way waits for it instead of reading the same bytes again.
+void BashSessions::pollBuffered(const std::shared_ptr<Wait> &w)
+{
+    OutputPrefetch::Entry *e = m_prefetch.find(w->rec.id);
+    if (e && e->offset != w->rec.readOffset) {
+        m_prefetch.drop(w->rec.id);
+        e = nullptr;
+    }
+    if (e && e->remaining() > 0)
+        return answer(w, e->state, e->size, e->data, e->from, true);
+    if (e && e->fetching) {
+        e->whenFetched = [this, w] { pollBuffered(w); };
+        return;
+    }
+    tick(w);
 }
 
 void BashSessions::scheduleTick(const std::shared_ptr<Wait> &w)
@@ -279,48 +298,44 @@ void BashSessions::answerWith(const std::shared_ptr<Wait> &w, const ChannelReply
     answer(w, r.meta.value(QStringLiteral("state")), r.meta.value(QStringLiteral("size")).toLongLong(), r.data);
 }
 
-bool BashSessions::answerFromPrefetched(const std::shared_ptr<Wait> &w)
+void BashSessions::readAhead(const RunningSandbox &sandbox, const QString &sessionId)
 {
-    const auto it = m_prefetched.constFind(w->rec.id);
-    if (it == m_prefetched.cend())
-        return false;
-    const Prefetched p = it.value();
-    dropPrefetched(w->rec.id);
-    if (p.offset != w->rec.readOffset || p.data.isEmpty())
-        return false;
-    answer(w, p.state, p.size, p.data);
-    return true;
-}
-
-void BashSessions::keepPrefetched(const QString &sessionId, qint64 offset, QByteArray data, qint64 size, const QString &state)
-{
-    dropPrefetched(sessionId);
-    // Bounded memory: when many sessions stream at once the oldest buffers go; they are re-read.
-    while (!m_prefetched.isEmpty() && m_prefetchedTotal + data.size() > kMaxPrefetchedTotal)
-        dropPrefetched(m_prefetched.constBegin().key());
-    m_prefetchedTotal += data.size();
-    m_prefetched.insert(sessionId, {offset, std::move(data), size, state});
-}
-
-void BashSessions::dropPrefetched(const QString &sessionId)
-{
-    const auto it = m_prefetched.find(sessionId);
-    if (it == m_prefetched.end())
+    OutputPrefetch::Entry *e = m_prefetch.find(sessionId);
+    if (!e || e->fetching || e->remaining() >= kReadAheadBelow)
         return;
-    m_prefetchedTotal -= it->data.size();
-    m_prefetched.erase(it);
+    std::optional<int> code;
+    if (stateExited(e->state, code) && e->end() >= e->size)
+        return;   // everything the command wrote is here already
+    e->fetching = true;
+    const qint64 at = e->end();
+    m_channels.channelFor(sandbox).request(
+        QStringLiteral("bash_read"), {sessionId.toUtf8(), QByteArray::number(at), QByteArray::number(kPrefetchBytes)},
+        kReadTimeoutMs, [this, sessionId, at](const ChannelReply &r) {
+            OutputPrefetch::Entry *entry = m_prefetch.find(sessionId);
+            if (!entry)
+                return;
+            entry->fetching = false;
+            if (r.ok)
+                m_prefetch.append(sessionId, at, r.data, r.meta.value(QStringLiteral("size")).toLongLong(),
+                                  r.meta.value(QStringLiteral("state")));
+            entry = m_prefetch.find(sessionId);
+            if (entry && entry->whenFetched)
+                std::exchange(entry->whenFetched, nullptr)();
+        });
 }
 
-// `data` is the output from the session's read offset on (up to kPrefetchBytes); at most
-// kMaxOutputBytes of it are returned, the rest is kept for the next poll.
-void BashSessions::answer(const std::shared_ptr<Wait> &w, const QString &state, qint64 size, const QByteArray &data)
+// data[from...] is the output from the session's read offset on (up to kPrefetchBytes, fresh from the
+// helper or from the prefetch buffer); at most kMaxOutputBytes of it are returned, the rest is kept.
+void BashSessions::answer(const std::shared_ptr<Wait> &w, const QString &state, qint64 size, const QByteArray &data,
+                          qsizetype from, bool fromBuffer)
 {
     std::optional<int> code;
     const bool exited = stateExited(state, code);
-    const QByteArray chunk = data.left(kMaxOutputBytes);
+    const qsizetype available = data.size() - from;
+    const QByteArray chunk = data.mid(from, kMaxOutputBytes);
     const bool moreAfter = size > w->rec.readOffset + chunk.size();
     const qsizetype emitLen = (!exited || moreAfter) ? completeUtf8Prefix(chunk) : chunk.size();
-    if (emitLen == 0 && !exited && !w->expired() && data.size() < kMaxOutputBytes)
+    if (emitLen == 0 && !exited && !w->expired() && available < kMaxOutputBytes)
         return scheduleTick(w);   // only part of a character so far
 
     QString error;
@@ -330,14 +345,22 @@ void BashSessions::answer(const std::shared_ptr<Wait> &w, const QString &state, 
     w->rec.readOffset = newOffset;
     if (!recordExit(w->rec, state, error))
         return finishWait(w, false, error, {});
-    if (data.size() > emitLen)
-        keepPrefetched(w->rec.id, newOffset, data.mid(emitLen), size, state);
+    const bool streaming = emitLen >= kMaxOutputBytes - 3;
+    if (fromBuffer)
+        m_prefetch.consume(w->rec.id, emitLen);
+    else if (available > emitLen || streaming)
+        m_prefetch.keep(w->rec.id, newOffset, available > emitLen ? data : QByteArray(), available > emitLen ? from + emitLen : 0,
+                        size, state);
+    else
+        m_prefetch.drop(w->rec.id);
+    if (streaming)
+        readAhead(w->sandbox, w->rec.id);   // fetch the next megabytes while this answer is on its way
 
     BashSnapshot s;
     s.sessionId = w->rec.id;
     s.exited = exited;
     s.exitCode = exited ? code : std::nullopt;
-    s.output = QString::fromUtf8(chunk.left(emitLen));
+    s.output = QString::fromUtf8(chunk.constData(), emitLen);
     s.hasMoreOutput = size > newOffset;
     finishWait(w, true, {}, s);
 }

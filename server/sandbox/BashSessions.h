@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sandbox/OutputPrefetch.h"
 #include "sandbox/SandboxResolver.h"
 #include "state/BashSessionRepository.h"
 
@@ -51,6 +52,8 @@ public:
     // host for the next polls of the session, so a fast stream needs one round trip per 4 MiB.
     static constexpr int kPrefetchBytes = 4 * 1024 * 1024;
     static constexpr qint64 kMaxPrefetchedTotal = 64 * 1024 * 1024;
+    // While output streams (full responses), the next read starts when less than this is buffered.
+    static constexpr int kReadAheadBelow = 1024 * 1024;
 
     using SnapshotDone = std::function<void(bool ok, const QString &error, const BashSnapshot &snapshot)>;
     using ListDone = std::function<void(const QList<BashSessionRecord> &sessions)>;
@@ -75,10 +78,10 @@ private:
     void tick(const std::shared_ptr<Wait> &w);
     void readData(const std::shared_ptr<Wait> &w);
     void answerWith(const std::shared_ptr<Wait> &w, const ChannelReply &reply);
-    bool answerFromPrefetched(const std::shared_ptr<Wait> &w);
-    void answer(const std::shared_ptr<Wait> &w, const QString &state, qint64 size, const QByteArray &data);
-    void keepPrefetched(const QString &sessionId, qint64 offset, QByteArray data, qint64 size, const QString &state);
-    void dropPrefetched(const QString &sessionId);
+    void pollBuffered(const std::shared_ptr<Wait> &w);
+    void answer(const std::shared_ptr<Wait> &w, const QString &state, qint64 size, const QByteArray &data,
+                qsizetype from = 0, bool fromBuffer = false);
+    void readAhead(const RunningSandbox &sandbox, const QString &sessionId);
     void scheduleTick(const std::shared_ptr<Wait> &w);
     void finishWait(const std::shared_ptr<Wait> &w, bool ok, const QString &error, const BashSnapshot &s);
     bool recordExit(BashSessionRecord &rec, const QString &state, QString &error);
@@ -87,17 +90,7 @@ private:
     ChannelPool &m_channels;
     Clock &m_clock;
     QHash<QString, std::shared_ptr<std::deque<std::function<void()>>>> m_queues;
-    // Output read from the helper beyond what a response could carry, by session. Valid only while
-    // `offset` equals the session's persisted read offset; lost on restart, which loses nothing
-    // because the offset only advances over what was returned.
-    struct Prefetched {
-        qint64 offset = 0;
-        QByteArray data;
-        qint64 size = 0;   // the output file's size when it was read
-        QString state;     // the session state seen before that read
-    };
-    QHash<QString, Prefetched> m_prefetched;
-    qint64 m_prefetchedTotal = 0;
+    OutputPrefetch m_prefetch{kMaxPrefetchedTotal};
     int m_firstTickMs = 10;
     int m_maxTickMs = 200;
 };

@@ -152,6 +152,32 @@ private slots:
         QVERIFY(!drain(sessionOf(first), output(first).toUtf8()).contains("survived"));
     }
 
+    // Several requests are in flight on one channel: a slow one (bash_stop waiting out a process that
+    // ignores SIGTERM, ~1.5 s in the helper) does not hold back a poll of another session.
+    void slowRequestDoesNotBlockAPoll()
+    {
+        const ToolResult stubborn = f.call(QStringLiteral("bash"), {{"command", "trap '' TERM; sleep 100"}, {"yield_time_ms", 0}});
+        QVERIFY2(!stubborn.isError, qPrintable(InSandboxFixture::describe(stubborn)));
+        const ToolResult other = f.call(QStringLiteral("bash"), {{"command", "sleep 0.3; echo late; sleep 100"}, {"yield_time_ms", 0}});
+        QVERIFY2(!other.isError, qPrintable(InSandboxFixture::describe(other)));
+
+        QElapsedTimer t;
+        t.start();
+        const PendingCall stop = f.start(QStringLiteral("bash_stop"), {{"session_id", sessionOf(stubborn)}});
+        const PendingCall poll = f.start(QStringLiteral("bash_poll"), {{"session_id", sessionOf(other)}, {"yield_time_ms", 10000}});
+        QVERIFY(waitFor([&] { return poll.done(); }, 10000));
+        const qint64 pollMs = t.elapsed();
+        QVERIFY2(!poll.get().isError, qPrintable(InSandboxFixture::describe(poll.get())));
+        QCOMPARE(output(poll.get()), QStringLiteral("late\n"));
+        QVERIFY2(!stop.done(), "bash_stop finished before the poll: nothing was shown");
+        QVERIFY(waitFor([&] { return stop.done(); }, 10000));
+        const qint64 stopMs = t.elapsed();
+        qInfo("poll answered after %lld ms while bash_stop took %lld ms", pollMs, stopMs);
+        QVERIFY2(pollMs < 1200, qPrintable(QString::number(pollMs)));
+        QCOMPARE(status(stop.get()), QStringLiteral("exited"));
+        f.call(QStringLiteral("bash_stop"), {{"session_id", sessionOf(other)}});
+    }
+
     void twentyConcurrentSessions()
     {
         QStringList ids;

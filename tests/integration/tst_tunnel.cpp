@@ -213,6 +213,31 @@ private slots:
         QCOMPARE(server.terminate(), 0);
     }
 
+    // Without a keychain (no D-Bus session bus) `tunnel import` is one clear error and the files stay
+    // exactly as they were; bad files are named before the keychain is tried; the key never shows.
+    void tunnelImportWithoutKeychainKeepsTheFiles()
+    {
+        TestEnvironment env;
+        enableTunnel(env);
+        env.set("DBUS_SESSION_BUS_ADDRESS", "");
+        env.set("XDG_RUNTIME_DIR", env.root() + "/no-runtime-dir");
+        const QString secrets = env.root() + "/secrets";
+        CliResult r = runCli(env, {"tunnel", "import"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("cannot store the tunnel credentials in the OS keychain: no OS keychain is available"), r.err.constData());
+        QVERIFY2(r.err.contains("unchanged"), r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+        QVERIFY(!r.err.contains(kKey.toUtf8()) && !r.out.contains(kKey.toUtf8()));
+        QCOMPARE(readFile(secrets + "/key"), kKey.toUtf8() + "\n");
+        QCOMPARE(readFile(secrets + "/tunnel-id"), kTunnelId.toUtf8() + "\n");
+
+        QVERIFY(QFile::remove(secrets + "/key"));
+        r = runCli(env, {"tunnel", "import"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(("tunnel key file " + secrets + "/key not found").toUtf8()), r.err.constData());
+        QCOMPARE(runCli(env, {"tunnel", "import", "extra"}).exitCode, 2);
+    }
+
     void malformedTunnelIdIsAClearError()
     {
         TestEnvironment env;
