@@ -38,9 +38,10 @@ fi
 WATCHER='
 d=$1; t=$2
 echo $$ >"$d/watcher.pid"
-cd -- "$(cat "$d/cwd")" || exit 1
+IFS= read -r -d "" cwd <"$d/cwd"; cd -- "$cwd" || exit 1
 while IFS= read -r -d "" kv; do export "$kv"; done <"$d/env"
-setsid bash -c "$(cat "$d/command")" </dev/null >>"$d/output" 2>&1 &
+IFS= read -r -d "" cmd <"$d/command"
+setsid bash -c "$cmd" </dev/null >>"$d/output" 2>&1 &
 pid=$!
 echo "$pid" >"$d/pgid.tmp" && mv -f "$d/pgid.tmp" "$d/pgid"
 tp=
@@ -93,7 +94,7 @@ parse_args() {
 }
 # Argument i (1-based), byte-exact, into a file.
 argfile() {
-    if [ -z "${ALEN[$1 - 1]:-}" ]; then : >"$2"; return; fi
+    if [ "${ALEN[$1 - 1]:-0}" = 0 ]; then : >"$2"; return; fi
     tail -c +$((AOFF[$1 - 1] + 1)) -- "$BIN" | head -c "${ALEN[$1 - 1]}" >"$2"
 }
 
@@ -128,14 +129,15 @@ is_binary() { local x; IFS= read -r -d '' -n 8192 x <"$1" 2>/dev/null && ((${#x}
 
 valid_session() { [[ $1 =~ ^bash_[0-9a-f]{24}$ ]]; }
 
-session_state() { # dir -> prints "exited <code>" / "running" / "lost"
-    local d=$1
+session_state() { # dir -> SS="exited:<code>" / "running" / "lost" (builtins only: no fork)
+    local d=$1 c= w=
     if [ -f "$d/exit_code" ]; then
-        printf 'exited:%s' "$(<"$d/exit_code")"
-    elif [ -f "$d/watcher.pid" ] && ! kill -0 "$(<"$d/watcher.pid")" 2>/dev/null && [ ! -f "$d/exit_code" ]; then
-        printf 'lost'
+        read -r c <"$d/exit_code"
+        SS="exited:$c"
+    elif [ -f "$d/watcher.pid" ] && { read -r w <"$d/watcher.pid"; ! kill -0 "$w" 2>/dev/null; } && [ ! -f "$d/exit_code" ]; then
+        SS=lost
     else
-        printf 'running'
+        SS=running
     fi
 }
 
@@ -156,13 +158,14 @@ op_bash_start() { # id cwd timeout_ms command env(NUL separated NAME=VALUE, last
     argfile 5 "$d.tmp/env"
     printf '%s' "$cwd" >"$d.tmp/cwd"
     : >"$d.tmp/output"
-    date +%s%3N >"$d.tmp/started"
+    if [ -n "${EPOCHREALTIME:-}" ]; then local us=${EPOCHREALTIME/[.,]/}; echo "${us:0:${#us}-3}" >"$d.tmp/started"
+    else date +%s%3N >"$d.tmp/started"; fi
     mv "$d.tmp" "$d" || { fail eio "cannot create session directory"; return; }
     setsid -f bash -c "$WATCHER" chat2sbx-watch "$d" "$t" </dev/null >/dev/null 2>&1
     local i
-    for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] && break; nap 0.005; done
+    for ((i = 0; i < 500; i++)); do [ -f "$d/pgid" ] && break; nap 0.001; done
     # A quick command is usually done a moment later: the first snapshot then sees its exit.
-    for ((i = 0; i < 4; i++)); do [ -f "$d/exit_code" ] && break; nap 0.005; done
+    for ((i = 0; i < 20; i++)); do [ -f "$d/exit_code" ] && break; nap 0.001; done
     meta started 1
 }
 
@@ -174,7 +177,7 @@ op_bash_read() { # id offset max
     [[ $max =~ ^[0-9]+$ ]] || max=60000
     d=$SESS/$sid
     [ -d "$d" ] || { fail enoent "no such session in this sandbox"; return; }
-    st=$(session_state "$d")   # before reading, so an exit seen here means all output is in the file
+    session_state "$d"; st=$SS   # before reading, so an exit seen here means all output is in the file
     tail -c +$((off + 1)) -- "$d/output" 2>/dev/null | head -c "$max" >"$O"
     meta size "$(stat -c %s -- "$d/output" 2>/dev/null || echo 0)"
     meta state "$st"
@@ -199,7 +202,7 @@ op_bash_stop() { # id
         kill -KILL -- "-$pg" 2>/dev/null
     fi
     for ((i = 0; i < 100; i++)); do
-        st=$(session_state "$d")
+        session_state "$d"; st=$SS
         [ "$st" = running ] || break
         nap 0.02
     done
@@ -211,7 +214,7 @@ op_bash_status() { # id...
     for ((i = 1; i <= ${#A[@]}; i++)); do
         sid=${A[i - 1]}
         valid_session "$sid" || continue
-        if [ -d "$SESS/$sid" ]; then meta "$sid" "$(session_state "$SESS/$sid")"; else meta "$sid" missing; fi
+        if [ -d "$SESS/$sid" ]; then session_state "$SESS/$sid"; meta "$sid" "$SS"; else meta "$sid" missing; fi
     done
 }
 
