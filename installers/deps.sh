@@ -2,7 +2,8 @@
 # Installs the Debian packages chat2sbx needs to build, run and test. Idempotent: installs only
 # what is missing, and runs apt-get update only when something is.
 #   installers/deps.sh          build + run dependencies
-#   installers/deps.sh --test   also what the test suite needs (node/npm, bubblewrap, desktop tools)
+#   installers/deps.sh --test   also what the test suite needs (node/npm, bubblewrap, desktop tools,
+#                               a Secret Service for the keychain test)
 set -euo pipefail
 
 packages=(
@@ -11,7 +12,9 @@ packages=(
   libqt6sql6-sqlite qt6-svg-dev libqt6svg6 qt6-qpa-plugins
 )
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq)
+  # gnome-keyring + libsecret + dbus: a throwaway Secret Service for the tunnel keychain test
+  packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq
+             gnome-keyring libsecret-1-0 dbus-daemon)
 fi
 
 missing=()

@@ -238,6 +238,50 @@ private slots:
         QCOMPARE(runCli(env, {"tunnel", "import", "extra"}).exitCode, 2);
     }
 
+    // With a Secret Service (a throwaway gnome-keyring on a private D-Bus session) `tunnel import` moves
+    // the id and key into the keychain and removes the files; serve then takes them from there and the
+    // tunnel becomes ready, the key on no command line and in no output.
+    void tunnelImportMovesIntoTheKeychainAndServeUsesIt()
+    {
+        for (const char *tool : {"dbus-run-session", "gnome-keyring-daemon"})
+            QVERIFY2(!QStandardPaths::findExecutable(tool).isEmpty(),
+                     qPrintable(QStringLiteral("%1 is missing (installers/deps.sh --test installs it)").arg(tool)));
+        TestEnvironment env;
+        enableTunnel(env);
+        const QString secrets = env.root() + "/secrets";
+        const QString runtimeDir = env.root() + "/xdg-runtime";
+        QVERIFY(QDir().mkpath(runtimeDir));
+        QVERIFY(QFile::setPermissions(runtimeDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
+        env.set("XDG_RUNTIME_DIR", runtimeDir);
+
+        QProcess session;
+        session.setProcessEnvironment(env.processEnvironment());
+        session.start(QStringLiteral("dbus-run-session"),
+                      {QStringLiteral("--"), QStringLiteral("bash"), sourceDir() + "/tests/integration/tunnel_keychain_session.sh"});
+        QByteArray line;
+        QVERIFY(waitFor([&] {
+            line += session.readAllStandardOutput();
+            return line.contains('\n') || session.state() == QProcess::NotRunning;
+        }, 15000));
+        QVERIFY2(line.startsWith("DBUS_SESSION_BUS_ADDRESS="), (line + session.readAllStandardError()).constData());
+        env.set("DBUS_SESSION_BUS_ADDRESS", QString::fromUtf8(line.trimmed().mid(25)));
+
+        const CliResult imported = runCli(env, {"tunnel", "import"});
+        QVERIFY2(imported.exitCode == 0, imported.err.constData());
+        QVERIFY(imported.out.contains("Moved tunnel id " + kTunnelId.toUtf8()));
+        QVERIFY(!imported.out.contains(kKey.toUtf8()) && !imported.err.contains(kKey.toUtf8()));
+        QVERIFY(!QFileInfo::exists(secrets + "/key"));
+        QVERIFY(!QFileInfo::exists(secrets + "/tunnel-id"));
+
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        QVERIFY2(waitFor([&] { return tunnelState(env) == "ready"; }, 20000), qPrintable(server.output()));
+        noKeyAnywhere(env, server);
+        QCOMPARE(server.terminate(), 0);
+        session.closeWriteChannel();
+        QVERIFY(session.waitForFinished(10000));
+    }
+
     void malformedTunnelIdIsAClearError()
     {
         TestEnvironment env;
