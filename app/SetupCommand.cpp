@@ -3,6 +3,7 @@
 #include "Command.h"
 
 #include "runtime/Ids.h"
+#include "sandbox/SandboxChannel.h"
 #include "sandbox/SbxDriver.h"
 
 #include <QCoreApplication>
@@ -15,18 +16,19 @@
 namespace chat2sbx::app {
 namespace {
 
-// What the in-sandbox helper needs: bash and coreutils (base64 among them). Installed with the
-// distribution's package manager when missing, then verified. A fixed script, never built from input.
+// What the in-sandbox helper needs: bash, coreutils, util-linux (setsid, flock), grep and findutils;
+// the exact programs are SandboxChannel::helperCommands(). Installed with the distribution's package
+// manager when missing, then verified. A fixed script ("@NEED@" is that fixed list), never built from input.
 const char kProvisionScript[] = R"SH(set -e
-need="bash base64 cat chmod dd head mkdir mktemp mv rm sleep stat tail wc setsid"
+need="bash @NEED@"
 missing=""
 for c in $need; do command -v "$c" >/dev/null 2>&1 || missing="$missing $c"; done
 if [ -n "$missing" ]; then
   echo "installing:$missing"
   if command -v apt-get >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash coreutils util-linux
-  elif command -v apk >/dev/null 2>&1; then apk add --no-cache bash coreutils util-linux
-  elif command -v dnf >/dev/null 2>&1; then dnf install -y bash coreutils util-linux
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash coreutils util-linux grep findutils
+  elif command -v apk >/dev/null 2>&1; then apk add --no-cache bash coreutils util-linux grep findutils
+  elif command -v dnf >/dev/null 2>&1; then dnf install -y bash coreutils util-linux grep findutils
   else echo "no supported package manager to install:$missing" >&2; exit 1; fi
 fi
 for c in $need; do command -v "$c" >/dev/null 2>&1 || { echo "still missing: $c" >&2; exit 1; }; done
@@ -121,11 +123,13 @@ private:
 
     void provision()
     {
-        step(4, QStringLiteral("Installing and verifying bash, coreutils and base64 (as root)"));
+        step(4, QStringLiteral("Installing and verifying what the helper needs: bash, coreutils, util-linux, grep, findutils (as root)"));
         SbxExecSpec spec;
         spec.runtimeName = m_builder;
         spec.asRoot = true;
-        spec.command = {QStringLiteral("sh"), QStringLiteral("-c"), QString::fromLatin1(kProvisionScript)};
+        const QString script = QString::fromLatin1(kProvisionScript)
+                                   .replace(QStringLiteral("@NEED@"), SandboxChannel::helperCommands().join(QLatin1Char(' ')));
+        spec.command = {QStringLiteral("sh"), QStringLiteral("-c"), script};
         m_sbx.exec(spec, [this](const SbxResult &r) {
             if (!r.ok)
                 return abortWithBuilder(QStringLiteral("provisioning the builder failed: %1").arg(r.error));

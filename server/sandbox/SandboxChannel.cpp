@@ -45,6 +45,16 @@ QByteArray SandboxChannel::helperScript()
     return script;
 }
 
+QStringList SandboxChannel::helperCommands()
+{
+    return {QStringLiteral("base64"), QStringLiteral("basename"), QStringLiteral("cat"), QStringLiteral("chmod"),
+            QStringLiteral("cut"), QStringLiteral("date"), QStringLiteral("dirname"), QStringLiteral("find"),
+            QStringLiteral("flock"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
+            QStringLiteral("mkdir"), QStringLiteral("mktemp"), QStringLiteral("mv"), QStringLiteral("rm"),
+            QStringLiteral("setsid"), QStringLiteral("sleep"), QStringLiteral("sort"), QStringLiteral("stat"),
+            QStringLiteral("tail"), QStringLiteral("timeout")};
+}
+
 QStringList SandboxChannel::bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize)
 {
     return {QStringLiteral("bash"), QStringLiteral("-c"), QString::fromLatin1(kBootstrap),

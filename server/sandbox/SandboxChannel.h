@@ -64,6 +64,9 @@ public:
 
     // The helper script (resource) and the bootstrap the child runs.
     static QByteArray helperScript();
+    // The programs the helper runs besides bash and its builtins (ripgrep is optional). `setup`
+    // checks that the template has every one; tst_helper_script checks that the list is complete.
+    static QStringList helperCommands();
     static QStringList bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize);
 
 signals:
