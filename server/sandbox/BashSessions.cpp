@@ -52,8 +52,17 @@ struct BashSessions::Wait {
 };
 
 BashSessions::BashSessions(Database &db, ChannelPool &channels, Clock &clock, QObject *parent)
-    : QObject(parent), m_repo(db), m_channels(channels), m_clock(clock)
+    : QObject(parent), m_repo(db), m_channels(channels), m_clock(clock),
+      m_prefetch(kMaxPrefetchedTotal, [] {
+          static QElapsedTimer steady;
+          if (!steady.isValid())
+              steady.start();
+          return steady.elapsed();
+      })
 {
+    m_prefetchSweep.setInterval(kPrefetchIdleMs / 2);
+    connect(&m_prefetchSweep, &QTimer::timeout, this, [this] { m_prefetch.dropIdle(kPrefetchIdleMs); });
+    m_prefetchSweep.start();
 }
 
 BashSessions::~BashSessions() = default;

@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QList>
 #include <QObject>
+#include <QTimer>
 #include <QPair>
 #include <QString>
 
@@ -54,6 +55,8 @@ public:
     static constexpr qint64 kMaxPrefetchedTotal = 64 * 1024 * 1024;
     // While output streams (full responses), the next read starts when less than this is buffered.
     static constexpr int kReadAheadBelow = 1024 * 1024;
+    // A buffer nobody polled for this long is dropped (its bytes are re-read if a poll comes after all).
+    static constexpr int kPrefetchIdleMs = 60000;
 
     using SnapshotDone = std::function<void(bool ok, const QString &error, const BashSnapshot &snapshot)>;
     using ListDone = std::function<void(const QList<BashSessionRecord> &sessions)>;
@@ -90,7 +93,8 @@ private:
     ChannelPool &m_channels;
     Clock &m_clock;
     QHash<QString, std::shared_ptr<std::deque<std::function<void()>>>> m_queues;
-    OutputPrefetch m_prefetch{kMaxPrefetchedTotal};
+    OutputPrefetch m_prefetch;
+    QTimer m_prefetchSweep;
     int m_firstTickMs = 10;
     int m_maxTickMs = 200;
 };

@@ -1,8 +1,15 @@
 #include "sandbox/OutputPrefetch.h"
 
+#include <QStringList>
+
 #include <algorithm>
 
 namespace chat2sbx {
+
+OutputPrefetch::OutputPrefetch(qint64 maxTotalBytes, std::function<qint64()> nowMs)
+    : m_maxTotal(maxTotalBytes), m_nowMs(std::move(nowMs))
+{
+}
 
 OutputPrefetch::Entry *OutputPrefetch::find(const QString &sessionId)
 {
@@ -34,6 +41,7 @@ void OutputPrefetch::keep(const QString &sessionId, qint64 offset, const QByteAr
     e->from = from;
     e->size = size;
     e->state = state;
+    e->usedAtMs = m_nowMs();
 }
 
 void OutputPrefetch::consume(const QString &sessionId, qsizetype bytes)
@@ -42,6 +50,7 @@ void OutputPrefetch::consume(const QString &sessionId, qsizetype bytes)
         const qsizetype n = std::min(bytes, e->remaining());
         e->from += n;
         e->offset += n;
+        e->usedAtMs = m_nowMs();
     }
 }
 
@@ -52,6 +61,17 @@ void OutputPrefetch::append(const QString &sessionId, qint64 at, const QByteArra
         return;
     const QByteArray joined = e->data.mid(e->from) + more;
     keep(sessionId, e->offset, joined, 0, size, state);
+}
+
+void OutputPrefetch::dropIdle(qint64 idleMs)
+{
+    const qint64 now = m_nowMs();
+    QStringList idle;
+    for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it)
+        if (!it->fetching && !it->whenFetched && now - it->usedAtMs >= idleMs)
+            idle << it.key();
+    for (const QString &id : idle)
+        drop(id);
 }
 
 void OutputPrefetch::drop(const QString &sessionId)

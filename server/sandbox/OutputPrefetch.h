@@ -22,12 +22,14 @@ public:
         QString state;         // the session state seen before that read
         bool fetching = false; // a read-ahead is on its way
         std::function<void()> whenFetched;   // a poll waiting for that read-ahead
+        qint64 usedAtMs = 0;   // last keep/consume/append, for dropIdle()
 
         qsizetype remaining() const { return data.size() - from; }
         qint64 end() const { return offset + remaining(); }
     };
 
-    explicit OutputPrefetch(qint64 maxTotalBytes) : m_maxTotal(maxTotalBytes) {}
+    // `nowMs` stamps each use (a steady clock; tests pass their own).
+    explicit OutputPrefetch(qint64 maxTotalBytes, std::function<qint64()> nowMs);
 
     Entry *find(const QString &sessionId);
     // Replaces the entry's content (a pending read-ahead stays pending; its result is used only if
@@ -39,6 +41,8 @@ public:
     void append(const QString &sessionId, qint64 at, const QByteArray &more, qint64 size, const QString &state);
     // Removes the entry; a waiting poll is resumed (it then reads from the helper itself).
     void drop(const QString &sessionId);
+    // Drops buffers nobody used for `idleMs` (a client that stopped polling a stream).
+    void dropIdle(qint64 idleMs);
     qint64 totalBytes() const { return m_total; }
 
 private:
@@ -47,6 +51,7 @@ private:
     QHash<QString, Entry> m_entries;
     qint64 m_total = 0;
     qint64 m_maxTotal;
+    std::function<qint64()> m_nowMs;
 };
 
 } // namespace chat2sbx

@@ -5,12 +5,17 @@
 
 using namespace chat2sbx;
 
+namespace {
+qint64 g_now = 0;
+qint64 now() { return g_now; }
+} // namespace
+
 class TestOutputPrefetch : public QObject {
     Q_OBJECT
 private slots:
     void consumeMovesWithoutCopying()
     {
-        OutputPrefetch p(1000);
+        OutputPrefetch p(1000, now);
         const QByteArray data("0123456789");
         p.keep("a", 100, data, 4, 110, "running");
         OutputPrefetch::Entry *e = p.find("a");
@@ -29,7 +34,7 @@ private slots:
 
     void appendOnlyWhereItContinues()
     {
-        OutputPrefetch p(1000);
+        OutputPrefetch p(1000, now);
         p.keep("a", 2, "abcdef", 2, 6, "running");   // output offset 2 is data[2]
         p.append("a", 5, "XYZ", 9, "running");   // a gap: ignored
         QCOMPARE(p.find("a")->end(), 6);
@@ -46,7 +51,7 @@ private slots:
 
     void keepPreservesAPendingReadAhead()
     {
-        OutputPrefetch p(1000);
+        OutputPrefetch p(1000, now);
         p.keep("a", 0, "abc", 0, 3, "running");
         p.find("a")->fetching = true;
         p.keep("a", 3, "def", 0, 6, "running");
@@ -56,7 +61,7 @@ private slots:
 
     void memoryIsBoundedAndWaitersResume()
     {
-        OutputPrefetch p(10);
+        OutputPrefetch p(10, now);
         int resumed = 0;
         p.keep("a", 0, "aaaaaa", 0, 6, "running");
         p.find("a")->whenFetched = [&] { ++resumed; };
@@ -69,6 +74,29 @@ private slots:
         QCOMPARE(p.totalBytes(), 20);
         p.drop("b");
         QCOMPARE(p.totalBytes(), 0);
+    }
+
+    // A client that stops polling a stream does not keep its megabytes forever; a buffer with a
+    // read-ahead on its way or a poll waiting for one is never dropped as idle.
+    void idleBuffersAreDropped()
+    {
+        OutputPrefetch p(1000, now);
+        g_now = 1000;
+        p.keep("old", 0, "aaaa", 0, 4, "running");
+        p.keep("busy", 0, "bbbb", 0, 4, "running");
+        p.find("busy")->fetching = true;
+        g_now = 50000;
+        p.keep("fresh", 0, "cccc", 0, 4, "running");
+        g_now = 61000;
+        p.dropIdle(60000);
+        QVERIFY(!p.find("old"));
+        QVERIFY(p.find("busy"));
+        QVERIFY(p.find("fresh"));
+        p.consume("fresh", 1);   // a poll keeps it alive
+        g_now = 120000;
+        p.dropIdle(60000);
+        QVERIFY(p.find("fresh"));
+        QCOMPARE(p.totalBytes(), 8);
     }
 };
 
