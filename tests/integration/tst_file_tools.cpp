@@ -285,7 +285,10 @@ private slots:
         SandboxChannel *channel = f.pool->find(f.id());
         QVERIFY(channel);
         const int startsBefore = channel->starts();
-        QVERIFY(f.exec({QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("kill -STOP \"$(cat ~/.chat2sbx/helper.pid)\"")}).ok);
+        const SbxResult pid = f.exec({QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("cat ~/.chat2sbx/helper.pid")});
+        QVERIFY(pid.ok);
+        const QString stalled = QString::fromUtf8(pid.out).trimmed();
+        QVERIFY(f.exec({QStringLiteral("kill"), QStringLiteral("-STOP"), stalled}).ok);
         std::optional<ChannelReply> reply;
         channel->request(QStringLiteral("ping"), {}, 1000, [&](const ChannelReply &r) { reply = r; });
         QVERIFY(waitFor([&] { return reply.has_value(); }, 5000));
@@ -294,6 +297,8 @@ private slots:
         QVERIFY(waitFor([&] { return channel->starts() > startsBefore && channel->isHealthy(); }, 15000));
         const ToolResult r = f.call(QStringLiteral("read"), {{"path", "text.txt"}});
         QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+        // The stopped helper stays stopped forever otherwise (nothing in it reads its closed stdin).
+        QVERIFY(f.exec({QStringLiteral("kill"), QStringLiteral("-KILL"), stalled}).ok);
     }
 
     void channelWithoutSbxFailsCleanly()
