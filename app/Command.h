@@ -16,11 +16,10 @@ struct CommandContext {
     QStringList args;        // positional arguments after the command words
     bool json = false;
     Config config;
-    QStringList setOptions;  // names of the command's own options given on the command line
-    QHash<QString, QString> optionValues;
+    QHash<QString, QString> options;   // the command's own options given, by long name (value or empty)
 
-    bool isSet(const QString &option) const { return setOptions.contains(option); }
-    QString value(const QString &option) const { return optionValues.value(option); }
+    bool isSet(const QString &option) const { return options.contains(option); }
+    QString value(const QString &option) const { return options.value(option); }
 
     // Human text to stdout.
     void print(const QString &text) const;

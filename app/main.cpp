@@ -122,9 +122,7 @@ int main(int argc, char *argv[])
                                       [&name](const QCommandLineOption &o) { return o.names().contains(name); });
         if (own == spec->options.end())
             return usageError(QStringLiteral("--%1 is not an option of %2").arg(name, spec->name));
-        ctx.setOptions << own->names().constLast();
-        if (!own->valueName().isEmpty())
-            ctx.optionValues.insert(own->names().constLast(), parser.value(name));
+        ctx.options.insert(own->names().constLast(), own->valueName().isEmpty() ? QString() : parser.value(name));
     }
 
     std::unique_ptr<QCoreApplication> app;
