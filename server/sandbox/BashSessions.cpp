@@ -53,12 +53,7 @@ struct BashSessions::Wait {
 
 BashSessions::BashSessions(Database &db, ChannelPool &channels, Clock &clock, QObject *parent)
     : QObject(parent), m_repo(db), m_channels(channels), m_clock(clock),
-      m_prefetch(kMaxPrefetchedTotal, [] {
-          static QElapsedTimer steady;
-          if (!steady.isValid())
-              steady.start();
-          return steady.elapsed();
-      })
+      m_prefetch(kMaxPrefetchedTotal, [&clock] { return clock.nowMs(); })
 {
     m_prefetchSweep.setInterval(kPrefetchIdleMs / 2);
     connect(&m_prefetchSweep, &QTimer::timeout, this, [this] { m_prefetch.dropIdle(kPrefetchIdleMs); });
@@ -357,9 +352,10 @@ void BashSessions::answer(const std::shared_ptr<Wait> &w, const QString &state, 
     const bool streaming = emitLen >= kMaxOutputBytes - 3;
     if (fromBuffer)
         m_prefetch.consume(w->rec.id, emitLen);
-    else if (available > emitLen || streaming)
-        m_prefetch.keep(w->rec.id, newOffset, available > emitLen ? data : QByteArray(), available > emitLen ? from + emitLen : 0,
-                        size, state);
+    else if (available > emitLen)
+        m_prefetch.keep(w->rec.id, newOffset, data, from + emitLen, size, state);
+    else if (streaming)
+        m_prefetch.keep(w->rec.id, newOffset, {}, 0, size, state);   // empty, for readAhead to fill
     else
         m_prefetch.drop(w->rec.id);
     if (streaming)

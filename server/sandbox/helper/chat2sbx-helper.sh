@@ -193,7 +193,7 @@ op_bash_stop() { # id
     [ -d "$d" ] || { fail enoent "no such session in this sandbox"; return; }
     for ((i = 0; i < 100; i++)); do [ -f "$d/pgid" ] || [ -f "$d/exit_code" ] && break; nap 0.01; done
     if [ ! -f "$d/exit_code" ] && [ -f "$d/pgid" ]; then
-        pg=$(<"$d/pgid")
+        read -r pg <"$d/pgid"
         kill -TERM -- "-$pg" 2>/dev/null
         for ((i = 0; i < 15; i++)); do
             kill -0 -- "-$pg" 2>/dev/null || break
