@@ -97,7 +97,10 @@ bool Controller::openDatabase(QString &error)
         return false;
     }
     QFile::setPermissions(m_config.dataRoot, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    return m_db->open(m_config.databasePath, error);
+    if (!m_db->open(m_config.databasePath, error))
+        return false;
+    m_db->setBusyTimeout(Database::kServerBusyTimeoutMs);
+    return true;
 }
 
 bool Controller::listen(QString &error)
