@@ -1,6 +1,7 @@
 #include "mcp/HttpGuard.h"
 
 #include "config/Config.h"
+#include "core/LogText.h"
 
 #include <QHostAddress>
 #include <QHttpServerRequest>
@@ -107,14 +108,14 @@ std::optional<HttpRejection> HttpGuard::checkAccess(const HttpRequestData &reque
 {
     const QString host = QString::fromUtf8(request.header("host"));
     if (!hostAllowed(host)) {
-        qCWarning(lcMcpGuard).noquote() << "rejected a request with Host" << (host.isEmpty() ? QStringLiteral("(none)") : host.left(200))
+        qCWarning(lcMcpGuard).noquote() << "rejected a request with Host" << (host.isEmpty() ? QStringLiteral("(none)") : logSafe(host))
                                         << "(not loopback and not in CHAT2SBX_ALLOWED_HOSTS)";
         return HttpRejection{403, QStringLiteral("Forbidden: Host header not allowed"), {}};
     }
     if (request.hasHeader("origin")) {
         const QString origin = QString::fromUtf8(request.header("origin"));
         if (!originAllowed(origin)) {
-            qCWarning(lcMcpGuard).noquote() << "rejected a request with Origin" << origin.left(200)
+            qCWarning(lcMcpGuard).noquote() << "rejected a request with Origin" << logSafe(origin)
                                             << "(not loopback and not in CHAT2SBX_ALLOWED_ORIGINS)";
             return HttpRejection{403, QStringLiteral("Forbidden: Origin not allowed"), {}};
         }

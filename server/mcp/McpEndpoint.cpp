@@ -1,6 +1,7 @@
 #include "mcp/McpEndpoint.h"
 
 #include "config/Config.h"
+#include "core/LogText.h"
 #include "mcp/HttpReply.h"
 #include "mcp/JsonRpc.h"
 #include "mcp/McpInstructions.h"
@@ -230,9 +231,9 @@ QJsonObject McpEndpoint::initialize(McpSession &session, const QJsonObject &para
     session.clientName = client.value(QStringLiteral("name")).toString().left(100);
     session.clientVersion = client.value(QStringLiteral("version")).toString().left(50);
     qCInfo(lcMcp).noquote() << "MCP session" << session.id.left(8) + QStringLiteral("... initialized by")
-                            << (session.clientName.isEmpty() ? QStringLiteral("(unnamed client)") : session.clientName)
-                            << session.clientVersion << "requesting protocol"
-                            << params.value(QStringLiteral("protocolVersion")).toString().left(40)
+                            << (session.clientName.isEmpty() ? QStringLiteral("(unnamed client)") : logSafe(session.clientName))
+                            << logSafe(session.clientVersion) << "requesting protocol"
+                            << logSafe(params.value(QStringLiteral("protocolVersion")).toString(), 40)
                             << "-> using" << session.protocolVersion;
     return {
         {QStringLiteral("protocolVersion"), session.protocolVersion},
@@ -256,7 +257,7 @@ void McpEndpoint::handleNotification(McpSession &session, const QString &method,
     } else if (method == QLatin1String("notifications/cancelled")) {
         const QJsonValue requestId = params.value(QStringLiteral("requestId"));
         if (jsonrpc::isValidId(requestId) && m_calls->isPending(session.id, requestId)) {
-            qCInfo(lcMcp).noquote() << "client cancelled request" << jsonrpc::idKey(requestId).mid(2).left(40);
+            qCInfo(lcMcp).noquote() << "client cancelled request" << logSafe(jsonrpc::idKey(requestId).mid(2), 40);
             m_calls->cancel(session.id, requestId, params.value(QStringLiteral("reason")).toString());
         }
     }

@@ -24,6 +24,20 @@ void installHealthEndpoint(QHttpServer &http, Controller &controller)
                    if (!request.remoteAddress().isLoopback() || !HttpGuard::isLoopbackHostName(HttpGuard::hostPart(host))
                        || data.hasHeader("origin"))
                        return QHttpServerResponse(QHttpServerResponder::StatusCode::Forbidden);
+                   // With the local token required, the details (data root, the tunnel client's pid and
+                   // health URL, counts) need it too; without it a process learns only that we run.
+                   const QString token = controller.localToken();
+                   if (!token.isEmpty()
+                       && !HttpGuard::constantTimeEquals(
+                           data.header(controller.config().localTokenHeader.toLower().toUtf8()).trimmed(), token.toUtf8())) {
+                       const QJsonObject tunnel{{QStringLiteral("enabled"), controller.config().enableTunnel},
+                                                {QStringLiteral("state"), controller.config().enableTunnel
+                                                                              ? controller.tunnel().toJson().value(QStringLiteral("state"))
+                                                                              : QJsonValue(QStringLiteral("disabled"))}};
+                       return QHttpServerResponse(QJsonObject{{QStringLiteral("status"), QStringLiteral("ok")},
+                                                              {QStringLiteral("name"), QStringLiteral("chat2sbx")},
+                                                              {QStringLiteral("tunnel"), tunnel}});
+                   }
                    qint64 active = 0;
                    QSqlQuery q(controller.database().handle());
                    if (q.exec(QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"))

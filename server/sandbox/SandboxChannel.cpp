@@ -1,5 +1,7 @@
 #include "sandbox/SandboxChannel.h"
 
+#include "core/LogText.h"
+#include "sandbox/HelperFrame.h"
 #include "sandbox/SbxDriver.h"
 
 #include <QFile>
@@ -25,13 +27,6 @@ namespace {
 const char kBootstrap[] =
     "set -e; d=\"$HOME/.chat2sbx\"; mkdir -p \"$d\"; t=\"$d/helper.sh.$$\"; "
     "head -c \"$1\" >\"$t\"; mv -f \"$t\" \"$d/helper.sh\"; shift; exec bash \"$d/helper.sh\" \"$@\"";
-
-QByteArray decodeField(const QByteArray &field)
-{
-    if (field.isEmpty() || field == "-")
-        return {};
-    return QByteArray::fromBase64(field);
-}
 
 } // namespace
 
@@ -182,7 +177,7 @@ void SandboxChannel::onChildGone(const QString &why)
         proc->disconnect(this);
         proc->deleteLater();
     }
-    const QString detail = QString::fromUtf8(m_stderrTail).trimmed().right(300);
+    const QString detail = logSafe(QString::fromUtf8(m_stderrTail).trimmed().right(300), 300);
     qCWarning(lcChannel).noquote() << m_sandbox.sandboxId << why << detail;
     if (!wasHealthy)
         ++m_failedStarts;
@@ -232,7 +227,7 @@ void SandboxChannel::warnAboutOutput(const QString &what, const QByteArray &samp
     if (!m_frameWarnings.allow(m_age.elapsed(), suppressed))
         return;
     QString line = m_sandbox.sandboxId + QLatin1Char(' ') + what + QStringLiteral(": ")
-                   + QString::fromUtf8(sample.left(120).toPercentEncoding(" :;=/+"));
+                   + logSafe(QString::fromUtf8(sample.left(120)), 120);
     if (suppressed > 0)
         line += QStringLiteral(" (%1 similar warnings suppressed)").arg(suppressed);
     qCWarning(lcChannel).noquote() << line;
@@ -240,28 +235,22 @@ void SandboxChannel::warnAboutOutput(const QString &what, const QByteArray &samp
 
 void SandboxChannel::handleLine(const QByteArray &line)
 {
-    const QList<QByteArray> f = line.split(' ');
-    bool okId = false;
-    const quint64 id = f.value(0).toULongLong(&okId);
-    if (f.size() != 4 || !okId) {
+    const std::optional<HelperFrame> frame = parseHelperFrame(line);
+    if (!frame) {
         warnAboutOutput(QStringLiteral("malformed frame from the helper"), line);
         return;
     }
     ChannelReply r;
-    r.ok = f.at(1) == "ok";
-    for (const QByteArray &kv : f.at(2).split(';')) {
-        const qsizetype eq = kv.indexOf('=');
-        if (eq > 0)
-            r.meta.insert(QString::fromUtf8(kv.left(eq)), QString::fromUtf8(kv.mid(eq + 1)));
-    }
-    r.data = decodeField(f.at(3));
+    r.ok = frame->ok;
+    r.meta = frame->meta;
+    r.data = frame->data;
     if (!r.ok) {
         r.code = r.meta.value(QStringLiteral("code"), QStringLiteral("eio"));
         r.error = QString::fromUtf8(r.data).trimmed();
         if (r.error.isEmpty())
             r.error = QStringLiteral("the sandbox helper reported an error");
     }
-    complete(id, r);
+    complete(frame->id, r);
 }
 
 void SandboxChannel::complete(quint64 id, const ChannelReply &reply)

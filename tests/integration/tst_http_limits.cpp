@@ -7,6 +7,8 @@
 #include "runtime/FdLimit.h"
 
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTcpSocket>
 #include <QtTest>
 
@@ -140,6 +142,26 @@ private slots:
         QVERIFY(same.waitForConnected(5000));
         same.write(post(m_env->port(), kInitialize, "http://127.0.0.1:" + QByteArray::number(m_env->port()) + "/mcp"));
         QCOMPARE(statusOf(readResponse(same, 10000)), 200);
+    }
+
+    // Issue 22, item 16: a client name with a newline and an escape sequence is logged escaped.
+    void clientInfoCannotForgeLogLines()
+    {
+        QTcpSocket socket;
+        socket.connectToHost(QStringLiteral("127.0.0.1"), m_env->port());
+        QVERIFY(socket.waitForConnected(5000));
+        const QJsonObject clientInfo{{"name", QStringLiteral("evil\nFORGED: approval granted") + QChar(0x1b) + QStringLiteral("[31m")},
+                                     {"version", "1\r"}};
+        const QJsonObject init{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                               {"params", QJsonObject{{"protocolVersion", "2025-06-18"}, {"capabilities", QJsonObject{}},
+                                                      {"clientInfo", clientInfo}}}};
+        socket.write(post(m_env->port(), QJsonDocument(init).toJson(QJsonDocument::Compact)));
+        QCOMPARE(statusOf(readResponse(socket, 10000)), 200);
+        QVERIFY(waitFor([&] { return m_server->output().contains("FORGED"); }, 5000));
+        const QString out = m_server->output();
+        QVERIFY2(out.contains("evil\\nFORGED: approval granted\\u{001b}[31m"), qPrintable(out.right(2000)));
+        QVERIFY(!out.contains("\nFORGED"));
+        QVERIFY(!out.contains(QChar(0x1b)));
     }
 
     void idleConnectionFloodDoesNotLockClientsOut()
