@@ -13,8 +13,10 @@ packages=(
 )
 if [[ "${1:-}" == "--test" ]]; then
   # gnome-keyring + libsecret + dbus: a throwaway Secret Service for the tunnel keychain test
+  # clang + libclang-rt: -fsanitize=fuzzer for the fuzz targets
   packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq
-             gnome-keyring libsecret-1-0 dbus-daemon)
+             gnome-keyring libsecret-1-0 dbus-daemon
+             clang libclang-rt-14-dev)   # libFuzzer targets in tests/fuzz (clang 14 is bookworm's default)
 fi
 
 missing=()
