@@ -33,6 +33,9 @@ struct Config {
     QString templateName = QStringLiteral("chat2sbx-shell");
     int tunnelBackoffMs = 1000;               // first tunnel-client restart delay (doubles up to 60 s); for tests
     int tunnelStopGraceMs = 5000;             // SIGTERM -> SIGKILL grace when stopping tunnel-client
+    // sandbox_create/sandbox_destroy answer at the latest after this, even while sbx is still at work
+    // (sbx itself may take minutes, or hang); the work goes on in the background. For tests.
+    int sandboxAnswerWithinMs = 45000;
 
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }

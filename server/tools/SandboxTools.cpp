@@ -10,6 +10,7 @@
 #include <QJsonArray>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QTimer>
 
 #include <optional>
 
@@ -133,6 +134,16 @@ void whenAvailable(const Context &c, const ToolCall &call, std::function<void()>
     });
 }
 
+// sbx can take minutes or hang (create has a 180 s timeout, then clean-up): the agent gets an answer
+// after Config::sandboxAnswerWithinMs at the latest, saying the work goes on. The real outcome is
+// recorded when sbx finishes and shows in sandbox_list / sandbox_get; the late answer is dropped.
+void answerWithin(const Context &c, const ToolCall &call, const QString &stillRunning)
+{
+    QTimer::singleShot(c.config->sandboxAnswerWithinMs, c.sandboxes, [responder = call.responder, stillRunning] {
+        responder.error(stillRunning);
+    });
+}
+
 void sandboxCreate(const Context &c, const ToolCall &call)
 {
     QString error;
@@ -157,6 +168,10 @@ void sandboxCreate(const Context &c, const ToolCall &call)
     QJsonObject agents;
     if (!agentsInto(*c.config, agents, error))
         return call.responder.error(error);
+    answerWithin(c, call, QStringLiteral(
+        "sbx has not finished creating the sandbox after %1 s; it goes on in the background. Call sandbox_list in a "
+        "minute: the sandbox shows as creating, then running (use it) or failed (with the reason; sandbox_destroy clears "
+        "it). Do not call sandbox_create again for the same workspace meanwhile.").arg(c.config->sandboxAnswerWithinMs / 1000));
     whenAvailable(c, call, [c, call, request, agents] {
         QPointer<SandboxService> service(c.sandboxes);
         c.sandboxes->create(request, [service, call, agents](const SandboxService::Outcome &o) {
@@ -216,6 +231,10 @@ void sandboxDestroy(const Context &c, const ToolCall &call)
     if (!onlyKnownArguments(call.arguments, {QStringLiteral("sandbox_id")}, error) ||
         !sandboxIdArgument(call.arguments, id, error))
         return call.responder.error(error);
+    answerWithin(c, call, QStringLiteral(
+        "sbx has not finished removing sandbox %1 after %2 s; it goes on in the background. sandbox_get shows it as "
+        "destroying, then destroyed, or failed with the reason (then call sandbox_destroy again).")
+        .arg(id).arg(c.config->sandboxAnswerWithinMs / 1000));
     whenAvailable(c, call, [c, call, id] {
         QPointer<SandboxService> service(c.sandboxes);
         c.sandboxes->destroy(id, [service, call](const SandboxService::Outcome &o) {
