@@ -120,7 +120,9 @@ int runStatus(CommandContext &ctx)
     const QString tunnelReadiness = tunnel.value(QStringLiteral("readiness")).toString();
     const bool tunnelOk = !tunnelEnabled || tunnelState == QLatin1String("ready");
 
-    const qint64 active = healthy ? health.value(QStringLiteral("activeSandboxes")).toInteger()
+    // Without the local token a server that requires it answers only status, name and tunnel state.
+    const qint64 active = healthy && health.contains(QStringLiteral("activeSandboxes"))
+                              ? health.value(QStringLiteral("activeSandboxes")).toInteger()
                                   : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"));
     const qint64 pending = healthy && health.contains(QStringLiteral("pendingApprovals"))
                                ? health.value(QStringLiteral("pendingApprovals")).toInteger()

@@ -577,6 +577,20 @@ private slots:
         r = c.send("POST", init, {{"x-local-token", token.toLatin1()}});
         QCOMPARE(r.status, 200);
 
+        // /healthz follows the same rule (issue 22, item 14): without the token only "we run".
+        const QString health = QStringLiteral("http://127.0.0.1:%1/healthz").arg(env.port());
+        const HttpResult bare = httpRequest("GET", health, {});
+        QCOMPARE(bare.status, 200);
+        const QJsonObject bareJson = QJsonDocument::fromJson(bare.body).object();
+        QCOMPARE(bareJson.value("name").toString(), QStringLiteral("chat2sbx"));
+        for (const char *secret : {"dataRoot", "activeSandboxes", "pendingApprovals", "uptimeMs", "version"})
+            QVERIFY2(!bareJson.contains(secret), secret);
+        QVERIFY(!bareJson.value("tunnel").toObject().contains("healthUrl"));
+        QVERIFY(!bareJson.value("tunnel").toObject().contains("pid"));
+        QVERIFY(!bare.body.contains(env.dataRoot().toUtf8()));
+        const HttpResult full = httpRequest("GET", health, {{QByteArray("X-Local-Token"), token.toLatin1()}});
+        QCOMPARE(QJsonDocument::fromJson(full.body).object().value("dataRoot").toString(), env.dataRoot());
+
         QSignalSpy stopped(&controller, &Controller::stopped);
         controller.stop();
         QVERIFY(stopped.wait(10000));
