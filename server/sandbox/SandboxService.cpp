@@ -599,6 +599,29 @@ void SandboxService::reconcileWith(const QList<QString> &runtimeNames)
                     QStringLiteral("its runtime disappeared (sbx ls no longer lists it); destroy it and create a new one"));
         }
     }
+    // A failed record whose runtime sbx still lists: a create that went on after we stopped (an
+    // orphaned `sbx create` finishing late), or a clean-up that did not finish. Converge: remove it,
+    // unless the VM may hold the only copy of the user's work (a clone workspace), then say so.
+    int leftovers = 0;
+    for (const SandboxRecord &r : m_repo.inState(SandboxState::Failed)) {
+        if (!present.contains(r.runtimeName) || m_creating.contains(r.id) || m_destroying.contains(r.id))
+            continue;
+        ++leftovers;
+        const auto workspace = m_workspaces.find(r.workspaceId);
+        if (workspace && workspace->mode == WorkspaceMode::Clone) {
+            qCWarning(lcSandbox).noquote() << "failed sandbox" << r.id << "still has its runtime" << r.runtimeName
+                                           << "and it may hold work in its clone of the workspace; left alone "
+                                              "(sandbox_destroy removes it)";
+            continue;
+        }
+        qCInfo(lcSandbox).noquote() << "removing the leftover runtime" << r.runtimeName << "of failed sandbox" << r.id;
+        QPointer<SandboxService> self(this);
+        const QString id = r.id;
+        removeRuntime(r.runtimeName, [self, id](bool ok, const QString &error) {
+            if (self && !ok)
+                qCWarning(lcSandbox).noquote() << "cannot remove the leftover runtime of" << id << ":" << error;
+        });
+    }
     for (const SandboxRecord &r : m_repo.inState(SandboxState::Creating)) {
         if (m_creating.contains(r.id))
             continue;
@@ -633,8 +656,10 @@ void SandboxService::reconcileWith(const QList<QString> &runtimeNames)
         }
     }
     qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 vanished, "
-                                                  "%4 interrupted creates cleaned up, %5 unknown runtimes reported")
-                                       .arg(m_reconcileTimer.elapsed()).arg(reattached).arg(vanished).arg(interrupted).arg(unknown);
+                                                  "%4 interrupted creates cleaned up, %5 leftover runtimes of failed sandboxes, "
+                                                  "%6 unknown runtimes reported")
+                                       .arg(m_reconcileTimer.elapsed()).arg(reattached).arg(vanished).arg(interrupted)
+                                       .arg(leftovers).arg(unknown);
 
     m_idleTimer.start();
     if (m_attacher) {

@@ -194,6 +194,42 @@ private slots:
                  qPrintable(mcp.last));
         QCOMPARE(server.terminate(), 0);
     }
+
+    // Issue 22, item 7: kill -9 while `sbx create` runs (slowed). The orphaned create finishes after
+    // the restart's reconciliation; the next reconciliation removes that runtime of a failed record,
+    // so `sbx ls` and the database agree.
+    void killNineDuringCreateConverges()
+    {
+        TestEnvironment env;
+        env.set("FAKE_SBX_TEMPLATES", pinnedTemplate());
+        SandboxHarness observer(env);
+        env.setSbxFaults({"FAKE_SBX_SLOW_CREATE=4000"});
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            Mcp mcp(env.mcpUrl());
+            QVERIFY(mcp.initialize());
+            mcp.call("sandbox_create", {}, 1000);   // gives up waiting; the create goes on
+            QVERIFY(waitFor([&] { return observer.countCalls("create") == 1; }, 10000));
+            server.kill9();
+        }
+        {
+            ServerProcess again(env);
+            QVERIFY2(again.start(), qPrintable(again.output()));
+            QVERIFY2(again.output().contains("1 interrupted creates cleaned up"), qPrintable(again.output()));
+            // The orphaned `sbx create` finishes now, behind the reconciliation's back.
+            QVERIFY(waitFor([&] { return observer.runtimes().size() == 1; }, 20000));
+            QCOMPARE(again.terminate(), 0);
+        }
+        ServerProcess third(env);
+        QVERIFY2(third.start(), qPrintable(third.output()));
+        QVERIFY2(waitFor([&] { return observer.runtimes().isEmpty(); }, 20000), qPrintable(third.output()));
+        const QList<SandboxRecord> records = observer.sandboxes->repository().list(true);
+        QCOMPARE(records.size(), 1);
+        QCOMPARE(records.first().state, SandboxState::Failed);
+        QVERIFY(third.output().contains("removing the leftover runtime"));
+        QCOMPARE(third.terminate(), 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSandboxRestart)
