@@ -41,6 +41,15 @@ ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath
         }
         // Approved, but its workspace is gone: ask again.
     }
+    // Every pending request is a question to the user (and a notification): a client cannot pile
+    // them up. The same path asked again is answered above without counting.
+    if (m_repo.list(true).size() >= kMaxPending) {
+        out.status = RequestOutcome::Status::Refused;
+        out.reason = QStringLiteral("%1 workspace requests are already waiting for the user's decision; ask the user to "
+                                    "approve or reject them (chat2sbx approval list) before requesting more")
+                         .arg(kMaxPending);
+        return out;
+    }
     Approval a;
     a.id = newId("apr_");
     a.hostPath = out.canonicalPath;

@@ -46,6 +46,8 @@ public:
     // path and mode → Approved; the pending approval for them → the SAME approval again; a rejected
     // one → Rejected; otherwise a new pending approval, persisted before this returns.
     RequestOutcome request(const QString &hostPath, WorkspaceMode mode);
+    // At most this many approvals wait at once; further new paths are refused until some are decided.
+    static constexpr int kMaxPending = 20;
 
     // Re-checks the directory (still accepted by the policy, still the same device/inode as when it
     // was requested), registers the workspace (reusing a live one for the same path and mode) and

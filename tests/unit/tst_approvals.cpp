@@ -103,6 +103,32 @@ private slots:
         QCOMPARE(svc.pending().size(), 2);
     }
 
+    // Issue 22, item 10: 300 distinct requests made 300 pending approvals (and notifications).
+    void pendingApprovalsAreCapped()
+    {
+        ApprovalService &svc = *m_server->approvals;
+        QSignalSpy requested(&svc, &ApprovalService::approvalRequested);
+        for (int i = 0; i < 30; ++i)
+            QVERIFY(QDir().mkpath(m_root + QStringLiteral("/many/d%1").arg(i)));
+        int refused = 0;
+        for (int i = 0; i < 30; ++i) {
+            const auto r = svc.request(m_root + QStringLiteral("/many/d%1").arg(i), WorkspaceMode::Direct);
+            if (r.status == Status::Refused) {
+                ++refused;
+                QVERIFY2(r.reason.contains("already waiting for the user's decision"), qPrintable(r.reason));
+            }
+        }
+        QCOMPARE(svc.pending().size(), ApprovalService::kMaxPending);
+        QCOMPARE(requested.count(), ApprovalService::kMaxPending);
+        QCOMPARE(refused, 30 - ApprovalService::kMaxPending);
+        // Asking again for a path already waiting is not a new request: still answered.
+        QCOMPARE(svc.request(m_root + "/many/d0", WorkspaceMode::Direct).status, Status::ApprovalRequired);
+        // A decision makes room.
+        QString error;
+        QVERIFY(svc.reject(svc.pending().first().id, "test", error));
+        QCOMPARE(svc.request(m_root + "/many/d29", WorkspaceMode::Direct).status, Status::ApprovalRequired);
+    }
+
     void refusedRequestsCreateNothing()
     {
         ApprovalService &svc = *m_server->approvals;
