@@ -48,7 +48,7 @@ StatusInfo ServiceStatusModel::status() const
         s.tunnelError = t.lastError();
     }
     if (m_controller.state() == Controller::State::Running)
-        s.activeSandboxes = m_controller.sandboxes().repository().countActive();
+        s.activeSandboxes = m_controller.sandboxes().countActive();
     s.sandboxLimit = c.maxActiveSandboxes;
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;

@@ -1,6 +1,7 @@
 #include "state/AuditLogRepository.h"
 
 #include "state/Database.h"
+#include "state/SqlStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -11,18 +12,12 @@ namespace chat2sbx {
 bool AuditLogRepository::insert(const AuditEntry &entry, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO audit_log (at, tool, sandbox_id, duration_ms, outcome, detail) VALUES (?,?,?,?,?,?)"));
-    q.addBindValue(entry.at);
-    q.addBindValue(entry.tool.left(128));
-    q.addBindValue(entry.sandboxId.isEmpty() ? QVariant() : QVariant(entry.sandboxId.left(64)));
-    q.addBindValue(entry.durationMs);
-    q.addBindValue(entry.outcome);
-    q.addBindValue(entry.detail.isEmpty() ? QVariant() : QVariant(entry.detail.left(kMaxDetail)));
-    if (!q.exec()) {
-        error = q.lastError().text();
-        return false;
-    }
-    return true;
+    return execBound(q, QStringLiteral("INSERT INTO audit_log (at, tool, sandbox_id, duration_ms, outcome, detail) VALUES (?,?,?,?,?,?)"),
+                     {entry.at, entry.tool.left(128),
+                      entry.sandboxId.isEmpty() ? QVariant() : QVariant(entry.sandboxId.left(64)),
+                      entry.durationMs, entry.outcome,
+                      entry.detail.isEmpty() ? QVariant() : QVariant(entry.detail.left(kMaxDetail))},
+                     error);
 }
 
 QList<AuditEntry> AuditLogRepository::recent(int limit) const
