@@ -3,7 +3,7 @@
 #include "mcp/JsonRpc.h"
 #include "mcp/SchemaValidator.h"
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "state/AuditLogRepository.h"
 
 #include <QJsonArray>

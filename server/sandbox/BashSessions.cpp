@@ -1,7 +1,7 @@
 #include "sandbox/BashSessions.h"
 
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 #include "sandbox/ChannelPool.h"
 
 #include <QTimer>

@@ -1,8 +1,8 @@
 #include "tools/InSandboxTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 #include "sandbox/BashSessions.h"
 #include "sandbox/SandboxResolver.h"
 #include "tools/ImageTools.h"
