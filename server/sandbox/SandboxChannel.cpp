@@ -50,8 +50,9 @@ QStringList SandboxChannel::helperCommands()
     return {QStringLiteral("base64"), QStringLiteral("basename"), QStringLiteral("cat"), QStringLiteral("chmod"),
             QStringLiteral("cut"), QStringLiteral("date"), QStringLiteral("dirname"), QStringLiteral("find"),
             QStringLiteral("flock"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
-            QStringLiteral("mkdir"), QStringLiteral("mktemp"), QStringLiteral("mv"), QStringLiteral("rm"),
-            QStringLiteral("setsid"), QStringLiteral("sleep"), QStringLiteral("sort"), QStringLiteral("stat"),
+            QStringLiteral("mkdir"), QStringLiteral("mkfifo"), QStringLiteral("mktemp"), QStringLiteral("mv"),
+            QStringLiteral("rm"), QStringLiteral("setsid"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
+            QStringLiteral("sort"), QStringLiteral("stat"),
             QStringLiteral("tail"), QStringLiteral("timeout")};
 }
 
