@@ -3,7 +3,7 @@
 // sandbox template (Config::templateRef()) when `sbx template ls` lacks it. Idempotent; prints each step.
 #include "Command.h"
 
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 #include "sandbox/SandboxChannel.h"
 #include "sandbox/SbxDriver.h"
 #include "tunnel/TunnelDoctor.h"
