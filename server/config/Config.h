@@ -32,7 +32,9 @@ struct Config {
     QString bearerToken;                      // required for a non-loopback bind
     QString templateName = QStringLiteral("chat2sbx-shell");
     int tunnelBackoffMs = 1000;               // first tunnel-client restart delay (doubles up to 60 s); for tests
-    int tunnelStopGraceMs = 5000;             // SIGTERM -> SIGKILL grace when stopping tunnel-client
+    int tunnelStopGraceMs = 15000;            // SIGTERM -> SIGKILL grace: the client's own stop timeout is 15 s
+    int tunnelReadyTimeoutMs = 30000;         // tunnel-client not ready (/readyz) by then: restarted
+    QStringList tunnelEnv;                    // extra variables passed to tunnel-client (NAME or PREFIX*), e.g. for a proxy
 
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }

@@ -198,6 +198,8 @@ const QList<Setting> &settings()
         {"CHAT2SBX_TEMPLATE", "template", Kind::String, [](Config &c, const QVariant &v) { c.templateName = v.toString(); }},
         {"CHAT2SBX_TUNNEL_BACKOFF_MS", "tunnelBackoffMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelBackoffMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
         {"CHAT2SBX_TUNNEL_STOP_GRACE_MS", "tunnelStopGraceMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelStopGraceMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
+        {"CHAT2SBX_TUNNEL_READY_TIMEOUT_MS", "tunnelReadyTimeoutMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelReadyTimeoutMs = static_cast<int>(qBound<qint64>(qint64(1000), v.toLongLong(), qint64(600000))); }},
+        {"CHAT2SBX_TUNNEL_ENV", "tunnelEnv", Kind::List, [](Config &c, const QVariant &v) { c.tunnelEnv = v.toStringList(); }},
     };
     return table;
 }
