@@ -33,6 +33,11 @@ struct Config {
     QString templateName = QStringLiteral("chat2sbx-shell");
     int tunnelBackoffMs = 1000;               // first tunnel-client restart delay (doubles up to 60 s); for tests
     int tunnelStopGraceMs = 5000;             // SIGTERM -> SIGKILL grace when stopping tunnel-client
+    // import_file downloads only over https from these hosts ("host" means port 443, "host:port" that
+    // port, "*.domain" any subdomain on 443), at most this many MiB.
+    QStringList importFileHosts{QStringLiteral("*.oaiusercontent.com")};
+    int importFileMaxMiB = 64;
+    QString testImportCaFile;                 // tests only: an extra CA certificate import_file trusts
 
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }
