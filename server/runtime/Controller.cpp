@@ -1,7 +1,9 @@
 #include "runtime/Controller.h"
 
 #include "config/LocalTokenStore.h"
+#include "mcp/HttpConnectionGuard.h"
 #include "mcp/McpEndpoint.h"
+#include "runtime/FdLimit.h"
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
 #include "sandbox/BashSessions.h"
@@ -105,19 +107,27 @@ bool Controller::openDatabase(QString &error)
         return false;
     }
     QFile::setPermissions(m_config.dataRoot, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    return m_db->open(m_config.databasePath, error);
+    if (!m_db->open(m_config.databasePath, error))
+        return false;
+    m_db->setBusyTimeout(Database::kServerBusyTimeoutMs);
+    return true;
 }
 
 bool Controller::listen(QString &error)
 {
     const QHostAddress address = m_config.host == QLatin1String("localhost") ? QHostAddress(QHostAddress::LocalHost)
                                                                                : QHostAddress(m_config.host);
-    const quint16 port = http().listen(address, m_config.port);
-    if (port == 0) {
-        error = QStringLiteral("cannot listen on %1:%2 (is another server using the port?)")
-                    .arg(m_config.host).arg(m_config.port);
+    // Our own listening socket under QHttpServer: it bounds connections and request sizes before
+    // QtHttpServer buffers anything (HttpConnectionGuard).
+    auto *tcp = new HttpConnectionGuard(HttpConnectionGuard::Options{});
+    if (!tcp->listen(address, m_config.port)) {
+        error = QStringLiteral("cannot listen on %1:%2 (is another server using the port?): %3")
+                    .arg(m_config.host).arg(m_config.port).arg(tcp->errorString());
+        delete tcp;
         return false;
     }
+    http().bind(tcp);
+    const quint16 port = tcp->serverPort();
     m_listeningPort = port;
     return true;
 }
@@ -129,6 +139,8 @@ void Controller::start()
     setState(State::Starting);
     // Defer to the event loop so callers can connect to our signals first.
     QTimer::singleShot(0, this, [this] {
+        const long fdLimit = raiseOpenFileLimit();
+        qCDebug(lcController) << "open-file limit" << fdLimit;
         QString error;
         if (!openDatabase(error))
             return fail(error);

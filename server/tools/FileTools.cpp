@@ -3,8 +3,9 @@
 #include "mcp/ToolRegistry.h"
 #include "sandbox/ChannelPool.h"
 #include "sandbox/SandboxResolver.h"
-#include "tools/InSandboxSupport.h"
 #include "tools/ContentDiff.h"
+#include "tools/EditPlan.h"
+#include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 #include "tools/UnifiedDiff.h"
 
@@ -244,36 +245,31 @@ void handleEdit(Context &ctx, const ToolCall &call)
             if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
                 return responder.error(QStringLiteral("%1 is a binary file; edit only changes text files").arg(shown));
             const QByteArray &before = r.data;
-            QList<qsizetype> matches;
-            for (qsizetype at = before.indexOf(oldBytes); at >= 0; at = before.indexOf(oldBytes, at + oldBytes.size()))
-                matches.append(at);
-            if (matches.isEmpty())
-                return responder.error(QStringLiteral("old_string was not found in %1 (0 matches)").arg(shown));
-            if (expectedCount && matches.size() != expectedCount)
+            const EditPlan plan = planEdit(before, oldBytes, newBytes, replaceAll || expectedCount > 0, kMaxWriteBytes);
+            if (expectedCount && plan.matches && plan.matches != expectedCount)
                 return responder.error(QStringLiteral("old_string matches %1 times in %2, not the expected %3; nothing was "
-                                                      "edited").arg(matches.size()).arg(shown).arg(expectedCount));
-            if (matches.size() > 1 && !replaceAll && !expectedCount)
+                                                      "edited").arg(plan.matches).arg(shown).arg(expectedCount));
+            switch (plan.outcome) {
+            case EditPlan::Outcome::NotFound:
+                return responder.error(QStringLiteral("old_string was not found in %1 (0 matches)").arg(shown));
+            case EditPlan::Outcome::Ambiguous:
                 return responder.error(QStringLiteral("old_string matches %1 times in %2; include more context to make it "
                                                       "unique, or set replace_all to replace every match")
-                                           .arg(matches.size()).arg(shown));
-            QByteArray after;
-            after.reserve(before.size() + matches.size() * (newBytes.size() - oldBytes.size()));
-            qsizetype cursor = 0;
-            for (qsizetype m : matches) {
-                after += before.mid(cursor, m - cursor);
-                after += newBytes;
-                cursor = m + oldBytes.size();
+                                           .arg(plan.matches).arg(shown));
+            case EditPlan::Outcome::TooLarge:
+                return responder.error(QStringLiteral("the edited file would be %1 bytes (%2 replacements), larger than "
+                                                      "the %3-byte limit; replace fewer matches or use a shorter new_string")
+                                           .arg(plan.resultBytes).arg(plan.matches).arg(kMaxWriteBytes));
+            case EditPlan::Outcome::Ok:
+                break;
             }
-            after += before.mid(cursor);
             if (!channel)
                 return responder.error(QStringLiteral("the sandbox was detached during the edit"));
-            if (after.size() > kMaxWriteBytes)
-                return responder.error(QStringLiteral("the edited file would be larger than %1 bytes").arg(kMaxWriteBytes));
-            const QString diff = replacementDiff(shown, before, matches, oldBytes, newBytes);
-            const int count = static_cast<int>(matches.size());
+            const QString diff = replacementDiff(shown, before, oldBytes, newBytes);
+            const int count = static_cast<int>(plan.matches);
             // The write only succeeds if the file is still what was edited.
-            const QString newSha = sha256Hex(after);
-            writeFile(*channel, path, currentSha.toLatin1(), after, [responder, shown, diff, count, newSha](const ChannelReply &w) {
+            const QString newSha = sha256Hex(plan.after);
+            writeFile(*channel, path, currentSha.toLatin1(), plan.after, [responder, shown, diff, count, newSha](const ChannelReply &w) {
                 if (!w.ok && w.code == QLatin1String("estale"))
                     return responder.error(QStringLiteral("%1 changed while it was being edited; nothing was edited. Try again.")
                                                .arg(shown));
