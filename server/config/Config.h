@@ -35,6 +35,11 @@ struct Config {
     int tunnelStopGraceMs = 15000;            // SIGTERM -> SIGKILL grace: the client's own stop timeout is 15 s
     int tunnelReadyTimeoutMs = 30000;         // tunnel-client not ready (/readyz) by then: restarted
     QStringList tunnelEnv;                    // extra variables passed to tunnel-client (NAME or PREFIX*), e.g. for a proxy
+    // import_file downloads only over https from these hosts ("host" means port 443, "host:port" that
+    // port, "*.domain" any subdomain on 443), at most this many MiB.
+    QStringList importFileHosts{QStringLiteral("*.oaiusercontent.com")};
+    int importFileMaxMiB = 64;
+    QString testImportCaFile;                 // tests only: an extra CA certificate import_file trusts
 
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }

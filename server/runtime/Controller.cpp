@@ -11,6 +11,7 @@
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"
+#include "tools/ImportFileTool.h"
 #include "tools/InSandboxTools.h"
 #include "tools/SandboxTools.h"
 #include "tools/WorkspaceTools.h"
@@ -54,6 +55,11 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_clock);
     m_sandboxes->setAttacher(m_channels.get());
     registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
+    ImportFileOptions import;
+    import.allowedHosts = m_config.importFileHosts;
+    import.maxBytes = static_cast<qint64>(m_config.importFileMaxMiB) * 1024 * 1024;
+    import.extraCaFile = m_config.testImportCaFile;
+    registerImportFileTool(m_tools, *m_sandboxes, *m_channels, import);
 }
 
 Controller::~Controller()
