@@ -33,6 +33,9 @@ struct Config {
     QString templateName = QStringLiteral("chat2sbx-shell");
     int tunnelBackoffMs = 1000;               // first tunnel-client restart delay (doubles up to 60 s); for tests
     int tunnelStopGraceMs = 5000;             // SIGTERM -> SIGKILL grace when stopping tunnel-client
+    bool exposeAllowLan = false;              // sandbox_expose may bind a non-loopback host address
+    int auditRetentionDays = 30;              // activity log rows older than this are pruned
+    int auditMaxRows = 100000;                // and all but the newest this many
 
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }
