@@ -7,6 +7,7 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -145,6 +146,10 @@ int runStatus(CommandContext &ctx)
     }
     const QString problem = problems.join(QStringLiteral("; "));
 
+    QStringList missingRoots;
+    for (const QString &root : c.allowedHostRoots)
+        if (!QFileInfo(root).isDir())
+            missingRoots << root;
     if (ctx.json) {
         QJsonObject server{
             {QStringLiteral("running"), pid > 0 || healthy},
@@ -183,6 +188,12 @@ int runStatus(CommandContext &ctx)
              }},
             {QStringLiteral("pendingApprovals"), pending >= 0 ? QJsonValue(pending) : QJsonValue()},
             {QStringLiteral("dataRoot"), dataRoot},
+            {QStringLiteral("host_workspaces"), QJsonObject{
+                 {QStringLiteral("enabled"), !c.allowedHostRoots.isEmpty()},
+                 {QStringLiteral("roots"), QJsonArray::fromStringList(c.allowedHostRoots)},
+                 {QStringLiteral("missing_roots"), QJsonArray::fromStringList(missingRoots)},
+             }},
+            {QStringLiteral("expose_allow_lan"), c.exposeAllowLan},
             {QStringLiteral("config"), QJsonObject{
                  {QStringLiteral("host"), c.host},
                  {QStringLiteral("port"), c.port},
@@ -234,6 +245,14 @@ int runStatus(CommandContext &ctx)
         text += QStringLiteral("sandboxes:  %1 active / limit %2\n")
                     .arg(active >= 0 ? QString::number(active) : QStringLiteral("?")).arg(limit);
         text += QStringLiteral("approvals:  %1 pending\n").arg(pending >= 0 ? QString::number(pending) : QStringLiteral("?"));
+        if (c.allowedHostRoots.isEmpty())
+            text += QStringLiteral("host workspaces: off (set CHAT2SBX_ALLOWED_HOST_ROOTS or allowedHostRoots to allow folders)\n");
+        else
+            text += QStringLiteral("host workspaces: on, roots %1\n").arg(c.allowedHostRoots.join(QStringLiteral(", ")));
+        for (const QString &root : missingRoots)
+            text += QStringLiteral("warning: allowed root %1 does not exist\n").arg(root);
+        text += QStringLiteral("expose:     %1\n").arg(c.exposeAllowLan ? QStringLiteral("LAN allowed (exposeAllowLan)")
+                                                                        : QStringLiteral("127.0.0.1 only"));
         text += QStringLiteral("data root:  %1\n").arg(dataRoot);
         ctx.print(text);
     }

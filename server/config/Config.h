@@ -40,6 +40,9 @@ struct Config {
     QStringList importFileHosts{QStringLiteral("*.oaiusercontent.com")};
     int importFileMaxMiB = 64;
     QString testImportCaFile;                 // tests only: an extra CA certificate import_file trusts
+    bool exposeAllowLan = false;              // sandbox_expose may bind a non-loopback host address
+    int auditRetentionDays = 30;              // activity log rows older than this are pruned
+    int auditMaxRows = 100000;                // and all but the newest this many
 
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }
