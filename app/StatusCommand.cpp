@@ -119,7 +119,9 @@ int runStatus(CommandContext &ctx)
                                                : QStringLiteral("unknown");
     const QString tunnelError = tunnel.value(QStringLiteral("lastError")).toString();
     const QString tunnelReadiness = tunnel.value(QStringLiteral("readiness")).toString();
-    const bool tunnelOk = !tunnelEnabled || tunnelState == QLatin1String("ready");
+    const QString tunnelDetail = tunnel.value(QStringLiteral("detail")).toString();
+    // Connected: the tunnel service answers the client's polls, so ChatGPT can reach us.
+    const bool tunnelOk = !tunnelEnabled || tunnelState == QLatin1String("connected");
 
     const qint64 active = healthy ? health.value(QStringLiteral("activeSandboxes")).toInteger()
                                   : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"));
@@ -137,9 +139,10 @@ int runStatus(CommandContext &ctx)
     } else {
         if (!mcpReachable)
             problems << QStringLiteral("MCP endpoint %1 is not reachable: %2").arg(c.mcpUrl(), mcpError);
-        if (!tunnelOk)
-            problems << (tunnelError.isEmpty() ? QStringLiteral("tunnel is %1 (not ready yet%2)").arg(tunnelState, tunnelReadiness.isEmpty() ? QString() : QStringLiteral(": ") + tunnelReadiness)
-                                               : QStringLiteral("tunnel is %1: %2").arg(tunnelState, tunnelError));
+        if (!tunnelOk) {
+            const QString why = !tunnelDetail.isEmpty() ? tunnelDetail : !tunnelError.isEmpty() ? tunnelError : tunnelReadiness;
+            problems << (why.isEmpty() ? QStringLiteral("tunnel is %1").arg(tunnelState) : QStringLiteral("tunnel is %1: %2").arg(tunnelState, why));
+        }
     }
     const QString problem = problems.join(QStringLiteral("; "));
 
@@ -170,7 +173,7 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("healthy"), tunnelOk},
         };
         if (healthy && tunnelEnabled) {
-            for (const char *k : {"lastError", "readiness", "restarts", "healthUrl", "pid", "nextRestartInMs"})
+            for (const char *k : {"detail", "lastError", "readiness", "restarts", "healthUrl", "pid", "nextRestartInMs", "lastPollAgeS"})
                 tunnelOut.insert(QLatin1String(k), tunnel.value(QLatin1String(k)));
         }
         ctx.printJson(QJsonObject{
@@ -232,10 +235,12 @@ int runStatus(CommandContext &ctx)
             if (!tunnel.value(QStringLiteral("healthUrl")).toString().isEmpty())
                 line += QStringLiteral(", health %1").arg(tunnel.value(QStringLiteral("healthUrl")).toString());
             text += line + QLatin1Char('\n');
-            if (!tunnelError.isEmpty())
+            if (tunnel.value(QStringLiteral("lastPollAgeS")).isDouble())
+                text += QStringLiteral("tunnel:     last successful poll %1 s ago\n").arg(tunnel.value(QStringLiteral("lastPollAgeS")).toInteger());
+            if (!tunnelDetail.isEmpty())
+                text += QStringLiteral("tunnel why: %1\n").arg(tunnelDetail);
+            if (!tunnelError.isEmpty() && !tunnelDetail.contains(tunnelError))
                 text += QStringLiteral("tunnel err: %1\n").arg(tunnelError);
-            else if (!tunnelReadiness.isEmpty() && tunnelState != QLatin1String("ready"))
-                text += QStringLiteral("tunnel:     waiting for readiness, %1\n").arg(tunnelReadiness);
         }
         text += QStringLiteral("sandboxes:  %1 active / limit %2\n")
                     .arg(active >= 0 ? QString::number(active) : QStringLiteral("?")).arg(limit);

@@ -44,12 +44,12 @@ struct SandboxRow {
 
 struct StatusInfo {
     enum class Server { Stopped, Starting, Running, Stopping, Failed };
-    enum class Tunnel { Disabled, Stopped, Starting, Ready, Failed };
+    enum class Tunnel { Disabled, Stopped, Starting, Connected, Unauthorized, Failed };
     Server server = Server::Stopped;
     QString serverError;
     QString endpointUrl;
     Tunnel tunnel = Tunnel::Disabled;
-    QString tunnelError;
+    QString tunnelError;    // what is wrong and what to do (unauthorized, failed)
     int activeSandboxes = 0;
     int sandboxLimit = 0;   // 0: unlimited
     QString version;

@@ -14,6 +14,7 @@
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"
+#include "tools/ImportFileTool.h"
 #include "tools/InSandboxTools.h"
 #include "tools/SandboxTools.h"
 #include "tools/WorkspaceTools.h"
@@ -57,6 +58,11 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_clock);
     m_sandboxes->setAttacher(m_channels.get());
     registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
+    ImportFileOptions import;
+    import.allowedHosts = m_config.importFileHosts;
+    import.maxBytes = static_cast<qint64>(m_config.importFileMaxMiB) * 1024 * 1024;
+    import.extraCaFile = m_config.testImportCaFile;
+    registerImportFileTool(m_tools, *m_sandboxes, *m_channels, import);
     m_activity = std::make_unique<ActivityMonitor>(*m_db, *m_sandboxes, *m_bashSessions, *m_channels);
     connect(this, &Controller::toolCallAudited, m_activity.get(), &ActivityMonitor::toolCallRecorded);
 }

@@ -3,7 +3,7 @@
 #include "config/Config.h"
 #include "sandbox/SandboxResolver.h"
 #include "state/SandboxRepository.h"
-#include "workspace/Workspace.h"
+#include "state/Workspace.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -102,7 +102,8 @@ public:
     QString publicText(const QString &text) const;
 
     qint64 idleMs() const { return m_config.sandboxIdleSeconds * 1000; }
-    SandboxRepository &repository() { return m_repo; }
+    // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
+    int countActive() const { return m_repo.countActive(); }
 
 signals:
     void sandboxesChanged();

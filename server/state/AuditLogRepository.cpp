@@ -1,6 +1,7 @@
 #include "state/AuditLogRepository.h"
 
 #include "state/Database.h"
+#include "state/SqlStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -38,22 +39,12 @@ AuditEntry entryOf(const QSqlQuery &q)
 bool AuditLogRepository::insert(const AuditEntry &entry, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, duration_ms, outcome, detail) "
-                             "VALUES (?,?,?,?,?,?,?,?,?)"));
-    q.addBindValue(entry.at);
-    q.addBindValue(textOrNull(entry.client, 100));
-    q.addBindValue(textOrNull(entry.session, 16));
-    q.addBindValue(entry.tool.left(128));
-    q.addBindValue(textOrNull(entry.sandboxId, 64));
-    q.addBindValue(textOrNull(entry.summary, kMaxSummary));
-    q.addBindValue(entry.durationMs);
-    q.addBindValue(entry.outcome);
-    q.addBindValue(textOrNull(entry.detail, kMaxDetail));
-    if (!q.exec()) {
-        error = q.lastError().text();
-        return false;
-    }
-    return true;
+    return execBound(q, QStringLiteral("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, duration_ms, outcome, detail) "
+                                       "VALUES (?,?,?,?,?,?,?,?,?)"),
+                     {entry.at, textOrNull(entry.client, 100), textOrNull(entry.session, 16), entry.tool.left(128),
+                      textOrNull(entry.sandboxId, 64), textOrNull(entry.summary, kMaxSummary), entry.durationMs,
+                      entry.outcome, textOrNull(entry.detail, kMaxDetail)},
+                     error);
 }
 
 QList<AuditEntry> AuditLogRepository::recent(int limit) const
