@@ -67,6 +67,8 @@ void PopupWindow::setActivityModel(ActivityModel &activity)
     if (m_activity)
         return;
     m_activity = new ActivitySection(activity, m_content);
+    // A finished tool call may have started or ended commands: the rows' counts follow.
+    connect(&activity, &ActivityModel::callsChanged, m_sandboxes, &SandboxesSection::rebuild);
     static_cast<QVBoxLayout *>(m_content->layout())->insertWidget(1, m_activity);
     connect(m_activity, &ActivitySection::rebuilt, this, [this] {
         updateTabOrder();

@@ -23,6 +23,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 using namespace chat2sbx;
 using namespace chat2sbx::ui;
@@ -221,13 +222,16 @@ private slots:
         auto *copy = child<QPushButton>(popup, QStringLiteral("copyUrl"));
         approve->setFocus();
         QCOMPARE(approve->nextInFocusChain(), reject);
-        QCOMPARE(reject->nextInFocusChain(), destroy);
+        // A sandbox row: its details expander, then Destroy.
+        auto *expand = child<QToolButton>(popup, QStringLiteral("expand:sbx_k"));
+        QCOMPARE(reject->nextInFocusChain(), expand);
+        QCOMPARE(expand->nextInFocusChain(), destroy);
         // Rows rebuilt after a change keep the visual order.
         approvals.add({QStringLiteral("apr_k2"), QStringLiteral("/srv/other"), QStringLiteral("direct"), fixedTime(9, 5)});
         auto *reject2 = child<QPushButton>(popup, QStringLiteral("reject:apr_k2"));
         auto *destroy2 = child<QPushButton>(popup, QStringLiteral("destroy:sbx_k"));
         QVERIFY(reject2 && destroy2);
-        QCOMPARE(reject2->nextInFocusChain(), destroy2);
+        QCOMPARE(reject2->nextInFocusChain()->nextInFocusChain(), destroy2);
         QVERIFY(copy->focusPolicy() & Qt::TabFocus);
 
         QTest::keyClick(&popup, Qt::Key_Escape);
