@@ -52,7 +52,7 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [[ $(field Package) == chat2sbx ]] || fail "Package is '$(field Package)'"
 [[ $(field Version) == "$version" ]] || fail "Version is '$(field Version)', project version is $version"
 depends=$(field Depends)
-for dep in libqt6core6 libqt6network6 libqt6httpserver6 libqt6sql6 libqt6widgets6 libqt6sql6-sqlite libqt6svg6; do
+for dep in libqt6core6 libqt6network6 libqt6httpserver6 libqt6sql6 libqt6widgets6 libqt6sql6-sqlite libqt6svg6 qt6-image-formats-plugins; do
   [[ ",$depends," =~ [,\ ]$dep[,\ ] ]] || fail "Depends lacks $dep: $depends"
 done
 [[ $depends != *asan* && $depends != *ubsan* ]] || fail "Depends names a sanitizer runtime: $depends"

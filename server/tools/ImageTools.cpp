@@ -16,7 +16,7 @@ namespace chat2sbx {
 namespace {
 
 constexpr int kMaxPathBytes = 4096;
-constexpr int kMaxImageFileBytes = 32 * 1024 * 1024;
+constexpr int kMaxImageFileBytes = 20 * 1024 * 1024;   // its base64 stays well under the channel's line limit
 constexpr int kFileOpTimeoutMs = 60000;
 
 void handleViewImage(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &call)
