@@ -11,6 +11,8 @@ namespace chat2sbx::ui {
 class ApprovalsSection;
 class SandboxesSection;
 class StatusSection;
+class WorkspacesModel;
+class WorkspacesSection;
 
 // The tray popup: Approvals, Sandboxes and Status in one small tool window, placed by the tray icon.
 // Escape closes it; Tab walks every button in visual order.
@@ -24,6 +26,9 @@ public:
     ApprovalsSection &approvals() const { return *m_approvals; }
     SandboxesSection &sandboxes() const { return *m_sandboxes; }
     StatusSection &status() const { return *m_status; }
+    // Adds the Workspaces section (below Sandboxes); once.
+    WorkspacesSection &addWorkspaces(WorkspacesModel &model);
+    WorkspacesSection *workspaces() const { return m_workspaces; }
     // Resizes to fit the content, within the screen.
     void fitToContent();
 
@@ -39,6 +44,7 @@ private:
     ApprovalsSection *m_approvals = nullptr;
     SandboxesSection *m_sandboxes = nullptr;
     StatusSection *m_status = nullptr;
+    WorkspacesSection *m_workspaces = nullptr;
     QScrollArea *m_scroll = nullptr;
     QWidget *m_content = nullptr;
 };

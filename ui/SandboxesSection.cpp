@@ -52,6 +52,12 @@ void SandboxesSection::rebuild()
 
         QStringList lines;
         lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
+        if (row.mode == QLatin1String("direct"))
+            lines << QStringLiteral("mode: direct — ⚠ writes to %1 on this computer").arg(row.hostPath);
+        else if (row.mode == QLatin1String("clone"))
+            lines << QStringLiteral("mode: clone of %1 (work comes home as a branch)").arg(row.hostPath);
+        else if (!row.mode.isEmpty())
+            lines << QStringLiteral("mode: %1").arg(row.mode);
         QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
         if (row.idleDeadlineMs > 0)
             memory += QStringLiteral(" · idle until %1").arg(formatTime(row.idleDeadlineMs));
@@ -84,8 +90,10 @@ void SandboxesSection::askDestroy(const QString &id)
         return;
     auto *box = new QMessageBox(QMessageBox::Warning, QStringLiteral("Destroy sandbox"),
                                 QStringLiteral("Destroy sandbox %1?").arg(id), QMessageBox::NoButton, this);
-    box->setInformativeText(QStringLiteral("Its microVM and everything not saved in the workspace are removed. "
-                                           "The workspace itself is kept."));
+    box->setInformativeText(QStringLiteral("Its microVM is removed. A managed workspace folder is kept; direct mode already "
+                                           "wrote every change to the host folder. A clone lives only in the VM: its commits "
+                                           "and uncommitted changes are first saved as branch chat2sbx/%1 in the host "
+                                           "repository, and if that fails nothing is destroyed.").arg(id));
     QPushButton *yes = box->addButton(QStringLiteral("&Destroy"), QMessageBox::DestructiveRole);
     yes->setObjectName(QStringLiteral("confirmDestroy"));
     yes->setAccessibleName(QStringLiteral("Destroy sandbox %1 now").arg(id));

@@ -1,6 +1,7 @@
 #include "ServiceModels.h"
 
 #include "ServiceStatusModel.h"
+#include "ServiceWorkspacesModel.h"
 #include "runtime/Controller.h"
 
 #include "ServiceApprovalsModel.h"
@@ -14,6 +15,8 @@ ServiceModels makeServiceModels(Controller &controller)
     m.approvals = std::make_unique<ServiceApprovalsModel>(controller.approvals());
     m.sandboxes = std::make_unique<ServiceSandboxesModel>(controller.sandboxes());
     m.status = std::make_unique<ServiceStatusModel>(controller);
+    m.workspaces = std::make_unique<ServiceWorkspacesModel>(controller.workspaces(), controller.sandboxes(), controller.changes(),
+                                                            controller.workspaceRemoval());
     return m;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "TrayModels.h"
+#include "WorkspacesModel.h"
 
 #include <memory>
 
@@ -17,6 +18,7 @@ struct ServiceModels {
     std::unique_ptr<ApprovalsModel> approvals;
     std::unique_ptr<SandboxesModel> sandboxes;
     std::unique_ptr<StatusModel> status;
+    std::unique_ptr<WorkspacesModel> workspaces;
 };
 
 ServiceModels makeServiceModels(Controller &controller);

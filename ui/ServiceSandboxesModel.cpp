@@ -33,6 +33,11 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
         for (const SandboxPortRecord &p : v.ports)
             row.ports << QStringLiteral("%1 → %2:%3").arg(p.sandboxPort).arg(p.hostIp).arg(p.hostPort);
         row.reason = m_service.publicText(r.reason);
+        if (v.workspace) {
+            row.mode = workspaceModeName(v.workspace->mode);
+            if (!v.workspace->isManaged())
+                row.hostPath = v.workspace->hostPath;
+        }
         rows.append(row);
     }
     return rows;

@@ -13,6 +13,7 @@ class QMenu;
 namespace chat2sbx::ui {
 
 class PopupWindow;
+class WorkspacesModel;
 
 struct TrayPaths {
     QString dataRoot;        // Open data folder
@@ -28,6 +29,8 @@ public:
             QObject *parent = nullptr);
     ~TrayApp() override;
 
+    // The Workspaces section (Fetch as branch, Revoke) and its notifications.
+    void addWorkspaces(WorkspacesModel &workspaces);
     void show();
     void openPopup();
     PopupWindow &popup() const { return *m_popup; }

@@ -17,6 +17,8 @@ struct ApprovalRow {
     QString path;           // canonical host path
     QString mode;           // "clone" or "direct"
     qint64 requestedAtMs = 0;
+    QString client{};       // the MCP client that asked (may be empty)
+    QString reason{};       // the agent's reason (may be empty)
 };
 
 struct SandboxRow {
@@ -27,6 +29,8 @@ struct SandboxRow {
     qint64 idleDeadlineMs = 0;   // 0: none
     QStringList ports;      // "8080 → 127.0.0.1:49152"
     QString reason;         // why it failed, if it did
+    QString mode{};         // workspace mode: managed, clone or direct
+    QString hostPath{};     // clone/direct: the host folder (direct mode writes to it)
 };
 
 struct StatusInfo {

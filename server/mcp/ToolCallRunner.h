@@ -33,7 +33,8 @@ public:
 
     static constexpr int kMaxPendingPerSession = 32;
 
-    void call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply);
+    void call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply,
+              const QString &clientName = {});
     bool isPending(const QString &sessionId, const QJsonValue &rpcId) const;
     int pendingCount(const QString &sessionId) const;
     // The request gets JSON-RPC error -32800; the handler's token is cancelled. Unknown ids: no-op.

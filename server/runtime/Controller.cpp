@@ -16,6 +16,10 @@
 #include "sandbox/BashSessions.h"        // [insandbox]
 #include "sandbox/ChannelPool.h"         // [insandbox]
 #include "tools/InSandboxTools.h"        // [insandbox]
+#include "sandbox/ChangesService.h"
+#include "tools/ChangesTools.h"
+#include "workspace/HostGit.h"
+#include "sandbox/WorkspaceRemoval.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -48,6 +52,13 @@ Controller::Controller(const Config &config, QObject *parent)
     m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_serviceClock);
     m_sandboxes->setAttacher(m_channels.get());
     registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
+
+    // Review and export of the agent's work; also what destroy and idle expiry ask first.
+    m_hostGit = std::make_unique<HostGit>();
+    m_changes = std::make_unique<ChangesService>(*m_sandboxes, *m_channels, *m_hostGit);
+    m_sandboxes->setDestroyGuard(m_changes.get());
+    registerChangesTools(m_tools, *m_sandboxes, *m_changes);
+    m_removal = std::make_unique<WorkspaceRemoval>(*m_workspaces, *m_sandboxes, *m_retention);
 }
 
 Controller::~Controller()

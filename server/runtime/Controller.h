@@ -15,6 +15,9 @@ class QHttpServer;
 namespace chat2sbx {
 
 class BashSessions;        // [insandbox]
+class ChangesService;
+class HostGit;
+class WorkspaceRemoval;
 class ChannelPool;         // [insandbox]
 class ApprovalService;
 class Database;
@@ -66,6 +69,11 @@ public:
     // --- workspaces and approvals (issue 6): valid for the Controller's lifetime; they read the
     // database, so use them once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
+    // Review and export of the work in sandboxes' git workspaces (show_changes, export_changes,
+    // the tray's "Fetch as branch", export before destroy).
+    ChangesService &changes() { return *m_changes; }
+    // The user's Revoke / remove of a workspace (sandboxes destroyed, work saved, approval withdrawn).
+    WorkspaceRemoval &workspaceRemoval() { return *m_removal; }
     // tunnel: the Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
     // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
     TunnelSupervisor &tunnel() { return *m_tunnel; }
@@ -104,6 +112,9 @@ private:
     std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes] + issue 6
     std::unique_ptr<ChannelPool> m_channels;           // [insandbox] declared before m_sandboxes: outlives it
     std::unique_ptr<BashSessions> m_bashSessions;      // [insandbox]
+    std::unique_ptr<HostGit> m_hostGit;                // declared before m_sandboxes: outlives it
+    std::unique_ptr<ChangesService> m_changes;
+    std::unique_ptr<WorkspaceRemoval> m_removal;
     std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
     std::unique_ptr<ApprovalService> m_approvals;      // issue 6
     std::unique_ptr<WorkspaceRetention> m_retention;   // issue 6

@@ -10,7 +10,7 @@ namespace chat2sbx {
 namespace {
 
 const char kColumns[] = "id, host_path, mode, state, display_name, requested_at, decided_at, decided_by, workspace_id,"
-                        " host_device, host_inode";
+                        " host_device, host_inode, reason, client_name";
 
 Approval fromRow(const QSqlQuery &q)
 {
@@ -26,6 +26,8 @@ Approval fromRow(const QSqlQuery &q)
     a.workspaceId = q.value(8).toString();
     a.hostDevice = q.value(9).toLongLong();
     a.hostInode = q.value(10).toLongLong();
+    a.reason = q.value(11).toString();
+    a.clientName = q.value(12).toString();
     return a;
 }
 
@@ -39,7 +41,7 @@ QVariant textOrNull(const QString &s)
 bool ApprovalRepository::insert(const Approval &a, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO approvals (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
+    q.prepare(QStringLiteral("INSERT INTO approvals (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
     q.addBindValue(a.id);
     q.addBindValue(a.hostPath);
     q.addBindValue(workspaceModeName(a.mode));
@@ -51,6 +53,8 @@ bool ApprovalRepository::insert(const Approval &a, QString &error)
     q.addBindValue(textOrNull(a.workspaceId));
     q.addBindValue(a.hostDevice);
     q.addBindValue(a.hostInode);
+    q.addBindValue(textOrNull(a.reason));
+    q.addBindValue(textOrNull(a.clientName));
     if (!q.exec()) {
         error = QStringLiteral("cannot record approval: %1").arg(q.lastError().text());
         return false;

@@ -79,6 +79,13 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("CREATE UNIQUE INDEX approvals_one_pending ON approvals(host_path, mode) WHERE state = 'pending'"),
             QStringLiteral("CREATE INDEX workspaces_by_host_path ON workspaces(host_path, mode)"),
         },
+        // 4: why an agent asked for a host folder and which MCP client asked; host workspaces whose
+        //    approval the user withdrew (revoked_at).
+        {
+            QStringLiteral("ALTER TABLE approvals ADD COLUMN reason TEXT"),
+            QStringLiteral("ALTER TABLE approvals ADD COLUMN client_name TEXT"),
+            QStringLiteral("ALTER TABLE workspaces ADD COLUMN revoked_at INTEGER"),
+        },
     };
     return migrations;
 }

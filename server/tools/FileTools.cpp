@@ -173,11 +173,12 @@ void handleEdit(Context &ctx, const ToolCall &call)
     if (!resolve(ctx, call, args, sandbox))
         return;
     const QString shown = displayPath(sandbox, path);
+    const QString headerPath = diffHeaderPath(sandbox.workspacePath, sandbox.managedWorkspace, path);
     QPointer<SandboxChannel> channel = &ctx.channels.channelFor(sandbox);
     const QByteArray oldBytes = oldString.toUtf8(), newBytes = newString.toUtf8();
     channel->request(
         QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxEditFileBytes)}, kFileOpTimeoutMs,
-        [responder = call.responder, shown, path, channel, oldBytes, newBytes, replaceAll](const ChannelReply &r) {
+        [responder = call.responder, shown, headerPath, path, channel, oldBytes, newBytes, replaceAll](const ChannelReply &r) {
             if (!r.ok)
                 return responder.error(failure(r));
             if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
@@ -205,7 +206,7 @@ void handleEdit(Context &ctx, const ToolCall &call)
                 return responder.error(QStringLiteral("the sandbox was detached during the edit"));
             if (after.size() > kMaxWriteBytes)
                 return responder.error(QStringLiteral("the edited file would be larger than %1 bytes").arg(kMaxWriteBytes));
-            const QString diff = replacementDiff(shown, before, matches, oldBytes, newBytes);
+            const QString diff = replacementDiff(headerPath, before, matches, oldBytes, newBytes);
             const int count = static_cast<int>(matches.size());
             writeFile(*channel, path, after, [responder, shown, diff, count](const ChannelReply &w) {
                 if (!w.ok)

@@ -27,6 +27,22 @@ QList<QByteArray> splitLines(const QByteArray &text)
 
 } // namespace
 
+QString diffHeaderPath(const QString &workspacePath, bool managedWorkspace, const QString &path)
+{
+    QString p = path;
+    while (p.startsWith(QLatin1String("./")))
+        p = p.mid(2);
+    if (p.isEmpty() || p.startsWith(QLatin1Char('~')) || p.startsWith(QLatin1Char('/'))) {
+        const QString base = managedWorkspace ? QStringLiteral("~/workspace") : workspacePath;
+        if (!base.isEmpty() && p.startsWith(base + QLatin1Char('/')))
+            return p.mid(base.size() + 1);
+        if (managedWorkspace && !workspacePath.isEmpty() && p.startsWith(workspacePath + QLatin1Char('/')))
+            return p.mid(workspacePath.size() + 1);
+        return p;
+    }
+    return p;
+}
+
 QString replacementDiff(const QString &path, const QByteArray &before, const QList<qsizetype> &matches,
                         const QByteArray &oldText, const QByteArray &newText, int maxLines)
 {

@@ -45,7 +45,9 @@ public:
     // Checks the path under the policy, then: an already registered workspace for the canonical
     // path and mode → Approved; the pending approval for them → the SAME approval again; a rejected
     // one → Rejected; otherwise a new pending approval, persisted before this returns.
-    RequestOutcome request(const QString &hostPath, WorkspaceMode mode);
+    // `reason` (the agent's words) and `clientName` (MCP initialize) are stored with a new approval.
+    RequestOutcome request(const QString &hostPath, WorkspaceMode mode, const QString &reason = {},
+                           const QString &clientName = {});
 
     // Re-checks the directory (still accepted by the policy, still the same device/inode as when it
     // was requested), registers the workspace (reusing a live one for the same path and mode) and
