@@ -27,7 +27,7 @@ class ChangesService : public QObject, public DestroyGuard {
     Q_OBJECT
 public:
     static constexpr int kMaxCommits = 200;
-    static constexpr qint64 kMaxBundleBytes = 64 * 1024 * 1024;
+    static constexpr qint64 kMaxBundleBytes = 20 * 1024 * 1024;   // base64 of it stays below the channel's 32 MiB line cap
     static constexpr int kChangesTimeoutMs = 60000;
     static constexpr int kBundleTimeoutMs = 180000;
 
