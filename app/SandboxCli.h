@@ -1,7 +1,7 @@
 #pragma once
 
 #include "config/Config.h"
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "sandbox/ChangesService.h"
 #include "sandbox/ChannelPool.h"
 #include "sandbox/SandboxService.h"

@@ -71,7 +71,7 @@ bool WorkspaceChanges::parse(const QMap<QString, QString> &meta, const QByteArra
     if (!readSection(data, pos, "commits", commitsRaw) || !readSection(data, pos, "numstat", numstat)
         || !readSection(data, pos, "status", status) || !readSection(data, pos, "committed", committed)
         || !readSection(data, pos, "staged", staged) || !readSection(data, pos, "unstaged", unstaged)
-        || !readSection(data, pos, "untracked", untracked) || !readSection(data, pos, "diff", diffRaw)) {
+        || !readSection(data, pos, "untracked", untracked) || !readSection(data, pos, "patch", diffRaw)) {
         error = QStringLiteral("the sandbox answered changes in an unexpected shape");
         return false;
     }

@@ -1,6 +1,6 @@
 #include "sandbox/WorkspaceRemoval.h"
 
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "sandbox/SandboxService.h"
 #include "workspace/WorkspaceRetention.h"
 #include "workspace/WorkspaceService.h"

@@ -331,7 +331,8 @@ private slots:
         QVERIFY(s.popup().workspaces());
         s.popup().workspaces()->rebuild();
         QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("fetch:") + id), 10000);
-        QTRY_VERIFY_WITH_TIMEOUT(s.labelText(QStringLiteral("changes:") + id).contains(QLatin1String("1 commit · 2 files +2 −0")), 20000);
+        QTRY_VERIFY2_WITH_TIMEOUT(s.labelText(QStringLiteral("changes:") + id).contains(QStringLiteral("1 commit · 2 files +2 −0")),
+                                  qPrintable(s.labelText(QStringLiteral("changes:") + id)), 20000);
         QVERIFY(s.find<QPushButton>(QStringLiteral("revoke:") + ws->id));
         QVERIFY2(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("detail"))->text().contains(
                      QLatin1String("mode: clone of ") + repo),
