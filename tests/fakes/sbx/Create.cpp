@@ -31,7 +31,7 @@ bool validMemory(const QString &memory)
 // of a repository is copied as before (the fake's self-test uses a plain folder).
 bool makeClone(const QString &workspace, const QString &target, QString *error)
 {
-    if (!QFileInfo(workspace + QStringLiteral("/.git")).isDir())
+    if (!QFileInfo(workspace + QStringLiteral("/.git/HEAD")).isFile())
         return copyTreeContents(workspace, target, error);
     QProcess git;
     QProcessEnvironment env;
