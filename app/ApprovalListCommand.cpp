@@ -37,6 +37,10 @@ int runApprovalList(CommandContext &ctx)
             text += QStringLiteral(", %1 %2%3").arg(approvalStateName(a.state), isoTime(a.decidedAt),
                                                     a.workspaceId.isEmpty() ? QString() : QStringLiteral(" -> ") + a.workspaceId);
         text += QLatin1Char('\n');
+        if (!a.clientName.isEmpty() || !a.reason.isEmpty())
+            text += QStringLiteral("    asked by %1%2\n")
+                        .arg(a.clientName.isEmpty() ? QStringLiteral("an MCP client") : a.clientName,
+                             a.reason.isEmpty() ? QString() : QStringLiteral(": \"%1\"").arg(a.reason));
     }
     if (!all)
         text += QStringLiteral("Approve with: chat2sbx approval approve <id>   Reject with: chat2sbx approval reject <id>\n");

@@ -45,6 +45,8 @@ QJsonObject approvalToJson(const Approval &a)
         {QStringLiteral("decided_at"), timeOrNull(a.decidedAt)},
         {QStringLiteral("decided_by"), textOrNull(a.decidedBy)},
         {QStringLiteral("workspace_id"), textOrNull(a.workspaceId)},
+        {QStringLiteral("reason"), textOrNull(a.reason)},
+        {QStringLiteral("client"), textOrNull(a.clientName)},
     };
 }
 

@@ -2,9 +2,12 @@
 
 #include "config/Config.h"
 #include "core/Clock.h"
+#include "sandbox/ChangesService.h"
+#include "sandbox/ChannelPool.h"
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"
+#include "workspace/HostGit.h"
 #include "workspace/WorkspaceService.h"
 
 #include <memory>
@@ -12,12 +15,20 @@
 namespace chat2sbx::app {
 
 // The sandbox services a CLI command uses directly on the shared database (no server needed).
-// No reconciliation and no idle timer: that is the server's job.
+// No reconciliation and no idle timer: that is the server's job. The CLI has its own control
+// channel into a sandbox when it needs one (export): a second helper beside the server's is fine.
 struct SandboxCli {
     explicit SandboxCli(const Config &c)
         : config(c), sbx(c.sbxPath), workspaces(config, db, Clock::system()),
-          sandboxes(config, db, workspaces, sbx, Clock::system())
+          sandboxes(config, db, workspaces, sbx, Clock::system()), channels(sbx),
+          changes(sandboxes, channels, hostGit)
     {
+        sandboxes.setDestroyGuard(&changes);
+    }
+    ~SandboxCli()
+    {
+        for (const SandboxView &v : sandboxes.list())
+            channels.detach(v.record.id);
     }
     bool open(QString &error) { return db.open(config.databasePath, error); }
 
@@ -26,6 +37,9 @@ struct SandboxCli {
     SbxDriver sbx;
     WorkspaceService workspaces;
     SandboxService sandboxes;
+    ChannelPool channels;
+    HostGit hostGit;
+    ChangesService changes;
 };
 
 } // namespace chat2sbx::app

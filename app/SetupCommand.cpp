@@ -18,7 +18,7 @@
 namespace chat2sbx::app {
 namespace {
 
-// What the in-sandbox helper needs: bash, coreutils, util-linux (setsid, flock), grep and findutils;
+// What the in-sandbox helper needs: bash, coreutils, util-linux (setsid, flock), grep, findutils and git;
 // the exact programs are SandboxChannel::helperCommands(). Installed with the distribution's package
 // manager when missing, then verified. A fixed script ("@NEED@" is that fixed list), never built from input.
 const char kProvisionScript[] = R"SH(set -e
@@ -28,9 +28,9 @@ for c in $need; do command -v "$c" >/dev/null 2>&1 || missing="$missing $c"; don
 if [ -n "$missing" ]; then
   echo "installing:$missing"
   if command -v apt-get >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash coreutils util-linux grep findutils
-  elif command -v apk >/dev/null 2>&1; then apk add --no-cache bash coreutils util-linux grep findutils
-  elif command -v dnf >/dev/null 2>&1; then dnf install -y bash coreutils util-linux grep findutils
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash coreutils util-linux grep findutils git
+  elif command -v apk >/dev/null 2>&1; then apk add --no-cache bash coreutils util-linux grep findutils git
+  elif command -v dnf >/dev/null 2>&1; then dnf install -y bash coreutils util-linux grep findutils git
   else echo "no supported package manager to install:$missing" >&2; exit 1; fi
 fi
 for c in $need; do command -v "$c" >/dev/null 2>&1 || { echo "still missing: $c" >&2; exit 1; }; done

@@ -30,6 +30,7 @@ int runTray(CommandContext &ctx)
     ui::TrayApp tray(*models.approvals, *models.sandboxes, *models.status,
                      ui::TrayPaths{ctx.config.dataRoot, ctx.config.agentsFilePath(), QCoreApplication::applicationFilePath()});
     tray.setActivityModel(*models.activity);
+    tray.addWorkspaces(*models.workspaces);
     SignalWatcher signalWatcher;
     int exitCode = 0;
     bool stopping = false;

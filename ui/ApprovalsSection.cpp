@@ -60,6 +60,15 @@ void ApprovalsSection::rebuild()
                                    card);
         detail->setObjectName(QStringLiteral("detail"));
         grid->addWidget(detail, 1, 0);
+        if (!row.client.isEmpty() || !row.reason.isEmpty()) {
+            QLabel *why = makeLabel(QStringLiteral("asked by %1%2")
+                                        .arg(row.client.isEmpty() ? QStringLiteral("an MCP client") : row.client,
+                                             row.reason.isEmpty() ? QString() : QStringLiteral(": “%1”").arg(row.reason)),
+                                    card);
+            why->setObjectName(QStringLiteral("reason"));
+            why->setTextFormat(Qt::PlainText);
+            grid->addWidget(why, 2, 0);
+        }
 
         auto *buttons = new QHBoxLayout;
         auto *approve = new QPushButton(QStringLiteral("&Approve"), card);
@@ -73,7 +82,7 @@ void ApprovalsSection::rebuild()
         buttons->addWidget(approve);
         buttons->addWidget(reject);
         buttons->insertStretch(0, 1);
-        grid->addLayout(buttons, 2, 0);
+        grid->addLayout(buttons, 3, 0);
 
         const QString id = row.id;
         connect(approve, &QPushButton::clicked, this, [this, id] { decide(id, true); });

@@ -4,6 +4,7 @@
 #include "ApprovalsSection.h"
 #include "SandboxesSection.h"
 #include "StatusSection.h"
+#include "WorkspacesSection.h"
 
 #include <QGuiApplication>
 #include <QKeyEvent>
@@ -81,12 +82,32 @@ void PopupWindow::setActivityModel(ActivityModel &activity)
     fitToContent();
 }
 
+WorkspacesSection &PopupWindow::addWorkspaces(WorkspacesModel &model)
+{
+    if (m_workspaces)
+        return *m_workspaces;
+    m_workspaces = new WorkspacesSection(model, m_content);
+    auto *column = static_cast<QVBoxLayout *>(m_content->layout());
+    column->insertWidget(column->indexOf(m_sandboxes) + 1, m_workspaces);
+    connect(m_workspaces, &WorkspacesSection::rebuilt, this, [this] {
+        updateTabOrder();
+        QTimer::singleShot(0, this, [this] {
+            if (isVisible())
+                fitToContent();
+        });
+    });
+    updateTabOrder();
+    return *m_workspaces;
+}
+
 void PopupWindow::updateTabOrder()
 {
     QList<QWidget *> chain = m_approvals->focusChain();
     if (m_activity)
         chain += m_activity->focusChain();
     chain += m_sandboxes->focusChain();
+    if (m_workspaces)
+        chain += m_workspaces->focusChain();
     chain += m_status->focusChain();
     for (int i = 1; i < chain.size(); ++i)
         QWidget::setTabOrder(chain.at(i - 1), chain.at(i));

@@ -13,6 +13,8 @@ class ActivitySection;
 class ApprovalsSection;
 class SandboxesSection;
 class StatusSection;
+class WorkspacesModel;
+class WorkspacesSection;
 
 // The tray popup: Approvals, Activity and Sandboxes scroll; Status stays pinned below them, in view
 // however many sandboxes there are. One small tool window, placed by the tray icon. Escape closes
@@ -30,6 +32,9 @@ public:
     // Adds the Activity view (running commands, recent tool calls) below the approvals.
     void setActivityModel(ActivityModel &activity);
     ActivitySection *activity() const { return m_activity; }
+    // Adds the Workspaces section (below Sandboxes); once.
+    WorkspacesSection &addWorkspaces(WorkspacesModel &model);
+    WorkspacesSection *workspaces() const { return m_workspaces; }
     // Resizes to fit the content, within the screen.
     void fitToContent();
 
@@ -46,6 +51,7 @@ private:
     SandboxesSection *m_sandboxes = nullptr;
     StatusSection *m_status = nullptr;
     ActivitySection *m_activity = nullptr;
+    WorkspacesSection *m_workspaces = nullptr;
     QScrollArea *m_scroll = nullptr;
     QWidget *m_content = nullptr;
 };

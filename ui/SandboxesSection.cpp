@@ -134,8 +134,10 @@ void SandboxesSection::askDestroy(const QString &id, int runningCommands)
         return;
     auto *box = new QMessageBox(QMessageBox::Warning, QStringLiteral("Destroy sandbox"),
                                 QStringLiteral("Destroy sandbox %1?").arg(id), QMessageBox::NoButton, this);
-    QString info = QStringLiteral("Its microVM and everything not saved in the workspace are removed. "
-                                  "The workspace itself is kept.");
+    QString info = QStringLiteral("Its microVM is removed. A managed workspace folder is kept; direct mode already "
+                                  "wrote every change to the host folder. A clone lives only in the VM: its commits "
+                                  "and uncommitted changes are first saved as branch chat2sbx/%1 in the host "
+                                  "repository, and if that fails nothing is destroyed.").arg(id);
     if (runningCommands > 0)
         info.prepend(QStringLiteral("%1 still running in it and will be killed. ")
                          .arg(runningCommands == 1 ? QStringLiteral("1 command is") : QStringLiteral("%1 commands are").arg(runningCommands)));

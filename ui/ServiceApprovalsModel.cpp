@@ -7,7 +7,7 @@ namespace chat2sbx::ui {
 namespace {
 ApprovalRow rowOf(const Approval &a)
 {
-    return ApprovalRow{a.id, a.hostPath, workspaceModeName(a.mode), a.requestedAt};
+    return ApprovalRow{a.id, a.hostPath, workspaceModeName(a.mode), a.requestedAt, a.clientName, a.reason};
 }
 } // namespace
 

@@ -1,6 +1,7 @@
 #include "ServiceModels.h"
 
 #include "ServiceStatusModel.h"
+#include "ServiceWorkspacesModel.h"
 #include "runtime/Controller.h"
 
 #include "ServiceActivityModel.h"
@@ -20,6 +21,8 @@ ServiceModels makeServiceModels(Controller &controller)
     m.sandboxes = std::move(sandboxes);
     m.activity = std::make_unique<ServiceActivityModel>(controller.activity());
     m.status = std::make_unique<ServiceStatusModel>(controller);
+    m.workspaces = std::make_unique<ServiceWorkspacesModel>(controller.workspaces(), controller.sandboxes(), controller.changes(),
+                                                            controller.workspaceRemoval());
     return m;
 }
 

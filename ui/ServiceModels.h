@@ -2,6 +2,7 @@
 
 #include "ActivityModel.h"
 #include "TrayModels.h"
+#include "WorkspacesModel.h"
 
 #include <memory>
 
@@ -19,6 +20,7 @@ struct ServiceModels {
     std::unique_ptr<SandboxesModel> sandboxes;
     std::unique_ptr<StatusModel> status;
     std::unique_ptr<ActivityModel> activity;
+    std::unique_ptr<WorkspacesModel> workspaces;
 };
 
 ServiceModels makeServiceModels(Controller &controller);

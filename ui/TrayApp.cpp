@@ -3,6 +3,7 @@
 #include "Autostart.h"
 #include "GlobalInstructions.h"
 #include "PopupWindow.h"
+#include "WorkspacesModel.h"
 #include "TrayResources.h"
 
 #include <QAction>
@@ -111,10 +112,23 @@ void TrayApp::refreshIcon()
     m_tray->setToolTip(trayToolTip(s, pending));
 }
 
+void TrayApp::addWorkspaces(WorkspacesModel &workspaces)
+{
+    m_popup->addWorkspaces(workspaces);
+    connect(&workspaces, &WorkspacesModel::notice, this, [this](const QString &title, const QString &body, bool warning) {
+        m_tray->showMessage(title, body, warning ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information, warning ? 0 : 15000);
+        emit notified(title, body);
+    });
+}
+
 void TrayApp::notifyApproval(const ApprovalRow &row)
 {
     const QString title = QStringLiteral("chat2sbx: approval requested");
-    const QString body = QStringLiteral("ChatGPT asks for %1 access to %2. Click to review.").arg(row.mode, row.path);
+    QString body = QStringLiteral("%1 asks for %2 access to %3.")
+                       .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.mode, row.path);
+    if (!row.reason.isEmpty())
+        body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
+    body += QStringLiteral(" Click to review.");
     m_tray->showMessage(title, body, ui::trayIcon(m_state, 1), 15000);
     emit notified(title, body);
 }

@@ -14,6 +14,7 @@ namespace chat2sbx::ui {
 
 class ActivityModel;
 class PopupWindow;
+class WorkspacesModel;
 
 struct TrayPaths {
     QString dataRoot;        // Open data folder
@@ -29,6 +30,8 @@ public:
             QObject *parent = nullptr);
     ~TrayApp() override;
 
+    // The Workspaces section (Fetch as branch, Revoke) and its notifications.
+    void addWorkspaces(WorkspacesModel &workspaces);
     void show();
     // The popup's Activity view (running commands, recent tool calls).
     void setActivityModel(ActivityModel &activity);

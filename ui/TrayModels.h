@@ -17,6 +17,8 @@ struct ApprovalRow {
     QString path;           // canonical host path
     QString mode;           // "clone" or "direct"
     qint64 requestedAtMs = 0;
+    QString client{};       // the MCP client that asked (may be empty)
+    QString reason{};       // the agent's reason (may be empty)
 };
 
 // One exposed port: shown as a link; LAN-wide ones (not bound to loopback) are marked.

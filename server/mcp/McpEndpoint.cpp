@@ -297,7 +297,7 @@ void McpEndpoint::handleRequest(McpSession &session, const QJsonValue &id, const
                     self->m_sessions.touch(*s);
                 }
             sendMessage(*reply, 200, message);
-        });
+        }, session.clientName);
         return;
     }
     if (method == QLatin1String("initialize"))

@@ -9,11 +9,15 @@ QString mcpInstructions()
         "(or sandbox_get/sandbox_list to reopen an existing one) and keep its sandbox_id. 2) Work with "
         "bash, read, write, edit, search and list, always passing that sandbox_id; files live in ~/workspace. "
         "3) If bash returns status \"running\", call bash_poll until it is no longer running. "
-        "4) Call sandbox_destroy when done. Host folders: workspace_request, which waits for the user's approval.\n"
+        "4) Call sandbox_destroy when done. Host folders: workspace_request, which waits for the user's approval. "
+        "In a git workspace, show_changes reviews your work; in clone mode your commits live only in the VM until "
+        "export_changes puts them on the branch chat2sbx/<sandbox_id> of the user's repository (sandbox_destroy and "
+        "idle expiry do that first, too).\n"
         "\n"
         "Details: every tool result is JSON (also given as structuredContent). A failed call returns isError "
         "with a readable message: fix the arguments it names and retry. Long commands do not block other "
-        "calls. Sandboxes that stay idle are stopped automatically; their workspace is kept. Never put secrets "
+        "calls. Sandboxes that stay idle are removed automatically: a managed workspace folder is kept, direct mode "
+        "already wrote to the host folder, a clone's work is saved as a host branch first. Never put secrets "
         "in commands you would not want logged.");
 }
 

@@ -120,6 +120,7 @@ struct ToolCall {
     QString toolName;
     QJsonObject arguments;
     QString mcpSessionId;
+    QString clientName;        // clientInfo.name the MCP client gave in initialize (may be empty)
     CancellationToken cancellation;
     ToolResponder responder;
 };

@@ -103,7 +103,8 @@ QJsonObject ToolCallRunner::toCallToolResult(const ToolResult &result, bool hasO
     return out;
 }
 
-void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply)
+void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply,
+                          const QString &clientName)
 {
     const qint64 startedAt = m_clock.nowMs();
     const QJsonValue nameValue = params.value(QStringLiteral("name"));
@@ -178,6 +179,7 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     call.toolName = name;
     call.arguments = arguments;
     call.mcpSessionId = sessionId;
+    call.clientName = clientName;
     call.cancellation = pending->token;
     const bool hasOutputSchema = !entry->definition.outputSchema.isEmpty();
     call.responder = ToolResponder([self, weak, guard, hasOutputSchema](const ToolResult &result) {

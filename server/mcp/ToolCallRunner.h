@@ -33,7 +33,8 @@ public:
 
     static constexpr int kMaxPendingPerSession = 32;
 
-    void call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply);
+    void call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply,
+              const QString &clientName = {});
     // Who a session is (the client name from initialize), for the audit rows; unset: unnamed.
     void setClientNameLookup(std::function<QString(const QString &sessionId)> lookup) { m_clientName = std::move(lookup); }
     bool isPending(const QString &sessionId, const QJsonValue &rpcId) const;

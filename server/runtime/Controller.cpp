@@ -22,6 +22,10 @@
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceRetention.h"
 #include "workspace/WorkspaceService.h"
+#include "sandbox/ChangesService.h"
+#include "sandbox/WorkspaceRemoval.h"
+#include "tools/ChangesTools.h"
+#include "workspace/HostGit.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -65,6 +69,13 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     registerImportFileTool(m_tools, *m_sandboxes, *m_channels, import);
     m_activity = std::make_unique<ActivityMonitor>(*m_db, *m_sandboxes, *m_bashSessions, *m_channels);
     connect(this, &Controller::toolCallAudited, m_activity.get(), &ActivityMonitor::toolCallRecorded);
+
+    // Review and export of the agent's work; also what destroy and idle expiry ask first.
+    m_hostGit = std::make_unique<HostGit>();
+    m_changes = std::make_unique<ChangesService>(*m_sandboxes, *m_channels, *m_hostGit);
+    m_sandboxes->setDestroyGuard(m_changes.get());
+    registerChangesTools(m_tools, *m_sandboxes, *m_changes);
+    m_removal = std::make_unique<WorkspaceRemoval>(*m_workspaces, *m_sandboxes, *m_retention);
 }
 
 Controller::~Controller()

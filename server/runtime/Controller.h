@@ -17,6 +17,9 @@ namespace chat2sbx {
 class ActivityMonitor;
 class ApprovalService;
 class AuditRetention;
+class ChangesService;
+class HostGit;
+class WorkspaceRemoval;
 class BashSessions;
 class ChannelPool;
 class Database;
@@ -68,6 +71,11 @@ public:
     SandboxService &sandboxes() { return *m_sandboxes; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
+    // Review and export of the work in sandboxes' git workspaces (show_changes, export_changes,
+    // the tray's "Fetch as branch", export before destroy).
+    ChangesService &changes() { return *m_changes; }
+    // The user's Revoke / remove of a workspace (sandboxes destroyed, work saved, approval withdrawn).
+    WorkspaceRemoval &workspaceRemoval() { return *m_removal; }
     // The Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
     // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
     TunnelSupervisor &tunnel() { return *m_tunnel; }
@@ -103,6 +111,9 @@ private:
     std::unique_ptr<WorkspaceService> m_workspaces;
     std::unique_ptr<ChannelPool> m_channels;   // declared before m_sandboxes: outlives it
     std::unique_ptr<BashSessions> m_bashSessions;
+    std::unique_ptr<HostGit> m_hostGit;        // these three are declared before m_sandboxes too
+    std::unique_ptr<ChangesService> m_changes;
+    std::unique_ptr<WorkspaceRemoval> m_removal;
     std::unique_ptr<SandboxService> m_sandboxes;
     std::unique_ptr<ApprovalService> m_approvals;
     std::unique_ptr<WorkspaceRetention> m_retention;

@@ -43,8 +43,8 @@ QByteArray SandboxChannel::helperScript()
 QStringList SandboxChannel::helperCommands()
 {
     return {QStringLiteral("base64"), QStringLiteral("basename"), QStringLiteral("cat"), QStringLiteral("chmod"),
-            QStringLiteral("cut"), QStringLiteral("date"), QStringLiteral("dirname"), QStringLiteral("find"),
-            QStringLiteral("flock"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
+            QStringLiteral("cp"), QStringLiteral("cut"), QStringLiteral("date"), QStringLiteral("dirname"), QStringLiteral("find"),
+            QStringLiteral("flock"), QStringLiteral("git"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
             QStringLiteral("mkdir"), QStringLiteral("mkfifo"), QStringLiteral("mktemp"), QStringLiteral("mv"),
             QStringLiteral("rm"), QStringLiteral("setsid"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
             QStringLiteral("sort"), QStringLiteral("stat"),

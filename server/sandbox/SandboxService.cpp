@@ -2,6 +2,7 @@
 
 #include "core/Clock.h"
 #include "core/Ids.h"
+#include "sandbox/DestroyGuard.h"
 #include "sandbox/RuntimeAttacher.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"
@@ -360,7 +361,7 @@ void SandboxService::removeRuntime(const QString &runtimeName, std::function<voi
     });
 }
 
-void SandboxService::destroy(const QString &sandboxId, Done done, const QString &reason)
+void SandboxService::destroy(const QString &sandboxId, Done done, const QString &reason, bool force)
 {
     const auto r = m_repo.find(sandboxId);
     if (!r) {
@@ -384,19 +385,71 @@ void SandboxService::destroy(const QString &sandboxId, Done done, const QString 
         return done ? done(o) : void();
     }
     m_destroying.insert(sandboxId, {std::move(done)});
+    if (!m_guard || r->state != SandboxState::Running)
+        return removeAfterGuard(sandboxId, reason, {}, {});
+    // Keep the work first (a clone sandbox's commits and edits become a host branch); the sandbox
+    // stays running meanwhile, so a refusal leaves it exactly as it was.
+    QPointer<SandboxService> self(this);
+    m_guard->secureWork(viewOf(*r), [self, sandboxId, reason, force](const DestroyGuard::Outcome &g) {
+        if (!self)
+            return;
+        if (g.ok) {
+            if (!g.branch.isEmpty()) {
+                qCInfo(lcSandbox).noquote() << "sandbox" << sandboxId << ":" << g.summary;
+                emit self->workKept(sandboxId, g.branch, g.summary);
+            }
+            return self->removeAfterGuard(sandboxId, reason, g.branch, g.branch.isEmpty() ? QString() : g.summary);
+        }
+        if (force) {
+            qCWarning(lcSandbox).noquote() << "sandbox" << sandboxId << "destroyed with force although its work could not be kept:"
+                                           << g.error;
+            return self->removeAfterGuard(sandboxId, reason, {},
+                                          QStringLiteral("its work could not be kept and was discarded (force): %1").arg(g.error));
+        }
+        qCWarning(lcSandbox).noquote() << "not destroying" << sandboxId << "because its work could not be kept:" << g.error;
+        Outcome o;
+        o.exportFailed = true;
+        o.exportError = g.error;
+        o.error = QStringLiteral("sandbox %1 was not destroyed: its work (commits and uncommitted changes in the clone) could not be "
+                                 "saved to the host repository first: %2. Nothing was lost; fix the cause and try again, or call "
+                                 "sandbox_destroy with force: true to discard that work")
+                      .arg(sandboxId, g.error);
+        if (const auto rec = self->m_repo.find(sandboxId))
+            o.view = self->viewOf(*rec);
+        self->finishDestroy(sandboxId, o);
+    });
+}
+
+void SandboxService::removeAfterGuard(const QString &sandboxId, const QString &reason, const QString &keptBranch,
+                                      const QString &keptSummary)
+{
+    const auto r = m_repo.find(sandboxId);
+    if (!r || r->state == SandboxState::Destroyed) {
+        Outcome o;
+        o.ok = r.has_value();
+        o.error = r ? QString() : QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
+        if (r)
+            o.view = viewOf(*r);
+        return finishDestroy(sandboxId, o);
+    }
+    QString recorded = reason;
+    if (!keptSummary.isEmpty())
+        recorded = recorded.isEmpty() ? keptSummary : recorded + QStringLiteral("; ") + keptSummary;
     persist(sandboxId, SandboxState::Destroying, {});
     qCInfo(lcSandbox).noquote() << "destroying" << sandboxId << (reason.isEmpty() ? QString() : QStringLiteral("(%1)").arg(reason));
     if (m_attacher)
         m_attacher->detach(sandboxId);
     QPointer<SandboxService> self(this);
-    removeRuntime(r->runtimeName, [self, sandboxId, reason](bool ok, const QString &error) {
+    removeRuntime(r->runtimeName, [self, sandboxId, recorded, keptBranch, keptSummary](bool ok, const QString &error) {
         if (!self)
             return;
         Outcome o;
+        o.keptBranch = keptBranch;
+        o.keptSummary = keptSummary;
         if (ok) {
             QString dbError;
             self->m_repo.clearPorts(sandboxId, dbError);
-            self->persist(sandboxId, SandboxState::Destroyed, reason);
+            self->persist(sandboxId, SandboxState::Destroyed, recorded);
             o.ok = true;
         } else {
             const QString why = QStringLiteral("destroying failed: %1").arg(error);
@@ -407,6 +460,23 @@ void SandboxService::destroy(const QString &sandboxId, Done done, const QString 
             o.view = self->viewOf(*rec);
         self->finishDestroy(sandboxId, o);
     });
+}
+
+void SandboxService::postponeIdleExpiry(const QString &sandboxId, const QString &why)
+{
+    // Left in place instead of removed: the control channel goes away, so a real VM falls asleep by
+    // itself (files kept); the next tool call wakes it, and expiry is tried again a full period later.
+    const qint64 now = m_clock.nowMs();
+    QString error;
+    if (!m_repo.renew(sandboxId, now, now + idleMs(), error))
+        qCWarning(lcSandbox).noquote() << "cannot postpone the idle expiry of" << sandboxId << ":" << error;
+    if (!m_repo.setReason(sandboxId, why, now, error))
+        qCWarning(lcSandbox).noquote() << "cannot record why" << sandboxId << "was kept:" << error;
+    if (m_attacher)
+        m_attacher->detach(sandboxId);
+    qCWarning(lcSandbox).noquote() << "idle expiry of" << sandboxId << "postponed:" << why;
+    emit sandboxesChanged();
+    emit workNotKept(sandboxId, why);
 }
 
 void SandboxService::finishDestroy(const QString &id, const Outcome &outcome)
@@ -553,7 +623,14 @@ void SandboxService::checkIdle()
             continue;
         const QString reason = QStringLiteral("destroyed after %1 s without a tool call (idle expiry)")
                                    .arg(m_config.sandboxIdleSeconds);
-        destroy(r.id, nullptr, reason);
+        QPointer<SandboxService> self(this);
+        destroy(r.id, [self, id = r.id](const Outcome &o) {
+            if (self && !o.ok && o.exportFailed)
+                self->postponeIdleExpiry(id, QStringLiteral("idle expiry left the sandbox stopped instead of removing it: its work "
+                                                            "could not be saved to the host repository (%1); fetch it or destroy "
+                                                            "it with force")
+                                                 .arg(o.exportError));
+        }, reason);
     }
 }
 

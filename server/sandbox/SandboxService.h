@@ -17,6 +17,7 @@ namespace chat2sbx {
 
 class Clock;
 class Database;
+class DestroyGuard;
 class RuntimeAttacher;
 class SbxDriver;
 class WorkspaceService;
@@ -45,6 +46,11 @@ public:
         QString error;         // readable; may contain internal names: pass through publicText()
         SandboxView view;
         bool reused = false;
+        // destroy: where the work went before the runtime was removed (DestroyGuard).
+        QString keptBranch;    // empty: nothing needed keeping
+        QString keptSummary;   // one sentence, or empty
+        bool exportFailed = false;   // refused because the work could not be kept (force overrides)
+        QString exportError;         // why it could not be kept
     };
     struct ExposeRequest {
         int sandboxPort = 0;
@@ -66,6 +72,8 @@ public:
 
     void setAttacher(RuntimeAttacher *attacher) { m_attacher = attacher; }
     RuntimeAttacher *attacher() const { return m_attacher; }
+    // Asked before every destroy (and idle expiry) to keep the sandbox's work; see DestroyGuard.
+    void setDestroyGuard(DestroyGuard *guard) { m_guard = guard; }
     void setIdleCheckIntervalMs(int ms);
     void setRetryIntervalMs(int ms) { m_retryIntervalMs = ms; }
 
@@ -73,8 +81,9 @@ public:
     std::optional<SandboxView> get(const QString &sandboxId) const;
     QList<SandboxView> list() const;
     // Idempotent: a destroyed sandbox answers ok; a failed record is cleared too. `reason` is kept on
-    // the destroyed record (e.g. idle expiry); empty for an explicit destroy.
-    void destroy(const QString &sandboxId, Done done, const QString &reason = {});
+    // the destroyed record (e.g. idle expiry); empty for an explicit destroy. The DestroyGuard keeps the
+    // work first; when it cannot, nothing is destroyed (exportFailed) unless `force`.
+    void destroy(const QString &sandboxId, Done done, const QString &reason = {}, bool force = false);
     // Publishes (or returns the existing mapping of) a sandbox port; a different host address or
     // port than an existing mapping has is an error that says which one exists.
     void expose(const QString &sandboxId, const ExposeRequest &request, std::function<void(const ExposeOutcome &)> done);
@@ -107,6 +116,10 @@ public:
 
 signals:
     void sandboxesChanged();
+    // Idle expiry could not keep a sandbox's work, so the sandbox was left in place (tray warning).
+    void workNotKept(const QString &sandboxId, const QString &message);
+    // A destroy saved the sandbox's work on a host branch first (tray notification).
+    void workKept(const QString &sandboxId, const QString &branch, const QString &summary);
 
 private:
     SandboxView viewOf(const SandboxRecord &r) const;
@@ -117,6 +130,8 @@ private:
     void attachCreated(const QString &id);
     void removeRuntime(const QString &runtimeName, std::function<void(bool ok, const QString &error)> done);
     void finishDestroy(const QString &id, const Outcome &outcome);
+    void removeAfterGuard(const QString &sandboxId, const QString &reason, const QString &keptBranch, const QString &keptSummary);
+    void postponeIdleExpiry(const QString &sandboxId, const QString &why);
     void reconcileWith(const QList<QString> &runtimeNames);
     void finishReconcile();
     void attachQueued();
@@ -129,6 +144,7 @@ private:
     Clock &m_clock;
     SandboxRepository m_repo;
     RuntimeAttacher *m_attacher = nullptr;
+    DestroyGuard *m_guard = nullptr;
 
     QHash<QString, QList<Done>> m_creating;     // sandbox id -> callers waiting for it (first: the creator)
     QHash<QString, QList<Done>> m_destroying;

@@ -25,6 +25,8 @@ struct Approval {
     QString workspaceId;         // the registered workspace once approved
     qint64 hostDevice = 0;       // identity of the directory when it was requested
     qint64 hostInode = 0;
+    QString reason;              // the agent's reason (<= 500 characters), may be empty
+    QString clientName;          // the MCP client that asked (clientInfo.name of initialize), may be empty
 
     bool isPending() const { return state == ApprovalState::Pending; }
 };

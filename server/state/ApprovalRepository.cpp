@@ -11,7 +11,7 @@ namespace chat2sbx {
 namespace {
 
 const char kColumns[] = "id, host_path, mode, state, display_name, requested_at, decided_at, decided_by, workspace_id,"
-                        " host_device, host_inode";
+                        " host_device, host_inode, reason, client_name";
 
 Approval fromRow(const QSqlQuery &q)
 {
@@ -27,6 +27,8 @@ Approval fromRow(const QSqlQuery &q)
     a.workspaceId = q.value(8).toString();
     a.hostDevice = q.value(9).toLongLong();
     a.hostInode = q.value(10).toLongLong();
+    a.reason = q.value(11).toString();
+    a.clientName = q.value(12).toString();
     return a;
 }
 
@@ -35,10 +37,10 @@ Approval fromRow(const QSqlQuery &q)
 bool ApprovalRepository::insert(const Approval &a, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    return execBound(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)),
+    return execBound(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)),
                      {a.id, a.hostPath, workspaceModeName(a.mode), approvalStateName(a.state), a.displayName,
                       a.requestedAt, a.decidedAt ? QVariant(a.decidedAt) : QVariant(), nullIfEmpty(a.decidedBy),
-                      nullIfEmpty(a.workspaceId), a.hostDevice, a.hostInode},
+                      nullIfEmpty(a.workspaceId), a.hostDevice, a.hostInode, nullIfEmpty(a.reason), nullIfEmpty(a.clientName)},
                      error, QStringLiteral("cannot record approval: %1"));
 }
 

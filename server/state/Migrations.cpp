@@ -87,6 +87,13 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("ALTER TABLE audit_log ADD COLUMN summary TEXT"),
             QStringLiteral("CREATE INDEX audit_log_by_sandbox ON audit_log(sandbox_id, id)"),
         },
+        // 5: why an agent asked for a host folder and which MCP client asked; host workspaces whose
+        //    approval the user withdrew (revoked_at).
+        {
+            QStringLiteral("ALTER TABLE approvals ADD COLUMN reason TEXT"),
+            QStringLiteral("ALTER TABLE approvals ADD COLUMN client_name TEXT"),
+            QStringLiteral("ALTER TABLE workspaces ADD COLUMN revoked_at INTEGER"),
+        },
     };
     return migrations;
 }

@@ -208,6 +208,16 @@ bool SandboxRepository::renew(const QString &id, qint64 nowMs, qint64 idleDeadli
     return run(q, error);
 }
 
+bool SandboxRepository::setReason(const QString &id, const QString &reason, qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET failure_reason = ?, updated_at = ? WHERE id = ?"));
+    q.addBindValue(reason);
+    q.addBindValue(nowMs);
+    q.addBindValue(id);
+    return run(q, error);
+}
+
 QList<SandboxPortRecord> SandboxRepository::ports(const QString &sandboxId) const
 {
     QList<SandboxPortRecord> out;

@@ -66,6 +66,8 @@ public:
     bool transition(const QString &id, SandboxState from, SandboxState to, const QString &reason, qint64 nowMs,
                     QString &error);
     bool renew(const QString &id, qint64 nowMs, qint64 idleDeadline, QString &error);
+    // Records why a sandbox is the way it is without changing its state (e.g. idle expiry postponed).
+    bool setReason(const QString &id, const QString &reason, qint64 nowMs, QString &error);
 
     QList<SandboxPortRecord> ports(const QString &sandboxId) const;
     std::optional<SandboxPortRecord> findPort(const QString &sandboxId, int sandboxPort) const;

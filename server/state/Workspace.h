@@ -19,7 +19,8 @@ struct Workspace {
     QString displayName;
     qint64 createdAt = 0;
     qint64 lastUsedAt = 0;
-    qint64 trashedAt = 0;    // 0: not in the trash
+    qint64 trashedAt = 0;    // 0: not in the trash (a revoked host workspace is marked trashed too)
+    qint64 revokedAt = 0;    // host workspaces: when the user withdrew the approval; 0: never
     qint64 hostDevice = 0;   // host workspaces: identity of the directory when it was registered
     qint64 hostInode = 0;
 

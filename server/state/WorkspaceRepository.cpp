@@ -10,7 +10,8 @@
 namespace chat2sbx {
 namespace {
 
-const char kColumns[] = "id, mode, host_path, display_name, created_at, last_used_at, trashed_at, host_device, host_inode";
+const char kInsertColumns[] = "id, mode, host_path, display_name, created_at, last_used_at, trashed_at, host_device, host_inode";
+const char kColumns[] = "id, mode, host_path, display_name, created_at, last_used_at, trashed_at, host_device, host_inode, revoked_at";
 
 Workspace fromRow(const QSqlQuery &q)
 {
@@ -24,6 +25,7 @@ Workspace fromRow(const QSqlQuery &q)
     w.trashedAt = q.value(6).isNull() ? 0 : q.value(6).toLongLong();
     w.hostDevice = q.value(7).toLongLong();
     w.hostInode = q.value(8).toLongLong();
+    w.revokedAt = q.value(9).isNull() ? 0 : q.value(9).toLongLong();
     return w;
 }
 
@@ -32,7 +34,7 @@ Workspace fromRow(const QSqlQuery &q)
 bool WorkspaceRepository::insert(const Workspace &w, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    return execBound(q, QStringLiteral("INSERT INTO workspaces (%1) VALUES (?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)),
+    return execBound(q, QStringLiteral("INSERT INTO workspaces (%1) VALUES (?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kInsertColumns)),
                      {w.id, workspaceModeName(w.mode), w.hostPath, w.displayName, w.createdAt, w.lastUsedAt,
                       w.trashedAt ? QVariant(w.trashedAt) : QVariant(),
                       w.isManaged() ? QVariant() : QVariant(w.hostDevice),
@@ -89,6 +91,20 @@ bool WorkspaceRepository::touch(const QString &id, qint64 nowMs, QString &error)
 bool WorkspaceRepository::markTrashed(const QString &id, qint64 nowMs, QString &error)
 {
     return setTimestamp("trashed_at", id, nowMs, error);
+}
+
+bool WorkspaceRepository::markRevoked(const QString &id, qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE workspaces SET revoked_at = ?, trashed_at = ? WHERE id = ? AND mode != 'managed'"));
+    q.addBindValue(nowMs);
+    q.addBindValue(nowMs);
+    q.addBindValue(id);
+    if (!q.exec()) {
+        error = QStringLiteral("cannot record the revocation: %1").arg(q.lastError().text());
+        return false;
+    }
+    return true;
 }
 
 bool WorkspaceRepository::moveToTrash(const QString &id, const QString &trashPath, qint64 nowMs, QString &error)

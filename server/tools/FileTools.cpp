@@ -7,6 +7,7 @@
 #include "tools/EditPlan.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
+#include "tools/DiffPaths.h"
 #include "tools/UnifiedDiff.h"
 
 #include <QCryptographicHash>
@@ -171,7 +172,8 @@ void handleWrite(Context &ctx, const ToolCall &call)
     // The previous content, for the diff; a missing file is a new one.
     channel->request(
         QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxEditFileBytes)}, kFileOpTimeoutMs,
-        [responder = call.responder, shown, path, channel, bytes, expected](const ChannelReply &r) {
+        [responder = call.responder, shown, headerPath = diffHeaderPath(sandbox.workspacePath, sandbox.managedWorkspace, path),
+         path, channel, bytes, expected](const ChannelReply &r) {
             if (!r.ok && (r.channelFailure || (r.code != QLatin1String("enoent") && r.code != QLatin1String("efbig"))))
                 return responder.error(failure(r));
             if (!channel)
@@ -183,13 +185,13 @@ void handleWrite(Context &ctx, const ToolCall &call)
                                        {{QStringLiteral("current_sha256"), QJsonValue(QJsonValue::Null)}});
             QString diff;
             if (created)
-                diff = contentDiff(shown, {}, bytes, true);
+                diff = contentDiff(headerPath, {}, bytes, true);
             else if (!r.ok)
                 diff = QStringLiteral("(no diff: the previous content was larger than 8 MiB)\n");
             else if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
                 diff = QStringLiteral("(no diff: the previous content was binary)\n");
             else
-                diff = contentDiff(shown, r.data, bytes, false);
+                diff = contentDiff(headerPath, r.data, bytes, false);
             writeFile(*channel, path, expected.toLatin1(), bytes, [responder, shown, diff, bytes, expected](const ChannelReply &w) {
                 if (!w.ok && w.code == QLatin1String("estale")) {
                     const QString current = w.meta.value(QStringLiteral("sha256"));
@@ -233,8 +235,8 @@ void handleEdit(Context &ctx, const ToolCall &call)
     const QByteArray oldBytes = oldString.toUtf8(), newBytes = newString.toUtf8();
     channel->request(
         QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxEditFileBytes)}, kFileOpTimeoutMs,
-        [responder = call.responder, shown, path, channel, oldBytes, newBytes, replaceAll, expected,
-         expectedCount](const ChannelReply &r) {
+        [responder = call.responder, shown, headerPath = diffHeaderPath(sandbox.workspacePath, sandbox.managedWorkspace, path),
+         path, channel, oldBytes, newBytes, replaceAll, expected, expectedCount](const ChannelReply &r) {
             if (!r.ok)
                 return responder.error(failure(r));
             const QString currentSha = r.meta.value(QStringLiteral("sha256"));
@@ -265,7 +267,7 @@ void handleEdit(Context &ctx, const ToolCall &call)
             }
             if (!channel)
                 return responder.error(QStringLiteral("the sandbox was detached during the edit"));
-            const QString diff = replacementDiff(shown, before, oldBytes, newBytes);
+            const QString diff = replacementDiff(headerPath, before, oldBytes, newBytes);
             const int count = static_cast<int>(plan.matches);
             // The write only succeeds if the file is still what was edited.
             const QString newSha = sha256Hex(plan.after);

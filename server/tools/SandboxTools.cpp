@@ -239,14 +239,18 @@ void sandboxList(const Context &c, const ToolCall &call)
 void sandboxDestroy(const Context &c, const ToolCall &call)
 {
     QString id, error;
-    if (!onlyKnownArguments(call.arguments, {QStringLiteral("sandbox_id")}, error) ||
+    if (!onlyKnownArguments(call.arguments, {QStringLiteral("sandbox_id"), QStringLiteral("force")}, error) ||
         !sandboxIdArgument(call.arguments, id, error))
         return call.responder.error(error);
+    const QJsonValue forceValue = call.arguments.value(QStringLiteral("force"));
+    if (!forceValue.isUndefined() && !forceValue.isBool())
+        return call.responder.error(QStringLiteral("force must be true or false"));
+    const bool force = forceValue.toBool(false);
     answerWithin(c, call, QStringLiteral(
         "sbx has not finished removing sandbox %1 after %2 s; it goes on in the background. sandbox_get shows it as "
         "destroying, then destroyed, or failed with the reason (then call sandbox_destroy again).")
         .arg(id).arg(c.config->sandboxAnswerWithinMs / 1000));
-    whenAvailable(c, call, [c, call, id] {
+    whenAvailable(c, call, [c, call, id, force] {
         QPointer<SandboxService> service(c.sandboxes);
         c.sandboxes->destroy(id, [service, call](const SandboxService::Outcome &o) {
             if (!service)
@@ -255,8 +259,12 @@ void sandboxDestroy(const Context &c, const ToolCall &call)
                 return call.responder.error(service->publicText(o.error));
             QJsonObject result = sandboxSummary(o.view, *service);
             result.insert(QStringLiteral("destroyed"), true);
+            if (!o.keptBranch.isEmpty())
+                result.insert(QStringLiteral("work_saved_on_branch"), o.keptBranch);
+            if (!o.keptSummary.isEmpty())
+                result.insert(QStringLiteral("work"), service->publicText(o.keptSummary));
             call.responder.ok(result);
-        });
+        }, {}, force);
     });
 }
 
@@ -406,11 +414,20 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
          {true, false, true, false}},
         sandboxList, c);
 
+    QJsonObject force{{QStringLiteral("type"), QStringLiteral("boolean")},
+                      {QStringLiteral("description"), QStringLiteral("Destroy even when the clone's work cannot be saved to the "
+                                                                     "host repository first (that work is then lost). Default false.")}};
     add({QStringLiteral("sandbox_destroy"), QStringLiteral("Destroy sandbox"),
-         QStringLiteral("Use this when you are done with a sandbox, or to clear a failed one: removes the VM and everything "
-                        "in it that is not in the workspace folder. Safe to repeat. The workspace itself is kept."),
-         objectSchema({{QStringLiteral("sandbox_id"), sandboxIdProperty()}}, {QStringLiteral("sandbox_id")}),
-         summarySchema(QJsonObject{{QStringLiteral("destroyed"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}}}),
+         QStringLiteral("Use this when you are done with a sandbox, or to clear a failed one: removes the VM and everything in "
+                        "it outside the workspace. Managed workspace: the folder is kept. Direct mode: the host folder already "
+                        "has every change. Clone mode: the clone lives only in the VM, so its commits and uncommitted changes "
+                        "are first saved as the branch chat2sbx/<sandbox_id> in the user's repository (the result names it); "
+                        "if that fails nothing is destroyed unless force is true. Safe to repeat."),
+         objectSchema({{QStringLiteral("sandbox_id"), sandboxIdProperty()}, {QStringLiteral("force"), force}},
+                      {QStringLiteral("sandbox_id")}),
+         summarySchema(QJsonObject{{QStringLiteral("destroyed"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}},
+                                   {QStringLiteral("work_saved_on_branch"), str(QStringLiteral("clone mode: the host branch holding the sandbox's work"))},
+                                   {QStringLiteral("work"), str(QStringLiteral("what happened to the sandbox's work"))}}),
          {false, true, true, false}},
         sandboxDestroy, c);
 

@@ -7,6 +7,7 @@
 #include "workspace/WorkspaceService.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QJsonObject>
 
 namespace chat2sbx {
@@ -84,7 +85,8 @@ ToolDefinition requestDefinition()
         "`chat2sbx approval approve <id>`; call it again with the same arguments to learn the outcome (the same "
         "approval is returned while it is pending). Once approved it returns the workspace_id for sandbox_create. "
         "mode clone (default) gives the sandbox a private clone of a git repository; mode direct mounts the "
-        "directory read-write so sandbox commands change the host files.");
+        "directory read-write so sandbox commands change the host files. Give a short reason: the user sees it with "
+        "your client's name when deciding.");
     d.inputSchema = QJsonObject{
         {QStringLiteral("type"), QStringLiteral("object")},
         {QStringLiteral("properties"), QJsonObject{
@@ -96,6 +98,10 @@ ToolDefinition requestDefinition()
              {QStringLiteral("mode"), enumOf({QStringLiteral("clone"), QStringLiteral("direct")},
                                              QStringLiteral("clone (default): private clone of a git repository; "
                                                             "direct: the directory itself, read-write"))},
+             {QStringLiteral("reason"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                                                    {QStringLiteral("maxLength"), 500},
+                                                    {QStringLiteral("description"),
+                                                     QStringLiteral("why you need this folder, shown to the user (at most 500 characters)")}}},
          }},
         {QStringLiteral("required"), QJsonArray{QStringLiteral("host_path")}},
         {QStringLiteral("additionalProperties"), false},
@@ -173,7 +179,16 @@ void handleRequest(const ToolCall &call, WorkspaceService &workspaces, ApprovalS
             return call.responder.error(QStringLiteral("mode must be clone or direct"));
     }
 
-    const ApprovalService::RequestOutcome out = approvals.request(path, mode);
+    const QJsonValue reasonValue = call.arguments.value(QStringLiteral("reason"));
+    if (!reasonValue.isUndefined() && !reasonValue.isNull() && !reasonValue.isString())
+        return call.responder.error(QStringLiteral("reason must be a string"));
+    // One line, no control characters: it is shown in the tray, a notification and the CLI.
+    QString reason = reasonValue.toString().simplified();
+    reason.remove(QRegularExpression(QStringLiteral("[\\x00-\\x1f\\x7f]")));
+    if (reason.size() > 500)
+        return call.responder.error(QStringLiteral("reason is too long (%1 characters; at most 500)").arg(reason.size()));
+
+    const ApprovalService::RequestOutcome out = approvals.request(path, mode, reason, call.clientName.left(100));
     using Status = ApprovalService::RequestOutcome::Status;
     QJsonObject result{
         {QStringLiteral("canonical_path"), out.canonicalPath},

@@ -14,7 +14,8 @@ ApprovalService::ApprovalService(WorkspaceService &workspaces, Database &db, Clo
     connect(&m_watch, &QTimer::timeout, this, [this] { checkForExternalChanges(); });
 }
 
-ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath, WorkspaceMode mode)
+ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath, WorkspaceMode mode, const QString &reason,
+                                                         const QString &clientName)
 {
     RequestOutcome out;
     const PathCheck check = m_workspaces.policy().check(hostPath, mode);
@@ -59,6 +60,8 @@ ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath
     a.requestedAt = m_clock.nowMs();
     a.hostDevice = check.directory.device;
     a.hostInode = check.directory.inode;
+    a.reason = reason.left(500);
+    a.clientName = clientName.left(100);
     QString error;
     if (!m_repo.insert(a, error)) {
         // Another process may have inserted the pending approval in between (unique index).

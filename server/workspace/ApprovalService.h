@@ -45,7 +45,9 @@ public:
     // Checks the path under the policy, then: an already registered workspace for the canonical
     // path and mode → Approved; the pending approval for them → the SAME approval again; a rejected
     // one → Rejected; otherwise a new pending approval, persisted before this returns.
-    RequestOutcome request(const QString &hostPath, WorkspaceMode mode);
+    // `reason` (the agent's words) and `clientName` (MCP initialize) are stored with a new approval.
+    RequestOutcome request(const QString &hostPath, WorkspaceMode mode, const QString &reason = {},
+                           const QString &clientName = {});
     // At most this many approvals wait at once; further new paths are refused until some are decided.
     static constexpr int kMaxPending = 20;
 

@@ -35,44 +35,55 @@ void WorkspaceRetention::stop()
     m_timer.stop();
 }
 
+bool WorkspaceRetention::moveToTrash(const Workspace &w, QString &error)
+{
+    if (!w.isManaged()) {
+        error = QStringLiteral("only managed workspaces go to the trash; host folders are never moved");
+        return false;
+    }
+    const qint64 now = m_clock.nowMs();
+    const QString trashDir = m_workspaces.config().trashDir();
+    const QByteArray source = QFile::encodeName(w.hostPath);
+    struct stat st {};
+    const bool folderExists = ::lstat(source.constData(), &st) == 0;
+    QString target;
+    if (folderExists) {
+        if (!QDir().mkpath(trashDir)) {
+            error = QStringLiteral("cannot create the trash folder");
+            return false;
+        }
+        ::chmod(QFile::encodeName(trashDir).constData(), 0700);
+        const QString stamp = QDateTime::fromMSecsSinceEpoch(now, Qt::UTC).toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
+        target = QStringLiteral("%1/%2-%3").arg(trashDir, w.id, stamp);
+        // Move first, then record: a crash in between leaves a live record whose folder is
+        // gone, which the next sweep simply marks trashed.
+        if (QFileInfo::exists(target) || std::rename(source.constData(), QFile::encodeName(target).constData()) != 0) {
+            const QString why = QFileInfo::exists(target) ? QStringLiteral("the trash already holds %1").arg(QFileInfo(target).fileName())
+                                                          : QString::fromLocal8Bit(std::strerror(errno));
+            error = QStringLiteral("cannot move to the trash: %1").arg(why);
+            return false;
+        }
+    }
+    if (!m_workspaces.recordTrashed(w.id, folderExists ? target : w.hostPath, now, error))
+        return false;
+    qCInfo(lcRetention).noquote() << "moved managed workspace" << w.id << "to the trash";
+    return true;
+}
+
 WorkspaceRetention::Report WorkspaceRetention::sweep()
 {
     Report report;
     const qint64 now = m_clock.nowMs();
-    const QString trashDir = m_workspaces.config().trashDir();
     for (const WorkspaceOverview &o : m_workspaces.overview()) {
         const Workspace &w = o.workspace;
         if (!w.isManaged() || w.trashedAt != 0 || !o.activeSandboxId.isEmpty() || o.retentionDeadline > now)
             continue;
         QString error;
-        const QByteArray source = QFile::encodeName(w.hostPath);
-        struct stat st {};
-        const bool folderExists = ::lstat(source.constData(), &st) == 0;
-        QString target;
-        if (folderExists) {
-            if (!QDir().mkpath(trashDir)) {
-                report.failed << QStringLiteral("%1: cannot create the trash folder").arg(w.id);
-                continue;
-            }
-            ::chmod(QFile::encodeName(trashDir).constData(), 0700);
-            const QString stamp = QDateTime::fromMSecsSinceEpoch(now, Qt::UTC).toString(QStringLiteral("yyyyMMdd'T'HHmmss'Z'"));
-            target = QStringLiteral("%1/%2-%3").arg(trashDir, w.id, stamp);
-            // Move first, then record: a crash in between leaves a live record whose folder is
-            // gone, which the next sweep simply marks trashed.
-            if (QFileInfo::exists(target) || std::rename(source.constData(), QFile::encodeName(target).constData()) != 0) {
-                const QString why = QFileInfo::exists(target) ? QStringLiteral("the trash already holds %1").arg(QFileInfo(target).fileName())
-                                                              : QString::fromLocal8Bit(std::strerror(errno));
-                report.failed << QStringLiteral("%1: cannot move to the trash: %2").arg(w.id, why);
-                qCWarning(lcRetention).noquote() << report.failed.last();
-                continue;
-            }
-        }
-        if (!m_workspaces.recordTrashed(w.id, folderExists ? target : w.hostPath, now, error)) {
+        if (!moveToTrash(w, error)) {
             report.failed << QStringLiteral("%1: %2").arg(w.id, error);
             qCWarning(lcRetention).noquote() << report.failed.last();
             continue;
         }
-        qCInfo(lcRetention).noquote() << "moved managed workspace" << w.id << "to the trash";
         report.trashed << w.id;
     }
     if (!report.trashed.isEmpty())

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "workspace/Workspace.h"
+
 #include <QObject>
 #include <QStringList>
 #include <QTimer>
@@ -25,6 +27,8 @@ public:
 
     // One sweep, synchronous (a few renames).
     Report sweep();
+    // Moves one managed workspace to the trash now (the user removed it); false with a reason.
+    bool moveToTrash(const Workspace &workspace, QString &error);
     // Sweeps once on the next event loop turn, then every `intervalMs` (default hourly).
     void start(int intervalMs = 3600 * 1000);
     void stop();

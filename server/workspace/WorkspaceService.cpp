@@ -131,6 +131,12 @@ std::optional<Workspace> WorkspaceService::registerHostDirectory(const HostDirec
 
 bool WorkspaceService::checkBeforeUse(const Workspace &w, QString &error) const
 {
+    if (w.revokedAt != 0) {
+        error = QStringLiteral("access to %1 (workspace %2) was revoked by the user at %3; ask for it again with "
+                               "workspace_request, the user has to approve it again")
+                    .arg(w.hostPath, w.id, isoTime(w.revokedAt));
+        return false;
+    }
     if (w.trashedAt != 0) {
         error = QStringLiteral("workspace %1 was moved to the trash after %2 days without a sandbox")
                     .arg(w.id).arg(m_config.workspaceRetentionDays);
@@ -160,6 +166,11 @@ std::optional<Workspace> WorkspaceService::findHost(const QString &canonicalPath
 bool WorkspaceService::recordTrashed(const QString &id, const QString &trashPath, qint64 nowMs, QString &error)
 {
     return m_repo.moveToTrash(id, trashPath, nowMs, error);
+}
+
+bool WorkspaceService::recordRevoked(const QString &id, qint64 nowMs, QString &error)
+{
+    return m_repo.markRevoked(id, nowMs, error);
 }
 
 } // namespace chat2sbx

@@ -58,6 +58,8 @@ public:
     std::optional<Workspace> findHost(const QString &canonicalPath, WorkspaceMode mode) const;
     // Records that a managed workspace's folder now lives at `trashPath` (the retention sweep).
     bool recordTrashed(const QString &id, const QString &trashPath, qint64 nowMs, QString &error);
+    // Records that the user withdrew a host workspace's approval (a new request is needed).
+    bool recordRevoked(const QString &id, qint64 nowMs, QString &error);
     const Config &config() const { return m_config; }
     Clock &clock() const { return m_clock; }
 

@@ -72,6 +72,7 @@ export async function startServer(extraEnv = {}) {
   return {
     url,
     port,
+    env,   // for running `chat2sbx <command>` against the same data root
     output: () => output,
     async stop() {
       if (!exited) {

@@ -10,8 +10,10 @@
 #include "SandboxesSection.h"
 #include "ServiceModels.h"
 #include "TrayApp.h"
+#include "WorkspacesSection.h"
 #include "runtime/Controller.h"
 #include "sandbox/SandboxService.h"
+#include "workspace/WorkspaceService.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -282,6 +284,80 @@ private slots:
         QVERIFY(!s.labelText(QStringLiteral("tunnelError")).contains(QLatin1String("sk-test")));
         saveScreenshot(s.popup(), QStringLiteral("tray_tunnel_failed"));
         qunsetenv("FAKE_TUNNEL_EXIT_AFTER_S");
+    }
+
+    // A clone sandbox with changes: its one-line summary and "Fetch as branch" in the Workspaces
+    // section; Fetch makes the host branch; Revoke (confirmed) saves the rest and withdraws access.
+    void workspacesFetchAsBranchAndRevoke()
+    {
+        TestEnvironment env;
+        const QString root = QDir(env.root()).canonicalPath() + QStringLiteral("/repos");
+        const QString repo = root + QStringLiteral("/webapp");
+        QVERIFY(QDir().mkpath(repo));
+        auto git = [&repo](const QStringList &args) {
+            QProcess p;
+            p.setWorkingDirectory(repo);
+            p.start(QStringLiteral("git"), args);
+            p.waitForFinished(30000);
+            return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+        };
+        git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")});
+        QVERIFY(writeFile(repo + QStringLiteral("/app.py"), "print('hello')\n"));
+        git({QStringLiteral("add"), QStringLiteral(".")});
+        git({QStringLiteral("-c"), QStringLiteral("user.name=u"), QStringLiteral("-c"), QStringLiteral("user.email=u@example.com"),
+             QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("initial")});
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), root);
+        TraySession s(env);
+        s.tray->addWorkspaces(*s.models.workspaces);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        const auto ws = s.controller->workspaces().registerHost(repo, WorkspaceMode::Clone, error);
+        QVERIFY2(ws, qPrintable(error));
+
+        const QJsonObject created = s.mcp.callTool(QStringLiteral("sandbox_create"), {{QStringLiteral("workspace_id"), ws->id}}, 60000);
+        const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(compact(created)));
+        const QJsonObject work = s.mcp.callTool(
+            QStringLiteral("bash"),
+            {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("yield_time_ms"), 30000},
+             {QStringLiteral("command"), QStringLiteral("echo \"print('bye')\" >> app.py && git -c user.name=agent -c user.email=a@example.com "
+                                                        "commit -qam 'Say goodbye' && echo 'flask' > requirements.txt")}},
+            60000);
+        QVERIFY2(work.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("exit_code")).toInt(-1) == 0,
+                 qPrintable(compact(work)));
+
+        s.tray->openPopup();
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        QVERIFY(s.popup().workspaces());
+        s.popup().workspaces()->rebuild();
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("fetch:") + id), 10000);
+        QTRY_VERIFY2_WITH_TIMEOUT(s.labelText(QStringLiteral("changes:") + id).contains(QStringLiteral("1 commit · 2 files +2 −0")),
+                                  qPrintable(s.labelText(QStringLiteral("changes:") + id)), 20000);
+        QVERIFY(s.find<QPushButton>(QStringLiteral("revoke:") + ws->id));
+        QVERIFY2(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("detail"))->text().contains(
+                     QLatin1String("mode: clone of ") + repo),
+                 "the sandbox row shows the mode");
+        s.popup().fitToContent();
+        saveScreenshot(s.popup(), QStringLiteral("tray_workspaces_clone_changes"));
+
+        const QString head = git({QStringLiteral("rev-parse"), QStringLiteral("HEAD")});
+        QTest::mouseClick(s.find<QPushButton>(QStringLiteral("fetch:") + id), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().workspaces()->message().contains(QStringLiteral("chat2sbx/") + id), 60000);
+        QCOMPARE(git({QStringLiteral("log"), QStringLiteral("--format=%s"), QStringLiteral("main..chat2sbx/") + id}),
+                 QStringLiteral("chat2sbx: uncommitted changes of the sandbox (staged, unstaged and untracked files)\nSay goodbye"));
+        QCOMPARE(git({QStringLiteral("rev-parse"), QStringLiteral("HEAD")}), head);
+        QCOMPARE(git({QStringLiteral("status"), QStringLiteral("--porcelain")}), QString());
+        saveScreenshot(s.popup(), QStringLiteral("tray_workspaces_fetched"));
+
+        QTest::mouseClick(s.find<QPushButton>(QStringLiteral("revoke:") + ws->id), Qt::LeftButton);
+        QTRY_VERIFY(s.popup().workspaces()->confirmation());
+        QMessageBox *box = s.popup().workspaces()->confirmation();
+        QVERIFY(box->text().contains(repo));
+        QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("confirmRevoke")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().workspaces()->message().contains(QLatin1String("revoked")), 60000);
+        QCOMPARE(s.controller->sandboxes().get(id)->record.state, SandboxState::Destroyed);
+        QTRY_VERIFY(!s.find<QWidget>(QStringLiteral("workspace:") + ws->id));
+        saveScreenshot(s.popup(), QStringLiteral("tray_workspaces_revoked"));
     }
 
     void noSystemTraySaysSoAndOffersServe()

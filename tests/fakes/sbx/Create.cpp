@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
+#include <QProcess>
 #include <QRegularExpression>
 
 #include <unistd.h>
@@ -23,6 +24,28 @@ bool validMemory(const QString &memory)
     const QString digits = memory.back().isDigit() ? memory : memory.chopped(1);
     bool ok = false;
     return digits.toULongLong(&ok) > 0 && ok;
+}
+
+// Clone mode as the real sbx does it (sbx-contract §4): a `git clone` of the checked-out commit, so
+// uncommitted, untracked and ignored files of the host are not in it. A folder that is not the top
+// of a repository is copied as before (the fake's self-test uses a plain folder).
+bool makeClone(const QString &workspace, const QString &target, QString *error)
+{
+    if (!QFileInfo(workspace + QStringLiteral("/.git/HEAD")).isFile())
+        return copyTreeContents(workspace, target, error);
+    QProcess git;
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("PATH"), qEnvironmentVariable("PATH", QStringLiteral("/usr/bin:/bin")));
+    env.insert(QStringLiteral("HOME"), QDir::tempPath());
+    env.insert(QStringLiteral("GIT_CONFIG_NOSYSTEM"), QStringLiteral("1"));
+    git.setProcessEnvironment(env);
+    git.start(QStringLiteral("git"), {QStringLiteral("clone"), QStringLiteral("--quiet"), QStringLiteral("--no-hardlinks"),
+                                      workspace, target});
+    if (!git.waitForFinished(120000) || git.exitStatus() != QProcess::NormalExit || git.exitCode() != 0) {
+        *error = QStringLiteral("git clone of %1 failed: %2").arg(workspace, QString::fromLocal8Bit(git.readAllStandardError()).trimmed());
+        return false;
+    }
+    return true;
 }
 
 // Removes a sandbox that failed half-way (not on the crash fault: that one leaves it behind).
@@ -109,7 +132,7 @@ int cmdCreate(const Context &ctx, const QStringList &args)
         if (QFileInfo(snapshot).isDir() && !copyTreeContents(snapshot, dir + QStringLiteral("/home"), &error))
             return abandon(ctx, name, error);
     }
-    if (meta.clone && !copyTreeContents(meta.workspace, dir + QStringLiteral("/clone"), &error))
+    if (meta.clone && !makeClone(meta.workspace, dir + QStringLiteral("/clone"), &error))
         return abandon(ctx, name, error);
 
     {

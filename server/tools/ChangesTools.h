@@ -1,0 +1,13 @@
+#pragma once
+
+namespace chat2sbx {
+
+class ChangesService;
+class SandboxResolver;
+class ToolRegistry;
+
+// show_changes (review the work in a sandbox's git workspace) and export_changes (bring a clone
+// sandbox's work home as a branch of the host repository). ChangesTools.cpp.
+void registerChangesTools(ToolRegistry &registry, SandboxResolver &resolver, ChangesService &changes);
+
+} // namespace chat2sbx
