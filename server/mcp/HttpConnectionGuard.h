@@ -1,7 +1,7 @@
 #pragma once
 
 #include "mcp/HttpIntake.h"
-#include "runtime/LogRateLimiter.h"
+#include "core/LogRateLimiter.h"
 
 #include <QElapsedTimer>
 #include <QHash>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "runtime/LogRateLimiter.h"
+#include "core/LogRateLimiter.h"
 #include "sandbox/HelperFrameReader.h"
 #include "sandbox/SandboxResolver.h"
 

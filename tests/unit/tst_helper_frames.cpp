@@ -1,7 +1,7 @@
 // The host side of the helper's stdout (issue 22, item 5): a line without a newline is bounded (the
 // channel restarts past the cap instead of buffering gigabytes) and warnings about junk output are
 // rate-limited.
-#include "runtime/LogRateLimiter.h"
+#include "core/LogRateLimiter.h"
 #include "sandbox/HelperFrameReader.h"
 
 #include <QTest>
