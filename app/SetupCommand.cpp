@@ -1,10 +1,12 @@
-// `chat2sbx setup`: checks that sbx is installed and builds the pinned sandbox template
-// (Config::templateRef()) when `sbx template ls` lacks it. Idempotent; prints each step as it goes.
+// `chat2sbx setup`: with the tunnel enabled, first checks the Secure MCP Tunnel (TunnelDoctor: client,
+// credentials, `tunnel-client doctor --explain`); then checks that sbx is installed and builds the pinned
+// sandbox template (Config::templateRef()) when `sbx template ls` lacks it. Idempotent; prints each step.
 #include "Command.h"
 
 #include "core/Ids.h"
 #include "sandbox/SandboxChannel.h"
 #include "sandbox/SbxDriver.h"
+#include "tunnel/TunnelDoctor.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -43,7 +45,10 @@ public:
     int run()
     {
         m_total.start();
-        checkVersion();
+        if (m_ctx.config.enableTunnel)
+            checkTunnel();
+        else
+            checkVersion();
         return QCoreApplication::exec();
     }
 
@@ -59,8 +64,13 @@ private:
     {
         m_ctx.print(QStringLiteral("      %1 (%2 s)").arg(detail).arg(m_step.elapsed() / 1000.0, 0, 'f', 1));
     }
-    void finish(int code, const QString &message)
+    void finish(int code, QString message)
     {
+        if (!m_tunnelProblem.isEmpty()) {
+            message = code == 0 ? QStringLiteral("the sandbox side is ready, but the tunnel is not: %1").arg(m_tunnelProblem)
+                                : QStringLiteral("%1; the tunnel is not ready either: %2").arg(message, m_tunnelProblem);
+            code = 1;
+        }
         if (code == 0)
             m_ctx.print(message);
         else
@@ -72,6 +82,31 @@ private:
     {
         m_ctx.print(QStringLiteral("      failed; removing the builder sandbox"));
         m_sbx.remove(m_builder, [this, message](const SbxResult &) { finish(1, message); });
+    }
+
+    // Not a numbered sbx step: only when the tunnel is enabled. Its failure is reported at the end.
+    void checkTunnel()
+    {
+        m_step.start();
+        m_ctx.print(QStringLiteral("[tunnel] Checking the Secure MCP Tunnel (tunnel-client, credentials, doctor) …"));
+        TunnelDoctor::run(m_ctx.config, m_ctx.config.mcpUrl(), [this](const TunnelDoctor::Result &r) {
+            for (const QString &line : r.steps)
+                m_ctx.print(QStringLiteral("      ") + line);
+            if (!r.doctorOutput.isEmpty()) {
+                QString indented;
+                for (const QString &line : r.doctorOutput.split(QLatin1Char('\n')))
+                    indented += QStringLiteral("      | ") + line + QLatin1Char('\n');
+                m_ctx.print(indented.chopped(1));
+            }
+            if (r.ok) {
+                done(QStringLiteral("tunnel checks passed (doctor does not contact OpenAI: a refused key shows as "
+                                    "`unauthorized` in `chat2sbx status` once the tunnel runs)"));
+            } else {
+                m_tunnelProblem = r.problem;
+                done(QStringLiteral("tunnel check failed: %1").arg(r.problem));
+            }
+            checkVersion();
+        });
     }
 
     void checkVersion()
@@ -174,6 +209,7 @@ private:
     QString m_workdir;
     QElapsedTimer m_total;
     QElapsedTimer m_step;
+    QString m_tunnelProblem;
 };
 
 int runSetup(CommandContext &ctx)
@@ -185,7 +221,7 @@ int runSetup(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("setup"), QStringLiteral("setup"),
-                                         QStringLiteral("Check sbx and build the pinned sandbox template"), false, runSetup});
+                                         QStringLiteral("Check the tunnel and sbx, build the pinned sandbox template"), false, runSetup});
 
 } // namespace
 } // namespace chat2sbx::app

@@ -68,6 +68,8 @@ std::optional<Approval> ApprovalRepository::findLatest(const QString &hostPath, 
 QList<Approval> ApprovalRepository::list(bool pendingOnly) const
 {
     QList<Approval> out;
+    if (!m_db.isOpen())
+        return out;   // the tray reads before the server opened the database
     QSqlQuery q(m_db.handle());
     q.exec(QStringLiteral("SELECT %1 FROM approvals %2 ORDER BY requested_at, rowid")
                .arg(QLatin1String(kColumns), pendingOnly ? QStringLiteral("WHERE state = 'pending'") : QString()));

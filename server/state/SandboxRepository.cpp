@@ -126,6 +126,8 @@ std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString 
 
 QList<SandboxRecord> SandboxRepository::list(bool includeDestroyed) const
 {
+    if (!m_db.isOpen())
+        return {};   // the tray reads before the server opened the database
     QSqlQuery q(m_db.handle());
     q.prepare(QStringLiteral("SELECT %1 FROM sandboxes %2 ORDER BY created_at, id")
                   .arg(QLatin1String(kColumns),
