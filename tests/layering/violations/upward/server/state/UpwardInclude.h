@@ -1,0 +1,3 @@
+#pragma once
+
+#include "tools/ToolArgs.h"   // state/ reaching up to tools/: must be refused

@@ -1,0 +1,3 @@
+#pragma once
+
+#include <QWidget>   // server/ with a widgets header: must be refused

@@ -1,0 +1,193 @@
+// ToolArgs (defensive reads of tool arguments) and the schema:: fragments the tools are described
+// with. Each row is checked twice: by ToolArgs and by SchemaValidator over the schema:: fragment for
+// the same rule, and the two must agree, so a tool's schema and its reads cannot drift apart.
+#include "mcp/SchemaValidator.h"
+#include "tools/ToolArgs.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace chat2sbx;
+
+namespace {
+
+QJsonObject args(const char *json)
+{
+    return QJsonDocument::fromJson(QByteArray(json)).object();
+}
+
+} // namespace
+
+class TestToolArgs : public QObject {
+    Q_OBJECT
+private slots:
+    void strings_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<bool>("required");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("present") << QByteArray(R"({"path":"a.txt"})") << true << true << "a.txt" << "";
+        QTest::newRow("missing, required") << QByteArray("{}") << true << false << "" << "path is required";
+        QTest::newRow("missing, optional") << QByteArray("{}") << false << true << "" << "";
+        QTest::newRow("null, optional") << QByteArray(R"({"path":null})") << false << true << "" << "";
+        QTest::newRow("number") << QByteArray(R"({"path":5})") << true << false << ""
+                                << "path must be a string";
+        QTest::newRow("empty, required") << QByteArray(R"({"path":""})") << true << false << ""
+                                         << "path must not be empty";
+        QTest::newRow("8 bytes: at the limit") << QByteArray(R"({"path":"12345678"})") << true << true
+                                               << "12345678" << "";
+        QTest::newRow("9 bytes: too long") << QByteArray(R"({"path":"123456789"})") << true << false << ""
+                                           << "path is too long (at most 8 bytes)";
+        QTest::newRow("4 two-byte characters: 8 bytes") << QByteArray(R"({"path":"éééé"})") << true << true
+                                                        << "éééé" << "";
+        QTest::newRow("5 two-byte characters: 10 bytes") << QByteArray(R"({"path":"ééééé"})") << true << false
+                                                         << "" << "path is too long (at most 8 bytes)";
+        QTest::newRow("NUL") << QByteArray(R"({"path":"a\u0000b"})") << true << false << ""
+                             << "path must not contain NUL characters";
+    }
+    void strings()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(bool, required);
+        QFETCH(bool, ok);
+        QFETCH(QString, value);
+        QFETCH(QString, error);
+        const QJsonObject a = args(json.constData());
+        ToolArgs reader(a);
+        QString out;
+        QCOMPARE(reader.string(QStringLiteral("path"), out, 8, required), ok);
+        QCOMPARE(reader.error(), error);
+        if (ok)
+            QCOMPARE(out, value);
+    }
+
+    void integers_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<qint64>("value");
+        QTest::newRow("inside") << QByteArray(R"({"n":5})") << true << qint64(5);
+        QTest::newRow("minimum") << QByteArray(R"({"n":1})") << true << qint64(1);
+        QTest::newRow("maximum") << QByteArray(R"({"n":600000})") << true << qint64(600000);
+        QTest::newRow("below") << QByteArray(R"({"n":0})") << false << qint64(0);
+        QTest::newRow("above") << QByteArray(R"({"n":600001})") << false << qint64(0);
+        QTest::newRow("fraction") << QByteArray(R"({"n":1.5})") << false << qint64(0);
+        QTest::newRow("integral float") << QByteArray(R"({"n":2.0})") << true << qint64(2);
+        QTest::newRow("string") << QByteArray(R"({"n":"5"})") << false << qint64(0);
+        QTest::newRow("bool") << QByteArray(R"({"n":true})") << false << qint64(0);
+        QTest::newRow("huge") << QByteArray(R"({"n":1e300})") << false << qint64(0);
+    }
+    void integers()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(bool, ok);
+        QFETCH(qint64, value);
+        const QJsonObject a = args(json.constData());
+        ToolArgs reader(a);
+        qint64 out = -1;
+        QCOMPARE(reader.integer(QStringLiteral("n"), out, 1, 600000, std::nullopt), ok);
+        if (ok)
+            QCOMPARE(out, value);
+        else
+            QVERIFY(reader.error().startsWith(QStringLiteral("n must be")));
+
+        // The schema fragment for the same rule accepts exactly what ToolArgs accepts.
+        const QJsonObject schema = schema::object({{QStringLiteral("n"), schema::integer(QStringLiteral("n"), 1, 600000)}},
+                                                  {QStringLiteral("n")});
+        QCOMPARE(SchemaValidator::validate(schema, a).isEmpty(), ok);
+    }
+
+    void integerFallbackWhenMissing()
+    {
+        const QJsonObject a = args("{}");
+        ToolArgs reader(a);
+        qint64 out = 0;
+        QVERIFY(reader.integer(QStringLiteral("n"), out, 1, 10, 7));
+        QCOMPARE(out, 7);
+        QVERIFY(!reader.integer(QStringLiteral("n"), out, 1, 10, std::nullopt));
+        QCOMPARE(reader.error(), QStringLiteral("n is required"));
+    }
+
+    void booleans_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<bool>("value");
+        QTest::newRow("true") << QByteArray(R"({"b":true})") << true << true;
+        QTest::newRow("false") << QByteArray(R"({"b":false})") << true << false;
+        QTest::newRow("missing: fallback") << QByteArray("{}") << true << true;
+        QTest::newRow("string") << QByteArray(R"({"b":"true"})") << false << false;
+        QTest::newRow("number") << QByteArray(R"({"b":1})") << false << false;
+    }
+    void booleans()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(bool, ok);
+        QFETCH(bool, value);
+        const QJsonObject a = args(json.constData());
+        ToolArgs reader(a);
+        bool out = false;
+        QCOMPARE(reader.boolean(QStringLiteral("b"), out, true), ok);
+        if (ok)
+            QCOMPARE(out, value);
+        else
+            QCOMPARE(reader.error(), QStringLiteral("b must be true or false"));
+        const QJsonObject schema = schema::object({{QStringLiteral("b"), schema::boolean(QStringLiteral("b"))}}, {});
+        QCOMPARE(SchemaValidator::validate(schema, a).isEmpty(), ok);
+    }
+
+    void sandboxIds_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<bool>("ok");
+        QTest::newRow("well formed") << QByteArray(R"({"sandbox_id":"sbx_0123456789abcdef01234567"})") << true;
+        QTest::newRow("upper case hex") << QByteArray(R"({"sandbox_id":"sbx_0123456789ABCDEF01234567"})") << false;
+        QTest::newRow("short") << QByteArray(R"({"sandbox_id":"sbx_0123"})") << false;
+        QTest::newRow("other prefix") << QByteArray(R"({"sandbox_id":"ws_0123456789abcdef01234567"})") << false;
+        QTest::newRow("runtime name") << QByteArray(R"({"sandbox_id":"chat2sbx-0123456789abcdef"})") << false;
+        QTest::newRow("missing") << QByteArray("{}") << false;
+        QTest::newRow("number") << QByteArray(R"({"sandbox_id":7})") << false;
+    }
+    void sandboxIds()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(bool, ok);
+        const QJsonObject a = args(json.constData());
+        ToolArgs reader(a);
+        QString out;
+        QCOMPARE(reader.sandboxId(out), ok);
+        QCOMPARE(reader.error().isEmpty(), ok);
+        const QJsonObject schema = schema::object({{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()}},
+                                                  {QStringLiteral("sandbox_id")});
+        QCOMPARE(SchemaValidator::validate(schema, a).isEmpty(), ok);
+    }
+
+    void objectSchemaIsClosedAndListsRequired()
+    {
+        const QJsonObject s = schema::object({{QStringLiteral("a"), schema::str(QStringLiteral("a"), 10)}},
+                                             {QStringLiteral("a")});
+        QCOMPARE(s.value(QStringLiteral("type")).toString(), QStringLiteral("object"));
+        QCOMPARE(s.value(QStringLiteral("additionalProperties")), QJsonValue(false));
+        QCOMPARE(s.value(QStringLiteral("required")).toArray(), QJsonArray{QStringLiteral("a")});
+        QVERIFY(!SchemaValidator::validate(s, args(R"({"a":"x","b":1})")).isEmpty());
+        QVERIFY(!SchemaValidator::validate(s, args(R"({"a":"01234567890"})")).isEmpty());
+        QVERIFY(SchemaValidator::validate(s, args(R"({"a":"0123456789"})")).isEmpty());
+        QVERIFY(!schema::object({}, {}).contains(QStringLiteral("required")));
+    }
+
+    void resultSchemaIsOpen()
+    {
+        // isError results carry {"error": ...} in structuredContent: an output schema must accept it.
+        const QJsonObject s = schema::result({{QStringLiteral("ok"), schema::boolean(QStringLiteral("ok"))}},
+                                             {QStringLiteral("ok")});
+        QVERIFY(!s.contains(QStringLiteral("required")));
+        QVERIFY(!s.contains(QStringLiteral("additionalProperties")));
+        QVERIFY(SchemaValidator::validate(s, args(R"({"error":"sandbox is gone"})")).isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestToolArgs)
+#include "tst_tool_args.moc"
