@@ -4,7 +4,7 @@
 
 #include "core/Clock.h"
 #include "state/Database.h"
-#include "workspace/Approval.h"
+#include "state/Approval.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"
 

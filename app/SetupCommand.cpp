@@ -1,4 +1,6 @@
-// `chat2sbx setup`: checks sbx (version floor, sign-in, network policy) and builds the pinned sandbox
+// `chat2sbx setup`: with the tunnel enabled, first checks the Secure MCP Tunnel (TunnelDoctor: client,
+// credentials, `tunnel-client doctor --explain`); then checks sbx (version floor, sign-in, network
+// policy) and builds the pinned sandbox
 // template (Config::templateRef()) when `sbx template ls` lacks it: builder sandbox, provision, stop,
 // template save, remove. Idempotent; prints each step as it goes; never leaves the builder behind.
 #include "Command.h"
@@ -8,6 +10,7 @@
 #include "sandbox/SbxDriver.h"
 #include "sandbox/SbxPreflight.h"
 #include "sandbox/SbxVersion.h"
+#include "tunnel/TunnelDoctor.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -56,7 +59,10 @@ public:
     int run()
     {
         m_total.start();
-        checkVersion();
+        if (m_ctx.config.enableTunnel)
+            checkTunnel();
+        else
+            checkVersion();
         return QCoreApplication::exec();
     }
 
@@ -74,9 +80,14 @@ private:
         m_ticker.stop();
         m_ctx.print(QStringLiteral("      %1 (%2 s)").arg(detail).arg(m_step.elapsed() / 1000.0, 0, 'f', 1));
     }
-    void finish(int code, const QString &message)
+    void finish(int code, QString message)
     {
         m_ticker.stop();
+        if (!m_tunnelProblem.isEmpty()) {
+            message = code == 0 ? QStringLiteral("the sandbox side is ready, but the tunnel is not: %1").arg(m_tunnelProblem)
+                                : QStringLiteral("%1; the tunnel is not ready either: %2").arg(message, m_tunnelProblem);
+            code = 1;
+        }
         if (code == 0)
             m_ctx.print(message);
         else
@@ -98,6 +109,31 @@ private:
                 m_ctx.print(QStringLiteral("      warning: %1 (remove it with `sbx rm --force %2`)").arg(r.error, m_builder));
             QDir(m_workdir).removeRecursively();
             finish(1, message);
+        });
+    }
+
+    // Not a numbered sbx step: only when the tunnel is enabled. Its failure is reported at the end.
+    void checkTunnel()
+    {
+        m_step.start();
+        m_ctx.print(QStringLiteral("[tunnel] Checking the Secure MCP Tunnel (tunnel-client, credentials, doctor) …"));
+        TunnelDoctor::run(m_ctx.config, m_ctx.config.mcpUrl(), [this](const TunnelDoctor::Result &r) {
+            for (const QString &line : r.steps)
+                m_ctx.print(QStringLiteral("      ") + line);
+            if (!r.doctorOutput.isEmpty()) {
+                QString indented;
+                for (const QString &line : r.doctorOutput.split(QLatin1Char('\n')))
+                    indented += QStringLiteral("      | ") + line + QLatin1Char('\n');
+                m_ctx.print(indented.chopped(1));
+            }
+            if (r.ok) {
+                done(QStringLiteral("tunnel checks passed (doctor does not contact OpenAI: a refused key shows as "
+                                    "`unauthorized` in `chat2sbx status` once the tunnel runs)"));
+            } else {
+                m_tunnelProblem = r.problem;
+                done(QStringLiteral("tunnel check failed: %1").arg(r.problem));
+            }
+            checkVersion();
         });
     }
 
@@ -236,6 +272,7 @@ private:
     QElapsedTimer m_total;
     QElapsedTimer m_step;
     QTimer m_ticker;
+    QString m_tunnelProblem;
 };
 
 int runSetup(CommandContext &ctx)
@@ -247,7 +284,7 @@ int runSetup(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("setup"), QStringLiteral("setup"),
-                                         QStringLiteral("Check sbx and build the pinned sandbox template"), false, runSetup});
+                                         QStringLiteral("Check the tunnel and sbx, build the pinned sandbox template"), false, runSetup});
 
 } // namespace
 } // namespace chat2sbx::app

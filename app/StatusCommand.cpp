@@ -7,6 +7,7 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -118,7 +119,9 @@ int runStatus(CommandContext &ctx)
                                                : QStringLiteral("unknown");
     const QString tunnelError = tunnel.value(QStringLiteral("lastError")).toString();
     const QString tunnelReadiness = tunnel.value(QStringLiteral("readiness")).toString();
-    const bool tunnelOk = !tunnelEnabled || tunnelState == QLatin1String("ready");
+    const QString tunnelDetail = tunnel.value(QStringLiteral("detail")).toString();
+    // Connected: the tunnel service answers the client's polls, so ChatGPT can reach us.
+    const bool tunnelOk = !tunnelEnabled || tunnelState == QLatin1String("connected");
 
     const qint64 active = healthy ? health.value(QStringLiteral("activeSandboxes")).toInteger()
                                   : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"));
@@ -136,12 +139,17 @@ int runStatus(CommandContext &ctx)
     } else {
         if (!mcpReachable)
             problems << QStringLiteral("MCP endpoint %1 is not reachable: %2").arg(c.mcpUrl(), mcpError);
-        if (!tunnelOk)
-            problems << (tunnelError.isEmpty() ? QStringLiteral("tunnel is %1 (not ready yet%2)").arg(tunnelState, tunnelReadiness.isEmpty() ? QString() : QStringLiteral(": ") + tunnelReadiness)
-                                               : QStringLiteral("tunnel is %1: %2").arg(tunnelState, tunnelError));
+        if (!tunnelOk) {
+            const QString why = !tunnelDetail.isEmpty() ? tunnelDetail : !tunnelError.isEmpty() ? tunnelError : tunnelReadiness;
+            problems << (why.isEmpty() ? QStringLiteral("tunnel is %1").arg(tunnelState) : QStringLiteral("tunnel is %1: %2").arg(tunnelState, why));
+        }
     }
     const QString problem = problems.join(QStringLiteral("; "));
 
+    QStringList missingRoots;
+    for (const QString &root : c.allowedHostRoots)
+        if (!QFileInfo(root).isDir())
+            missingRoots << root;
     if (ctx.json) {
         QJsonObject server{
             {QStringLiteral("running"), pid > 0 || healthy},
@@ -165,7 +173,7 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("healthy"), tunnelOk},
         };
         if (healthy && tunnelEnabled) {
-            for (const char *k : {"lastError", "readiness", "restarts", "healthUrl", "pid", "nextRestartInMs"})
+            for (const char *k : {"detail", "lastError", "readiness", "restarts", "healthUrl", "pid", "nextRestartInMs", "lastPollAgeS"})
                 tunnelOut.insert(QLatin1String(k), tunnel.value(QLatin1String(k)));
         }
         ctx.printJson(QJsonObject{
@@ -180,6 +188,12 @@ int runStatus(CommandContext &ctx)
              }},
             {QStringLiteral("pendingApprovals"), pending >= 0 ? QJsonValue(pending) : QJsonValue()},
             {QStringLiteral("dataRoot"), dataRoot},
+            {QStringLiteral("host_workspaces"), QJsonObject{
+                 {QStringLiteral("enabled"), !c.allowedHostRoots.isEmpty()},
+                 {QStringLiteral("roots"), QJsonArray::fromStringList(c.allowedHostRoots)},
+                 {QStringLiteral("missing_roots"), QJsonArray::fromStringList(missingRoots)},
+             }},
+            {QStringLiteral("expose_allow_lan"), c.exposeAllowLan},
             {QStringLiteral("config"), QJsonObject{
                  {QStringLiteral("host"), c.host},
                  {QStringLiteral("port"), c.port},
@@ -221,14 +235,24 @@ int runStatus(CommandContext &ctx)
             if (!tunnel.value(QStringLiteral("healthUrl")).toString().isEmpty())
                 line += QStringLiteral(", health %1").arg(tunnel.value(QStringLiteral("healthUrl")).toString());
             text += line + QLatin1Char('\n');
-            if (!tunnelError.isEmpty())
+            if (tunnel.value(QStringLiteral("lastPollAgeS")).isDouble())
+                text += QStringLiteral("tunnel:     last successful poll %1 s ago\n").arg(tunnel.value(QStringLiteral("lastPollAgeS")).toInteger());
+            if (!tunnelDetail.isEmpty())
+                text += QStringLiteral("tunnel why: %1\n").arg(tunnelDetail);
+            if (!tunnelError.isEmpty() && !tunnelDetail.contains(tunnelError))
                 text += QStringLiteral("tunnel err: %1\n").arg(tunnelError);
-            else if (!tunnelReadiness.isEmpty() && tunnelState != QLatin1String("ready"))
-                text += QStringLiteral("tunnel:     waiting for readiness, %1\n").arg(tunnelReadiness);
         }
         text += QStringLiteral("sandboxes:  %1 active / limit %2\n")
                     .arg(active >= 0 ? QString::number(active) : QStringLiteral("?")).arg(limit);
         text += QStringLiteral("approvals:  %1 pending\n").arg(pending >= 0 ? QString::number(pending) : QStringLiteral("?"));
+        if (c.allowedHostRoots.isEmpty())
+            text += QStringLiteral("host workspaces: off (set CHAT2SBX_ALLOWED_HOST_ROOTS or allowedHostRoots to allow folders)\n");
+        else
+            text += QStringLiteral("host workspaces: on, roots %1\n").arg(c.allowedHostRoots.join(QStringLiteral(", ")));
+        for (const QString &root : missingRoots)
+            text += QStringLiteral("warning: allowed root %1 does not exist\n").arg(root);
+        text += QStringLiteral("expose:     %1\n").arg(c.exposeAllowLan ? QStringLiteral("LAN allowed (exposeAllowLan)")
+                                                                        : QStringLiteral("127.0.0.1 only"));
         text += QStringLiteral("data root:  %1\n").arg(dataRoot);
         ctx.print(text);
     }

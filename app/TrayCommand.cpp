@@ -29,6 +29,7 @@ int runTray(CommandContext &ctx)
     ui::ServiceModels models = ui::makeServiceModels(controller);
     ui::TrayApp tray(*models.approvals, *models.sandboxes, *models.status,
                      ui::TrayPaths{ctx.config.dataRoot, ctx.config.agentsFilePath(), QCoreApplication::applicationFilePath()});
+    tray.setActivityModel(*models.activity);
     SignalWatcher signalWatcher;
     int exitCode = 0;
     bool stopping = false;

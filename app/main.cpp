@@ -49,6 +49,59 @@ void printOut(const QString &text)
     std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), stdout);
 }
 
+// The help of one command: its usage line, summary and own options.
+QString commandHelp(const CommandSpec &c)
+{
+    QString text = QStringLiteral("Usage: chat2sbx %1\n\n%2\n").arg(c.usage, c.summary);
+    if (!c.options.isEmpty()) {
+        text += QStringLiteral("\nOptions:\n");
+        for (const QCommandLineOption &o : c.options) {
+            QString name = QStringLiteral("--") + o.names().constLast();
+            if (!o.valueName().isEmpty())
+                name += QStringLiteral(" <%1>").arg(o.valueName());
+            text += QStringLiteral("  %1  %2\n").arg(name.leftJustified(22), o.description());
+        }
+    }
+    return text;
+}
+
+// "workspace" -> the commands named "workspace ...", for a group given without its subcommand.
+QList<CommandSpec> groupMembers(const QStringList &words)
+{
+    QList<CommandSpec> out;
+    if (words.isEmpty())
+        return out;
+    for (const CommandSpec &c : commands()) {
+        const QStringList parts = c.name.split(QLatin1Char(' '));
+        if (parts.size() > words.size() && parts.mid(0, words.size()) == words)
+            out << c;
+    }
+    std::sort(out.begin(), out.end(), [](const CommandSpec &a, const CommandSpec &b) { return a.name < b.name; });
+    return out;
+}
+
+QString groupHelp(const QString &group, const QList<CommandSpec> &members)
+{
+    QString text = QStringLiteral("Usage: chat2sbx %1 <command>\n\nCommands:\n").arg(group);
+    int width = 0;
+    for (const CommandSpec &c : members)
+        width = qMax(width, static_cast<int>(c.usage.size()));
+    for (const CommandSpec &c : members)
+        text += QStringLiteral("  %1  %2\n").arg(c.usage.leftJustified(width), c.summary);
+    text += QStringLiteral("\nchat2sbx %1 <command> --help shows the options of one command.\n").arg(group);
+    return text;
+}
+
+// A GUI command needs a display server; Qt would otherwise abort with a core dump. The offscreen and
+// minimal platforms (tests, screenshots) need none.
+bool hasGraphicalSession()
+{
+    const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    if (platform.startsWith("offscreen") || platform.startsWith("minimal"))
+        return true;
+    return !qgetenv("DISPLAY").isEmpty() || !qgetenv("WAYLAND_DISPLAY").isEmpty();
+}
+
 int usageError(const QString &message)
 {
     const QByteArray b = (QStringLiteral("chat2sbx: ") + message + QStringLiteral(" (see chat2sbx --help)\n")).toUtf8();
@@ -85,7 +138,11 @@ int main(int argc, char *argv[])
         return 0;
     }
     QStringList words = parser.positionalArguments();
-    if (parser.isSet(helpOption) || (!words.isEmpty() && words.first() == QLatin1String("help"))) {
+    const bool helpWord = !words.isEmpty() && words.first() == QLatin1String("help");
+    if (helpWord)
+        words.removeFirst();
+    const bool wantsHelp = parser.isSet(helpOption) || helpWord;
+    if (wantsHelp && words.isEmpty()) {
         printOut(helpText());
         return 0;
     }
@@ -108,8 +165,23 @@ int main(int argc, char *argv[])
             consumed = static_cast<int>(parts.size());
         }
     }
+    // A group word alone ("workspace"), or with --help: list its commands.
+    const QList<CommandSpec> members = groupMembers(effective.mid(0, qMax(consumed, 1)));
+    if (!spec && !members.isEmpty() && effective.size() == 1) {
+        if (wantsHelp) {
+            printOut(groupHelp(effective.first(), members));
+            return 0;
+        }
+        const QByteArray b = groupHelp(effective.first(), members).toUtf8();
+        std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), stderr);
+        return 2;
+    }
     if (!spec)
         return usageError(QStringLiteral("unknown command '%1'").arg(effective.join(QLatin1Char(' '))));
+    if (wantsHelp) {
+        printOut(commandHelp(*spec));
+        return 0;
+    }
 
     CommandContext ctx;
     ctx.json = parser.isSet(jsonOption);
@@ -125,6 +197,11 @@ int main(int argc, char *argv[])
         ctx.options.insert(own->names().constLast(), own->valueName().isEmpty() ? QString() : parser.value(name));
     }
 
+    if (spec->needsGui && !hasGraphicalSession()) {
+        const QByteArray line = "no graphical session (DISPLAY/WAYLAND_DISPLAY unset): use chat2sbx serve\n";
+        std::fwrite(line.constData(), 1, static_cast<size_t>(line.size()), stderr);
+        return 2;
+    }
     std::unique_ptr<QCoreApplication> app;
     if (spec->needsGui)
         app = std::make_unique<QApplication>(argc, argv);

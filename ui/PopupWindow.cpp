@@ -1,5 +1,6 @@
 #include "PopupWindow.h"
 
+#include "ActivitySection.h"
 #include "ApprovalsSection.h"
 #include "SandboxesSection.h"
 #include "StatusSection.h"
@@ -25,10 +26,9 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
     auto *column = new QVBoxLayout(m_content);
     m_approvals = new ApprovalsSection(approvals, m_content);
     m_sandboxes = new SandboxesSection(sandboxes, m_content);
-    m_status = new StatusSection(status, m_content);
+    m_status = new StatusSection(status, this);
     column->addWidget(m_approvals);
     column->addWidget(m_sandboxes);
-    column->addWidget(m_status);
     column->addStretch(1);
 
     m_scroll = new QScrollArea(this);
@@ -39,7 +39,12 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
     m_scroll->setFocusPolicy(Qt::NoFocus);
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    outer->addWidget(m_scroll);
+    outer->addWidget(m_scroll, 1);
+    auto *pinned = new QVBoxLayout;
+    pinned->setContentsMargins(column->contentsMargins().left(), 0, column->contentsMargins().right(),
+                               column->contentsMargins().bottom());
+    pinned->addWidget(m_status);
+    outer->addLayout(pinned);
 
     connect(m_status, &StatusSection::copyUrlRequested, this, &PopupWindow::copyUrlRequested);
     auto relayout = [this] {
@@ -57,9 +62,28 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
     fitToContent();
 }
 
+void PopupWindow::setActivityModel(ActivityModel &activity)
+{
+    if (m_activity)
+        return;
+    m_activity = new ActivitySection(activity, m_content);
+    static_cast<QVBoxLayout *>(m_content->layout())->insertWidget(1, m_activity);
+    connect(m_activity, &ActivitySection::rebuilt, this, [this] {
+        updateTabOrder();
+        QTimer::singleShot(0, this, [this] {
+            if (isVisible())
+                fitToContent();
+        });
+    });
+    updateTabOrder();
+    fitToContent();
+}
+
 void PopupWindow::updateTabOrder()
 {
     QList<QWidget *> chain = m_approvals->focusChain();
+    if (m_activity)
+        chain += m_activity->focusChain();
     chain += m_sandboxes->focusChain();
     chain += m_status->focusChain();
     for (int i = 1; i < chain.size(); ++i)
@@ -73,6 +97,8 @@ void PopupWindow::fitToContent()
     const int minWidth = fm.averageCharWidth() * 88;
     QSize want = m_content->sizeHint();
     want.setWidth(qMax(want.width(), minWidth) + m_scroll->verticalScrollBar()->sizeHint().width());
+    // The pinned Status part below the scroll area.
+    want.setHeight(want.height() + m_status->sizeHint().height() + layout()->spacing());
     QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
     if (s) {
         const QRect avail = s->availableGeometry();

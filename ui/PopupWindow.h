@@ -8,12 +8,15 @@ class QScrollArea;
 
 namespace chat2sbx::ui {
 
+class ActivityModel;
+class ActivitySection;
 class ApprovalsSection;
 class SandboxesSection;
 class StatusSection;
 
-// The tray popup: Approvals, Sandboxes and Status in one small tool window, placed by the tray icon.
-// Escape closes it; Tab walks every button in visual order.
+// The tray popup: Approvals, Activity and Sandboxes scroll; Status stays pinned below them, in view
+// however many sandboxes there are. One small tool window, placed by the tray icon. Escape closes
+// it; Tab walks every button in visual order.
 class PopupWindow : public QWidget {
     Q_OBJECT
 public:
@@ -24,6 +27,9 @@ public:
     ApprovalsSection &approvals() const { return *m_approvals; }
     SandboxesSection &sandboxes() const { return *m_sandboxes; }
     StatusSection &status() const { return *m_status; }
+    // Adds the Activity view (running commands, recent tool calls) below the approvals.
+    void setActivityModel(ActivityModel &activity);
+    ActivitySection *activity() const { return m_activity; }
     // Resizes to fit the content, within the screen.
     void fitToContent();
 
@@ -39,6 +45,7 @@ private:
     ApprovalsSection *m_approvals = nullptr;
     SandboxesSection *m_sandboxes = nullptr;
     StatusSection *m_status = nullptr;
+    ActivitySection *m_activity = nullptr;
     QScrollArea *m_scroll = nullptr;
     QWidget *m_content = nullptr;
 };

@@ -2,7 +2,8 @@
 
 #include "PopupStyle.h"
 
-#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QToolButton>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
@@ -45,23 +46,46 @@ void SandboxesSection::rebuild()
     for (const SandboxRow &row : rows) {
         QWidget *card = makeCard(this);
         card->setObjectName(QStringLiteral("sandbox:") + row.id);
-        auto *grid = new QGridLayout(card);
-        QLabel *title = makeLabel(QStringLiteral("%1 — %2").arg(row.id, row.state), card, true);
-        title->setObjectName(QStringLiteral("title"));
-        grid->addWidget(title, 0, 0);
+        auto *column = new QVBoxLayout(card);
+        column->setSpacing(2);
+        auto *line = new QHBoxLayout;
+        const bool expanded = m_expanded.contains(row.id);
+        auto *toggle = new QToolButton(card);
+        toggle->setObjectName(QStringLiteral("expand:") + row.id);
+        toggle->setArrowType(expanded ? Qt::DownArrow : Qt::RightArrow);
+        toggle->setAutoRaise(true);
+        toggle->setAccessibleName(QStringLiteral("%1 details of sandbox %2").arg(expanded ? QStringLiteral("Hide") : QStringLiteral("Show"), row.id));
+        toggle->setToolTip(toggle->accessibleName());
+        line->addWidget(toggle, 0, Qt::AlignTop);
 
-        QStringList lines;
-        lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
-        QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
-        if (row.idleDeadlineMs > 0)
-            memory += QStringLiteral(" · idle until %1").arg(formatTime(row.idleDeadlineMs));
-        lines << memory;
-        lines << QStringLiteral("ports: %1").arg(row.ports.isEmpty() ? QStringLiteral("none") : row.ports.join(QStringLiteral(", ")));
-        if (!row.reason.isEmpty())
-            lines << QStringLiteral("reason: %1").arg(row.reason);
-        QLabel *detail = makeLabel(lines.join(QLatin1Char('\n')), card);
-        detail->setObjectName(QStringLiteral("detail"));
-        grid->addWidget(detail, 1, 0);
+        QStringList parts;
+        parts << QStringLiteral("<b>%1</b> — %2").arg(row.id.toHtmlEscaped(), row.state.toHtmlEscaped());
+        // The line names the workspace only; its id is in the details.
+        const qsizetype idAt = row.workspace.indexOf(QStringLiteral(" (ws_"));
+        QString ws = row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace.left(idAt < 0 ? row.workspace.size() : idAt).toHtmlEscaped();
+        if (row.workspaceMode == QLatin1String("direct"))
+            ws += QStringLiteral(" · <span style=\"color:#b54708;\"><b>direct: writes to %1</b></span>").arg(row.hostPath.toHtmlEscaped());
+        else if (!row.workspaceMode.isEmpty())
+            ws += QStringLiteral(" · %1").arg(row.workspaceMode.toHtmlEscaped());
+        parts << ws;
+        QStringList links;
+        for (const PortLink &p : row.portLinks) {
+            QString link = QStringLiteral("<a href=\"%1\">%2→%3:%4</a>").arg(p.url.toHtmlEscaped()).arg(p.sandboxPort)
+                               .arg(p.hostIp.toHtmlEscaped()).arg(p.hostPort);
+            if (p.lanWide)
+                link += QStringLiteral(" <span style=\"color:#b42318;\"><b>LAN-wide</b></span>");
+            links << link;
+        }
+        if (!links.isEmpty())
+            parts << QStringLiteral("ports ") + links.join(QStringLiteral(", "));
+        if (row.runningCommands > 0)
+            parts << QStringLiteral("%1 running").arg(row.runningCommands == 1 ? QStringLiteral("1 command") : QStringLiteral("%1 commands").arg(row.runningCommands));
+        QLabel *title = makeLabel(parts.join(QStringLiteral(" · ")), card);
+        title->setObjectName(QStringLiteral("title"));
+        title->setTextFormat(Qt::RichText);
+        title->setOpenExternalLinks(true);
+        title->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+        line->addWidget(title, 1);
 
         const bool busy = m_destroying.contains(row.id) || row.state == QLatin1String("destroying");
         auto *destroy = new QPushButton(busy ? QStringLiteral("Destroying…") : QStringLiteral("&Destroy…"), card);
@@ -69,23 +93,53 @@ void SandboxesSection::rebuild()
         destroy->setAccessibleName(QStringLiteral("Destroy sandbox %1").arg(row.id));
         destroy->setToolTip(destroy->accessibleName());
         destroy->setEnabled(!busy);
-        grid->addWidget(destroy, 2, 0, Qt::AlignRight);
+        line->addWidget(destroy, 0, Qt::AlignTop);
+        column->addLayout(line);
+
+        QStringList lines;
+        lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
+        QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
+        if (row.idleDeadlineMs > 0)
+            memory += QStringLiteral(" · idle until %1").arg(formatTime(row.idleDeadlineMs));
+        lines << memory;
+        if (!row.hostPath.isEmpty())
+            lines << QStringLiteral("host folder: %1 (%2)").arg(row.hostPath, row.workspaceMode);
+        lines << QStringLiteral("ports: %1").arg(row.ports.isEmpty() ? QStringLiteral("none") : row.ports.join(QStringLiteral(", ")));
+        if (!row.reason.isEmpty())
+            lines << QStringLiteral("reason: %1").arg(row.reason);
+        QLabel *detail = makeLabel(lines.join(QLatin1Char('\n')), card);
+        detail->setObjectName(QStringLiteral("detail"));
+        detail->setTextFormat(Qt::PlainText);
+        detail->setContentsMargins(toggle->sizeHint().width(), 0, 0, 0);
+        detail->setVisible(expanded);
+        column->addWidget(detail);
+
         const QString id = row.id;
-        connect(destroy, &QPushButton::clicked, this, [this, id] { askDestroy(id); });
+        const int running = row.runningCommands;
+        connect(toggle, &QToolButton::clicked, this, [this, id] {
+            if (!m_expanded.remove(id))
+                m_expanded.insert(id);
+            rebuild();
+        });
+        connect(destroy, &QPushButton::clicked, this, [this, id, running] { askDestroy(id, running); });
         m_rows->addWidget(card);
-        m_focus << destroy;
+        m_focus << toggle << destroy;
     }
     emit rebuilt();
 }
 
-void SandboxesSection::askDestroy(const QString &id)
+void SandboxesSection::askDestroy(const QString &id, int runningCommands)
 {
     if (m_confirm)
         return;
     auto *box = new QMessageBox(QMessageBox::Warning, QStringLiteral("Destroy sandbox"),
                                 QStringLiteral("Destroy sandbox %1?").arg(id), QMessageBox::NoButton, this);
-    box->setInformativeText(QStringLiteral("Its microVM and everything not saved in the workspace are removed. "
-                                           "The workspace itself is kept."));
+    QString info = QStringLiteral("Its microVM and everything not saved in the workspace are removed. "
+                                  "The workspace itself is kept.");
+    if (runningCommands > 0)
+        info.prepend(QStringLiteral("%1 still running in it and will be killed. ")
+                         .arg(runningCommands == 1 ? QStringLiteral("1 command is") : QStringLiteral("%1 commands are").arg(runningCommands)));
+    box->setInformativeText(info);
     QPushButton *yes = box->addButton(QStringLiteral("&Destroy"), QMessageBox::DestructiveRole);
     yes->setObjectName(QStringLiteral("confirmDestroy"));
     yes->setAccessibleName(QStringLiteral("Destroy sandbox %1 now").arg(id));

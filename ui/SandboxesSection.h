@@ -13,8 +13,11 @@ class QVBoxLayout;
 
 namespace chat2sbx::ui {
 
-// "Sandboxes": one card per sandbox (id, workspace, state, memory, idle deadline, exposed ports) with
-// Destroy, which asks for confirmation in a window-modal box (no nested event loop).
+// "Sandboxes": one compact line per sandbox (id, state, workspace and its mode, exposed ports as
+// links with LAN-wide ones marked, running commands) with an expander for the details (memory, idle
+// deadline, host path, reason) and Destroy, which asks for confirmation in a window-modal box (no
+// nested event loop) that says how many commands are still running. A direct-mode row says that
+// the sandbox writes to the host folder.
 class SandboxesSection : public QGroupBox {
     Q_OBJECT
 public:
@@ -31,7 +34,7 @@ signals:
     void rebuilt();
 
 private:
-    void askDestroy(const QString &id);
+    void askDestroy(const QString &id, int runningCommands);
 
     SandboxesModel &m_model;
     QVBoxLayout *m_rows = nullptr;
@@ -39,6 +42,7 @@ private:
     QLabel *m_empty = nullptr;
     QList<QWidget *> m_focus;
     QSet<QString> m_destroying;
+    QSet<QString> m_expanded;
     QPointer<QMessageBox> m_confirm;
     int m_rowCount = 0;
 };

@@ -3,7 +3,9 @@
 #include "ServiceStatusModel.h"
 #include "runtime/Controller.h"
 
+#include "ServiceActivityModel.h"
 #include "ServiceApprovalsModel.h"
+#include "sandbox/ActivityMonitor.h"
 #include "ServiceSandboxesModel.h"
 
 namespace chat2sbx::ui {
@@ -12,7 +14,11 @@ ServiceModels makeServiceModels(Controller &controller)
 {
     ServiceModels m;
     m.approvals = std::make_unique<ServiceApprovalsModel>(controller.approvals());
-    m.sandboxes = std::make_unique<ServiceSandboxesModel>(controller.sandboxes());
+    auto sandboxes = std::make_unique<ServiceSandboxesModel>(controller.sandboxes());
+    ActivityMonitor *monitor = &controller.activity();
+    sandboxes->setRunningCounter([monitor](const QString &id) { return monitor->runningCount(id); });
+    m.sandboxes = std::move(sandboxes);
+    m.activity = std::make_unique<ServiceActivityModel>(controller.activity());
     m.status = std::make_unique<ServiceStatusModel>(controller);
     return m;
 }

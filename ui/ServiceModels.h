@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ActivityModel.h"
 #include "TrayModels.h"
 
 #include <memory>
@@ -17,6 +18,7 @@ struct ServiceModels {
     std::unique_ptr<ApprovalsModel> approvals;
     std::unique_ptr<SandboxesModel> sandboxes;
     std::unique_ptr<StatusModel> status;
+    std::unique_ptr<ActivityModel> activity;
 };
 
 ServiceModels makeServiceModels(Controller &controller);

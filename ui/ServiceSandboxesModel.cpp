@@ -1,5 +1,6 @@
 #include "ServiceSandboxesModel.h"
 
+#include "sandbox/ExposedPort.h"
 #include "sandbox/SandboxService.h"
 
 #include <QPointer>
@@ -27,11 +28,19 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.workspace = v.workspace->displayName;
         else
             row.workspace = QStringLiteral("%1 (%2)").arg(v.workspace->displayName, v.workspace->id);
+        if (v.workspace) {
+            row.workspaceMode = workspaceModeName(v.workspace->mode);
+            row.hostPath = v.workspace->hostPath;
+        }
         row.state = sandboxStateName(r.state);
         row.memory = r.memory;
         row.idleDeadlineMs = r.state == SandboxState::Running ? r.idleDeadline : 0;
-        for (const SandboxPortRecord &p : v.ports)
+        for (const SandboxPortRecord &p : v.ports) {
             row.ports << QStringLiteral("%1 → %2:%3").arg(p.sandboxPort).arg(p.hostIp).arg(p.hostPort);
+            row.portLinks.append(PortLink{p.sandboxPort, p.hostIp, p.hostPort, exposedPortUrl(p.hostIp, p.hostPort),
+                                          isLanWide(p.hostIp)});
+        }
+        row.runningCommands = m_running && r.state == SandboxState::Running ? m_running(r.id) : 0;
         row.reason = m_service.publicText(r.reason);
         rows.append(row);
     }

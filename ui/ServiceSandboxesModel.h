@@ -3,6 +3,8 @@
 
 #include "TrayModels.h"
 
+#include <functional>
+
 namespace chat2sbx {
 class SandboxService;
 }
@@ -16,9 +18,12 @@ public:
     explicit ServiceSandboxesModel(SandboxService &service, QObject *parent = nullptr);
     QList<SandboxRow> sandboxes() const override;
     void destroy(const QString &id, ResultCallback done) override;
+    // How many commands run in a sandbox now (the Destroy confirmation says it); unset: 0.
+    void setRunningCounter(std::function<int(const QString &sandboxId)> counter) { m_running = std::move(counter); }
 
 private:
     SandboxService &m_service;
+    std::function<int(const QString &)> m_running;
 };
 
 } // namespace chat2sbx::ui

@@ -42,13 +42,16 @@ StatusInfo ServiceStatusModel::status() const
         switch (t.state()) {
         case TunnelSupervisor::State::Stopped: s.tunnel = StatusInfo::Tunnel::Stopped; break;
         case TunnelSupervisor::State::Starting: s.tunnel = StatusInfo::Tunnel::Starting; break;
-        case TunnelSupervisor::State::Ready: s.tunnel = StatusInfo::Tunnel::Ready; break;
+        case TunnelSupervisor::State::Connected: s.tunnel = StatusInfo::Tunnel::Connected; break;
+        case TunnelSupervisor::State::Unauthorized: s.tunnel = StatusInfo::Tunnel::Unauthorized; break;
         case TunnelSupervisor::State::Failed: s.tunnel = StatusInfo::Tunnel::Failed; break;
         }
-        s.tunnelError = t.lastError();
+        s.tunnelError = t.state() == TunnelSupervisor::State::Connected ? QString()
+                        : !t.detail().isEmpty() && t.state() != TunnelSupervisor::State::Starting ? t.detail()
+                                                                                                  : t.lastError();
     }
     if (m_controller.state() == Controller::State::Running)
-        s.activeSandboxes = m_controller.sandboxes().repository().countActive();
+        s.activeSandboxes = m_controller.sandboxes().countActive();
     s.sandboxLimit = c.maxActiveSandboxes;
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;

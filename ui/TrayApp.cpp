@@ -84,6 +84,11 @@ void TrayApp::show()
     m_tray->show();
 }
 
+void TrayApp::setActivityModel(ActivityModel &activity)
+{
+    m_popup->setActivityModel(activity);
+}
+
 void TrayApp::openPopup()
 {
     m_popup->showNear(m_tray->geometry());

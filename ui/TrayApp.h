@@ -12,6 +12,7 @@ class QMenu;
 
 namespace chat2sbx::ui {
 
+class ActivityModel;
 class PopupWindow;
 
 struct TrayPaths {
@@ -29,6 +30,8 @@ public:
     ~TrayApp() override;
 
     void show();
+    // The popup's Activity view (running commands, recent tool calls).
+    void setActivityModel(ActivityModel &activity);
     void openPopup();
     PopupWindow &popup() const { return *m_popup; }
     QSystemTrayIcon &trayIcon() const { return *m_tray; }

@@ -12,9 +12,9 @@ TrayState trayStateOf(const StatusInfo &s)
         return TrayState::Error;
     if (s.server != StatusInfo::Server::Running)
         return TrayState::Stopped;
-    if (s.tunnel == StatusInfo::Tunnel::Failed)
+    if (s.tunnel == StatusInfo::Tunnel::Failed || s.tunnel == StatusInfo::Tunnel::Unauthorized)
         return TrayState::Error;
-    if (s.tunnel == StatusInfo::Tunnel::Ready)
+    if (s.tunnel == StatusInfo::Tunnel::Connected)
         return TrayState::TunnelReady;
     return TrayState::LocalOnly;
 }
@@ -24,7 +24,7 @@ QString trayStateName(TrayState state)
     switch (state) {
     case TrayState::Stopped: return QStringLiteral("stopped");
     case TrayState::LocalOnly: return QStringLiteral("local-only");
-    case TrayState::TunnelReady: return QStringLiteral("tunnel ready");
+    case TrayState::TunnelReady: return QStringLiteral("tunnel connected");
     case TrayState::Error: return QStringLiteral("error");
     }
     return {};
@@ -63,7 +63,8 @@ QIcon trayIcon(TrayState state, int pendingApprovals)
 QString trayToolTip(const StatusInfo &status, int pendingApprovals)
 {
     QString text = QStringLiteral("chat2sbx — %1").arg(trayStateName(trayStateOf(status)));
-    if (status.tunnel == StatusInfo::Tunnel::Failed && !status.tunnelError.isEmpty())
+    if ((status.tunnel == StatusInfo::Tunnel::Failed || status.tunnel == StatusInfo::Tunnel::Unauthorized)
+        && !status.tunnelError.isEmpty())
         text += QStringLiteral("\ntunnel: ") + status.tunnelError;
     if (status.server == StatusInfo::Server::Failed && !status.serverError.isEmpty())
         text += QStringLiteral("\n") + status.serverError;

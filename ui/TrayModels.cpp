@@ -8,7 +8,8 @@ QString tunnelStateText(StatusInfo::Tunnel tunnel)
     case StatusInfo::Tunnel::Disabled: return QStringLiteral("disabled (local-only)");
     case StatusInfo::Tunnel::Stopped: return QStringLiteral("stopped");
     case StatusInfo::Tunnel::Starting: return QStringLiteral("starting");
-    case StatusInfo::Tunnel::Ready: return QStringLiteral("ready");
+    case StatusInfo::Tunnel::Connected: return QStringLiteral("connected");
+    case StatusInfo::Tunnel::Unauthorized: return QStringLiteral("unauthorized");
     case StatusInfo::Tunnel::Failed: return QStringLiteral("failed");
     }
     return {};

@@ -19,9 +19,22 @@ struct ApprovalRow {
     qint64 requestedAtMs = 0;
 };
 
+// One exposed port: shown as a link; LAN-wide ones (not bound to loopback) are marked.
+struct PortLink {
+    int sandboxPort = 0;
+    QString hostIp;
+    int hostPort = 0;
+    QString url;
+    bool lanWide = false;
+};
+
 struct SandboxRow {
     QString id;             // sbx_...
     QString workspace;      // display name (or id) of its workspace
+    QString workspaceMode;  // managed, clone or direct (empty: unknown)
+    QString hostPath;       // the host folder of a clone or direct workspace
+    QList<PortLink> portLinks;
+    int runningCommands = 0;   // bash commands still running in it
     QString state;          // creating, running, destroying, failed
     QString memory;         // empty: sbx default
     qint64 idleDeadlineMs = 0;   // 0: none
@@ -31,12 +44,12 @@ struct SandboxRow {
 
 struct StatusInfo {
     enum class Server { Stopped, Starting, Running, Stopping, Failed };
-    enum class Tunnel { Disabled, Stopped, Starting, Ready, Failed };
+    enum class Tunnel { Disabled, Stopped, Starting, Connected, Unauthorized, Failed };
     Server server = Server::Stopped;
     QString serverError;
     QString endpointUrl;
     Tunnel tunnel = Tunnel::Disabled;
-    QString tunnelError;
+    QString tunnelError;    // what is wrong and what to do (unauthorized, failed)
     int activeSandboxes = 0;
     int sandboxLimit = 0;   // 0: unlimited
     QString version;

@@ -32,7 +32,17 @@ struct Config {
     QString bearerToken;                      // required for a non-loopback bind
     QString templateName = QStringLiteral("chat2sbx-shell");
     int tunnelBackoffMs = 1000;               // first tunnel-client restart delay (doubles up to 60 s); for tests
-    int tunnelStopGraceMs = 5000;             // SIGTERM -> SIGKILL grace when stopping tunnel-client
+    int tunnelStopGraceMs = 15000;            // SIGTERM -> SIGKILL grace: the client's own stop timeout is 15 s
+    int tunnelReadyTimeoutMs = 30000;         // tunnel-client not ready (/readyz) by then: restarted
+    QStringList tunnelEnv;                    // extra variables passed to tunnel-client (NAME or PREFIX*), e.g. for a proxy
+    // import_file downloads only over https from these hosts ("host" means port 443, "host:port" that
+    // port, "*.domain" any subdomain on 443), at most this many MiB.
+    QStringList importFileHosts{QStringLiteral("*.oaiusercontent.com")};
+    int importFileMaxMiB = 64;
+    QString testImportCaFile;                 // tests only: an extra CA certificate import_file trusts
+    bool exposeAllowLan = false;              // sandbox_expose may bind a non-loopback host address
+    int auditRetentionDays = 30;              // activity log rows older than this are pruned
+    int auditMaxRows = 100000;                // and all but the newest this many
 
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }

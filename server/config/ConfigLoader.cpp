@@ -197,7 +197,15 @@ const QList<Setting> &settings()
         {"CHAT2SBX_BEARER_TOKEN", "bearerToken", Kind::String, [](Config &c, const QVariant &v) { c.bearerToken = v.toString(); }},
         {"CHAT2SBX_TEMPLATE", "template", Kind::String, [](Config &c, const QVariant &v) { c.templateName = v.toString(); }},
         {"CHAT2SBX_TUNNEL_BACKOFF_MS", "tunnelBackoffMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelBackoffMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
+        {"CHAT2SBX_IMPORT_FILE_HOSTS", "importFileHosts", Kind::List, [](Config &c, const QVariant &v) { c.importFileHosts = v.toStringList(); }},
+        {"CHAT2SBX_IMPORT_FILE_MAX_MB", "importFileMaxMiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.importFileMaxMiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1024)); }},
+        {"CHAT2SBX_TEST_IMPORT_CA_FILE", "testImportCaFile", Kind::Path, [](Config &c, const QVariant &v) { c.testImportCaFile = v.toString(); }},
         {"CHAT2SBX_TUNNEL_STOP_GRACE_MS", "tunnelStopGraceMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelStopGraceMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
+        {"CHAT2SBX_TUNNEL_READY_TIMEOUT_MS", "tunnelReadyTimeoutMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelReadyTimeoutMs = static_cast<int>(qBound<qint64>(qint64(1000), v.toLongLong(), qint64(600000))); }},
+        {"CHAT2SBX_TUNNEL_ENV", "tunnelEnv", Kind::List, [](Config &c, const QVariant &v) { c.tunnelEnv = v.toStringList(); }},
+        {"CHAT2SBX_EXPOSE_ALLOW_LAN", "exposeAllowLan", Kind::Bool, [](Config &c, const QVariant &v) { c.exposeAllowLan = v.toBool(); }},
+        {"CHAT2SBX_AUDIT_RETENTION_DAYS", "auditRetentionDays", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.auditRetentionDays = static_cast<int>(qMin<qint64>(v.toLongLong(), 36500)); }},
+        {"CHAT2SBX_AUDIT_MAX_ROWS", "auditMaxRows", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.auditMaxRows = static_cast<int>(qMin<qint64>(v.toLongLong(), 100000000)); }},
     };
     return table;
 }

@@ -53,6 +53,10 @@ McpEndpoint::McpEndpoint(ToolRegistry &tools, Database &db, const Config &config
       m_sessions(clock, config.sessionIdleSeconds),
       m_calls(std::make_unique<ToolCallRunner>(tools, db, clock))
 {
+    m_calls->setClientNameLookup([this](const QString &sessionId) {
+        const McpSession *s = m_sessions.find(sessionId);
+        return s ? s->clientName : QString();
+    });
     // Lookups expire sessions exactly; the sweep only frees memory of sessions nobody asks for.
     m_sweep.setInterval(int(qBound(qint64(1000), m_sessions.idleMs() / 2, qint64(60000))));
     connect(&m_sweep, &QTimer::timeout, this, [this] {

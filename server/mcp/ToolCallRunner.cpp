@@ -1,5 +1,6 @@
 #include "mcp/ToolCallRunner.h"
 
+#include "mcp/AuditSummary.h"
 #include "mcp/JsonRpc.h"
 #include "mcp/SchemaValidator.h"
 #include "mcp/ToolRegistry.h"
@@ -54,8 +55,8 @@ ToolCallRunner::~ToolCallRunner()
     const auto pending = m_pending;
     m_pending.clear();
     for (const auto &p : pending) {
-        audit(p->tool, p->sandboxId, p->startedAt, p->elapsed.elapsed(), QStringLiteral("cancelled"),
-              QStringLiteral("server shutting down"));
+        audit(Subject{p->sessionId, p->client, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
+              QStringLiteral("cancelled"), QStringLiteral("server shutting down"));
         p->token.cancel();
     }
 }
@@ -107,13 +108,13 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     const qint64 startedAt = m_clock.nowMs();
     const QJsonValue nameValue = params.value(QStringLiteral("name"));
     if (!nameValue.isString()) {
-        audit(QStringLiteral("(none)"), {}, startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"name\" is not a string"));
+        audit(subjectOf(sessionId, QStringLiteral("(none)"), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"name\" is not a string"));
         return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"name\" must be a string")));
     }
     const QString name = nameValue.toString();
     const QJsonValue argsValue = params.value(QStringLiteral("arguments"));
     if (!argsValue.isUndefined() && !argsValue.isNull() && !argsValue.isObject()) {
-        audit(name.left(64), {}, startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"arguments\" is not an object"));
+        audit(subjectOf(sessionId, name.left(64), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"arguments\" is not an object"));
         return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"arguments\" must be an object")));
     }
     const QJsonObject arguments = argsValue.toObject();
@@ -122,7 +123,7 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     const QString sandboxId = arguments.value(QStringLiteral("sandbox_id")).isString()
                                   ? arguments.value(QStringLiteral("sandbox_id")).toString().left(64) : QString();
     if (!entry) {
-        audit(name.left(64), sandboxId, startedAt, 0, QStringLiteral("invalid"), QStringLiteral("unknown tool"));
+        audit(subjectOf(sessionId, name.left(64), sandboxId), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("unknown tool"));
         return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Unknown tool: %1").arg(oneLine(name, 64)),
                                     QJsonObject{{QStringLiteral("tool"), oneLine(name, 64)}}));
     }
@@ -132,13 +133,13 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     if (pendingCount(sessionId) >= kMaxPendingPerSession) {
         const QString message = QStringLiteral("too many tool calls in progress in this session (limit %1); wait for one to finish")
                                     .arg(kMaxPendingPerSession);
-        audit(name, sandboxId, startedAt, 0, QStringLiteral("error"), message);
+        audit(subjectOf(sessionId, name, sandboxId, arguments), startedAt, 0, QStringLiteral("error"), message);
         return reply(jsonrpc::result(rpcId, toCallToolResult(ToolResult::error(message))));
     }
 
     const QString violation = SchemaValidator::validate(entry->definition.inputSchema, arguments);
     if (!violation.isEmpty()) {
-        audit(name, sandboxId, startedAt, 0, QStringLiteral("invalid"), oneLine(violation));
+        audit(subjectOf(sessionId, name, sandboxId, arguments), startedAt, 0, QStringLiteral("invalid"), oneLine(violation));
         emit callFinished(name, QStringLiteral("invalid"));
         return reply(jsonrpc::result(rpcId, toCallToolResult(ToolResult::error(violation),
                                                              !entry->definition.outputSchema.isEmpty())));
@@ -150,6 +151,9 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     pending->rpcId = rpcId;
     pending->tool = name;
     pending->sandboxId = sandboxId;
+    const Subject subject = subjectOf(sessionId, name, sandboxId, arguments);
+    pending->client = subject.client;
+    pending->summary = subject.summary;
     pending->startedAt = startedAt;
     pending->elapsed.start();
     pending->reply = std::move(reply);
@@ -194,7 +198,8 @@ void ToolCallRunner::complete(const QString &key, const QJsonObject &message, co
     const auto p = m_pending.take(key);
     if (!p)
         return;
-    audit(p->tool, p->sandboxId, p->startedAt, p->elapsed.elapsed(), outcome, detail);
+    audit(Subject{p->sessionId, p->client, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
+          outcome, detail);
     auto reply = std::move(p->reply);
     if (reply)
         reply(message);
@@ -224,19 +229,31 @@ void ToolCallRunner::cancelSession(const QString &sessionId, const QString &reas
         cancel(sessionId, p->rpcId, reason);
 }
 
-void ToolCallRunner::audit(const QString &tool, const QString &sandboxId, qint64 startedAt, qint64 durationMs,
-                           const QString &outcome, const QString &detail)
+ToolCallRunner::Subject ToolCallRunner::subjectOf(const QString &sessionId, const QString &tool, const QString &sandboxId,
+                                                  const QJsonObject &arguments) const
+{
+    return Subject{sessionId, m_clientName ? m_clientName(sessionId) : QString(), tool, sandboxId,
+                   arguments.isEmpty() ? QString() : auditSummary(tool, arguments)};
+}
+
+void ToolCallRunner::audit(const Subject &subject, qint64 startedAt, qint64 durationMs, const QString &outcome,
+                           const QString &detail)
 {
     AuditEntry e;
     e.at = startedAt;
-    e.tool = tool;
-    e.sandboxId = sandboxId;
+    e.client = subject.client;
+    e.session = shortSessionId(subject.sessionId);
+    e.tool = subject.tool;
+    e.sandboxId = subject.sandboxId;
+    e.summary = subject.summary;
     e.durationMs = durationMs;
     e.outcome = outcome;
     e.detail = detail;
     QString error;
     if (!m_audit->insert(e, error))
         qCWarning(lcToolCall).noquote() << "cannot write the audit log:" << error;
+    else
+        emit audited();
 }
 
 } // namespace chat2sbx

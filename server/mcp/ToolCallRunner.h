@@ -34,6 +34,8 @@ public:
     static constexpr int kMaxPendingPerSession = 32;
 
     void call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply);
+    // Who a session is (the client name from initialize), for the audit rows; unset: unnamed.
+    void setClientNameLookup(std::function<QString(const QString &sessionId)> lookup) { m_clientName = std::move(lookup); }
     bool isPending(const QString &sessionId, const QJsonValue &rpcId) const;
     int pendingCount(const QString &sessionId) const;
     // The request gets JSON-RPC error -32800; the handler's token is cancelled. Unknown ids: no-op.
@@ -48,6 +50,8 @@ public:
 signals:
     // Emitted after a call finished and its audit row was written (tests wait on it).
     void callFinished(const QString &tool, const QString &outcome);
+    // An audit row was written (the activity view re-reads the recent calls).
+    void audited();
 
 private:
     struct Pending {
@@ -56,6 +60,8 @@ private:
         QJsonValue rpcId;
         QString tool;
         QString sandboxId;
+        QString client;
+        QString summary;
         qint64 startedAt = 0;
         QElapsedTimer elapsed;
         CancellationToken token;
@@ -64,12 +70,22 @@ private:
 
     static QString pendingKey(const QString &sessionId, const QJsonValue &rpcId);
     void complete(const QString &key, const QJsonObject &message, const QString &outcome, const QString &detail);
-    void audit(const QString &tool, const QString &sandboxId, qint64 startedAt, qint64 durationMs,
-               const QString &outcome, const QString &detail);
+    // Who and what a row is about; the rest is per outcome.
+    struct Subject {
+        QString sessionId;
+        QString client;
+        QString tool;
+        QString sandboxId;
+        QString summary;
+    };
+    Subject subjectOf(const QString &sessionId, const QString &tool, const QString &sandboxId,
+                      const QJsonObject &arguments = {}) const;
+    void audit(const Subject &subject, qint64 startedAt, qint64 durationMs, const QString &outcome, const QString &detail);
 
     ToolRegistry &m_tools;
     std::unique_ptr<AuditLogRepository> m_audit;
     const Clock &m_clock;
+    std::function<QString(const QString &)> m_clientName;
     QHash<QString, std::shared_ptr<Pending>> m_pending;
 };
 

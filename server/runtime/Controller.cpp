@@ -3,7 +3,10 @@
 #include "config/LocalTokenStore.h"
 #include "mcp/HttpConnectionGuard.h"
 #include "mcp/McpEndpoint.h"
+#include "mcp/ToolCallRunner.h"
 #include "runtime/FdLimit.h"
+#include "sandbox/ActivityMonitor.h"
+#include "state/AuditRetention.h"
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
 #include "sandbox/BashSessions.h"
@@ -11,6 +14,7 @@
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"
+#include "tools/ImportFileTool.h"
 #include "tools/InSandboxTools.h"
 #include "tools/SandboxTools.h"
 #include "tools/WorkspaceTools.h"
@@ -42,7 +46,8 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath);
     m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_clock);
     m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_clock);
-    registerSandboxTools(m_tools, *m_sandboxes, m_config);
+    m_channels = std::make_unique<ChannelPool>(*m_sbx);   // sandbox_expose probes ports through it
+    registerSandboxTools(m_tools, *m_sandboxes, m_config, m_channels.get());
     // Workspaces and approvals.
     m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_clock);
     m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_clock);
@@ -50,10 +55,16 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
 
     // One control channel per running sandbox (the attacher SandboxService calls after create and
     // on re-attach), bash sessions and the in-sandbox tools.
-    m_channels = std::make_unique<ChannelPool>(*m_sbx);
     m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_clock);
     m_sandboxes->setAttacher(m_channels.get());
     registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
+    ImportFileOptions import;
+    import.allowedHosts = m_config.importFileHosts;
+    import.maxBytes = static_cast<qint64>(m_config.importFileMaxMiB) * 1024 * 1024;
+    import.extraCaFile = m_config.testImportCaFile;
+    registerImportFileTool(m_tools, *m_sandboxes, *m_channels, import);
+    m_activity = std::make_unique<ActivityMonitor>(*m_db, *m_sandboxes, *m_bashSessions, *m_channels);
+    connect(this, &Controller::toolCallAudited, m_activity.get(), &ActivityMonitor::toolCallRecorded);
 }
 
 Controller::~Controller()
@@ -144,6 +155,9 @@ void Controller::start()
         // Notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
         m_approvals->startWatching();
         m_retention->start();
+        m_auditRetention = std::make_unique<AuditRetention>(*m_db, m_clock, m_config.auditRetentionDays,
+                                                            m_config.auditMaxRows);
+        m_auditRetention->start();
         installHealthEndpoint(http(), *this);
         // Reconcile records with `sbx ls` before listening (a missing sbx only warns).
         m_sandboxes->reconcile([this] { afterReconciliation(); });
@@ -172,6 +186,7 @@ void Controller::listenAndRun()
 {
     m_mcp = std::make_unique<McpEndpoint>(m_tools, *m_db, m_config, m_clock, localToken());
     m_mcp->install(http());
+    connect(&m_mcp->calls(), &ToolCallRunner::audited, this, &Controller::toolCallAudited);
     QString error;
     if (!listen(error))
         return fail(error);
@@ -197,9 +212,12 @@ void Controller::stop()
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
         m_mcp.reset();   // cancels pending tool calls first
+        m_activity->setWatching(false);
         m_sandboxes->shutdown();
         m_approvals->stopWatching();
         m_retention->stop();
+        if (m_auditRetention)
+            m_auditRetention->stop();
         m_http.reset();
         // Close the endpoint, then wait (asynchronously) for the tunnel client to exit.
         connect(m_tunnel.get(), &TunnelSupervisor::stopped, this, &Controller::finishStop, Qt::SingleShotConnection);

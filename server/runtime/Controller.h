@@ -14,7 +14,9 @@ class QHttpServer;
 
 namespace chat2sbx {
 
+class ActivityMonitor;
 class ApprovalService;
+class AuditRetention;
 class BashSessions;
 class ChannelPool;
 class Database;
@@ -69,12 +71,19 @@ public:
     // The Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
     // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
     TunnelSupervisor &tunnel() { return *m_tunnel; }
+    // The bash sessions and control channels of running sandboxes (the tray's activity view).
+    BashSessions &bashSessions() { return *m_bashSessions; }
+    ChannelPool &channels() { return *m_channels; }
+    // Running commands, their output tails and recent tool calls (the tray's Activity view).
+    ActivityMonitor &activity() { return *m_activity; }
 
 signals:
     void started();
     void failed(const QString &reason);
     void stopped();
     void stateChanged(chat2sbx::Controller::State state);
+    // A tool call's audit row was written (relayed from the MCP endpoint once it exists).
+    void toolCallAudited();
 
 private:
     void setState(State s);
@@ -97,6 +106,8 @@ private:
     std::unique_ptr<SandboxService> m_sandboxes;
     std::unique_ptr<ApprovalService> m_approvals;
     std::unique_ptr<WorkspaceRetention> m_retention;
+    std::unique_ptr<AuditRetention> m_auditRetention;
+    std::unique_ptr<ActivityMonitor> m_activity;
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;
     std::unique_ptr<McpEndpoint> m_mcp;

@@ -72,10 +72,8 @@ SandboxChannel::SandboxChannel(SbxDriver &driver, const RunningSandbox &sandbox,
 SandboxChannel::~SandboxChannel()
 {
     m_stopping = true;
-    if (m_proc) {
-        m_proc->disconnect(this);
-        m_proc->kill();
-    }
+    if (m_proc)
+        release(m_proc);
     for (Pending &p : m_pending)
         delete p.timer;
     m_pending.clear();
@@ -112,16 +110,26 @@ void SandboxChannel::ping(int timeoutMs, Callback done)
     });
 }
 
+// Kills the child and lets it go once reaped. It leaves this channel's children first: a QProcess
+// deleted while running blocks to reap it and logs "Destroyed while process is still running".
+void SandboxChannel::release(QProcess *proc)
+{
+    proc->disconnect(this);
+    proc->setParent(nullptr);
+    if (proc->state() == QProcess::NotRunning) {
+        proc->deleteLater();
+        return;
+    }
+    connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
+    proc->kill();
+}
+
 void SandboxChannel::stop()
 {
     if (m_proc) {
         QProcess *proc = m_proc;
         m_proc = nullptr;
-        proc->disconnect(this);
-        proc->kill();
-        connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
-        if (proc->state() == QProcess::NotRunning)
-            proc->deleteLater();
+        release(proc);
     }
     m_healthy = false;
     m_frames.clear();

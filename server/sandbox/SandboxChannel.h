@@ -76,6 +76,7 @@ signals:
     void restarted();
 
 private:
+    void release(QProcess *proc);
     struct Pending {
         QString op;
         Callback done;

@@ -34,13 +34,29 @@ QString newRuntimeName()
     return kRuntimePrefix + randomHex(8);
 }
 
-// A free TCP port on the host for `sbx ports --publish` (the contract needs an explicit host port).
-int pickHostPort()
+// A free TCP port on `hostIp` for `sbx ports --publish` (the contract needs an explicit host port).
+int pickHostPort(const QString &hostIp)
 {
     QTcpServer probe;
-    if (!probe.listen(QHostAddress::Any, 0))
+    if (!probe.listen(QHostAddress(hostIp), 0))
         return 0;
     return probe.serverPort();
+}
+
+// Whether `hostIp:hostPort` can be bound right now (nothing else holds it).
+bool hostPortFree(const QString &hostIp, int hostPort)
+{
+    QTcpServer probe;
+    return probe.listen(QHostAddress(hostIp), static_cast<quint16>(hostPort));
+}
+
+// An existing mapping differs from what the caller asked for.
+QString conflictWith(const SandboxPortRecord &known, const SandboxService::ExposeRequest &request)
+{
+    if ((request.hostIpGiven && known.hostIp != request.hostIp) || (request.hostPort > 0 && known.hostPort != request.hostPort))
+        return QStringLiteral("port %1 is already exposed on %2:%3; it stays there (destroy the sandbox to publish it elsewhere)")
+            .arg(known.sandboxPort).arg(known.hostIp).arg(known.hostPort);
+    return {};
 }
 
 } // namespace
@@ -438,8 +454,10 @@ void SandboxService::finishDestroy(const QString &id, const Outcome &outcome)
 
 // ---- expose ---------------------------------------------------------------------------------------
 
-void SandboxService::expose(const QString &sandboxId, int sandboxPort, std::function<void(const ExposeOutcome &)> done)
+void SandboxService::expose(const QString &sandboxId, const ExposeRequest &request,
+                            std::function<void(const ExposeOutcome &)> done)
 {
+    const int sandboxPort = request.sandboxPort;
     RunningSandbox running;
     QString error;
     if (!resolveRunning(sandboxId, running, error)) {
@@ -449,7 +467,8 @@ void SandboxService::expose(const QString &sandboxId, int sandboxPort, std::func
     }
     if (const auto known = m_repo.findPort(sandboxId, sandboxPort)) {
         ExposeOutcome o;
-        o.ok = true;
+        o.error = conflictWith(*known, request);
+        o.ok = o.error.isEmpty();
         o.existing = true;
         o.port = *known;
         return done(o);
@@ -469,11 +488,13 @@ void SandboxService::expose(const QString &sandboxId, int sandboxPort, std::func
         for (const auto &w : waiters)
             w(o);
     };
-    auto record = [self, sandboxId, finish](const SbxPortMapping &m, bool existing) {
+    auto record = [self, sandboxId, finish, request](const SbxPortMapping &m, bool existing) {
         ExposeOutcome o;
-        o.ok = true;
-        o.existing = existing;
         o.port = {m.sandboxPort, m.hostIp, m.hostPort};
+        if (existing)
+            o.error = conflictWith(o.port, request);
+        o.ok = o.error.isEmpty();
+        o.existing = existing;
         QString dbError;
         if (!self->m_repo.upsertPort(sandboxId, o.port, dbError))
             qCWarning(lcSandbox).noquote() << "cannot record port of" << sandboxId << ":" << dbError;
@@ -492,17 +513,23 @@ void SandboxService::expose(const QString &sandboxId, int sandboxPort, std::func
         return std::nullopt;
     };
     const QString runtime = running.runtimeName;
-    m_sbx.ports(runtime, [self, runtime, sandboxPort, record, fail, findIn](const SbxResult &r, const QList<SbxPortMapping> &items) {
+    m_sbx.ports(runtime, [self, runtime, request, record, fail, findIn](const SbxResult &r, const QList<SbxPortMapping> &items) {
         if (!self)
             return;
         if (!r.ok)
             return fail(r.error);
         if (const auto m = findIn(items))
             return record(*m, true);
-        const int hostPort = pickHostPort();
+        int hostPort = request.hostPort;
+        if (hostPort > 0 && !hostPortFree(request.hostIp, hostPort))
+            return fail(QStringLiteral("host port %1 on %2 is already in use on this machine; choose another host_port "
+                                       "or omit it to get a free one").arg(hostPort).arg(request.hostIp));
         if (hostPort == 0)
-            return fail(QStringLiteral("no free host port"));
-        self->m_sbx.publish(runtime, hostPort, sandboxPort, [self, runtime, record, fail, findIn](const SbxResult &pr) {
+            hostPort = pickHostPort(request.hostIp);
+        if (hostPort == 0)
+            return fail(QStringLiteral("no free host port on %1").arg(request.hostIp));
+        self->m_sbx.publish(runtime, request.hostIp, hostPort, request.sandboxPort,
+                            [self, runtime, record, fail, findIn](const SbxResult &pr) {
             if (!self)
                 return;
             if (!pr.ok)

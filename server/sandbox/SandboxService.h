@@ -3,7 +3,7 @@
 #include "config/Config.h"
 #include "sandbox/SandboxResolver.h"
 #include "state/SandboxRepository.h"
-#include "workspace/Workspace.h"
+#include "state/Workspace.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -46,6 +46,12 @@ public:
         SandboxView view;
         bool reused = false;
     };
+    struct ExposeRequest {
+        int sandboxPort = 0;
+        QString hostIp = QStringLiteral("127.0.0.1");   // validated IPv4 address
+        int hostPort = 0;                                // 0: any free port
+        bool hostIpGiven = false;                        // the caller asked for hostIp explicitly
+    };
     struct ExposeOutcome {
         bool ok = false;
         QString error;
@@ -69,7 +75,9 @@ public:
     // Idempotent: a destroyed sandbox answers ok; a failed record is cleared too. `reason` is kept on
     // the destroyed record (e.g. idle expiry); empty for an explicit destroy.
     void destroy(const QString &sandboxId, Done done, const QString &reason = {});
-    void expose(const QString &sandboxId, int sandboxPort, std::function<void(const ExposeOutcome &)> done);
+    // Publishes (or returns the existing mapping of) a sandbox port; a different host address or
+    // port than an existing mapping has is an error that says which one exists.
+    void expose(const QString &sandboxId, const ExposeRequest &request, std::function<void(const ExposeOutcome &)> done);
 
     // Start-up (and retry) reconciliation of the records with `sbx ls`; `done` runs once records and
     // runtimes agree, or when sbx turned out to be unavailable (then records stay untouched and it
@@ -97,7 +105,8 @@ public:
     QString publicText(const QString &text) const;
 
     qint64 idleMs() const { return m_config.sandboxIdleSeconds * 1000; }
-    SandboxRepository &repository() { return m_repo; }
+    // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
+    int countActive() const { return m_repo.countActive(); }
 
 signals:
     void sandboxesChanged();

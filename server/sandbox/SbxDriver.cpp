@@ -201,9 +201,9 @@ void SbxDriver::ports(const QString &runtimeName, std::function<void(const SbxRe
         });
 }
 
-void SbxDriver::publish(const QString &runtimeName, int hostPort, int sandboxPort, Callback done)
+void SbxDriver::publish(const QString &runtimeName, const QString &hostIp, int hostPort, int sandboxPort, Callback done)
 {
-    const QString mapping = QStringLiteral("0.0.0.0:%1:%2/tcp4").arg(hostPort).arg(sandboxPort);
+    const QString mapping = QStringLiteral("%1:%2:%3/tcp4").arg(hostIp).arg(hostPort).arg(sandboxPort);
     run(QStringLiteral("ports --publish"), {QStringLiteral("ports"), runtimeName, QStringLiteral("--publish"), mapping},
         m_timeouts.otherMs, {}, std::move(done));
 }

@@ -83,7 +83,8 @@ public:
     void list(std::function<void(const SbxResult &, const QList<SbxRuntimeInfo> &)> done);
     void exec(const SbxExecSpec &spec, Callback done, int timeoutMs = -1);
     void ports(const QString &runtimeName, std::function<void(const SbxResult &, const QList<SbxPortMapping> &)> done);
-    void publish(const QString &runtimeName, int hostPort, int sandboxPort, Callback done);
+    // `hostIp`: an IPv4 address the caller validated (127.0.0.1 unless the user allowed the LAN).
+    void publish(const QString &runtimeName, const QString &hostIp, int hostPort, int sandboxPort, Callback done);
     void remove(const QString &runtimeName, Callback done);
 
     // Starts a long-lived `sbx exec -i ...` child (the sandbox control channel). The caller owns the

@@ -1,6 +1,7 @@
 #include "state/ApprovalRepository.h"
 
 #include "state/Database.h"
+#include "state/SqlStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -29,33 +30,16 @@ Approval fromRow(const QSqlQuery &q)
     return a;
 }
 
-QVariant textOrNull(const QString &s)
-{
-    return s.isEmpty() ? QVariant() : QVariant(s);
-}
-
 } // namespace
 
 bool ApprovalRepository::insert(const Approval &a, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO approvals (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
-    q.addBindValue(a.id);
-    q.addBindValue(a.hostPath);
-    q.addBindValue(workspaceModeName(a.mode));
-    q.addBindValue(approvalStateName(a.state));
-    q.addBindValue(a.displayName);
-    q.addBindValue(a.requestedAt);
-    q.addBindValue(a.decidedAt ? QVariant(a.decidedAt) : QVariant());
-    q.addBindValue(textOrNull(a.decidedBy));
-    q.addBindValue(textOrNull(a.workspaceId));
-    q.addBindValue(a.hostDevice);
-    q.addBindValue(a.hostInode);
-    if (!q.exec()) {
-        error = QStringLiteral("cannot record approval: %1").arg(q.lastError().text());
-        return false;
-    }
-    return true;
+    return execBound(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)),
+                     {a.id, a.hostPath, workspaceModeName(a.mode), approvalStateName(a.state), a.displayName,
+                      a.requestedAt, a.decidedAt ? QVariant(a.decidedAt) : QVariant(), nullIfEmpty(a.decidedBy),
+                      nullIfEmpty(a.workspaceId), a.hostDevice, a.hostInode},
+                     error, QStringLiteral("cannot record approval: %1"));
 }
 
 std::optional<Approval> ApprovalRepository::find(const QString &id) const
@@ -84,6 +68,8 @@ std::optional<Approval> ApprovalRepository::findLatest(const QString &hostPath, 
 QList<Approval> ApprovalRepository::list(bool pendingOnly) const
 {
     QList<Approval> out;
+    if (!m_db.isOpen())
+        return out;   // the tray reads before the server opened the database
     QSqlQuery q(m_db.handle());
     q.exec(QStringLiteral("SELECT %1 FROM approvals %2 ORDER BY requested_at, rowid")
                .arg(QLatin1String(kColumns), pendingOnly ? QStringLiteral("WHERE state = 'pending'") : QString()));
@@ -100,8 +86,8 @@ int ApprovalRepository::decide(const QString &id, ApprovalState state, qint64 de
                              " WHERE id = ? AND state = 'pending'"));
     q.addBindValue(approvalStateName(state));
     q.addBindValue(decidedAt);
-    q.addBindValue(textOrNull(decidedBy));
-    q.addBindValue(textOrNull(workspaceId));
+    q.addBindValue(nullIfEmpty(decidedBy));
+    q.addBindValue(nullIfEmpty(workspaceId));
     q.addBindValue(id);
     if (!q.exec()) {
         error = QStringLiteral("cannot record the decision: %1").arg(q.lastError().text());

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workspace/Approval.h"
+#include "state/Approval.h"
 
 #include <QList>
 #include <optional>

@@ -11,11 +11,22 @@ class Database;
 struct AuditEntry {
     qint64 id = 0;
     qint64 at = 0;               // ms since epoch, when the call started
+    QString client;              // the MCP client's name from initialize (may be empty)
+    QString session;             // short MCP session id
     QString tool;
     QString sandboxId;           // from the arguments, when present
+    QString summary;             // one line about the arguments (AuditSummary); never content or secrets
     qint64 durationMs = 0;
     QString outcome;
-    QString detail;              // short, never a token or host data path
+    QString detail;              // the error text; never a token or host data path
+};
+
+// Which rows to read: newest `limit` rows after `afterId` (0: any) at or after `sinceMs`.
+struct AuditQuery {
+    QString sandboxId;           // empty: every sandbox
+    qint64 sinceMs = 0;
+    qint64 afterId = 0;
+    int limit = 50;
 };
 
 // Rows of audit_log. Every write is committed before it returns.
@@ -26,8 +37,14 @@ public:
     bool insert(const AuditEntry &entry, QString &error);
     // Newest first.
     QList<AuditEntry> recent(int limit) const;
+    // Oldest first (the order a log is read in); the newest `query.limit` of the matching rows.
+    QList<AuditEntry> find(const AuditQuery &query, QString &error) const;
+    // Deletes rows older than `maxAgeMs` before `nowMs` (0: no age limit) and all but the newest
+    // `maxRows` (0: no count limit). Returns the number deleted, -1 on error.
+    int prune(qint64 nowMs, qint64 maxAgeMs, int maxRows, QString &error);
 
     static constexpr int kMaxDetail = 300;
+    static constexpr int kMaxSummary = 520;
 
 private:
     Database &m_db;

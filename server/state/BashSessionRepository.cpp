@@ -1,6 +1,7 @@
 #include "state/BashSessionRepository.h"
 
 #include "state/Database.h"
+#include "state/SqlStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -29,10 +30,7 @@ BashSessionRecord fromRow(const QSqlQuery &q)
 
 bool run(QSqlQuery &q, QString &error)
 {
-    if (q.exec())
-        return true;
-    error = QStringLiteral("cannot record bash session: %1").arg(q.lastError().text());
-    return false;
+    return execOrReport(q, error, QStringLiteral("cannot record bash session: %1"));
 }
 
 } // namespace

@@ -79,6 +79,14 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("CREATE UNIQUE INDEX approvals_one_pending ON approvals(host_path, mode) WHERE state = 'pending'"),
             QStringLiteral("CREATE INDEX workspaces_by_host_path ON workspaces(host_path, mode)"),
         },
+        // 4: the activity log says who called (MCP client name, short session id) and what the call
+        //    was about (a one-line summary of its arguments); `detail` holds the error text.
+        {
+            QStringLiteral("ALTER TABLE audit_log ADD COLUMN client TEXT"),
+            QStringLiteral("ALTER TABLE audit_log ADD COLUMN session TEXT"),
+            QStringLiteral("ALTER TABLE audit_log ADD COLUMN summary TEXT"),
+            QStringLiteral("CREATE INDEX audit_log_by_sandbox ON audit_log(sandbox_id, id)"),
+        },
     };
     return migrations;
 }

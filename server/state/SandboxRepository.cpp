@@ -1,6 +1,7 @@
 #include "state/SandboxRepository.h"
 
 #include "state/Database.h"
+#include "state/SqlStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -29,17 +30,9 @@ SandboxRecord fromRow(const QSqlQuery &q)
     return r;
 }
 
-QVariant nullIfEmpty(const QString &s)
-{
-    return s.isEmpty() ? QVariant() : QVariant(s);
-}
-
 bool run(QSqlQuery &q, QString &error)
 {
-    if (q.exec())
-        return true;
-    error = QStringLiteral("database error: %1").arg(q.lastError().text().trimmed());
-    return false;
+    return execOrReport(q, error, QStringLiteral("database error: %1"));
 }
 
 QList<SandboxRecord> all(QSqlQuery &q)
@@ -133,6 +126,8 @@ std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString 
 
 QList<SandboxRecord> SandboxRepository::list(bool includeDestroyed) const
 {
+    if (!m_db.isOpen())
+        return {};   // the tray reads before the server opened the database
     QSqlQuery q(m_db.handle());
     q.prepare(QStringLiteral("SELECT %1 FROM sandboxes %2 ORDER BY created_at, id")
                   .arg(QLatin1String(kColumns),

@@ -1,6 +1,7 @@
 #include "state/WorkspaceRepository.h"
 
 #include "state/Database.h"
+#include "state/SqlStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -31,21 +32,12 @@ Workspace fromRow(const QSqlQuery &q)
 bool WorkspaceRepository::insert(const Workspace &w, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO workspaces (%1) VALUES (?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
-    q.addBindValue(w.id);
-    q.addBindValue(workspaceModeName(w.mode));
-    q.addBindValue(w.hostPath);
-    q.addBindValue(w.displayName);
-    q.addBindValue(w.createdAt);
-    q.addBindValue(w.lastUsedAt);
-    q.addBindValue(w.trashedAt ? QVariant(w.trashedAt) : QVariant());
-    q.addBindValue(w.isManaged() ? QVariant() : QVariant(w.hostDevice));
-    q.addBindValue(w.isManaged() ? QVariant() : QVariant(w.hostInode));
-    if (!q.exec()) {
-        error = QStringLiteral("cannot record workspace: %1").arg(q.lastError().text());
-        return false;
-    }
-    return true;
+    return execBound(q, QStringLiteral("INSERT INTO workspaces (%1) VALUES (?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)),
+                     {w.id, workspaceModeName(w.mode), w.hostPath, w.displayName, w.createdAt, w.lastUsedAt,
+                      w.trashedAt ? QVariant(w.trashedAt) : QVariant(),
+                      w.isManaged() ? QVariant() : QVariant(w.hostDevice),
+                      w.isManaged() ? QVariant() : QVariant(w.hostInode)},
+                     error, QStringLiteral("cannot record workspace: %1"));
 }
 
 std::optional<Workspace> WorkspaceRepository::find(const QString &id) const
@@ -84,14 +76,9 @@ QList<Workspace> WorkspaceRepository::list(bool includeTrashed) const
 bool WorkspaceRepository::setTimestamp(const char *column, const QString &id, qint64 nowMs, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("UPDATE workspaces SET %1 = ? WHERE id = ?").arg(QLatin1String(column)));
-    q.addBindValue(nowMs);
-    q.addBindValue(id);
-    if (!q.exec()) {
-        error = q.lastError().text();
-        return false;
-    }
-    return true;
+    return execBound(q, QStringLiteral("UPDATE workspaces SET %1 = ? WHERE id = ?").arg(QLatin1String(column)),
+                     {nowMs, id},
+                     error);
 }
 
 bool WorkspaceRepository::touch(const QString &id, qint64 nowMs, QString &error)
@@ -107,29 +94,17 @@ bool WorkspaceRepository::markTrashed(const QString &id, qint64 nowMs, QString &
 bool WorkspaceRepository::moveToTrash(const QString &id, const QString &trashPath, qint64 nowMs, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("UPDATE workspaces SET trashed_at = ?, host_path = ? WHERE id = ? AND mode = 'managed'"));
-    q.addBindValue(nowMs);
-    q.addBindValue(trashPath);
-    q.addBindValue(id);
-    if (!q.exec()) {
-        error = q.lastError().text();
-        return false;
-    }
-    return true;
+    return execBound(q, QStringLiteral("UPDATE workspaces SET trashed_at = ?, host_path = ? WHERE id = ? AND mode = 'managed'"),
+                     {nowMs, trashPath, id},
+                     error);
 }
 
 bool WorkspaceRepository::updateHostIdentity(const QString &id, qint64 device, qint64 inode, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("UPDATE workspaces SET host_device = ?, host_inode = ? WHERE id = ? AND mode <> 'managed'"));
-    q.addBindValue(device);
-    q.addBindValue(inode);
-    q.addBindValue(id);
-    if (!q.exec()) {
-        error = q.lastError().text();
-        return false;
-    }
-    return true;
+    return execBound(q, QStringLiteral("UPDATE workspaces SET host_device = ?, host_inode = ? WHERE id = ? AND mode <> 'managed'"),
+                     {device, inode, id},
+                     error);
 }
 
 QHash<QString, QString> WorkspaceRepository::activeSandboxes() const

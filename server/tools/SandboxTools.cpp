@@ -4,6 +4,8 @@
 #include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
 #include "core/Ids.h"
+#include "sandbox/ExposedPort.h"
+#include "sandbox/ListeningProbe.h"
 #include "sandbox/SandboxService.h"
 #include "tools/SandboxToolArgs.h"
 
@@ -47,6 +49,16 @@ QJsonObject objectSchema(const QJsonObject &properties, const QStringList &requi
     return s;
 }
 
+QJsonObject portProperties()
+{
+    return {{QStringLiteral("sandbox_port"), integer(QStringLiteral("TCP port inside the sandbox"))},
+            {QStringLiteral("host_ip"), str(QStringLiteral("address the host port is bound to (127.0.0.1: this machine only)"))},
+            {QStringLiteral("host_port"), integer(QStringLiteral("TCP port on the host"))},
+            {QStringLiteral("url"), str(QStringLiteral("http URL to open on the host"))},
+            {QStringLiteral("lan_wide"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")},
+                                                     {QStringLiteral("description"), QStringLiteral("other machines on the network can reach it")}}}};
+}
+
 // Output schemas stay open (no additionalProperties false) and name no required fields: isError
 // results carry structuredContent too ({"error": ...}), and clients validate it against them.
 QJsonObject summarySchemaProperties()
@@ -57,9 +69,7 @@ QJsonObject summarySchemaProperties()
                                                         QStringLiteral("destroyed")});
     QJsonObject port = QJsonObject{
         {QStringLiteral("type"), QStringLiteral("object")},
-        {QStringLiteral("properties"), QJsonObject{{QStringLiteral("sandbox_port"), integer(QStringLiteral("TCP port inside the sandbox"))},
-                                                   {QStringLiteral("host_port"), integer(QStringLiteral("TCP port on the host"))},
-                                                   {QStringLiteral("url"), str(QStringLiteral("http URL on the host"))}}},
+        {QStringLiteral("properties"), portProperties()},
     };
     return {
         {QStringLiteral("sandbox_id"), str(QStringLiteral("Stable id of the sandbox"))},
@@ -118,6 +128,7 @@ bool agentsInto(const Config &config, QJsonObject &out, QString &error)
 struct Context {
     SandboxService *sandboxes;
     const Config *config;
+    ChannelPool *channels;
 };
 
 // Every sandbox tool needs sbx; when it is missing the answer says so (and a reconciliation retry runs).
@@ -233,28 +244,58 @@ void sandboxDestroy(const Context &c, const ToolCall &call)
 void sandboxExpose(const Context &c, const ToolCall &call)
 {
     QString id, error;
-    if (!onlyKnownArguments(call.arguments, {QStringLiteral("sandbox_id"), QStringLiteral("port")}, error) ||
-        !sandboxIdArgument(call.arguments, id, error))
+    const QJsonObject &args = call.arguments;
+    if (!onlyKnownArguments(args, {QStringLiteral("sandbox_id"), QStringLiteral("port"), QStringLiteral("host"),
+                                   QStringLiteral("host_port")}, error) ||
+        !sandboxIdArgument(args, id, error))
         return call.responder.error(error);
-    const QJsonValue pv = call.arguments.value(QStringLiteral("port"));
-    const double d = pv.toDouble(-1);
-    if (!pv.isDouble() || d != static_cast<double>(static_cast<qint64>(d)) || d < 1 || d > 65535)
+    auto portArg = [&args](const char *name, int &out) {
+        const QJsonValue v = args.value(QLatin1String(name));
+        const double d = v.toDouble(-1);
+        if (!v.isDouble() || d != static_cast<double>(static_cast<qint64>(d)) || d < 1 || d > 65535)
+            return false;
+        out = static_cast<int>(d);
+        return true;
+    };
+    SandboxService::ExposeRequest request;
+    if (!portArg("port", request.sandboxPort))
         return call.responder.error(QStringLiteral("port must be an integer from 1 to 65535"));
-    const int port = static_cast<int>(d);
-    whenAvailable(c, call, [c, call, id, port] {
+    if (args.contains(QStringLiteral("host_port")) && !portArg("host_port", request.hostPort))
+        return call.responder.error(QStringLiteral("host_port must be an integer from 1 to 65535"));
+    if (args.contains(QStringLiteral("host"))) {
+        const QJsonValue hv = args.value(QStringLiteral("host"));
+        if (!hv.isString())
+            return call.responder.error(QStringLiteral("host must be a string such as 127.0.0.1"));
+        if (!checkExposeHost(hv.toString(), c.config->exposeAllowLan, request.hostIp, error))
+            return call.responder.error(error);
+        request.hostIpGiven = true;
+    }
+    whenAvailable(c, call, [c, call, id, request] {
         QPointer<SandboxService> service(c.sandboxes);
-        c.sandboxes->expose(id, port, [service, call, id, port](const SandboxService::ExposeOutcome &o) {
+        const int port = request.sandboxPort;
+        c.sandboxes->expose(id, request, [service, c, call, id, port](const SandboxService::ExposeOutcome &o) {
             if (!service)
                 return;
             if (!o.ok)
                 return call.responder.error(service->publicText(
                     QStringLiteral("cannot expose port %1 of %2: %3").arg(port).arg(id, o.error)));
-            call.responder.ok({{QStringLiteral("sandbox_id"), id},
-                               {QStringLiteral("sandbox_port"), o.port.sandboxPort},
-                               {QStringLiteral("host_port"), o.port.hostPort},
-                               {QStringLiteral("host_ip"), o.port.hostIp},
-                               {QStringLiteral("url"), QStringLiteral("http://127.0.0.1:%1/").arg(o.port.hostPort)},
-                               {QStringLiteral("already_exposed"), o.existing}});
+            QJsonObject result = portJson(o.port.sandboxPort, o.port.hostIp, o.port.hostPort);
+            result.insert(QStringLiteral("sandbox_id"), id);
+            result.insert(QStringLiteral("already_exposed"), o.existing);
+            RunningSandbox running;
+            QString resolveError;
+            if (!c.channels || !service->resolveRunning(id, running, resolveError)) {
+                result.insert(QStringLiteral("listening"), QJsonValue::Null);
+                return call.responder.ok(result);
+            }
+            probeListening(*c.channels, running, port, [call, result](std::optional<bool> listening) mutable {
+                result.insert(QStringLiteral("listening"), listening ? QJsonValue(*listening) : QJsonValue(QJsonValue::Null));
+                if (listening && !*listening)
+                    result.insert(QStringLiteral("hint"),
+                                  QStringLiteral("nothing listens on this port inside the sandbox yet: start the server "
+                                                 "(bound to 0.0.0.0 or 127.0.0.1) before giving the user the URL"));
+                call.responder.ok(result);
+            });
         });
     });
 }
@@ -281,16 +322,23 @@ QJsonObject sandboxSummary(const SandboxView &view, const SandboxService &sandbo
         o.insert(QStringLiteral("failure_reason"), sandboxes.publicText(r.reason));
     QJsonArray ports;
     for (const SandboxPortRecord &p : view.ports)
-        ports.append(QJsonObject{{QStringLiteral("sandbox_port"), p.sandboxPort},
-                                 {QStringLiteral("host_port"), p.hostPort},
-                                 {QStringLiteral("url"), QStringLiteral("http://127.0.0.1:%1/").arg(p.hostPort)}});
+        ports.append(portJson(p.sandboxPort, p.hostIp, p.hostPort));
     o.insert(QStringLiteral("ports"), ports);
     return o;
 }
 
-void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config)
+QJsonObject portJson(int sandboxPort, const QString &hostIp, int hostPort)
 {
-    const Context c{&sandboxes, &config};
+    return {{QStringLiteral("sandbox_port"), sandboxPort},
+            {QStringLiteral("host_ip"), hostIp},
+            {QStringLiteral("host_port"), hostPort},
+            {QStringLiteral("url"), exposedPortUrl(hostIp, hostPort)},
+            {QStringLiteral("lan_wide"), isLanWide(hostIp)}};
+}
+
+void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config, ChannelPool *channels)
+{
+    const Context c{&sandboxes, &config, channels};
     auto add = [&registry](ToolDefinition d, void (*fn)(const Context &, const ToolCall &), const Context &ctx) {
         const QString name = d.name;
         if (!registry.add(d, [ctx, fn](const ToolCall &call) { fn(ctx, call); }))
@@ -350,19 +398,28 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
     QJsonObject port = integer(QStringLiteral("The TCP port a server listens on inside the sandbox (1-65535)."));
     port.insert(QStringLiteral("minimum"), 1);
     port.insert(QStringLiteral("maximum"), 65535);
+    QJsonObject hostPort = integer(QStringLiteral("A specific TCP port on the host (1-65535). Omit to get a free one."));
+    hostPort.insert(QStringLiteral("minimum"), 1);
+    hostPort.insert(QStringLiteral("maximum"), 65535);
+    QJsonObject host = str(QStringLiteral("Host address to publish on. Default 127.0.0.1 (this machine only). 0.0.0.0 or a LAN "
+                                          "address works only if the user allowed LAN exposure in chat2sbx's settings."));
+    host.insert(QStringLiteral("maxLength"), 64);
+    QJsonObject exposeOut = portProperties();
+    exposeOut.insert(QStringLiteral("sandbox_id"), str(QStringLiteral("the sandbox")));
+    exposeOut.insert(QStringLiteral("already_exposed"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}});
+    exposeOut.insert(QStringLiteral("listening"),
+                     QJsonObject{{QStringLiteral("type"), QJsonArray{QStringLiteral("boolean"), QStringLiteral("null")}},
+                                 {QStringLiteral("description"),
+                                  QStringLiteral("whether something listens on the port inside the sandbox now (null: unknown)")}});
+    exposeOut.insert(QStringLiteral("hint"), str(QStringLiteral("what to do when nothing listens yet")));
     add({QStringLiteral("sandbox_expose"), QStringLiteral("Expose sandbox port"),
          QStringLiteral("Use this when a server runs inside the sandbox and the user should open it from their machine: "
-                        "publishes the sandbox's TCP port on a host port and returns it. Asking again returns the same mapping."),
-         objectSchema({{QStringLiteral("sandbox_id"), sandboxIdProperty()}, {QStringLiteral("port"), port}},
+                        "publishes the sandbox's TCP port on a host port (127.0.0.1 by default) and returns its URL and "
+                        "whether anything listens there yet. Asking again returns the same mapping."),
+         objectSchema({{QStringLiteral("sandbox_id"), sandboxIdProperty()}, {QStringLiteral("port"), port},
+                       {QStringLiteral("host"), host}, {QStringLiteral("host_port"), hostPort}},
                       {QStringLiteral("sandbox_id"), QStringLiteral("port")}),
-         QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                     {QStringLiteral("properties"),
-                      QJsonObject{{QStringLiteral("sandbox_id"), str(QStringLiteral("the sandbox"))},
-                                  {QStringLiteral("sandbox_port"), integer(QStringLiteral("port inside the sandbox"))},
-                                  {QStringLiteral("host_port"), integer(QStringLiteral("port on the host"))},
-                                  {QStringLiteral("host_ip"), str(QStringLiteral("address the host port is bound to"))},
-                                  {QStringLiteral("url"), str(QStringLiteral("http URL on the host"))},
-                                  {QStringLiteral("already_exposed"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")}}}}}},
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}, {QStringLiteral("properties"), exposeOut}},
          {false, false, true, false}},
         sandboxExpose, c);
 }

@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 #include "tunnel/RestartBackoff.h"
+#include "tunnel/TunnelClientOutput.h"
 #include "tunnel/TunnelCredentials.h"
 
 #include <QElapsedTimer>
@@ -16,30 +17,29 @@ class QNetworkReply;
 
 namespace chat2sbx {
 
-// Keeps `tunnel-client run` (OpenAI Secure MCP Tunnel) alive next to the MCP endpoint. The ONLY code
-// that starts tunnel-client (path: Config::tunnelClient).
+// Keeps `tunnel-client run` (OpenAI Secure MCP Tunnel, reference/tunnel-client.md) alive next to the MCP
+// endpoint, and says whether ChatGPT can actually reach us. With TunnelDoctor the only code that starts
+// tunnel-client (path: Config::tunnelClient; argv and environment: TunnelClientLaunch).
 //
-// Life cycle (all asynchronous, nothing blocks the event loop):
-//   Stopped --start()--> Starting --/readyz 200--> Ready
-//   Starting/Ready --child exits--> Failed (lastError says why) --backoff delay--> Starting ...
-//   any --credentials missing/malformed or client not executable--> Failed, no retry
-//   any --stop()--> SIGTERM, SIGKILL after Config::tunnelStopGraceMs --> Stopped, stopped()
-// Restart delays double from Config::tunnelBackoffMs (default 1 s) up to 60 s, and start again from the
-// base once the client had been ready for 60 s before it exited.
-//
-// The child runs as
-//   tunnel-client run --control-plane.tunnel-id=<id> --control-plane.api-key=env:CHAT2SBX_TUNNEL_KEY
-//     --mcp.server-url=http://127.0.0.1:<port>/mcp --health.listen-addr=127.0.0.1:<free port> --log.level=info
-//     [--mcp.extra-headers "<header>: env:CHAT2SBX_LOCAL_TOKEN"]
-// with the key (and the local token) only in its environment; its output is forwarded to our log with
-// the secrets masked. On Linux the child also gets SIGTERM if this process dies without stopping it.
-//
-// For the tray and status: state(), lastError(), restarts(), healthUrl(), childPid(), toJson(), and
-// the signals below. All getters are cheap and safe to call at any time from the GUI thread.
+// States (all asynchronous, nothing blocks the event loop):
+//   Starting      the client runs; /readyz not 200 yet, or no control-plane poll has succeeded yet
+//   Connected     /readyz 200 and the client's commands_poll_last_successful_timestamp_seconds (from its
+//                 /metrics) is recent: the tunnel service answers our polls
+//   Unauthorized  the last poll was refused (401/403: wrong or revoked key, wrong tunnel id, key without
+//                 Tunnels Read+Use). The client retries forever by itself, so no restart here.
+//   Failed        detail() says why: the client exited (restarted with back-off), was not ready within
+//                 Config::tunnelReadyTimeoutMs or its one start-up probe failed (terminated and restarted
+//                 with back-off), polls fail otherwise (it retries by itself), or it cannot start at all
+//                 (no credentials, no client: no retry)
+//   Stopped       stop() finished
+// The client gets --mcp.startup-wait-timeout (half the readiness deadline) so a refused first probe is
+// retried inside it; any other probe failure needs a new process, which the deadline guarantees.
+// Restart delays double from Config::tunnelBackoffMs up to 60 s, from the base again after 60 s ready.
+// stop(): SIGTERM, SIGKILL after Config::tunnelStopGraceMs (15 s: the client's own stop timeout).
 class TunnelSupervisor : public QObject {
     Q_OBJECT
 public:
-    enum class State { Stopped, Starting, Ready, Failed };
+    enum class State { Stopped, Starting, Connected, Unauthorized, Failed };
     Q_ENUM(State)
 
     explicit TunnelSupervisor(const Config &config, QObject *parent = nullptr);
@@ -50,65 +50,79 @@ public:
     void setLocalToken(const QString &headerName, const QString &token);
 
     // Loads the credentials (files, else keychain), then starts the client against the MCP endpoint on
-    // 127.0.0.1:<mcpPort>. No-op unless Stopped or Failed.
+    // 127.0.0.1:<mcpPort>. No-op unless Stopped or Failed without a pending restart.
     void start(quint16 mcpPort);
-    // Stops the client (SIGTERM, SIGKILL after the grace period) and cancels pending restarts.
-    // Emits stopped() once no child is left (also when none was running).
+    // Stops the client and cancels pending restarts. Emits stopped() once no child is left.
     void stop();
 
     State state() const { return m_state; }
-    static QString stateName(State state);   // "stopped", "starting", "ready", "failed"
-    // Why the tunnel is not (or was last not) ready; empty after it became ready. Never contains the key.
+    static QString stateName(State state);   // "stopped", "starting", "connected", "unauthorized", "failed"
+    // What the user should know about the current state (why not connected, what to do); empty when connected.
+    QString detail() const { return m_detail; }
+    // The last error: the client's last error line, why it exited or was restarted. Never contains the key.
     QString lastError() const { return m_lastError; }
-    // While Starting: the client's last /readyz answer ("HTTP 503: ..." or a connection error), else empty.
+    // The client's last /readyz answer while not ready ("HTTP 503: mcp probe failed: ..."), else empty.
     QString readinessDetail() const { return m_readinessDetail; }
-    // How many times the client was started again after exiting.
     int restarts() const { return m_restarts; }
-    // The client's own health listener, e.g. http://127.0.0.1:41234/healthz; empty when no client runs.
+    // The client's own health listener, e.g. http://127.0.0.1:41234/healthz; empty when unknown.
     QString healthUrl() const;
     qint64 childPid() const;
-    // Milliseconds until the next restart attempt, or -1 when none is scheduled.
     qint64 nextRestartInMs() const;
-    // {"state","lastError","readiness","restarts","healthUrl","pid","nextRestartInMs"} for /healthz.
+    // Seconds since the last successful control-plane poll, -1 if none yet.
+    qint64 lastPollAgeSeconds() const;
+    // {"state","detail","lastError","readiness","restarts","healthUrl","pid","nextRestartInMs","lastPollAgeS"}.
     QJsonObject toJson() const;
+
+    // The text shown for Unauthorized (what to check, what to run).
+    static QString unauthorizedAdvice(int httpStatus);
 
 signals:
     void stateChanged(chat2sbx::TunnelSupervisor::State state);
-    // Any field of toJson() changed (state, error, restart count, pid).
     void statusChanged();
-    // The client exited and will be started again after `delayMs` (the attempt-th consecutive failure).
     void restartScheduled(qint64 delayMs, int attempt);
     void stopped();
 
 private:
-    void setState(State state);
+    void setState(State state, const QString &detail);
     void failPermanently(const QString &error);
     void launch();
-    void pollReadiness();
+    void restartClient(const QString &why);
+    void pollHealth();
+    void onReadyz(int status, const QString &body, const QString &error);
+    void onMetrics(const QByteArray &body);
+    void evaluate();
+    bool readHealthUrlFile();
     void onChildOutput();
     void onChildFinished(const QString &why);
     QString masked(QString text) const;
-    QStringList arguments() const;
     QString mcpServerUrl() const;
+    QString healthUrlFilePath() const;
 
     Config m_config;
     quint16 m_mcpPort = 0;
-    quint16 m_healthPort = 0;
     QString m_localTokenHeader;
     QString m_localToken;
     TunnelCredentials m_credentials;
     State m_state = State::Stopped;
+    QString m_detail;
     QString m_lastError;
-    QString m_lastChildLine;
+    QString m_lastErrorLine;       // the client's last error/warning line
     QString m_readinessDetail;
+    QString m_restartReason;       // set when we terminate the client to start it again
+    QString m_healthBase;          // http://127.0.0.1:<port>, from --health.url-file
+    bool m_readyzOk = false;
+    double m_lastPollSuccessS = 0; // the gauge: Unix seconds of the last successful poll, 0 none
+    TunnelClientLine m_pollFailure;
+    qint64 m_pollFailureAtMs = 0;  // wall clock of m_pollFailure, 0 none
     QByteArray m_outputBuffer;
     int m_restarts = 0;
     bool m_stopping = false;
-    quint64 m_generation = 0;   // bumps on start/stop so late callbacks of an older run are ignored
+    quint64 m_generation = 0;
     QProcess *m_process = nullptr;
     QNetworkAccessManager m_nam;
     QPointer<QNetworkReply> m_poll;
     QTimer m_pollTimer;
+    QTimer m_readyDeadline;
     QTimer m_restartTimer;
     QTimer m_killTimer;
     QElapsedTimer m_readySince;

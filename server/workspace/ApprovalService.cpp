@@ -23,7 +23,7 @@ ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath
         return out;
     }
     out.canonicalPath = check.directory.canonicalPath;
-    if (std::optional<Workspace> live = m_workspaces.repository().findHost(out.canonicalPath, mode)) {
+    if (std::optional<Workspace> live = m_workspaces.findHost(out.canonicalPath, mode)) {
         out.status = RequestOutcome::Status::Approved;
         out.workspaceId = live->id;
         return out;

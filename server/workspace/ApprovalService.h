@@ -1,8 +1,8 @@
 #pragma once
 
 #include "state/ApprovalRepository.h"
-#include "workspace/Approval.h"
-#include "workspace/Workspace.h"
+#include "state/Approval.h"
+#include "state/Workspace.h"
 
 #include <QHash>
 #include <QObject>

@@ -67,7 +67,7 @@ WorkspaceRetention::Report WorkspaceRetention::sweep()
                 continue;
             }
         }
-        if (!m_workspaces.repository().moveToTrash(w.id, folderExists ? target : w.hostPath, now, error)) {
+        if (!m_workspaces.recordTrashed(w.id, folderExists ? target : w.hostPath, now, error)) {
             report.failed << QStringLiteral("%1: %2").arg(w.id, error);
             qCWarning(lcRetention).noquote() << report.failed.last();
             continue;

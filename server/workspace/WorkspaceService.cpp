@@ -152,4 +152,14 @@ bool WorkspaceService::checkBeforeUse(const Workspace &w, QString &error) const
     return true;
 }
 
+std::optional<Workspace> WorkspaceService::findHost(const QString &canonicalPath, WorkspaceMode mode) const
+{
+    return m_repo.findHost(canonicalPath, mode);
+}
+
+bool WorkspaceService::recordTrashed(const QString &id, const QString &trashPath, qint64 nowMs, QString &error)
+{
+    return m_repo.moveToTrash(id, trashPath, nowMs, error);
+}
+
 } // namespace chat2sbx

@@ -3,7 +3,7 @@
 #include "config/Config.h"
 #include "state/WorkspaceRepository.h"
 #include "workspace/PathPolicy.h"
-#include "workspace/Workspace.h"
+#include "state/Workspace.h"
 
 #include <QObject>
 #include <optional>
@@ -54,7 +54,10 @@ public:
     // Managed workspaces without a sandbox are kept this long after their last use.
     qint64 retentionMs() const;
 
-    WorkspaceRepository &repository() { return m_repo; }
+    // The live host workspace registered for this canonical path and mode, if any.
+    std::optional<Workspace> findHost(const QString &canonicalPath, WorkspaceMode mode) const;
+    // Records that a managed workspace's folder now lives at `trashPath` (the retention sweep).
+    bool recordTrashed(const QString &id, const QString &trashPath, qint64 nowMs, QString &error);
     const Config &config() const { return m_config; }
     Clock &clock() const { return m_clock; }
 

@@ -72,22 +72,22 @@ private slots:
                 QVERIFY2(!c.result.isError, qPrintable(c.text()));
                 const QString id = c.json().value("sandbox_id").toString();
                 ids << id;
-                runtimeOf[id] = a.sandboxes->repository().find(id)->runtimeName;
+                runtimeOf[id] = a.records.find(id)->runtimeName;
             }
             // the 4th was being destroyed when the server died
             destroyingId = ids.takeLast();
             destroyingRuntime = runtimeOf[destroyingId];
             QString error;
-            QVERIFY(a.sandboxes->repository().setState(destroyingId, SandboxState::Destroying, {}, a.clock.nowMs(), error));
+            QVERIFY(a.records.setState(destroyingId, SandboxState::Destroying, {}, a.clock.nowMs(), error));
             // a create was half-way: `creating` persisted, the runtime half-made
             SandboxRecord half;
             half.id = creatingId = newId("sbx_");
-            half.workspaceId = a.sandboxes->repository().find(ids.first())->workspaceId;
+            half.workspaceId = a.records.find(ids.first())->workspaceId;
             half.runtimeName = creatingRuntime = QStringLiteral("chat2sbx-") + randomHex(8);
             half.state = SandboxState::Creating;
             half.createdAt = half.updatedAt = half.lastActivityAt = a.clock.nowMs();
             bool limit = false;
-            QVERIFY(a.sandboxes->repository().insertWithinLimit(half, 0, limit, error));
+            QVERIFY(a.records.insertWithinLimit(half, 0, limit, error));
             QVERIFY(runFake(a.config, {"create", "--quiet", "--name", creatingRuntime, "shell", ws}));
             // somebody else's runtime that looks like ours
             QVERIFY(runFake(a.config, {"create", "--quiet", "--name", stray, "shell", ws}));
@@ -110,7 +110,7 @@ private slots:
 
         // re-attached: same ids, still running, the attacher saw them with their runtime names
         for (int i = 0; i < 2; ++i) {
-            const auto r = b.sandboxes->repository().find(ids.at(i));
+            const auto r = b.records.find(ids.at(i));
             QCOMPARE(r->state, SandboxState::Running);
             QVERIFY(std::any_of(attacher.attached.begin(), attacher.attached.end(), [&](const RunningSandbox &s) {
                 return s.sandboxId == ids.at(i) && s.runtimeName == runtimeOf[ids.at(i)] && s.managedWorkspace;
@@ -118,16 +118,16 @@ private slots:
         }
         QCOMPARE(attacher.attached.size(), 2);
         // vanished: failed with the reason
-        const auto gone = b.sandboxes->repository().find(ids.at(2));
+        const auto gone = b.records.find(ids.at(2));
         QCOMPARE(gone->state, SandboxState::Failed);
         QVERIFY2(gone->reason.contains("disappeared"), qPrintable(gone->reason));
         // half-made: failed, runtime removed
         QVERIFY(waitFor([&] { return !b.runtimes().contains(creatingRuntime); }, 10000));
-        const auto half = b.sandboxes->repository().find(creatingId);
+        const auto half = b.records.find(creatingId);
         QCOMPARE(half->state, SandboxState::Failed);
         QVERIFY2(half->reason.contains("interrupted"), qPrintable(half->reason));
         // interrupted destroy: finished
-        QVERIFY(waitFor([&] { return b.sandboxes->repository().find(destroyingId)->state == SandboxState::Destroyed; }, 10000));
+        QVERIFY(waitFor([&] { return b.records.find(destroyingId)->state == SandboxState::Destroyed; }, 10000));
         QVERIFY(!b.runtimes().contains(destroyingRuntime));
         // the stranger is left alone
         QVERIFY(b.runtimes().contains(stray));
@@ -162,7 +162,7 @@ private slots:
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("re-attaching .* failed \\(it stays running\\)"));
         QVERIFY(b.reconcile());
         QVERIFY(waitFor([&] { return attacher.answered == 1; }, 5000));
-        QCOMPARE(b.sandboxes->repository().find(id)->state, SandboxState::Running);
+        QCOMPARE(b.records.find(id)->state, SandboxState::Running);
     }
 
     // Start-up does not wait for re-attaches: a helper that never answers delays nothing, and at
@@ -207,7 +207,7 @@ private slots:
         QVERIFY2(bad.result.message.contains("channel refused on purpose"), qPrintable(bad.result.message));
         const QString badId = bad.json().value("sandbox_id").toString();
         QVERIFY(attacher.detached.contains(badId));
-        QCOMPARE(h.sandboxes->repository().find(badId)->state, SandboxState::Failed);
+        QCOMPARE(h.records.find(badId)->state, SandboxState::Failed);
         QCOMPARE(h.runtimes().size(), 1);
 
         // destroy detaches first
@@ -221,7 +221,7 @@ private slots:
         attacher.detached.clear();
         h.sandboxes->shutdown();
         QVERIFY(attacher.detached.contains(keep2));
-        QCOMPARE(h.sandboxes->repository().find(keep2)->state, SandboxState::Running);
+        QCOMPARE(h.records.find(keep2)->state, SandboxState::Running);
         Q_UNUSED(keep);
     }
 

@@ -168,7 +168,7 @@ private slots:
         QCOMPARE(observer.countCalls("rm"), 0);
         const QJsonArray rows = sandboxListViaCli(env).value("sandboxes").toArray();
         QCOMPARE(rows.size(), 3);
-        QCOMPARE(observer.sandboxes->repository().list(true).size(), 3);
+        QCOMPARE(observer.records.list(true).size(), 3);
 
         // and it keeps working: reuse after restart, destroy after restart
         const QString ws = rows.at(0).toObject().value("workspace_id").toString();

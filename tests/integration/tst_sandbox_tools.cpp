@@ -29,7 +29,7 @@ QJsonObject obj(std::initializer_list<QPair<QString, QJsonValue>> items)
 
 int countState(SandboxHarness &h, SandboxState s)
 {
-    return static_cast<int>(h.sandboxes->repository().inState(s).size());
+    return static_cast<int>(h.records.inState(s).size());
 }
 
 } // namespace
@@ -139,7 +139,7 @@ private slots:
             QVERIFY(!r.result.message.isEmpty());
         }
         QVERIFY(h.runtimes().isEmpty());
-        QVERIFY(h.sandboxes->repository().list(true).isEmpty());
+        QVERIFY(h.records.list(true).isEmpty());
         QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
     }
 
@@ -153,7 +153,7 @@ private slots:
             QVERIFY2(r.result.message.contains(QStringLiteral("\"%1\"").arg(QLatin1String(bad))), qPrintable(r.result.message));
         }
         QVERIFY(h.call("sandbox_create", obj({{"memory", 4}})).result.isError);
-        QVERIFY(h.sandboxes->repository().list(true).isEmpty());
+        QVERIFY(h.records.list(true).isEmpty());
         QVERIFY(h.workspaces->list().isEmpty());
 
         const CallResult ok = h.call("sandbox_create", obj({{"memory", "512M"}}));
@@ -315,10 +315,10 @@ private slots:
         const auto w2 = h.workspaces->registerHost(other, WorkspaceMode::Direct, error);
         QVERIFY2(w2, qPrintable(error));
         QVERIFY(QDir(other).removeRecursively());
-        const int before = static_cast<int>(h.sandboxes->repository().list(true).size());
+        const int before = static_cast<int>(h.records.list(true).size());
         const CallResult refused = h.call("sandbox_create", obj({{"workspace_id", w2->id}}));
         QVERIFY2(refused.result.isError, qPrintable(refused.text()));
-        QCOMPARE(static_cast<int>(h.sandboxes->repository().list(true).size()), before);
+        QCOMPARE(static_cast<int>(h.records.list(true).size()), before);
         QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
     }
 
@@ -345,7 +345,7 @@ private slots:
         QCOMPARE(ok, 5);
         QCOMPARE(refused, 15);
         QCOMPARE(h.runtimes().size(), 5);
-        QCOMPARE(h.sandboxes->repository().list(true).size(), 5);
+        QCOMPARE(h.records.list(true).size(), 5);
         QCOMPARE(h.countCalls("create"), 5);
         // refusals did not leave managed workspaces behind
         QCOMPARE(h.workspaces->list().size(), 5);
@@ -461,7 +461,7 @@ private slots:
         QFile::remove(agents);
         QVERIFY(writeFile(env.root() + "/elsewhere.md", "secret"));
         QVERIFY(QFile::link(env.root() + "/elsewhere.md", agents));
-        const int before = static_cast<int>(h.sandboxes->repository().list(true).size());
+        const int before = static_cast<int>(h.records.list(true).size());
         const int workspacesBefore = static_cast<int>(h.workspaces->list().size());
         CallResult r = h.call("sandbox_create");
         QVERIFY(r.result.isError);
@@ -481,7 +481,7 @@ private slots:
         QVERIFY(r.result.isError);
         QVERIFY2(r.result.message.contains("not a regular file"), qPrintable(r.result.message));
         QFile::remove(agents);
-        QCOMPARE(static_cast<int>(h.sandboxes->repository().list(true).size()), before);
+        QCOMPARE(static_cast<int>(h.records.list(true).size()), before);
         QCOMPARE(static_cast<int>(h.workspaces->list().size()), workspacesBefore);
         QCOMPARE(h.runtimes().size(), 1);
         QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
@@ -499,7 +499,7 @@ private slots:
         const CallResult r = h.call("sandbox_create");
         QVERIFY(r.result.isError);
         QVERIFY2(r.result.message.contains("cannot be read"), qPrintable(r.result.message));
-        QVERIFY(h.sandboxes->repository().list(true).isEmpty());
+        QVERIFY(h.records.list(true).isEmpty());
         QVERIFY(h.workspaces->list().isEmpty());
         QVERIFY(h.runtimes().isEmpty());
     }
@@ -523,7 +523,7 @@ private slots:
             QVERIFY2(r.result.message.startsWith("sbx is not available: "), qPrintable(r.result.message));
         }
         // the record is untouched
-        const auto all = h.sandboxes->repository().list(true);
+        const auto all = h.records.list(true);
         QCOMPARE(all.size(), 1);
         QCOMPARE(all.at(0).state, SandboxState::Running);
         RunningSandbox rs;
@@ -556,7 +556,7 @@ private slots:
         SandboxHarness h(env);
         const CallResult c = h.call("sandbox_create");
         const QString id = c.json().value("sandbox_id").toString();
-        const QString runtime = h.sandboxes->repository().find(id)->runtimeName;
+        const QString runtime = h.records.find(id)->runtimeName;
         const QString ws = c.json().value("workspace_id").toString();
         const QString raw = QStringLiteral("sandbox %1 failed at %2/%3/src and %4/x, other chat2sbx-0123456789abcdef")
                                 .arg(runtime, h.config.workspaceRoot, ws, h.config.stateDir);

@@ -269,7 +269,7 @@ private slots:
         QVERIFY2(s.start(error), qPrintable(error));
         s.tray->openPopup();
         QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
-        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("ready"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("connected"), 20000);
         QCOMPARE(s.tray->state(), ui::TrayState::TunnelReady);
         QVERIFY(!s.find<QLabel>(QStringLiteral("tunnelError"))->isVisible());
         saveScreenshot(s.popup(), QStringLiteral("tray_tunnel_ready"));

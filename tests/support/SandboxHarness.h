@@ -10,6 +10,7 @@
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"
+#include "state/SandboxRepository.h"
 #include "tools/SandboxTools.h"
 #include "workspace/WorkspaceService.h"
 
@@ -152,6 +153,7 @@ public:
     TestEnvironment &m_env;
     Config config;
     Database db;
+    SandboxRepository records{db};   // the tests' direct view of the sandboxes table
     bool opened = false;
     ManualClock clock;
     std::unique_ptr<SbxDriver> sbx;

@@ -112,6 +112,9 @@ QProcessEnvironment TestEnvironment::processEnvironment() const
     env.insert(QStringLiteral("CHAT2SBX_DATA_ROOT"), dataRoot());
     env.insert(QStringLiteral("CHAT2SBX_PORT"), QString::number(m_port));
     env.insert(QStringLiteral("CHAT2SBX_ENABLE_TUNNEL"), QStringLiteral("0"));
+    // tunnel-client gets an explicit environment; the fake's fault variables and the sanitizer options
+    // reach it only through this list (Config::tunnelEnv).
+    env.insert(QStringLiteral("CHAT2SBX_TUNNEL_ENV"), QStringLiteral("FAKE_TUNNEL_*,ASAN_OPTIONS,UBSAN_OPTIONS,LSAN_OPTIONS"));
     env.insert(QStringLiteral("CHAT2SBX_SBX"), fakeSbxPath().isEmpty() ? QStringLiteral("sbx") : fakeSbxPath());
     env.insert(QStringLiteral("FAKE_SBX_STATE"), sbxState());
     // The pinned template `chat2sbx setup` would have built (a test about a missing template unsets it).

@@ -53,7 +53,7 @@ StatusInfo runningStatus()
     StatusInfo s;
     s.server = StatusInfo::Server::Running;
     s.endpointUrl = QStringLiteral("http://127.0.0.1:18788/mcp");
-    s.tunnel = StatusInfo::Tunnel::Ready;
+    s.tunnel = StatusInfo::Tunnel::Connected;
     s.activeSandboxes = 1;
     s.sandboxLimit = 3;
     s.version = QStringLiteral(CHAT2SBX_VERSION);
@@ -184,7 +184,7 @@ private slots:
         popup.showNear({});
         QVERIFY(QTest::qWaitForWindowExposed(&popup));
         QCOMPARE(child<QLabel>(popup, QStringLiteral("endpoint"))->text(), QStringLiteral("http://127.0.0.1:18788/mcp"));
-        QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("ready"));
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("connected"));
         QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit 3"));
         QVERIFY(!child<QLabel>(popup, QStringLiteral("tunnelError"))->isVisible());
 
@@ -250,7 +250,7 @@ private slots:
         s.tunnel = StatusInfo::Tunnel::Disabled;
         status.set(s);
         QCOMPARE(tray.state(), TrayState::LocalOnly);
-        s.tunnel = StatusInfo::Tunnel::Ready;
+        s.tunnel = StatusInfo::Tunnel::Connected;
         status.set(s);
         QCOMPARE(tray.state(), TrayState::TunnelReady);
         s.server = StatusInfo::Server::Failed;

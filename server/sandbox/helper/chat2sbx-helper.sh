@@ -401,6 +401,20 @@ op_apply() { # count, then per file: action(w/d) path expected(empty: any, "none
     meta files "$n"
 }
 
+op_port_listening() { # port -> listening=0/1 (a TCP socket in LISTEN state on it, IPv4 or IPv6)
+    local port=${A[0]:-} hex sl local rest st f found=0
+    [[ $port =~ ^[0-9]{1,5}$ ]] && ((port >= 1 && port <= 65535)) || { fail einval "invalid port"; return; }
+    printf -v hex '%04X' "$port"
+    for f in /proc/net/tcp /proc/net/tcp6; do
+        [ -r "$f" ] || continue
+        while read -r sl local rest st rest; do
+            [[ $st == 0A && ${local##*:} == "$hex" ]] && { found=1; break; }
+        done <"$f"
+        ((found)) && break
+    done
+    meta listening "$found"
+}
+
 handle() {
     ID=$1
     local op=$2 req=$3
@@ -424,6 +438,7 @@ handle() {
         write) op_write ;;
         search) op_search ;;
         list) op_list ;;
+        port_listening) op_port_listening ;;
         *) fail einval "unknown operation: $op" ;;
     esac
     respond "$ID" "$ST" "$O"

@@ -11,20 +11,30 @@ bool isOn(const QProcessEnvironment &env, const char *name)
     return v == QLatin1String("1") || v == QLatin1String("true") || v == QLatin1String("yes");
 }
 
+// An integer variable within [min, max]; absent leaves *out unchanged.
+bool readInt(const QProcessEnvironment &env, const char *name, int min, int max, int *out, QString *error)
+{
+    const QString text = env.value(QLatin1String(name)).trimmed();
+    if (text.isEmpty())
+        return true;
+    bool ok = false;
+    const int value = text.toInt(&ok);
+    if (!ok || value < min || value > max) {
+        *error = QStringLiteral("%1 must be an integer %2-%3").arg(QLatin1String(name)).arg(min).arg(max);
+        return false;
+    }
+    *out = value;
+    return true;
+}
+
 } // namespace
 
 bool readFaults(const QProcessEnvironment &env, Faults *faults, QString *error)
 {
-    const QString atOnce = env.value(QStringLiteral("FAKE_TUNNEL_EXIT_AT_ONCE")).trimmed();
-    if (!atOnce.isEmpty()) {
-        bool ok = false;
-        const int code = atOnce.toInt(&ok);
-        if (!ok || code < 0 || code > 255) {
-            *error = QStringLiteral("FAKE_TUNNEL_EXIT_AT_ONCE must be an exit code 0-255");
-            return false;
-        }
+    if (!env.value(QStringLiteral("FAKE_TUNNEL_EXIT_AT_ONCE")).trimmed().isEmpty()) {
         faults->exitAtOnce = true;
-        faults->exitAtOnceCode = code;
+        if (!readInt(env, "FAKE_TUNNEL_EXIT_AT_ONCE", 0, 255, &faults->exitAtOnceCode, error))
+            return false;
     }
     const QString after = env.value(QStringLiteral("FAKE_TUNNEL_EXIT_AFTER_S")).trimmed();
     if (!after.isEmpty()) {
@@ -36,20 +46,21 @@ bool readFaults(const QProcessEnvironment &env, Faults *faults, QString *error)
         }
         faults->exitAfterMs = std::llround(seconds * 1000.0);
     }
-    const QString retry = env.value(QStringLiteral("FAKE_TUNNEL_RETRY_MS")).trimmed();
-    if (!retry.isEmpty()) {
-        bool ok = false;
-        const int ms = retry.toInt(&ok);
-        if (!ok || ms < 1 || ms > 600000) {
-            *error = QStringLiteral("FAKE_TUNNEL_RETRY_MS must be 1-600000");
+    if (!readInt(env, "FAKE_TUNNEL_STOP_DELAY_MS", 0, 600000, &faults->stopDelayMs, error)
+        || !readInt(env, "FAKE_TUNNEL_POLL_STATUS", 100, 599, &faults->pollStatus, error)
+        || !readInt(env, "FAKE_TUNNEL_POLL_MS", 10, 600000, &faults->pollMs, error))
+        return false;
+    faults->probeFailuresFile = env.value(QStringLiteral("FAKE_TUNNEL_PROBE_FAILURES_FILE"));
+    const QString kind = env.value(QStringLiteral("FAKE_TUNNEL_PROBE_FAILURE")).trimmed().toLower();
+    if (!kind.isEmpty()) {
+        if (kind != QLatin1String("refused") && kind != QLatin1String("http") && kind != QLatin1String("timeout")) {
+            *error = QStringLiteral("FAKE_TUNNEL_PROBE_FAILURE must be refused, http or timeout");
             return false;
         }
-        faults->retryMs = ms;
+        faults->probeFailure = kind;
     }
-    faults->neverReady = isOn(env, "FAKE_TUNNEL_NEVER_READY");
     faults->ignoreSigterm = isOn(env, "FAKE_TUNNEL_IGNORE_SIGTERM");
-    faults->strictApiKey = isOn(env, "FAKE_TUNNEL_STRICT_API_KEY");
-    faults->textHealth = env.value(QStringLiteral("FAKE_TUNNEL_HEALTH_BODY")).trimmed().toLower() == QLatin1String("text");
+    faults->noDoctor = isOn(env, "FAKE_TUNNEL_NO_DOCTOR");
     faults->eventLogPath = env.value(QStringLiteral("FAKE_TUNNEL_LOG"));
     return true;
 }

@@ -1,4 +1,4 @@
-// Fault injection and test hooks, read from FAKE_TUNNEL_* environment variables.
+// Fault injection and test hooks, read from FAKE_TUNNEL_* environment variables (README.md).
 #pragma once
 
 #include <QProcessEnvironment>
@@ -11,11 +11,15 @@ struct Faults
     bool exitAtOnce = false;     // FAKE_TUNNEL_EXIT_AT_ONCE=<code>
     int exitAtOnceCode = 0;
     qint64 exitAfterMs = -1;     // FAKE_TUNNEL_EXIT_AFTER_S=<seconds, fractional> -> exit 3
-    bool neverReady = false;     // FAKE_TUNNEL_NEVER_READY=1
     bool ignoreSigterm = false;  // FAKE_TUNNEL_IGNORE_SIGTERM=1
-    bool strictApiKey = false;   // FAKE_TUNNEL_STRICT_API_KEY=1: reject a literal key like the real client
-    bool textHealth = false;     // FAKE_TUNNEL_HEALTH_BODY=text: real client's text/plain bodies
-    int retryMs = 1000;          // FAKE_TUNNEL_RETRY_MS: delay between initialize attempts
+    int stopDelayMs = 0;         // FAKE_TUNNEL_STOP_DELAY_MS: a graceful stop takes this long
+    // FAKE_TUNNEL_PROBE_FAILURES_FILE: a file holding a count n; while n > 0 each start-up probe
+    // attempt decrements it and fails the way FAKE_TUNNEL_PROBE_FAILURE says (shared across processes).
+    QString probeFailuresFile;
+    QString probeFailure = QStringLiteral("refused");   // refused | http | timeout
+    int pollStatus = 0;          // FAKE_TUNNEL_POLL_STATUS: every control-plane poll fails with it (401, 403, 500 ...)
+    int pollMs = 1000;           // FAKE_TUNNEL_POLL_MS: length of one successful (long) poll
+    bool noDoctor = false;       // FAKE_TUNNEL_NO_DOCTOR=1: an older client without `doctor`
     QString eventLogPath;        // FAKE_TUNNEL_LOG
 };
 

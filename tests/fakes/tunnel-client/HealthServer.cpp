@@ -1,15 +1,23 @@
 #include "HealthServer.h"
 
-#include <QJsonObject>
-
 namespace faketunnel {
+namespace {
+const QByteArray kText = QByteArrayLiteral("text/plain; charset=utf-8");
+}
 
-HealthServer::HealthServer(bool textBodies, QObject *parent) : QObject(parent), m_textBodies(textBodies)
+HealthServer::HealthServer(MetricsProvider metrics, QObject *parent) : QObject(parent), m_metrics(std::move(metrics))
 {
     m_server.route(QStringLiteral("/healthz"), QHttpServerRequest::Method::Get,
-                   [this](const QHttpServerRequest &) { return healthz(); });
-    m_server.route(QStringLiteral("/readyz"), QHttpServerRequest::Method::Get,
-                   [this](const QHttpServerRequest &) { return readyz(); });
+                   [](const QHttpServerRequest &) { return QHttpServerResponse(kText, QByteArrayLiteral("live")); });
+    m_server.route(QStringLiteral("/readyz"), QHttpServerRequest::Method::Get, [this](const QHttpServerRequest &) {
+        return QHttpServerResponse(kText, m_body.toUtf8(),
+                                   m_ready ? QHttpServerResponse::StatusCode::Ok
+                                           : QHttpServerResponse::StatusCode::ServiceUnavailable);
+    });
+    m_server.route(QStringLiteral("/metrics"), QHttpServerRequest::Method::Get, [this](const QHttpServerRequest &) {
+        return QHttpServerResponse(QByteArrayLiteral("text/plain; version=0.0.4; charset=utf-8; escaping=underscores"),
+                                   m_metrics());
+    });
 }
 
 quint16 HealthServer::listen(const QHostAddress &address, quint16 port)
@@ -17,30 +25,10 @@ quint16 HealthServer::listen(const QHostAddress &address, quint16 port)
     return m_server.listen(address, port);
 }
 
-void HealthServer::setReadiness(bool ready, const QString &reason)
+void HealthServer::setReadiness(bool ready, const QString &body)
 {
     m_ready = ready;
-    m_reason = reason;
-}
-
-QHttpServerResponse HealthServer::healthz() const
-{
-    if (m_textBodies)
-        return QHttpServerResponse(QByteArrayLiteral("text/plain; charset=utf-8"), QByteArrayLiteral("live"));
-    return QHttpServerResponse(QJsonObject{{QStringLiteral("status"), QStringLiteral("ok")}});
-}
-
-QHttpServerResponse HealthServer::readyz() const
-{
-    const auto status = m_ready ? QHttpServerResponse::StatusCode::Ok
-                                : QHttpServerResponse::StatusCode::ServiceUnavailable;
-    if (m_textBodies)
-        return QHttpServerResponse(QByteArrayLiteral("text/plain; charset=utf-8"),
-                                   m_ready ? QByteArrayLiteral("ready") : m_reason.toUtf8(), status);
-    QJsonObject body{{QStringLiteral("ready"), m_ready}};
-    if (!m_ready)
-        body.insert(QStringLiteral("reason"), m_reason);
-    return QHttpServerResponse(body, status);
+    m_body = body;
 }
 
 } // namespace faketunnel

@@ -1,4 +1,5 @@
-// The health listener: GET /healthz (live once listening) and GET /readyz (200 only when ready).
+// The health listener of pkg/runtimehealth/health.go: GET /healthz ("live"), GET /readyz (200 "ready"
+// or 503 with the reason, text/plain) and GET /metrics (Prometheus text, from a provider).
 #pragma once
 
 #include <QHostAddress>
@@ -6,28 +7,29 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
+
 namespace faketunnel {
 
 class HealthServer : public QObject
 {
     Q_OBJECT
 public:
-    // textBodies: answer like the real client (text/plain "live" / "ready" / reason) instead of JSON.
-    explicit HealthServer(bool textBodies, QObject *parent = nullptr);
+    using MetricsProvider = std::function<QByteArray()>;
+    explicit HealthServer(MetricsProvider metrics, QObject *parent = nullptr);
 
     // Returns the bound port, 0 on failure.
     quint16 listen(const QHostAddress &address, quint16 port);
-    void setReadiness(bool ready, const QString &reason);
+    // status 200 or 503; body is the text the real client answers ("ready", "mcp probe failed: ...").
+    void setReadiness(bool ready, const QString &body);
     bool isReady() const { return m_ready; }
+    QString readinessBody() const { return m_body; }
 
 private:
-    QHttpServerResponse healthz() const;
-    QHttpServerResponse readyz() const;
-
     QHttpServer m_server;
-    bool m_textBodies = false;
+    MetricsProvider m_metrics;
     bool m_ready = false;
-    QString m_reason = QStringLiteral("mcp startup probe pending");
+    QString m_body = QStringLiteral("oauth discovery pending");
 };
 
 } // namespace faketunnel

@@ -9,7 +9,7 @@
 namespace faketunnel {
 namespace {
 
-constexpr int kRequestTimeoutMs = 5000;
+constexpr int kProbeTimeoutMs = 2000;
 constexpr int kBodyExcerpt = 200;
 
 const QByteArray kInitializeBody =
@@ -41,6 +41,12 @@ McpProbe::McpProbe(const QUrl &url, const QList<HttpHeader> &headers, QObject *p
 {
     // The MCP server is local; Go's client skips proxies for loopback too.
     m_nam.setProxy(QNetworkProxy::NoProxy);
+    m_deadline.setSingleShot(true);
+    m_deadline.setInterval(kProbeTimeoutMs);
+    connect(&m_deadline, &QTimer::timeout, this, [this] {
+        dropReply();
+        emit timedOut();
+    });
 }
 
 McpProbe::~McpProbe() { dropReply(); }
@@ -48,7 +54,6 @@ McpProbe::~McpProbe() { dropReply(); }
 QNetworkRequest McpProbe::request() const
 {
     QNetworkRequest req(m_url);
-    req.setTransferTimeout(kRequestTimeoutMs);
     req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     req.setRawHeader("Accept", "application/json, text/event-stream");
     req.setRawHeader("Content-Type", "application/json");
@@ -65,12 +70,17 @@ void McpProbe::start()
     m_body.clear();
     m_protocolVersion.clear();
     m_sessionId.clear();
+    m_deadline.start();
     m_reply = m_nam.post(request(), kInitializeBody);
     connect(m_reply, &QNetworkReply::readyRead, this, &McpProbe::onInitializeData);
     connect(m_reply, &QNetworkReply::finished, this, &McpProbe::onInitializeFinished);
 }
 
-void McpProbe::abort() { dropReply(); }
+void McpProbe::abort()
+{
+    m_deadline.stop();
+    dropReply();
+}
 
 void McpProbe::dropReply()
 {
@@ -119,7 +129,10 @@ void McpProbe::onInitializeFinished()
         return;
     const int status = httpStatus();
     if (status == 0) {
-        fail(QStringLiteral("POST initialize: %1").arg(m_reply->errorString()));
+        const bool refused = m_reply->error() == QNetworkReply::ConnectionRefusedError;
+        fail(QStringLiteral("POST initialize: %1%2").arg(m_reply->errorString(),
+                                                         refused ? QStringLiteral(" (connect: connection refused)") : QString()),
+             refused);
         return;
     }
     m_body += m_reply->readAll();
@@ -208,13 +221,21 @@ void McpProbe::onInitializedFinished()
         return;
     }
     dropReply();
+    m_deadline.stop();
+    // Closing the go-sdk client session sends DELETE with the session id; its answer does not matter.
+    QNetworkRequest del = request();
+    del.setRawHeader("Mcp-Session-Id", m_sessionId);
+    del.setRawHeader("MCP-Protocol-Version", m_protocolVersion.toUtf8());
+    QNetworkReply *closing = m_nam.deleteResource(del);
+    connect(closing, &QNetworkReply::finished, closing, &QObject::deleteLater);
     emit succeeded(m_protocolVersion, m_sessionId);
 }
 
-void McpProbe::fail(const QString &reason)
+void McpProbe::fail(const QString &reason, bool retryable)
 {
+    m_deadline.stop();
     dropReply();
-    emit failed(reason);
+    emit failed(reason, retryable);
 }
 
 } // namespace faketunnel

@@ -1,6 +1,7 @@
-// One startup probe attempt against the MCP server, as the real client's go-sdk transport does it:
-// POST initialize (JSON or SSE answer, Mcp-Session-Id required), then POST
-// notifications/initialized with the session and MCP-Protocol-Version headers (202/204 expected).
+// One start-up probe attempt against the MCP server, as the real client's go-sdk transport does it
+// (pkg/mcpclient/fxmodule.go): POST initialize (JSON or SSE answer, Mcp-Session-Id required), then POST
+// notifications/initialized with the session and MCP-Protocol-Version headers (202/204 expected), then
+// DELETE to close the session. The whole attempt has 2 s (defaultProbeTimeout).
 #pragma once
 
 #include "RunConfig.h"
@@ -12,6 +13,7 @@
 #include <QNetworkAccessManager>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 #include <QString>
 #include <QUrl>
 
@@ -31,7 +33,9 @@ public:
 
 signals:
     void succeeded(const QString &protocolVersion, const QByteArray &sessionId);
-    void failed(const QString &reason);
+    // retryable: a refused connection, the only failure --mcp.startup-wait-timeout retries.
+    void failed(const QString &reason, bool retryable);
+    void timedOut();
 
 private:
     QNetworkRequest request() const;
@@ -40,7 +44,7 @@ private:
     void onInitializeFinished();
     void handleInitializeMessage(const QJsonObject &message);
     void onInitializedFinished();
-    void fail(const QString &reason);
+    void fail(const QString &reason, bool retryable = false);
     bool isEventStream() const;
     int httpStatus() const;
 
@@ -48,6 +52,7 @@ private:
     QList<HttpHeader> m_headers;
     QNetworkAccessManager m_nam;
     QPointer<QNetworkReply> m_reply;
+    QTimer m_deadline;
     SseReader m_sse;
     QByteArray m_body;
     QString m_protocolVersion;

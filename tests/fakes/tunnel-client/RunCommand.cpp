@@ -19,7 +19,7 @@
 namespace faketunnel {
 namespace {
 
-constexpr int kUsageExit = 2;
+constexpr int kUsageExit = 1;   // every error exits 1 (cmd/client/main.go)
 
 int fail(const EventLog &events, const QString &message, int code = kUsageExit)
 {
@@ -39,7 +39,11 @@ QJsonObject describe(const RunConfig &cfg)
             {QStringLiteral("api_key_source"), cfg.apiKeySource},
             {QStringLiteral("mcp_server_url"), cfg.mcpServerUrl.toString()},
             {QStringLiteral("extra_header_names"), names},
-            {QStringLiteral("health_listen_addr"), cfg.healthListenAddr}};
+            {QStringLiteral("health_listen_addr"), cfg.healthListenAddr},
+            {QStringLiteral("health_url_file"), cfg.healthUrlFile},
+            {QStringLiteral("startup_wait_ms"), cfg.startupWaitMs},
+            {QStringLiteral("log_file"), cfg.logFile},
+            {QStringLiteral("config_file"), cfg.configFile}};
 }
 
 } // namespace
@@ -54,7 +58,10 @@ int runCommand(QCoreApplication &app, const QStringList &argv, const QStringList
     QString faultError;
     const bool faultsOk = readFaults(env, &faults, &faultError);
     const EventLog events(env.value(QStringLiteral("FAKE_TUNNEL_LOG")));
-    events.write(QStringLiteral("start"), {{QStringLiteral("argv"), QJsonArray::fromStringList(argv)}});
+    QStringList envNames = env.keys();
+    envNames.sort();
+    events.write(QStringLiteral("start"), {{QStringLiteral("argv"), QJsonArray::fromStringList(argv)},
+                                           {QStringLiteral("env_names"), QJsonArray::fromStringList(envNames)}});
     if (!faultsOk)
         return fail(events, faultError);
 
@@ -70,16 +77,20 @@ int runCommand(QCoreApplication &app, const QStringList &argv, const QStringList
     if (!flags.positional().isEmpty())
         return fail(events, QStringLiteral("unexpected argument \"%1\" for \"tunnel-client run\"").arg(flags.positional().first()));
 
-    const ConfigOutcome outcome = buildRunConfig(flags, env, faults.strictApiKey);
+    const ConfigOutcome outcome = buildRunConfig(flags, env);
     if (!outcome.ok)
-        return fail(events, QStringLiteral("configure tunnel-client: ") + outcome.error);
+        return fail(events, outcome.error);
+    QString logOpenError;
+    if (!configureLog(outcome.config.logLevel, outcome.config.logFormat, outcome.config.logFile, &logOpenError))
+        return fail(events, logOpenError);
     for (const QString &warning : outcome.warnings)
-        logAlways(warning);
-    setLogLevel(outcome.config.logLevel);
+        logWarn(warning);
+    if (!outcome.config.configFile.isEmpty())
+        logInfo(QStringLiteral("loaded config file"), {{QStringLiteral("path"), outcome.config.configFile}});
     events.write(QStringLiteral("configured"), describe(outcome.config));
 
     if (faults.exitAtOnce) {
-        logAlways(QStringLiteral("exiting with code %1 (FAKE_TUNNEL_EXIT_AT_ONCE)").arg(faults.exitAtOnceCode));
+        logError(QStringLiteral("exiting with code %1 (FAKE_TUNNEL_EXIT_AT_ONCE)").arg(faults.exitAtOnceCode));
         events.write(QStringLiteral("exit"), {{QStringLiteral("code"), faults.exitAtOnceCode},
                                               {QStringLiteral("signal"), QJsonValue::Null},
                                               {QStringLiteral("reason"), QStringLiteral("FAKE_TUNNEL_EXIT_AT_ONCE")}});
@@ -91,8 +102,8 @@ int runCommand(QCoreApplication &app, const QStringList &argv, const QStringList
     TunnelRuntime runtime(outcome.config, faults, events, &signalWatcher);
     if (!runtime.start())
         return 1;
-    logInfo(QStringLiteral("started (tunnel %1, mcp %2)").arg(outcome.config.tunnelId,
-                                                               outcome.config.mcpServerUrl.toString()));
+    logInfo(QStringLiteral("tunnel-client started"), {{QStringLiteral("tunnel_id"), outcome.config.tunnelId},
+                                                      {QStringLiteral("mcp_server_url"), outcome.config.mcpServerUrl.toString()}});
     return app.exec();
 }
 

@@ -2,6 +2,8 @@
 
 #include "Secrets.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 
 #include <utility>
@@ -25,7 +27,11 @@ bool buildLogging(const FlagSet &flags, const QProcessEnvironment &env, RunConfi
 {
     const QString level = flagOrEnv(flags, QStringLiteral("log.level"), env, QStringLiteral("LOG_LEVEL"),
                                     QStringLiteral("info"));
-    const QString format = flagOrEnv(flags, QStringLiteral("log.format"), env, QStringLiteral("LOG_FORMAT"));
+    cfg->logFile = flagOrEnv(flags, QStringLiteral("log.file"), env, QStringLiteral("LOG_FILE"));
+    QString format = flagOrEnv(flags, QStringLiteral("log.format"), env, QStringLiteral("LOG_FORMAT"));
+    const bool explicitFormat = !format.isEmpty();
+    if (format.isEmpty() && !cfg->logFile.isEmpty())
+        format = QStringLiteral("struct-text");   // a log file implies the structured text format
     const QString fmt = format.toLower();
     if (!fmt.isEmpty() && fmt != QLatin1String("struct-text") && fmt != QLatin1String("json")) {
         *error = QStringLiteral("unsupported log format \"%1\": supported formats are \"struct-text\" or \"json\"").arg(format);
@@ -36,11 +42,52 @@ bool buildLogging(const FlagSet &flags, const QProcessEnvironment &env, RunConfi
         return false;
     }
     // The real client refuses a non-default level without an explicit structured format.
-    if (level.compare(QLatin1String("info"), Qt::CaseInsensitive) != 0 && fmt.isEmpty()) {
+    if (level.compare(QLatin1String("info"), Qt::CaseInsensitive) != 0 && !explicitFormat) {
         *error = QStringLiteral("log level requires 'struct-text' or 'json' log format");
         return false;
     }
-    cfg->logFormat = fmt;
+    cfg->logFormat = fmt.isEmpty() ? LogFormat::Unset : fmt == QLatin1String("json") ? LogFormat::Json : LogFormat::StructText;
+    return true;
+}
+
+// pkg/runtimeconfig/profile.go ResolveConfigSource: flags first, then TUNNEL_CLIENT_CONFIG,
+// TUNNEL_CLIENT_PROFILE (in the profile directory), TUNNEL_CLIENT_PROFILE_FILE. The file must be readable.
+bool buildConfigSource(const FlagSet &flags, const QProcessEnvironment &env, RunConfig *cfg, QString *error)
+{
+    auto pick = [&](const char *flag, const char *var) {
+        const QString f = flags.value(QLatin1String(flag)).trimmed();
+        return !f.isEmpty() ? f : env.value(QLatin1String(var)).trimmed();
+    };
+    const QString config = pick("config", "TUNNEL_CLIENT_CONFIG");
+    const QString profile = pick("profile", "TUNNEL_CLIENT_PROFILE");
+    const QString profileFile = pick("profile-file", "TUNNEL_CLIENT_PROFILE_FILE");
+    if ((!config.isEmpty()) + (!profile.isEmpty()) + (!profileFile.isEmpty()) > 1) {
+        *error = QStringLiteral("TUNNEL_CLIENT_CONFIG, TUNNEL_CLIENT_PROFILE and TUNNEL_CLIENT_PROFILE_FILE are mutually exclusive");
+        return false;
+    }
+    QString path = !config.isEmpty() ? config : profileFile;
+    if (!profile.isEmpty()) {
+        static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"));
+        if (!name.match(profile).hasMatch()) {
+            *error = QStringLiteral("invalid profile name \"%1\": use letters, numbers, '.', '_' or '-'").arg(profile);
+            return false;
+        }
+        QString dir = pick("profile-dir", "TUNNEL_CLIENT_PROFILE_DIR");
+        if (dir.isEmpty() && !env.value(QStringLiteral("XDG_CONFIG_HOME")).trimmed().isEmpty())
+            dir = env.value(QStringLiteral("XDG_CONFIG_HOME")).trimmed() + QStringLiteral("/tunnel-client");
+        if (dir.isEmpty())
+            dir = env.value(QStringLiteral("HOME")).trimmed() + QStringLiteral("/.config/tunnel-client");
+        path = dir + QLatin1Char('/') + profile + QStringLiteral(".yaml");
+    }
+    if (path.isEmpty())
+        return true;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("read config file %1: open %1: %2").arg(path,
+                     QFileInfo::exists(path) ? QStringLiteral("permission denied") : QStringLiteral("no such file or directory"));
+        return false;
+    }
+    cfg->configFile = path;
     return true;
 }
 
@@ -62,8 +109,7 @@ bool buildTunnelId(const FlagSet &flags, const QProcessEnvironment &env, RunConf
     return true;
 }
 
-bool buildApiKey(const FlagSet &flags, const QProcessEnvironment &env, bool strict, RunConfig *cfg,
-                 QStringList *warnings, QString *error)
+bool buildApiKey(const FlagSet &flags, const QProcessEnvironment &env, RunConfig *cfg, QString *error)
 {
     const QString flag = QStringLiteral("control-plane.api-key");
     if (flags.isSet(flag) && !flags.value(flag).isEmpty()) {
@@ -73,11 +119,8 @@ bool buildApiKey(const FlagSet &flags, const QProcessEnvironment &env, bool stri
             return false;
         }
         if (secret.kind == Secret::Kind::Literal) {
-            if (strict) {
-                *error = QStringLiteral("invalid control-plane.api-key: value must be prefixed with \"env:\" or \"file:\"");
-                return false;
-            }
-            warnings->append(QStringLiteral("warning: api key passed in clear on the command line; use file: or env:"));
+            *error = QStringLiteral("invalid control-plane.api-key: value must be prefixed with \"env:\" or \"file:\"");
+            return false;
         }
         cfg->apiKey = secret.value;
         cfg->apiKeySource = secret.kind == Secret::Kind::File  ? QStringLiteral("flag:file")
@@ -148,8 +191,21 @@ bool buildMcpUrl(const FlagSet &flags, const QProcessEnvironment &env, RunConfig
         }
         mainUrl = url;
     }
+    // MCP_COMMAND (or --mcp.command) binds a stdio server to channel main unless it names another.
+    QStringList commands = flags.values(QStringLiteral("mcp.command"));
+    if (commands.isEmpty() && !env.value(QStringLiteral("MCP_COMMAND")).trimmed().isEmpty())
+        commands << env.value(QStringLiteral("MCP_COMMAND")).trimmed();
+    for (const QString &command : std::as_const(commands)) {
+        const QRegularExpressionMatch m = QRegularExpression(QStringLiteral("(?:^|,)\\s*channel\\s*=\\s*([^,]+)")).match(command);
+        const QString channel = m.hasMatch() ? m.captured(1).trimmed().toLower() : QStringLiteral("main");
+        if (channel == QLatin1String("main") && !mainUrl.isEmpty()) {
+            *error = QStringLiteral("mcp config: duplicate channel \"main\" from mcp.command (http_streamable already configured)");
+            return false;
+        }
+    }
     if (mainUrl.isEmpty()) {
-        *error = QStringLiteral("MCP server URL is required; set --mcp.server-url or MCP_SERVER_URL");
+        *error = commands.isEmpty() ? QStringLiteral("MCP server URL is required; set --mcp.server-url or MCP_SERVER_URL")
+                                    : QStringLiteral("the fake does not run stdio MCP servers (--mcp.command / MCP_COMMAND)");
         return false;
     }
     const QUrl url(mainUrl, QUrl::StrictMode);
@@ -288,20 +344,71 @@ bool buildHealth(const FlagSet &flags, const QProcessEnvironment &env, RunConfig
     return true;
 }
 
+bool buildStartupWait(const FlagSet &flags, const QProcessEnvironment &env, RunConfig *cfg, QString *error)
+{
+    const QString raw = flagOrEnv(flags, QStringLiteral("mcp.startup-wait-timeout"), env,
+                                  QStringLiteral("MCP_STARTUP_WAIT_TIMEOUT"), QStringLiteral("0s"));
+    if (!parseGoDuration(raw, &cfg->startupWaitMs)) {
+        *error = QStringLiteral("invalid mcp.startup-wait-timeout: time: invalid duration \"%1\"").arg(raw);
+        return false;
+    }
+    if (cfg->startupWaitMs < 0) {
+        *error = QStringLiteral("mcp.startup-wait-timeout must not be negative");
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
-ConfigOutcome buildRunConfig(const FlagSet &flags, const QProcessEnvironment &env, bool strictApiKey)
+bool parseGoDuration(const QString &text, qint64 *ms)
+{
+    QString s = text.trimmed();
+    bool negative = false;
+    if (s.startsWith(QLatin1Char('-')) || s.startsWith(QLatin1Char('+'))) {
+        negative = s.startsWith(QLatin1Char('-'));
+        s = s.mid(1);
+    }
+    if (s == QLatin1String("0")) {
+        *ms = 0;
+        return true;
+    }
+    static const QRegularExpression part(QStringLiteral("^([0-9]*\\.?[0-9]+)(ns|us|ms|s|m|h)"));
+    double total = 0;
+    if (s.isEmpty())
+        return false;
+    while (!s.isEmpty()) {
+        const QRegularExpressionMatch m = part.match(s);
+        if (!m.hasMatch())
+            return false;
+        const double value = m.captured(1).toDouble();
+        const QString unit = m.captured(2);
+        const double factor = unit == QLatin1String("h") ? 3600000.0 : unit == QLatin1String("m") ? 60000.0
+                            : unit == QLatin1String("s") ? 1000.0 : unit == QLatin1String("ms") ? 1.0
+                            : unit == QLatin1String("ns") ? 1e-6 : 1e-3;
+        total += value * factor;
+        s = s.mid(m.capturedLength());
+    }
+    if (total > 1e12)
+        return false;
+    *ms = static_cast<qint64>(negative ? -total : total);
+    return true;
+}
+
+ConfigOutcome buildRunConfig(const FlagSet &flags, const QProcessEnvironment &env)
 {
     ConfigOutcome out;
     RunConfig &cfg = out.config;
-    out.ok = buildLogging(flags, env, &cfg, &out.error)
+    out.ok = buildConfigSource(flags, env, &cfg, &out.error)
+             && buildLogging(flags, env, &cfg, &out.error)
              && buildTunnelId(flags, env, &cfg, &out.error)
-             && buildApiKey(flags, env, strictApiKey, &cfg, &out.warnings, &out.error)
+             && buildApiKey(flags, env, &cfg, &out.error)
              && buildMcpUrl(flags, env, &cfg, &out.error)
              && appendHeaders(flags, QStringLiteral("mcp.extra-headers"), env, QStringLiteral("MCP_EXTRA_HEADERS"),
                               &cfg.probeHeaders, &out.error)
              && appendHeaders(flags, QStringLiteral("mcp.discovery-extra-headers"), env,
                               QStringLiteral("MCP_DISCOVERY_EXTRA_HEADERS"), &cfg.probeHeaders, &out.error)
+             && buildStartupWait(flags, env, &cfg, &out.error)
              && buildHealth(flags, env, &cfg, &out.error);
     for (const QString &name : flags.ignoredFlagsUsed())
         out.warnings << QStringLiteral("ignoring --%1 (accepted, not emulated by the fake)").arg(name);

@@ -33,7 +33,10 @@ struct RunConfig
     quint16 healthPort = 0;
     QString healthUrlFile;
     LogLevel logLevel = LogLevel::Info;
-    QString logFormat;
+    LogFormat logFormat = LogFormat::Unset;
+    QString logFile;         // --log.file / LOG_FILE: the log goes there instead of stdout/stderr
+    qint64 startupWaitMs = 0;  // --mcp.startup-wait-timeout / MCP_STARTUP_WAIT_TIMEOUT; 0: one probe only
+    QString configFile;      // the profile or config file selected by flags or TUNNEL_CLIENT_* (read, not interpreted)
 };
 
 struct ConfigOutcome
@@ -44,6 +47,10 @@ struct ConfigOutcome
     RunConfig config;
 };
 
-ConfigOutcome buildRunConfig(const FlagSet &flags, const QProcessEnvironment &env, bool strictApiKey);
+ConfigOutcome buildRunConfig(const FlagSet &flags, const QProcessEnvironment &env);
+
+// Go's time.ParseDuration for the units a config uses (ns us ms s m h, fractions, sequences like
+// "1m30s"); false on anything else.
+bool parseGoDuration(const QString &text, qint64 *ms);
 
 } // namespace faketunnel

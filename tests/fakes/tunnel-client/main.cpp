@@ -1,4 +1,5 @@
 // Fake `tunnel-client` (OpenAI Secure MCP Tunnel client) for chat2sbx tests. See README.md.
+#include "DoctorCommand.h"
 #include "FlagSet.h"
 #include "Log.h"
 #include "RunCommand.h"
@@ -16,12 +17,13 @@ const char kRootUsage[] =
     "tunnel-client (fake for chat2sbx tests)\n\n"
     "Usage:\n"
     "  tunnel-client run [flags]\n"
+    "  tunnel-client doctor [--explain] [--json] [flags]\n"
     "  tunnel-client version | --version\n"
     "  tunnel-client help\n";
 
 bool isRealButNotEmulated(const QString &command)
 {
-    static const QStringList commands = {"init", "doctor", "health", "cloudflared", "dev", "codex", "profiles",
+    static const QStringList commands = {"init", "health", "cloudflared", "dev", "codex", "profiles",
                                          "admin-profiles", "runtimes", "plugin", "admin", "completion"};
     return commands.contains(command);
 }
@@ -50,15 +52,20 @@ int main(int argc, char **argv)
     }
     if (command == QLatin1String("run"))
         return faketunnel::runCommand(app, rawArgv, args.mid(1));
+    const bool noDoctor = !qEnvironmentVariable("FAKE_TUNNEL_NO_DOCTOR").isEmpty()
+                          && qEnvironmentVariable("FAKE_TUNNEL_NO_DOCTOR") != QLatin1String("0");
+    if (command == QLatin1String("doctor") && !noDoctor)
+        return faketunnel::doctorCommand(args.mid(1));
+    // Every error exits 1, as cobra errors do in cmd/client/main.go.
     if (command.startsWith(QLatin1Char('-'))) {
         const QString name = command.section(QLatin1Char('='), 0, 0);
-        faketunnel::logAlways(QStringLiteral("unknown flag: %1").arg(name));
-        return 2;
+        faketunnel::logAlways(QStringLiteral("Error: unknown flag: %1").arg(name));
+        return 1;
     }
     if (isRealButNotEmulated(command)) {
-        faketunnel::logAlways(QStringLiteral("command \"%1\" is not emulated by the fake").arg(command));
-        return 2;
+        faketunnel::logAlways(QStringLiteral("Error: command \"%1\" is not emulated by the fake").arg(command));
+        return 1;
     }
-    faketunnel::logAlways(QStringLiteral("unknown command \"%1\" for \"tunnel-client\"").arg(command));
-    return 2;
+    faketunnel::logAlways(QStringLiteral("Error: unknown command \"%1\" for \"tunnel-client\"\nRun 'tunnel-client --help' for usage.").arg(command));
+    return 1;
 }

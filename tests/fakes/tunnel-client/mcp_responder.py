@@ -13,6 +13,8 @@ The mode is re-read from MODE_FILE on every request (default "json"):
   noversion  initialize result without protocolVersion
   notify200  initialized -> 200 (the client must reject it)
   garbage    initialize -> 200 application/json with a body that is not JSON
+  wellknown405  like json, but GET /.well-known/* -> 405 (discovery then fails)
+GET /.well-known/* -> 404 otherwise (no OAuth), GET /mcp -> 405, DELETE -> 204.
 Every request is appended to RECORD_FILE as one JSON line {method, path, headers, body}.
 """
 import json
@@ -58,7 +60,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         self.record(None)
+        if self.path.startswith("/.well-known/"):
+            self.send(405 if mode() == "wellknown405" else 404, session=False)
+            return
         self.send(405, session=False)
+
+    def do_DELETE(self):
+        self.record(None)
+        self.send(204, session=False)
 
     def do_POST(self):
         raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))

@@ -1,4 +1,4 @@
-#include "workspace/Workspace.h"
+#include "state/Workspace.h"
 
 namespace chat2sbx {
 

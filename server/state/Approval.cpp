@@ -1,4 +1,4 @@
-#include "workspace/Approval.h"
+#include "state/Approval.h"
 
 namespace chat2sbx {
 

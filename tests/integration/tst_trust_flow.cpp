@@ -1,0 +1,302 @@
+// What the agent opened and what it did, against a real `chat2sbx serve` on the fake sbx:
+// sandbox_expose binds 127.0.0.1 by default (the fake's call log shows the --publish spec), a
+// LAN address is refused until the user allows it, host_port conflicts are readable, `listening`
+// tells whether something inside listens; every tool call leaves one audit row with the client,
+// a short session, the right one-line summary and no secret (an env value and a file's content
+// appear nowhere in the database); `chat2sbx audit --json` and `--follow` read them from another
+// process while the server runs.
+#include "TestSupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTcpServer>
+#include <QtTest>
+
+using namespace chat2sbx::test;
+
+namespace {
+
+const QString kEnvSecret = QStringLiteral("env-value-5ecret-71");
+const QString kFileSecret = QStringLiteral("file-content-5ecret-42");
+
+class Mcp {
+public:
+    explicit Mcp(const QString &url) : m_url(url) {}
+    bool initialize(const QString &clientName)
+    {
+        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
+                                              {"params", QJsonObject{{"protocolVersion", "2025-06-18"},
+                                                                     {"capabilities", QJsonObject{}},
+                                                                     {"clientInfo", QJsonObject{{"name", clientName}, {"version", "1"}}}}}});
+        m_session = r.header("Mcp-Session-Id");
+        m_version = "2025-06-18";
+        post(QJsonObject{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+        return r.status == 200 && !m_session.isEmpty();
+    }
+    QJsonObject callTool(const QString &name, const QJsonObject &args)
+    {
+        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", ++m_id}, {"method", "tools/call"},
+                                              {"params", QJsonObject{{"name", name}, {"arguments", args}}}});
+        return QJsonDocument::fromJson(r.body).object().value("result").toObject();
+    }
+    QString session() const { return QString::fromLatin1(m_session); }
+
+private:
+    HttpResult post(const QJsonObject &message)
+    {
+        QList<QPair<QByteArray, QByteArray>> headers{{"Accept", "application/json, text/event-stream"},
+                                                      {"Content-Type", "application/json"}};
+        if (!m_session.isEmpty())
+            headers.append({"Mcp-Session-Id", m_session});
+        if (!m_version.isEmpty())
+            headers.append({"MCP-Protocol-Version", m_version});
+        return httpRequest("POST", m_url, headers, QJsonDocument(message).toJson(QJsonDocument::Compact), 60000);
+    }
+    QString m_url;
+    QByteArray m_session;
+    QByteArray m_version;
+    int m_id = 1;
+};
+
+QJsonObject sc(const QJsonObject &result)
+{
+    return result.value("structuredContent").toObject();
+}
+
+QString text(const QJsonObject &result)
+{
+    return result.value("content").toArray().at(0).toObject().value("text").toString();
+}
+
+QStringList publishSpecs(const TestEnvironment &env)
+{
+    QStringList specs;
+    for (const QByteArray &line : readFile(env.sbxState() + "/calls.log").split('\n')) {
+        const QJsonArray argv = QJsonDocument::fromJson(line).array();
+        for (int i = 0; i + 1 < argv.size(); ++i)
+            if (argv.at(i).toString() == "--publish")
+                specs << argv.at(i + 1).toString();
+    }
+    return specs;
+}
+
+QList<QJsonObject> jsonLines(const QByteArray &out)
+{
+    QList<QJsonObject> rows;
+    for (const QByteArray &line : out.split('\n'))
+        if (!line.trimmed().isEmpty())
+            rows << QJsonDocument::fromJson(line).object();
+    return rows;
+}
+
+} // namespace
+
+class TrustFlowTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void exposeBindsLoopbackAndReportsListening()
+    {
+        TestEnvironment env;
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        Mcp mcp(env.mcpUrl());
+        QVERIFY(mcp.initialize("trust-test"));
+        const QJsonObject created = mcp.callTool("sandbox_create", {});
+        QVERIFY2(!created.value("isError").toBool(), qPrintable(text(created)));
+        const QString id = sc(created).value("sandbox_id").toString();
+
+        // The fake shares the host's network: a listener here is "inside" the sandbox.
+        QTcpServer listener;
+        QVERIFY(listener.listen(QHostAddress::LocalHost, 0));
+        const int listened = listener.serverPort();
+        const QJsonObject e = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", listened}});
+        QVERIFY2(!e.value("isError").toBool(), qPrintable(text(e)));
+        QCOMPARE(sc(e).value("host_ip").toString(), QStringLiteral("127.0.0.1"));
+        QCOMPARE(sc(e).value("lan_wide").toBool(true), false);
+        QCOMPARE(sc(e).value("listening").toBool(false), true);
+        const int hostPort = sc(e).value("host_port").toInt();
+        QCOMPARE(sc(e).value("url").toString(), QStringLiteral("http://127.0.0.1:%1/").arg(hostPort));
+        QVERIFY2(publishSpecs(env).contains(QStringLiteral("127.0.0.1:%1:%2/tcp4").arg(hostPort).arg(listened)),
+                 qPrintable(publishSpecs(env).join(" | ")));
+
+        // Nothing listens on a fresh free port.
+        const int idle = freeTcpPort();
+        const QJsonObject e2 = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", idle}});
+        QVERIFY2(!e2.value("isError").toBool(), qPrintable(text(e2)));
+        QVERIFY(sc(e2).value("listening").isBool());
+        QCOMPARE(sc(e2).value("listening").toBool(true), false);
+        QVERIFY(sc(e2).value("hint").toString().contains("nothing listens"));
+
+        // LAN-wide without the user's setting: refused, nothing published.
+        const int before = static_cast<int>(publishSpecs(env).size());
+        const QJsonObject lan = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7001}, {"host", "0.0.0.0"}});
+        QVERIFY(lan.value("isError").toBool());
+        QVERIFY2(text(lan).contains("exposeAllowLan") && text(lan).contains("CHAT2SBX_EXPOSE_ALLOW_LAN"), qPrintable(text(lan)));
+        QCOMPARE(static_cast<int>(publishSpecs(env).size()), before);
+
+        // A host port already taken on this machine: a clear error.
+        QTcpServer squatter;
+        QVERIFY(squatter.listen(QHostAddress::LocalHost, 0));
+        const QJsonObject taken = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7002}, {"host_port", squatter.serverPort()}});
+        QVERIFY(taken.value("isError").toBool());
+        QVERIFY2(text(taken).contains(QStringLiteral("host port %1").arg(squatter.serverPort())) && text(taken).contains("in use"),
+                 qPrintable(text(taken)));
+
+        // A free host port asked for is the one used.
+        const int wanted = freeTcpPort();
+        const QJsonObject chosen = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7003}, {"host_port", wanted}});
+        QVERIFY2(!chosen.value("isError").toBool(), qPrintable(text(chosen)));
+        QCOMPARE(sc(chosen).value("host_port").toInt(), wanted);
+        QVERIFY(publishSpecs(env).contains(QStringLiteral("127.0.0.1:%1:7003/tcp4").arg(wanted)));
+
+        // sandbox_get shows the same port object shape.
+        const QJsonArray ports = sc(mcp.callTool("sandbox_get", {{"sandbox_id", id}})).value("ports").toArray();
+        QCOMPARE(ports.size(), 3);
+        QCOMPARE(ports.at(0).toObject().value("host_ip").toString(), QStringLiteral("127.0.0.1"));
+        QVERIFY(ports.at(0).toObject().contains("lan_wide"));
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void lanExposureWhenAllowed()
+    {
+        TestEnvironment env;
+        env.set("CHAT2SBX_EXPOSE_ALLOW_LAN", "1");
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        Mcp mcp(env.mcpUrl());
+        QVERIFY(mcp.initialize("trust-test"));
+        const QString id = sc(mcp.callTool("sandbox_create", {})).value("sandbox_id").toString();
+        QVERIFY(!id.isEmpty());
+        const QJsonObject lan = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7101}, {"host", "0.0.0.0"}});
+        QVERIFY2(!lan.value("isError").toBool(), qPrintable(text(lan)));
+        QCOMPARE(sc(lan).value("host_ip").toString(), QStringLiteral("0.0.0.0"));
+        QCOMPARE(sc(lan).value("lan_wide").toBool(), true);
+        const int hostPort = sc(lan).value("host_port").toInt();
+        QVERIFY(publishSpecs(env).contains(QStringLiteral("0.0.0.0:%1:7101/tcp4").arg(hostPort)));
+        // Not an address at all is still refused.
+        const QJsonObject bad = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7102}, {"host", "example.com"}});
+        QVERIFY(bad.value("isError").toBool());
+        QVERIFY(text(bad).contains("IPv4"));
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void auditRowsPerToolWithoutSecrets()
+    {
+        TestEnvironment env;
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        Mcp mcp(env.mcpUrl());
+        QVERIFY(mcp.initialize("trust-test"));
+        const QString id = sc(mcp.callTool("sandbox_create", {})).value("sandbox_id").toString();
+        QVERIFY(!id.isEmpty());
+
+        const QString longCommand = QStringLiteral("echo start; ") + QString(600, QLatin1Char('x'));
+        QVERIFY(!mcp.callTool("bash", {{"sandbox_id", id}, {"command", "echo \"$TOKEN_X\" >/dev/null; echo done"},
+                                       {"env", QJsonArray{QJsonObject{{"name", "TOKEN_X"}, {"value", kEnvSecret}}}}}).value("isError").toBool());
+        const QJsonObject longRun = mcp.callTool("bash", {{"sandbox_id", id}, {"command", longCommand}, {"yield_time_ms", 2000}});
+        const QString sessionId = sc(longRun).value("session_id").toString();
+        mcp.callTool("bash_poll", {{"sandbox_id", id}, {"session_id", sessionId}, {"yield_time_ms", 0}});
+        QVERIFY(!mcp.callTool("write", {{"sandbox_id", id}, {"path", "notes/secret.txt"}, {"content", kFileSecret + "\n"}}).value("isError").toBool());
+        mcp.callTool("read", {{"sandbox_id", id}, {"path", "notes/secret.txt"}});
+        mcp.callTool("edit", {{"sandbox_id", id}, {"path", "notes/secret.txt"}, {"old_string", kFileSecret}, {"new_string", "changed"}});
+        mcp.callTool("search", {{"sandbox_id", id}, {"pattern", "changed"}, {"path", "notes"}});
+        mcp.callTool("list", {{"sandbox_id", id}, {"path", "notes"}});
+        mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7201}});
+        const QString hostDir = env.root() + "/host-project";
+        QVERIFY(QDir().mkpath(hostDir));
+        mcp.callTool("workspace_request", {{"host_path", hostDir}, {"mode", "direct"}});
+
+        const CliResult r = runCli(env, {"audit", "--json", "--limit", "100"});
+        QCOMPARE(r.exitCode, 0);
+        const QList<QJsonObject> rows = jsonLines(r.out);
+        QHash<QString, QJsonObject> byTool;
+        for (const QJsonObject &row : rows) {
+            // snake_case keys, each once (JSON objects cannot repeat keys; the set is exact).
+            QCOMPARE(QStringList(row.keys()), (QStringList{"at", "client", "duration_ms", "error", "id", "outcome",
+                                                           "sandbox_id", "session", "summary", "tool"}));
+            QCOMPARE(row.value("client").toString(), QStringLiteral("trust-test"));
+            QCOMPARE(row.value("session").toString(), mcp.session().left(8));
+            if (!byTool.contains(row.value("tool").toString()) || row.value("tool").toString() != "bash")
+                byTool.insert(row.value("tool").toString(), row);
+        }
+        QCOMPARE(byTool.value("bash").value("summary").toString(), QStringLiteral("echo \"$TOKEN_X\" >/dev/null; echo done"));
+        QCOMPARE(byTool.value("bash").value("sandbox_id").toString(), id);
+        QCOMPARE(byTool.value("bash_poll").value("summary").toString(), sessionId);
+        QCOMPARE(byTool.value("write").value("summary").toString(), QStringLiteral("notes/secret.txt"));
+        QCOMPARE(byTool.value("read").value("summary").toString(), QStringLiteral("notes/secret.txt"));
+        QCOMPARE(byTool.value("edit").value("summary").toString(), QStringLiteral("notes/secret.txt"));
+        QCOMPARE(byTool.value("search").value("summary").toString(), QStringLiteral("notes"));
+        QCOMPARE(byTool.value("list").value("summary").toString(), QStringLiteral("notes"));
+        QCOMPARE(byTool.value("sandbox_expose").value("summary").toString(), QStringLiteral("port 7201"));
+        QCOMPARE(byTool.value("workspace_request").value("summary").toString(), hostDir + " (direct)");
+        QCOMPARE(byTool.value("sandbox_create").value("outcome").toString(), QStringLiteral("ok"));
+        // The long command is cut at 500 characters.
+        bool sawLong = false;
+        for (const QJsonObject &row : rows)
+            if (row.value("summary").toString().startsWith("echo start;")) {
+                sawLong = true;
+                QCOMPARE(row.value("summary").toString().size(), 500);
+            }
+        QVERIFY(sawLong);
+
+        // No secret anywhere: CLI output, table output, the database files.
+        const CliResult table = runCli(env, {"audit"});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY(table.out.startsWith("TIME (UTC)"));
+        for (const QByteArray &line : table.out.split('\n'))
+            QVERIFY2(!line.endsWith(' '), line.constData());
+        QByteArray everything = r.out + table.out;
+        const QString db = env.config().databasePath;
+        for (const QString &f : {db, db + "-wal"})
+            everything += readFile(f);
+        QVERIFY(!everything.contains(kEnvSecret.toUtf8()));
+        QVERIFY(!everything.contains(kFileSecret.toUtf8()));
+
+        // --sandbox filters; --since in the future finds nothing.
+        const QList<QJsonObject> mine = jsonLines(runCli(env, {"audit", "--json", "--sandbox", id, "--limit", "100"}).out);
+        QVERIFY(!mine.isEmpty());
+        for (const QJsonObject &row : mine)
+            QCOMPARE(row.value("sandbox_id").toString(), id);
+        QVERIFY(jsonLines(runCli(env, {"audit", "--json", "--since", "2999-01-01T00:00:00Z"}).out).isEmpty());
+        QCOMPARE(runCli(env, {"audit", "--since", "yesterday"}).exitCode, 2);
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void auditFollowStreamsFromAnotherProcess()
+    {
+        TestEnvironment env;
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        Mcp mcp(env.mcpUrl());
+        QVERIFY(mcp.initialize("follow-test"));
+        mcp.callTool("sandbox_list", {});
+
+        QProcess follow;
+        follow.setProcessEnvironment(env.processEnvironment());
+        follow.start(chat2sbxBinary(), {"audit", "--follow", "--json", "--limit", "1"});
+        QVERIFY(follow.waitForStarted(10000));
+        QByteArray out;
+        // The existing row first, then the new ones as the server writes them.
+        QVERIFY(waitFor([&] { out += follow.readAllStandardOutput(); return out.contains("sandbox_list"); }, 15000));
+        mcp.callTool("workspace_list", {});
+        mcp.callTool("sandbox_get", {{"sandbox_id", "sbx_000000000000000000000000"}});
+        QVERIFY2(waitFor([&] { out += follow.readAllStandardOutput(); return out.contains("sandbox_get"); }, 15000), out.constData());
+        const QList<QJsonObject> rows = jsonLines(out);
+        QCOMPARE(rows.size(), 3);
+        QCOMPARE(rows.at(1).value("tool").toString(), QStringLiteral("workspace_list"));
+        QCOMPARE(rows.at(2).value("outcome").toString(), QStringLiteral("error"));
+        QVERIFY(rows.at(2).value("error").toString().contains("unknown sandbox_id"));
+        // Idle while nothing happens: it waits on file changes and a 1 s timer, not a spin.
+        follow.terminate();
+        QVERIFY(follow.waitForFinished(10000));
+        QCOMPARE(server.terminate(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TrustFlowTest)
+#include "tst_trust_flow.moc"

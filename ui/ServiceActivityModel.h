@@ -1,0 +1,25 @@
+#pragma once
+
+#include "ActivityModel.h"
+
+namespace chat2sbx {
+class ActivityMonitor;
+}
+
+namespace chat2sbx::ui {
+
+// ActivityModel over the server's ActivityMonitor.
+class ServiceActivityModel : public ActivityModel {
+    // No Q_OBJECT: it adds no signals or slots of its own.
+public:
+    explicit ServiceActivityModel(ActivityMonitor &monitor, QObject *parent = nullptr);
+    QList<RunningCommandRow> running() const override;
+    QList<ToolCallRow> recentCalls(int limit) const override;
+    void setWatching(bool watching) override;
+    void stop(const QString &sandboxId, const QString &sessionId, ResultCallback done) override;
+
+private:
+    ActivityMonitor &m_monitor;
+};
+
+} // namespace chat2sbx::ui
