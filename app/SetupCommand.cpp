@@ -1,17 +1,22 @@
 // `chat2sbx setup`: with the tunnel enabled, first checks the Secure MCP Tunnel (TunnelDoctor: client,
-// credentials, `tunnel-client doctor --explain`); then checks that sbx is installed and builds the pinned
-// sandbox template (Config::templateRef()) when `sbx template ls` lacks it. Idempotent; prints each step.
+// credentials, `tunnel-client doctor --explain`); then checks sbx (version floor, sign-in, network
+// policy) and builds the pinned sandbox
+// template (Config::templateRef()) when `sbx template ls` lacks it: builder sandbox, provision, stop,
+// template save, remove. Idempotent; prints each step as it goes; never leaves the builder behind.
 #include "Command.h"
 
 #include "core/Ids.h"
 #include "sandbox/SandboxChannel.h"
 #include "sandbox/SbxDriver.h"
+#include "sandbox/SbxPreflight.h"
+#include "sandbox/SbxVersion.h"
 #include "tunnel/TunnelDoctor.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QTimer>
 
 #include <functional>
 
@@ -40,7 +45,16 @@ echo "helper prerequisites present: $need"
 
 class Setup {
 public:
-    Setup(CommandContext &ctx) : m_ctx(ctx), m_sbx(ctx.config.sbxPath), m_ref(ctx.config.templateRef()) {}
+    Setup(CommandContext &ctx) : m_ctx(ctx), m_sbx(ctx.config.sbxPath), m_ref(ctx.config.templateRef())
+    {
+        // While a long step (image pull, provisioning, template save) runs, say so now and then.
+        m_ticker.setInterval(qEnvironmentVariableIntValue("CHAT2SBX_SETUP_PROGRESS_MS") > 0
+                                 ? qEnvironmentVariableIntValue("CHAT2SBX_SETUP_PROGRESS_MS")
+                                 : 15000);
+        QObject::connect(&m_ticker, &QTimer::timeout, [this] {
+            m_ctx.print(QStringLiteral("      … still working (%1 s)").arg(m_step.elapsed() / 1000));
+        });
+    }
 
     int run()
     {
@@ -53,19 +67,22 @@ public:
     }
 
 private:
-    static constexpr int kSteps = 6;
+    static constexpr int kSteps = 7;
 
     void step(int n, const QString &what)
     {
         m_step.start();
+        m_ticker.start();
         m_ctx.print(QStringLiteral("[%1/%2] %3 …").arg(n).arg(kSteps).arg(what));
     }
     void done(const QString &detail)
     {
+        m_ticker.stop();
         m_ctx.print(QStringLiteral("      %1 (%2 s)").arg(detail).arg(m_step.elapsed() / 1000.0, 0, 'f', 1));
     }
     void finish(int code, QString message)
     {
+        m_ticker.stop();
         if (!m_tunnelProblem.isEmpty()) {
             message = code == 0 ? QStringLiteral("the sandbox side is ready, but the tunnel is not: %1").arg(m_tunnelProblem)
                                 : QStringLiteral("%1; the tunnel is not ready either: %2").arg(message, m_tunnelProblem);
@@ -77,11 +94,22 @@ private:
             m_ctx.fail(message);
         QCoreApplication::exit(code);
     }
+    // A failed sbx command: the exact command to run when sign-in or policy is missing, else its error.
+    static QString explain(const QString &error)
+    {
+        const QString advice = sbxPreflightAdvice(error);
+        return advice.isEmpty() ? error : advice + QStringLiteral(" (") + error + QLatin1Char(')');
+    }
     // A failure after the builder exists: remove it, then fail.
     void abortWithBuilder(const QString &message)
     {
         m_ctx.print(QStringLiteral("      failed; removing the builder sandbox"));
-        m_sbx.remove(m_builder, [this, message](const SbxResult &) { finish(1, message); });
+        m_sbx.remove(m_builder, [this, message](const SbxResult &r) {
+            if (!r.ok && !r.error.contains(QLatin1String("not found")))
+                m_ctx.print(QStringLiteral("      warning: %1 (remove it with `sbx rm --force %2`)").arg(r.error, m_builder));
+            QDir(m_workdir).removeRecursively();
+            finish(1, message);
+        });
     }
 
     // Not a numbered sbx step: only when the tunnel is enabled. Its failure is reported at the end.
@@ -111,24 +139,46 @@ private:
 
     void checkVersion()
     {
-        step(1, QStringLiteral("Checking sbx (%1)").arg(m_ctx.config.sbxPath));
-        m_sbx.version([this](const SbxResult &r) {
-            if (!r.ok)
-                return finish(1, QStringLiteral("sbx is not installed or not working (%1). Install Docker Sandboxes "
-                                                "(macOS 14+ on Apple silicon, Windows 11, or Ubuntu 24.04+ with KVM: the "
-                                                "docker-sbx package), or point CHAT2SBX_SBX at it, then run setup again")
-                                        .arg(r.error));
-            done(QStringLiteral("found: %1").arg(QString::fromUtf8(r.out).trimmed().section(QLatin1Char('\n'), 0, 0)));
-            checkTemplate();
+        step(1, QStringLiteral("Checking sbx (%1), needs %2 or newer").arg(m_ctx.config.sbxPath, minimumSbxVersionText()));
+        m_sbx.versionJson([this](const SbxResult &r) {
+            if (r.ok) {
+                const QString version = parseSbxVersionJson(r.out);
+                if (version.isEmpty())
+                    return finish(1, QStringLiteral("`sbx version --json` did not report a version; update Docker Sandboxes to %1 "
+                                                    "or newer").arg(minimumSbxVersionText()));
+                return checkVersionFloor(version);
+            }
+            // `--json` exists since v0.42: ask the plain form which version this is.
+            m_sbx.version([this, jsonError = r.error](const SbxResult &plain) {
+                if (!plain.ok)
+                    return finish(1, QStringLiteral("sbx is not installed or not working (%1). Install Docker Sandboxes "
+                                                    "(macOS 14+ on Apple silicon, Windows 11, or Ubuntu 24.04+ with KVM: the "
+                                                    "docker-sbx package), or point CHAT2SBX_SBX at it, then run setup again")
+                                            .arg(plain.error));
+                const QString version = findSbxVersion(QString::fromUtf8(plain.out));
+                if (version.isEmpty() || sbxVersionSupported(version))
+                    return finish(1, QStringLiteral("`sbx version --json` failed: %1").arg(explain(jsonError)));
+                checkVersionFloor(version);
+            });
         });
+    }
+
+    void checkVersionFloor(const QString &version)
+    {
+        if (!sbxVersionSupported(version))
+            return finish(1, QStringLiteral("sbx %1 is too old: chat2sbx needs %2 or newer (clone mode, exec and sandbox names "
+                                            "changed before it). Update Docker Sandboxes, then run setup again")
+                                 .arg(version, minimumSbxVersionText()));
+        done(QStringLiteral("found: sbx %1").arg(version));
+        checkTemplate();
     }
 
     void checkTemplate()
     {
-        step(2, QStringLiteral("Looking for the template %1").arg(m_ref));
+        step(2, QStringLiteral("Looking for the template %1 (this also checks the sign-in)").arg(m_ref));
         m_sbx.templateList([this](const SbxResult &r, const QStringList &refs) {
             if (!r.ok)
-                return finish(1, r.error);
+                return finish(1, explain(r.error));
             if (refs.contains(m_ref)) {
                 done(QStringLiteral("present"));
                 return finish(0, QStringLiteral("setup complete: the template %1 is ready (nothing to do)").arg(m_ref));
@@ -144,13 +194,13 @@ private:
         m_workdir = m_ctx.config.stateDir + QStringLiteral("/setup-workspace");
         QDir().mkpath(m_workdir);
         QFile::setPermissions(m_workdir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-        step(3, QStringLiteral("Creating a builder sandbox from the stock shell template (may take minutes)"));
+        step(3, QStringLiteral("Creating a builder sandbox from the stock shell template (the first image pull may take minutes)"));
         SbxCreateSpec spec;
         spec.runtimeName = m_builder;
         spec.workspaceRoot = m_workdir;   // templateRef empty: the stock shell template
         m_sbx.create(spec, [this](const SbxResult &r) {
             if (!r.ok)
-                return abortWithBuilder(r.error);
+                return abortWithBuilder(explain(r.error));
             done(QStringLiteral("created %1").arg(m_builder));
             provision();
         });
@@ -167,18 +217,30 @@ private:
         spec.command = {QStringLiteral("sh"), QStringLiteral("-c"), script};
         m_sbx.exec(spec, [this](const SbxResult &r) {
             if (!r.ok)
-                return abortWithBuilder(QStringLiteral("provisioning the builder failed: %1").arg(r.error));
+                return abortWithBuilder(QStringLiteral("provisioning the builder failed: %1").arg(explain(r.error)));
             done(QString::fromUtf8(r.out).trimmed().section(QLatin1Char('\n'), -1));
-            save();
+            stopBuilder();
         }, 600000);
+    }
+
+    // sbx-contract.md: `template save` needs a stopped sandbox; with no terminal its prompt fails.
+    void stopBuilder()
+    {
+        step(5, QStringLiteral("Stopping the builder sandbox (a template is saved from a stopped sandbox)"));
+        m_sbx.stop(m_builder, [this](const SbxResult &r) {
+            if (!r.ok)
+                return abortWithBuilder(QStringLiteral("stopping the builder failed: %1").arg(r.error));
+            done(QStringLiteral("stopped"));
+            save();
+        });
     }
 
     void save()
     {
-        step(5, QStringLiteral("Saving the template %1").arg(m_ref));
+        step(6, QStringLiteral("Saving the template %1 (may take minutes)").arg(m_ref));
         m_sbx.templateSave(m_builder, m_ref, [this](const SbxResult &r) {
             if (!r.ok)
-                return abortWithBuilder(r.error);
+                return abortWithBuilder(explain(r.error));
             done(QStringLiteral("saved"));
             removeBuilder();
         });
@@ -186,7 +248,7 @@ private:
 
     void removeBuilder()
     {
-        step(6, QStringLiteral("Removing the builder sandbox"));
+        step(7, QStringLiteral("Removing the builder sandbox"));
         m_sbx.remove(m_builder, [this](const SbxResult &r) {
             if (!r.ok)
                 m_ctx.print(QStringLiteral("      warning: %1 (remove it with `sbx rm --force %2`)").arg(r.error, m_builder));
@@ -209,6 +271,7 @@ private:
     QString m_workdir;
     QElapsedTimer m_total;
     QElapsedTimer m_step;
+    QTimer m_ticker;
     QString m_tunnelProblem;
 };
 

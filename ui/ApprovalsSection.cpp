@@ -55,7 +55,7 @@ void ApprovalsSection::rebuild()
         grid->addWidget(path, 0, 0);
         QLabel *detail = makeLabel(QStringLiteral("%1 · requested %2")
                                        .arg(row.mode == QLatin1String("direct") ? QStringLiteral("direct (read-write on the host)")
-                                                                                : QStringLiteral("clone (private copy)"),
+                                                                                : QStringLiteral("clone (git clone of committed work only)"),
                                             formatTime(row.requestedAtMs)),
                                    card);
         detail->setObjectName(QStringLiteral("detail"));

@@ -304,6 +304,8 @@ void SandboxService::failCreate(const QString &id, const QString &reason)
 {
     qCWarning(lcSandbox).noquote() << "creating" << id << "failed:" << reason;
     const auto r = m_repo.find(id);
+    if (isTemplateMissing(reason, m_config.templateRef()))
+        return dropForMissingTemplate(id, r ? r->runtimeName : QString());
     // Persist the failure first, so a crash during the clean-up still leaves the visible record.
     if (r && r->state == SandboxState::Creating)
         persist(id, SandboxState::Failed, reason);
@@ -327,6 +329,39 @@ void SandboxService::failCreate(const QString &id, const QString &reason)
             o.view = self->viewOf(*rec);
         self->finishCreate(id, o);
     });
+}
+
+bool SandboxService::isTemplateMissing(const QString &createError, const QString &templateRef)
+{
+    // sbx-contract.md: an unknown --template is treated as a registry pull that fails with
+    // `403 Forbidden: pull failed for image "<ref>"`.
+    return createError.contains(QLatin1String("pull failed for image")) && createError.contains(templateRef);
+}
+
+void SandboxService::dropForMissingTemplate(const QString &id, const QString &runtimeName)
+{
+    // Not the sandbox's failure but the host's set-up: nothing is left listed as failed.
+    const QString reason = templateMissingMessage();
+    if (const auto r = m_repo.find(id); r && r->state == SandboxState::Creating)
+        persist(id, SandboxState::Destroyed, reason);
+    if (m_attacher)
+        m_attacher->detach(id);
+    emit sandboxesChanged();
+    QPointer<SandboxService> self(this);
+    removeRuntime(runtimeName, [self, id, reason](bool, const QString &) {
+        if (!self)
+            return;
+        Outcome o;
+        o.error = QStringLiteral("%1; ask the user to run `chat2sbx setup` on their computer, then call sandbox_create again")
+                      .arg(reason);
+        self->finishCreate(id, o);
+    });
+}
+
+QString SandboxService::templateMissingMessage() const
+{
+    return QStringLiteral("template missing: the sandbox template %1 is not in `sbx template ls` (run `chat2sbx setup`)")
+        .arg(m_config.templateRef());
 }
 
 void SandboxService::finishCreate(const QString &id, const Outcome &outcome)

@@ -93,6 +93,9 @@ public:
     // retries later). Starts the idle timer.
     void reconcile(std::function<void()> done);
     bool isSbxAvailable() const { return m_available; }
+    // "template missing: … (run `chat2sbx setup`)", the state sandbox_create reports when the pinned
+    // template is absent.
+    QString templateMissingMessage() const;
     QString sbxUnavailableReason() const { return m_unavailableReason; }
     // Calls back at once when sbx is available; otherwise reconciles first.
     void ensureAvailable(std::function<void(bool ok, const QString &error)> done);
@@ -126,6 +129,9 @@ private:
     QString limitError() const;
     void renewNow(const QString &id);
     void finishCreate(const QString &id, const Outcome &outcome);
+    // `sbx create` failed because the pinned template is not on this host (sbx-contract.md, create row).
+    static bool isTemplateMissing(const QString &createError, const QString &templateRef);
+    void dropForMissingTemplate(const QString &id, const QString &runtimeName);
     void failCreate(const QString &id, const QString &reason);
     void attachCreated(const QString &id);
     void removeRuntime(const QString &runtimeName, std::function<void(bool ok, const QString &error)> done);

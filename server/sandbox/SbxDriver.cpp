@@ -1,5 +1,7 @@
 #include "sandbox/SbxDriver.h"
 
+#include "sandbox/SbxJson.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -125,6 +127,17 @@ void SbxDriver::version(Callback done)
     run(QStringLiteral("version"), {QStringLiteral("version")}, m_timeouts.otherMs, {}, std::move(done));
 }
 
+void SbxDriver::versionJson(Callback done)
+{
+    run(QStringLiteral("version --json"), {QStringLiteral("version"), QStringLiteral("--json")}, m_timeouts.otherMs, {},
+        std::move(done));
+}
+
+void SbxDriver::stop(const QString &runtimeName, Callback done)
+{
+    run(QStringLiteral("stop"), {QStringLiteral("stop"), runtimeName}, m_timeouts.removeMs, {}, std::move(done));
+}
+
 void SbxDriver::templateList(std::function<void(const SbxResult &, const QStringList &)> done)
 {
     run(QStringLiteral("template ls"), {QStringLiteral("template"), QStringLiteral("ls"), QStringLiteral("--json")},
@@ -142,7 +155,7 @@ void SbxDriver::templateList(std::function<void(const SbxResult &, const QString
 void SbxDriver::templateSave(const QString &runtimeName, const QString &templateRef, Callback done)
 {
     run(QStringLiteral("template save"), {QStringLiteral("template"), QStringLiteral("save"), runtimeName, templateRef},
-        m_timeouts.createMs, {}, std::move(done));
+        m_timeouts.templateSaveMs, {}, std::move(done));
 }
 
 void SbxDriver::create(const SbxCreateSpec &spec, Callback done)
@@ -214,7 +227,7 @@ QProcess *SbxDriver::startInteractive(const SbxExecSpec &spec, QObject *owner)
 
 bool SbxDriver::parseTemplates(const QByteArray &json, QStringList &refs)
 {
-    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    const QJsonDocument doc = parseSbxJson(json);
     if (!doc.isObject() || !doc.object().value(QStringLiteral("images")).isArray())
         return false;
     for (const QJsonValue &v : doc.object().value(QStringLiteral("images")).toArray()) {
@@ -233,7 +246,7 @@ bool SbxDriver::parseTemplates(const QByteArray &json, QStringList &refs)
 
 bool SbxDriver::parseList(const QByteArray &json, QList<SbxRuntimeInfo> &out)
 {
-    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    const QJsonDocument doc = parseSbxJson(json);
     if (!doc.isObject() || !doc.object().value(QStringLiteral("sandboxes")).isArray())
         return false;
     for (const QJsonValue &v : doc.object().value(QStringLiteral("sandboxes")).toArray()) {
@@ -247,7 +260,7 @@ bool SbxDriver::parseList(const QByteArray &json, QList<SbxRuntimeInfo> &out)
 
 bool SbxDriver::parsePorts(const QByteArray &json, QList<SbxPortMapping> &out)
 {
-    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    const QJsonDocument doc = parseSbxJson(json);
     if (!doc.isArray())
         return false;
     for (const QJsonValue &v : doc.array()) {

@@ -58,9 +58,10 @@ class SbxDriver : public QObject {
     Q_OBJECT
 public:
     struct Timeouts {
-        int createMs = 180000;
+        int createMs = 300000;        // the first create pulls the image: minutes (sbx-contract.md)
         int removeMs = 120000;
         int otherMs = 30000;
+        int templateSaveMs = 900000;  // saving a multi-GB image may take minutes
     };
     using Callback = std::function<void(const SbxResult &)>;
 
@@ -72,6 +73,10 @@ public:
     QString sbxPath() const { return m_sbxPath; }
 
     void version(Callback done);
+    // `sbx version --json` (v0.42+): stdout carries client.version (see SbxVersion.h).
+    void versionJson(Callback done);
+    // `sbx stop <name>`: every process in the VM ends, files stay.
+    void stop(const QString &runtimeName, Callback done);
     void templateList(std::function<void(const SbxResult &, const QStringList &refs)> done);
     void templateSave(const QString &runtimeName, const QString &templateRef, Callback done);
     void create(const SbxCreateSpec &spec, Callback done);

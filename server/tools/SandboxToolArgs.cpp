@@ -14,8 +14,8 @@ namespace chat2sbx {
 namespace {
 
 constexpr qint64 kKiB = 1024;
-constexpr qint64 kMinMemory = 256 * kKiB * kKiB;
-constexpr qint64 kMaxMemory = 64 * kKiB * kKiB * kKiB;
+constexpr qint64 kMinMemory = 512 * kKiB * kKiB;   // sbx-contract.md: minimum 512m (v0.43)
+constexpr qint64 kMaxMemory = 32 * kKiB * kKiB * kKiB;   // and maximum 32 GiB
 constexpr qint64 kMaxAgentsBytes = 256 * 1024;
 
 } // namespace
@@ -24,7 +24,7 @@ bool parseMemoryArgument(const QString &value, QString &normalized, QString &err
 {
     static const QRegularExpression re(QStringLiteral("^([0-9]{1,12})([kmgKMG])$"));
     const QString shown = value.size() > 40 ? value.left(40) + QStringLiteral("…") : value;
-    const QString rule = QStringLiteral("use a size like 512m or 4g (a whole number with k, m or g, from 256m to 64g)");
+    const QString rule = QStringLiteral("use a size like 512m or 4g (a whole number with k, m or g, from 512m to 32g)");
     const QRegularExpressionMatch m = re.match(value);
     if (!m.hasMatch()) {
         error = QStringLiteral("invalid memory \"%1\": %2").arg(shown, rule);

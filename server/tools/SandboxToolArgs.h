@@ -7,7 +7,7 @@
 
 namespace chat2sbx {
 
-// "512m", "4g", "1048576k": digits then k/m/g (case-insensitive), from 256m to 64g. On success
+// "512m", "4g", "1048576k": digits then k/m/g (case-insensitive), from 512m to 32g. On success
 // `normalized` is the lower-case form sbx gets; otherwise `error` names the value and the rule.
 bool parseMemoryArgument(const QString &value, QString &normalized, QString &error);
 

@@ -372,7 +372,7 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
             qCWarning(lcSandboxTools).noquote() << "cannot register tool" << name;
     };
 
-    QJsonObject memory = str(QStringLiteral("Memory for the VM: a whole number with k, m or g, from 256m to 64g (e.g. 512m, 4g). "
+    QJsonObject memory = str(QStringLiteral("Memory for the VM: a whole number with k, m or g, from 512m to 32g (e.g. 512m, 4g). "
                                             "Omit for the default."));
     memory.insert(QStringLiteral("maxLength"), 16);
     QJsonObject workspaceId = str(QStringLiteral("An existing workspace (ws_...). Omit to get a new, empty managed workspace. "

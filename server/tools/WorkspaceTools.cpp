@@ -84,9 +84,10 @@ ToolDefinition requestDefinition()
         "status approval_required with an approval_id until the user approves it in the chat2sbx tray or with "
         "`chat2sbx approval approve <id>`; call it again with the same arguments to learn the outcome (the same "
         "approval is returned while it is pending). Once approved it returns the workspace_id for sandbox_create. "
-        "mode clone (default) gives the sandbox a private clone of a git repository; mode direct mounts the "
-        "directory read-write so sandbox commands change the host files. Give a short reason: the user sees it with "
-        "your client's name when deciding.");
+        "mode clone (default) gives the sandbox a private git clone of a repository's checked-out commit: only "
+        "committed work is cloned (uncommitted, untracked and ignored files stay on the host), the path must be "
+        "the repository's top folder and not a linked worktree; mode direct mounts the directory read-write so "
+        "sandbox commands change the host files. Give a short reason: the user sees it with your client's name when deciding.");
     d.inputSchema = QJsonObject{
         {QStringLiteral("type"), QStringLiteral("object")},
         {QStringLiteral("properties"), QJsonObject{
@@ -117,6 +118,7 @@ ToolDefinition requestDefinition()
              {QStringLiteral("how_to_approve"), str(QStringLiteral("what to tell the user"))},
              {QStringLiteral("workspace_id"), str(QStringLiteral("approved: the ws_ id for sandbox_create"))},
              {QStringLiteral("message"), str(QStringLiteral("rejected: what to tell the user"))},
+             {QStringLiteral("clone_note"), str(QStringLiteral("clone mode: what the clone holds"))},
          }},
         {QStringLiteral("required"), QJsonArray{QStringLiteral("status"), QStringLiteral("canonical_path"), QStringLiteral("mode")}},
         {QStringLiteral("additionalProperties"), false},
@@ -194,6 +196,10 @@ void handleRequest(const ToolCall &call, WorkspaceService &workspaces, ApprovalS
         {QStringLiteral("canonical_path"), out.canonicalPath},
         {QStringLiteral("mode"), workspaceModeName(mode)},
     };
+    if (mode == WorkspaceMode::Clone)
+        result.insert(QStringLiteral("clone_note"),
+                      QStringLiteral("only committed work is cloned: the sandbox gets a git clone of the commit checked out "
+                                     "when it is created; uncommitted, untracked and ignored files stay on the host"));
     switch (out.status) {
     case Status::Refused:
         return call.responder.error(redacted(QStringLiteral("host path refused: %1").arg(out.reason), workspaces.config()));

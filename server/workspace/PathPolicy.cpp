@@ -250,10 +250,21 @@ PathCheck PathPolicy::check(const QString &requested, WorkspaceMode mode) const
             return PathCheck::refused(QStringLiteral("%1 looks like a home directory (it contains %2); choose a project folder inside it")
                                           .arg(requested, marker));
     }
-    if (mode == WorkspaceMode::Clone && !entryExists(dir.fd, QStringLiteral(".git"), true))
-        return PathCheck::refused(QStringLiteral("clone mode needs a git repository, but %1 has no .git at its top; "
-                                                 "give the repository's top folder or use mode direct")
-                                      .arg(requested));
+    if (mode == WorkspaceMode::Clone) {
+        // sbx --clone makes a git clone of the checked-out commit from the top of a repository; a
+        // linked worktree (whose .git is a file pointing elsewhere) is refused by sbx itself.
+        struct stat gitSt {};
+        const bool hasGit = ::fstatat(dir.fd, ".git", &gitSt, AT_SYMLINK_NOFOLLOW) == 0;
+        if (hasGit && S_ISREG(gitSt.st_mode))
+            return PathCheck::refused(QStringLiteral("%1 is a linked git worktree (its .git is a file), and sbx clone mode "
+                                                     "refuses worktrees; give the repository's main checkout, or use mode "
+                                                     "direct to work in this folder itself")
+                                          .arg(requested));
+        if (!hasGit || !S_ISDIR(gitSt.st_mode))
+            return PathCheck::refused(QStringLiteral("clone mode needs a git repository, but %1 has no .git at its top; "
+                                                     "give the repository's top folder or use mode direct")
+                                          .arg(requested));
+    }
 
     PathCheck ok;
     ok.ok = true;

@@ -81,6 +81,9 @@ private slots:
     {
         TestEnvironment env;
         env.set("FAKE_SBX_TEMPLATES", pinnedTemplate());
+        // A restart faster than sbx's idle stop: the VMs (and the session in one) keep running while
+        // no channel is attached. (A VM that stopped meanwhile is another case.)
+        env.set("FAKE_SBX_IDLE_STOP_MS", "600000");
         SandboxHarness observer(env);   // reads the fake's state and calls.log only
 
         QStringList ids;

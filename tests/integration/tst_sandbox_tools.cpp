@@ -147,7 +147,7 @@ private slots:
     {
         TestEnvironment env;
         SandboxHarness h(env);
-        for (const char *bad : {"100m", "65g", "abc", "1t", "", "4 g", "-1g", "262143k", "0g"}) {
+        for (const char *bad : {"100m", "256m", "33g", "64g", "abc", "1t", "", "4 g", "-1g", "524287k", "0g"}) {
             const CallResult r = h.call("sandbox_create", obj({{"memory", QLatin1String(bad)}}));
             QVERIFY2(r.result.isError, bad);
             QVERIFY2(r.result.message.contains(QStringLiteral("\"%1\"").arg(QLatin1String(bad))), qPrintable(r.result.message));
@@ -161,8 +161,7 @@ private slots:
         QCOMPARE(ok.json().value("memory").toString(), QStringLiteral("512m"));
         const QStringList create = h.calls().last().first() == "create" ? h.calls().last() : h.calls().at(h.calls().size() - 2);
         QVERIFY2(create.join(' ').contains("--memory 512m"), qPrintable(create.join(' ')));
-        QVERIFY(!h.call("sandbox_create", obj({{"memory", "64g"}})).result.isError);
-        QVERIFY(!h.call("sandbox_create", obj({{"memory", "256m"}})).result.isError);
+        QVERIFY(!h.call("sandbox_create", obj({{"memory", "32g"}})).result.isError);
     }
 
     void createFailures_data()
@@ -173,7 +172,6 @@ private slots:
         QTest::newRow("create fails") << QStringList{"FAKE_SBX_FAIL_CREATE=disk full on purpose"} << true << "disk full on purpose";
         QTest::newRow("crash mid-create") << QStringList{"FAKE_SBX_CRASH_MID_CREATE=1"} << true << "sbx create";
         QTest::newRow("create hangs") << QStringList{"FAKE_SBX_CRASH_MID_CREATE=hang"} << true << "timed out";
-        QTest::newRow("template missing") << QStringList{} << false << "not found";
         QTest::newRow("health check fails") << QStringList{"FAKE_SBX_FAIL_EXEC=exec refused on purpose"} << true << "exec refused on purpose";
         QTest::newRow("health check hangs") << QStringList{"FAKE_SBX_HANG_EXEC=1"} << true << "timed out";
     }
@@ -207,6 +205,28 @@ private slots:
         QVERIFY2(!d.result.isError, qPrintable(d.text()));
         QCOMPARE(h.call("sandbox_list").json().value("sandboxes").toArray().size(), 0);
         pointFakeSbxAt(env);
+        QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
+    }
+
+    // sbx-contract.md: an unknown template fails as a registry pull (403). That is the host's set-up,
+    // not a sandbox failure: an isError that says to run `chat2sbx setup`, and no failed record.
+    void templateMissing()
+    {
+        TestEnvironment env;
+        SandboxHarness h(env);
+        pointFakeSbxAt(env, false);
+        const CallResult r = h.call("sandbox_create", {}, 20000);
+        QVERIFY(r.finished);
+        QVERIFY2(r.result.isError, qPrintable(r.text()));
+        QVERIFY2(r.result.message.contains("template missing"), qPrintable(r.result.message));
+        QVERIFY2(r.result.message.contains("chat2sbx setup"), qPrintable(r.result.message));
+        QVERIFY2(!r.result.message.contains("failed until sandbox_destroy"), qPrintable(r.result.message));
+        QCOMPARE(h.call("sandbox_list").json().value("sandboxes").toArray().size(), 0);
+        QVERIFY(h.runtimes().isEmpty());
+        // once setup made the template, the next create works
+        pointFakeSbxAt(env);
+        const CallResult ok = h.call("sandbox_create", {}, 20000);
+        QVERIFY2(!ok.result.isError, qPrintable(ok.text()));
         QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
     }
 
@@ -265,7 +285,7 @@ private slots:
         TestEnvironment env;
         const QString allowed = env.root() + "/projects";
         const QString repo = allowed + "/host-repo";
-        QDir().mkpath(repo + "/.git");   // clone mode wants a repository's top folder
+        QVERIFY(makeGitRepository(repo));   // clone mode wants a repository's top folder
         env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", allowed);
         SandboxHarness h(env);
         for (WorkspaceMode mode : {WorkspaceMode::Clone, WorkspaceMode::Direct}) {

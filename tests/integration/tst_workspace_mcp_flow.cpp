@@ -72,19 +72,6 @@ private:
     int m_id = 1;
 };
 
-bool makeGitRepository(const QString &path)
-{
-    if (!QDir().mkpath(path))
-        return false;
-    const QString git = QStandardPaths::findExecutable("git");
-    if (git.isEmpty())
-        return QDir().mkpath(path + "/.git");
-    QProcess p;
-    p.setWorkingDirectory(path);
-    p.start(git, {"init", "-q"});
-    return p.waitForFinished(20000) && p.exitCode() == 0;
-}
-
 } // namespace
 
 class TestWorkspaceMcpFlow : public QObject {

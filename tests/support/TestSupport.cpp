@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QNetworkAccessManager>
+#include <QStandardPaths>
 #include <QNetworkReply>
 #include <QTcpServer>
 #include <QThread>
@@ -48,6 +49,37 @@ bool writeFile(const QString &path, const QByteArray &data)
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return false;
     return f.write(data) == data.size();
+}
+
+int runGit(const QString &dir, const QStringList &args)
+{
+    const QString git = QStandardPaths::findExecutable(QStringLiteral("git"));
+    if (git.isEmpty())
+        return -1;
+    QProcess p;
+    p.setWorkingDirectory(dir);
+    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    p.start(git, QStringList{QStringLiteral("-c"), QStringLiteral("user.name=chat2sbx test"), QStringLiteral("-c"),
+                             QStringLiteral("user.email=test@chat2sbx.invalid")} + args);
+    if (!p.waitForFinished(20000) || p.exitStatus() != QProcess::NormalExit)
+        return -1;
+    return p.exitCode();
+}
+
+bool makeGitRepository(const QString &path, const QList<QPair<QString, QByteArray>> &committed)
+{
+    if (!QDir().mkpath(path) || runGit(path, {QStringLiteral("init"), QStringLiteral("-q")}) != 0)
+        return false;
+    QList<QPair<QString, QByteArray>> files = committed;
+    if (files.isEmpty())
+        files.append({QStringLiteral("README"), QByteArrayLiteral("test repository\n")});
+    for (const auto &[rel, bytes] : files) {
+        const QString full = path + QLatin1Char('/') + rel;
+        if (!QDir().mkpath(QFileInfo(full).absolutePath()) || !writeFile(full, bytes))
+            return false;
+    }
+    return runGit(path, {QStringLiteral("add"), QStringLiteral("-A")}) == 0 &&
+           runGit(path, {QStringLiteral("commit"), QStringLiteral("-q"), QStringLiteral("-m"), QStringLiteral("initial")}) == 0;
 }
 
 bool waitFor(const std::function<bool()> &done, int timeoutMs)

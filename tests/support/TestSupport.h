@@ -26,6 +26,12 @@ quint16 freeTcpPort();
 QByteArray readFile(const QString &path);
 bool writeFile(const QString &path, const QByteArray &data);
 
+// A git repository at `path` (created) whose first commit holds `committed` (relative path ->
+// bytes; a README when empty). Runs git with a fixed identity; false when git is missing or fails.
+bool makeGitRepository(const QString &path, const QList<QPair<QString, QByteArray>> &committed = {});
+// Runs `git <args>` in `dir` and returns its exit code (-1 when it could not run).
+int runGit(const QString &dir, const QStringList &args);
+
 // Runs the event loop until `done()` is true or `timeoutMs` passes. Returns done().
 bool waitFor(const std::function<bool()> &done, int timeoutMs);
 

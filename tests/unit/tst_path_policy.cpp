@@ -92,8 +92,10 @@ private slots:
 
         const PathCheck clone = policy().check(m_root + "/project", WorkspaceMode::Clone);
         QVERIFY2(clone.ok, qPrintable(clone.reason));
-        const PathCheck worktree = policy().check(m_root + "/worktree/", WorkspaceMode::Clone);
+        // a linked worktree in direct mode (clone mode refuses it: refusesLinkedWorktree)
+        const PathCheck worktree = policy().check(m_root + "/worktree/", WorkspaceMode::Direct);
         QVERIFY2(worktree.ok, qPrintable(worktree.reason));
+        QVERIFY(!policy().check(m_root + "/worktree/", WorkspaceMode::Clone).ok);
         QCOMPARE(worktree.directory.canonicalPath, m_root + "/worktree");
     }
 
@@ -129,6 +131,19 @@ private slots:
     void refusesCloneWithoutGit()
     {
         expectRefused(m_root + "/plain", WorkspaceMode::Clone, "clone mode needs a git repository, but " + m_root + "/plain has no .git at its top");
+    }
+    void refusesLinkedWorktree()
+    {
+        // A linked worktree's .git is a file ("gitdir: …"); sbx --clone refuses it.
+        QVERIFY(mkdirs(m_root + "/linked"));
+        QFile gitFile(m_root + "/linked/.git");
+        QVERIFY(gitFile.open(QIODevice::WriteOnly));
+        gitFile.write("gitdir: " + (m_root + "/project/.git/worktrees/linked").toUtf8() + "\n");
+        gitFile.close();
+        expectRefused(m_root + "/linked", WorkspaceMode::Clone, m_root + "/linked is a linked git worktree");
+        expectRefused(m_root + "/linked", WorkspaceMode::Clone, "main checkout");
+        expectRefused(m_root + "/linked", WorkspaceMode::Clone, "mode direct");
+        QVERIFY(policy().check(m_root + "/linked", WorkspaceMode::Direct).ok);
     }
     void refusesGitSymlink()
     {

@@ -3,6 +3,8 @@
 #include "TestSupport.h"
 
 #include "sandbox/SbxDriver.h"
+#include "sandbox/SbxPreflight.h"
+#include "sandbox/SbxVersion.h"
 
 #include <QElapsedTimer>
 #include <QtTest>
@@ -63,6 +65,43 @@ private slots:
         e.workdir = "/w";
         QCOMPARE(SbxDriver::execArgs(e), (QStringList{"exec", "-i", "-u", "root", "-e", "TOKEN", "-e", "OTHER", "-w", "/w",
                                                       "rt", "bash", "-lc", "echo ok"}));
+    }
+
+    // sbx-contract.md, behaviour 3: daemon start-up lines may come before the JSON on stdout.
+    void jsonAfterDaemonText()
+    {
+        const QByteArray noise = "Starting sandboxd daemon...\nDaemon started (PID 4242)\nLogs: /x/[daemon].log\n";
+        QList<SbxRuntimeInfo> list;
+        QVERIFY(SbxDriver::parseList(noise + R"({"sandboxes":[{"name":"a1","status":"stopped"}]})", list));
+        QCOMPARE(list.size(), 1);
+        QCOMPARE(list.at(0).status, QStringLiteral("stopped"));
+        QList<SbxPortMapping> ports;
+        QVERIFY(SbxDriver::parsePorts(noise + R"(  [{"host_ip":"127.0.0.1","host_port":5,"sandbox_port":6,"protocol":"tcp4"}])", ports));
+        QCOMPARE(ports.size(), 1);
+        QStringList refs;
+        QVERIFY(SbxDriver::parseTemplates(noise + R"({"images":[{"repository":"r","tag":"1"}]})", refs));
+        QCOMPARE(refs, QStringList{"r:1"});
+        QVERIFY(!SbxDriver::parseList(noise, list));
+        QVERIFY(!SbxDriver::parseList("Daemon started {not json", list));
+    }
+
+    void versionFloor()
+    {
+        QCOMPARE(parseSbxVersionJson("Starting sandboxd daemon...\n{\"client\":{\"version\":\"v0.47.0\"},\"server\":{\"state\":\"running\"}}"),
+                 QStringLiteral("v0.47.0"));
+        QCOMPARE(parseSbxVersionJson("{}"), QString());
+        QCOMPARE(findSbxVersion("sbx version 0.44.1 (build abc)"), QStringLiteral("0.44.1"));
+        for (const char *ok : {"v0.43", "0.43.0", "v0.47.1-rc1", "1.0.0"})
+            QVERIFY2(sbxVersionSupported(QLatin1String(ok)), ok);
+        for (const char *old : {"v0.42.9", "0.31.0", "0.9", "", "garbage"})
+            QVERIFY2(!sbxVersionSupported(QLatin1String(old)), old);
+    }
+
+    void preflightAdvice()
+    {
+        QVERIFY(sbxPreflightAdvice("sbx ls failed (exit 1): ERROR: you are not signed in: run 'sbx login' first").contains("`sbx login`"));
+        QVERIFY(sbxPreflightAdvice("ERROR: no network policy is set: run 'sbx policy init balanced'").contains("`sbx policy init balanced`"));
+        QVERIFY(sbxPreflightAdvice("sbx create failed (exit 1): disk full").isEmpty());
     }
 
     void parseTemplates()

@@ -24,6 +24,7 @@ int cmdList(const Context &ctx, const QStringList &args);
 int cmdExec(const Context &ctx, const QStringList &args);
 int cmdPorts(const Context &ctx, const QStringList &args);
 int cmdRemove(const Context &ctx, const QStringList &args);
+int cmdStop(const Context &ctx, const QStringList &args);
 
 // Prints "<why>" and the usage line on stderr; returns 2.
 int usageError(const QString &why);

@@ -1,6 +1,9 @@
 // sbx create --quiet --name <runtime> [--template <repo:tag>] [--memory <N[kmg]>] [--clone] shell <root>
 #include "Args.h"
+#include "Clone.h"
 #include "Commands.h"
+#include "Daemon.h"
+#include "Lifecycle.h"
 #include "FsOps.h"
 #include "Templates.h"
 
@@ -16,36 +19,17 @@ namespace fakesbx {
 
 namespace {
 
+// <number>[b|k|m|g] (no suffix: bytes, as docker's --memory), within 512 MiB .. 32 GiB.
 bool validMemory(const QString &memory)
 {
-    static const QRegularExpression re(QStringLiteral("^[0-9]+[kKmMgG]?$"));
-    if (!re.match(memory).hasMatch())
+    static const QRegularExpression re(QStringLiteral("^([0-9]{1,15})([bBkKmMgG]?)$"));
+    const QRegularExpressionMatch m = re.match(memory);
+    if (!m.hasMatch())
         return false;
-    const QString digits = memory.back().isDigit() ? memory : memory.chopped(1);
-    bool ok = false;
-    return digits.toULongLong(&ok) > 0 && ok;
-}
-
-// Clone mode as the real sbx does it (sbx-contract §4): a `git clone` of the checked-out commit, so
-// uncommitted, untracked and ignored files of the host are not in it. A folder that is not the top
-// of a repository is copied as before (the fake's self-test uses a plain folder).
-bool makeClone(const QString &workspace, const QString &target, QString *error)
-{
-    if (!QFileInfo(workspace + QStringLiteral("/.git/HEAD")).isFile())
-        return copyTreeContents(workspace, target, error);
-    QProcess git;
-    QProcessEnvironment env;
-    env.insert(QStringLiteral("PATH"), qEnvironmentVariable("PATH", QStringLiteral("/usr/bin:/bin")));
-    env.insert(QStringLiteral("HOME"), QDir::tempPath());
-    env.insert(QStringLiteral("GIT_CONFIG_NOSYSTEM"), QStringLiteral("1"));
-    git.setProcessEnvironment(env);
-    git.start(QStringLiteral("git"), {QStringLiteral("clone"), QStringLiteral("--quiet"), QStringLiteral("--no-hardlinks"),
-                                      workspace, target});
-    if (!git.waitForFinished(120000) || git.exitStatus() != QProcess::NormalExit || git.exitCode() != 0) {
-        *error = QStringLiteral("git clone of %1 failed: %2").arg(workspace, QString::fromLocal8Bit(git.readAllStandardError()).trimmed());
-        return false;
-    }
-    return true;
+    const QString unit = m.captured(2).toLower();
+    const int shift = unit == QLatin1String("g") ? 30 : unit == QLatin1String("m") ? 20 : unit == QLatin1String("k") ? 10 : 0;
+    const unsigned long long bytes = m.captured(1).toULongLong() << shift;
+    return bytes >= (512ULL << 20) && bytes <= (32ULL << 30);
 }
 
 // Removes a sandbox that failed half-way (not on the crash fault: that one leaves it behind).
@@ -74,7 +58,8 @@ int cmdCreate(const Context &ctx, const QStringList &args)
     if (name.isEmpty())
         return fail(QStringLiteral("a sandbox name is required (--name)"));
     if (!isValidSandboxName(name))
-        return fail(QStringLiteral("invalid sandbox name \"%1\"").arg(name));
+        return fail(QStringLiteral("ERROR: invalid sandbox name \"%1\": use 2-63 letters, digits, '-' or '.', "
+                                   "starting with a letter or digit and not ending with '-' or '.'").arg(name));
     if (parsed.positional.size() != 2)
         return fail(QStringLiteral("usage: sbx create [flags] shell <workspace>"));
     if (parsed.positional.at(0) != QLatin1String("shell"))
@@ -84,7 +69,14 @@ int cmdCreate(const Context &ctx, const QStringList &args)
         return fail(QStringLiteral("workspace %1 does not exist or is not a directory").arg(parsed.positional.at(1)));
     const QString memory = parsed.value(QStringLiteral("--memory"));
     if (parsed.has(QStringLiteral("--memory")) && !validMemory(memory))
-        return fail(QStringLiteral("invalid memory size \"%1\" (expected <number>[k|m|g])").arg(memory));
+        return fail(QStringLiteral("ERROR: invalid memory \"%1\": must be between 512m and 32g").arg(memory));
+    const bool clone = parsed.has(QStringLiteral("--clone"));
+    const QString workspace = QDir::cleanPath(root.absoluteFilePath());
+    if (clone) {
+        const QString refusal = cloneRefusal(workspace);
+        if (!refusal.isEmpty())
+            return fail(refusal);
+    }
 
     ImageRef ref;
     const bool custom = parsed.has(QStringLiteral("--template"));
@@ -94,15 +86,18 @@ int cmdCreate(const Context &ctx, const QStringList &args)
             return fail(QStringLiteral("invalid template reference \"%1\"").arg(text));
         QString error;
         if (!templateExists(ctx, ref, &error))
-            return fail(error.isEmpty() ? QStringLiteral("template %1 not found").arg(text) : error);
+            return fail(error.isEmpty() ? QStringLiteral("ERROR: request failed: 403 Forbidden: pull failed for image \"%1\"").arg(text) : error);
     }
+    const int policy = requirePolicy(ctx);
+    if (policy >= 0)
+        return policy;
 
     SandboxMeta meta;
     meta.name = name;
     meta.templateRef = custom ? parsed.value(QStringLiteral("--template")) : QString();
     meta.memory = memory;
-    meta.clone = parsed.has(QStringLiteral("--clone"));
-    meta.workspace = QDir::cleanPath(root.absoluteFilePath());
+    meta.clone = clone;
+    meta.workspace = workspace;
     meta.status = QStringLiteral("creating");
     meta.created = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
     const QString dir = ctx.state.sandboxDir(name);
@@ -111,7 +106,7 @@ int cmdCreate(const Context &ctx, const QStringList &args)
         if (!lock.ok())
             return 1;
         if (QFileInfo::exists(dir))
-            return fail(QStringLiteral("sandbox %1 already exists").arg(name));
+            return fail(QStringLiteral("ERROR: sandbox '%1' already exists").arg(name));
         QString error;
         if (!QDir().mkpath(dir + QStringLiteral("/home")) || !QDir().mkpath(dir + QStringLiteral("/tmp")))
             return fail(QStringLiteral("cannot create %1").arg(dir));
@@ -132,8 +127,10 @@ int cmdCreate(const Context &ctx, const QStringList &args)
         if (QFileInfo(snapshot).isDir() && !copyTreeContents(snapshot, dir + QStringLiteral("/home"), &error))
             return abandon(ctx, name, error);
     }
-    if (meta.clone && !makeClone(meta.workspace, dir + QStringLiteral("/clone"), &error))
+    if (meta.clone && !cloneWorkspace(name, meta.workspace, dir + QStringLiteral("/clone"), &error)) {
+        removeHostRemote(name, meta.workspace);
         return abandon(ctx, name, error);
+    }
 
     {
         StateLock lock(ctx.state);
@@ -142,6 +139,7 @@ int cmdCreate(const Context &ctx, const QStringList &args)
         meta.status = QStringLiteral("running");
         if (!ctx.state.writeMeta(meta, &error))
             return fail(error);
+        ensureIdleWatcher(ctx, name);
     }
     if (!parsed.has(QStringLiteral("--quiet")))
         printOut(QStringLiteral("Created sandbox %1\n").arg(name).toLocal8Bit());

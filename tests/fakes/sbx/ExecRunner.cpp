@@ -1,7 +1,9 @@
 #include "ExecRunner.h"
 
 #include "Commands.h"
+#include "Daemon.h"
 #include "FsOps.h"
+#include "Lifecycle.h"
 
 #include <QDir>
 #include <QFile>
@@ -72,7 +74,10 @@ bool parseExecArgs(const QStringList &args, ExecRequest *req, QString *error, bo
         if (!a.startsWith(QLatin1Char('-')) || a == QLatin1String("-"))
             break;
         QString value;
-        if (a == QLatin1String("-i") || a == QLatin1String("--interactive")) {
+        if (a == QLatin1String("-d") || a == QLatin1String("--detach")) {
+            *error = QStringLiteral("ERROR: detached exec (-d) is not supported");
+            return false;
+        } else if (a == QLatin1String("-i") || a == QLatin1String("--interactive")) {
             req->interactive = true;
         } else if (a == QLatin1String("-u") || a == QLatin1String("--user")) {
             if (!takeValue(a, &req->user))
@@ -145,8 +150,22 @@ int cmdExec(const Context &ctx, const QStringList &args)
         return fail(QStringLiteral("injected exec failure (command matches \"%1\")").arg(match));
 
     SandboxMeta meta;
-    if (!ctx.state.readMeta(req.runtime, &meta) || meta.status != QLatin1String("running"))
-        return fail(QStringLiteral("sandbox %1 is not running").arg(req.runtime));
+    {
+        StateLock lock(ctx.state);
+        if (!lock.ok())
+            return 1;
+        if (!ctx.state.readMeta(req.runtime, &meta) || meta.status == QLatin1String("creating"))
+            return fail(QStringLiteral("ERROR: no sandbox named '%1'").arg(req.runtime));
+        if (meta.status != QLatin1String("running")) {
+            const int policy = requirePolicy(ctx);
+            if (policy >= 0)
+                return policy;
+            if (!startSandbox(ctx, &meta, &error))
+                return fail(error);
+        }
+        registerAttached(ctx.state, req.runtime);
+        ensureIdleWatcher(ctx, req.runtime);
+    }
 
     const QString dir = ctx.state.sandboxDir(req.runtime);
     const QString home = dir + QStringLiteral("/home");
@@ -202,6 +221,9 @@ int cmdExec(const Context &ctx, const QStringList &args)
     }
     closeDescriptorsFrom(3);
     std::fflush(stdout);
+    std::fflush(stderr);
+    if (ctx.faults.enabled(QStringLiteral("FAKE_SBX_EXEC_MERGE_STDERR")) && ::dup2(1, 2) < 0)
+        return fail(QStringLiteral("cannot merge stderr into stdout"));
     if (!bwrap.isEmpty()) {
         ::execve(cargv[0], cargv.data(), cenv.data());
         return fail(QStringLiteral("cannot start %1: %2").arg(bwrap, QString::fromLocal8Bit(std::strerror(errno))));

@@ -150,7 +150,9 @@ StateLock::~StateLock()
 
 bool isValidSandboxName(const QString &name)
 {
-    static const QRegularExpression re(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"));
+    // sbx-contract.md (create row): letters, digits, '-', '.'; 2-63 characters; leading
+    // alphanumeric; no trailing '-' or '.'.
+    static const QRegularExpression re(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9.-]{0,61}[A-Za-z0-9]$"));
     return re.match(name).hasMatch();
 }
 

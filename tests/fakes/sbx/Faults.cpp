@@ -78,6 +78,8 @@ QString commandKey(const QStringList &args)
         return QStringLiteral("EXEC");
     if (cmd == QLatin1String("rm"))
         return QStringLiteral("RM");
+    if (cmd == QLatin1String("stop"))
+        return QStringLiteral("STOP");
     if (cmd == QLatin1String("ports")) {
         for (const QString &a : args) {
             if (a == QLatin1String("--publish") || a.startsWith(QLatin1String("--publish=")))

@@ -2,6 +2,7 @@
 #include "Args.h"
 #include "Commands.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -22,7 +23,16 @@ int cmdList(const Context &ctx, const QStringList &args)
         SandboxMeta meta;
         if (hidden.contains(name) || !ctx.state.readMeta(name, &meta))
             continue;
-        array.append(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("status"), meta.status}});
+        QJsonArray ports;
+        for (const PortMapping &p : std::as_const(meta.ports))
+            ports.append(p.toJson());
+        const QString id = QString::fromLatin1(QCryptographicHash::hash(name.toUtf8(), QCryptographicHash::Sha256).toHex().left(12));
+        array.append(QJsonObject{{QStringLiteral("name"), name},
+                                 {QStringLiteral("id"), id},
+                                 {QStringLiteral("agent"), QStringLiteral("shell")},
+                                 {QStringLiteral("status"), meta.status},
+                                 {QStringLiteral("workspaces"), meta.workspace.isEmpty() ? QJsonArray() : QJsonArray{meta.workspace}},
+                                 {QStringLiteral("ports"), ports}});
     }
     printOut(QJsonDocument(QJsonObject{{QStringLiteral("sandboxes"), array}}).toJson(QJsonDocument::Indented));
     return 0;

@@ -1,6 +1,8 @@
 // sbx ports <runtime> --json | sbx ports <runtime> --publish <ip>:<hostport>:<sandboxport>/<proto>
 #include "Args.h"
 #include "Commands.h"
+#include "Daemon.h"
+#include "Lifecycle.h"
 #include "PortForwarder.h"
 
 #include <QHostAddress>
@@ -64,7 +66,7 @@ int listPorts(const Context &ctx, const QString &name)
 {
     SandboxMeta meta;
     if (!ctx.state.readMeta(name, &meta))
-        return fail(QStringLiteral("sandbox %1 not found").arg(name));
+        return fail(QStringLiteral("sandbox '%1' not found").arg(name));
     QJsonArray array;
     for (const PortMapping &p : meta.ports)
         array.append(p.toJson());
@@ -82,7 +84,15 @@ int publish(const Context &ctx, const QString &name, const QString &spec)
         return 1;
     SandboxMeta meta;
     if (!ctx.state.readMeta(name, &meta) || meta.workspace.isEmpty())
-        return fail(QStringLiteral("sandbox %1 not found").arg(name));
+        return fail(QStringLiteral("sandbox '%1' not found").arg(name));
+    QString error;
+    if (meta.status == QLatin1String("stopped")) {
+        const int policy = requirePolicy(ctx);
+        if (policy >= 0)
+            return policy;
+        if (!startSandbox(ctx, &meta, &error))
+            return fail(error);
+    }
     for (const PortMapping &p : meta.ports) {
         if (p.sandboxPort == wanted.sandboxPort)
             return 0;  // already published: the existing mapping stays
@@ -93,7 +103,6 @@ int publish(const Context &ctx, const QString &name, const QString &spec)
 
     const bool forward = !ctx.faults.enabled(QStringLiteral("FAKE_SBX_NO_FORWARD")) &&
                          wanted.protocol.startsWith(QLatin1String("tcp")) && wanted.hostPort != wanted.sandboxPort;
-    QString error;
     if (forward) {
         int fd = -1;
         int port = 0;

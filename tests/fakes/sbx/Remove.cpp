@@ -1,5 +1,7 @@
-// sbx rm --force <runtime>: kills the sandbox's processes, deletes its directory.
+// sbx rm --force <runtime>: kills the sandbox's processes, deletes its directory and, for a clone
+// sandbox, the host repository's remote sandbox-<runtime>.
 #include "Args.h"
+#include "Clone.h"
 #include "Commands.h"
 #include "FsOps.h"
 #include "ProcessKiller.h"
@@ -17,9 +19,12 @@ int cmdRemove(const Context &ctx, const QStringList &args)
     StateLock lock(ctx.state);
     if (!lock.ok())
         return 1;
-    if (!ctx.state.exists(name))
-        return fail(QStringLiteral("sandbox %1 not found").arg(name));
+    SandboxMeta meta;
+    if (!ctx.state.readMeta(name, &meta))
+        return fail(QStringLiteral("sandbox '%1' not found").arg(name));
     killSandboxProcesses(name);
+    if (meta.clone && !meta.workspace.isEmpty())
+        removeHostRemote(name, meta.workspace);
     QString error;
     if (!removeTree(ctx.state.sandboxDir(name), &error))
         return fail(error);

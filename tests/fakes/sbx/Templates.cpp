@@ -3,6 +3,7 @@
 #include "Args.h"
 #include "FsOps.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -10,6 +11,8 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QSaveFile>
+
+#include <cstdio>
 
 namespace fakesbx {
 
@@ -108,8 +111,15 @@ int templateList(const Context &ctx, const QStringList &args)
     if (!listTemplates(ctx, &images, &error))
         return fail(error);
     QJsonArray array;
-    for (const ImageRef &r : images)
-        array.append(QJsonObject{{QStringLiteral("repository"), r.repository}, {QStringLiteral("tag"), r.tag}});
+    for (const ImageRef &r : images) {
+        const QByteArray digest = QCryptographicHash::hash(r.text().toUtf8(), QCryptographicHash::Sha256).toHex();
+        array.append(QJsonObject{{QStringLiteral("id"), QStringLiteral("sha256:") + QString::fromLatin1(digest)},
+                                 {QStringLiteral("repository"), r.repository},
+                                 {QStringLiteral("tag"), r.tag},
+                                 {QStringLiteral("flavor"), QStringLiteral("shell")},
+                                 {QStringLiteral("created_at"), QStringLiteral("2026-01-01T00:00:00Z")},
+                                 {QStringLiteral("size"), 734003200}});
+    }
     printOut(QJsonDocument(QJsonObject{{QStringLiteral("images"), array}}).toJson(QJsonDocument::Indented));
     return 0;
 }
@@ -130,8 +140,17 @@ int templateSave(const Context &ctx, const QStringList &args)
     StateLock lock(ctx.state);
     if (!lock.ok())
         return 1;
-    if (!ctx.state.exists(name))
-        return fail(QStringLiteral("sandbox %1 not found").arg(name));
+    SandboxMeta meta;
+    if (!ctx.state.readMeta(name, &meta))
+        return fail(QStringLiteral("sandbox '%1' not found").arg(name));
+    if (meta.status == QLatin1String("running")) {
+        // The real CLI asks whether to stop the sandbox first; with no terminal the prompt cannot
+        // be answered and the command fails (v0.45).
+        std::fprintf(stderr, "Sandbox '%s' is running and must be stopped before it can be saved. Stop it now? [y/N] \n",
+                     name.toLocal8Bit().constData());
+        return fail(QStringLiteral("ERROR: cannot prompt for confirmation: stdin is not a terminal "
+                                   "(stop the sandbox with 'sbx stop %1' first)").arg(name));
+    }
 
     QString error;
     const QString snapshot = ctx.state.templateSnapshotDir(templateSnapshotId(ref));
@@ -180,6 +199,8 @@ bool templateExists(const Context &ctx, const ImageRef &ref, QString *error)
     if (!listTemplates(ctx, &images, error))
         return false;
     const QString wanted = familiarRepository(ref.repository);
+    if (wanted == QLatin1String("docker/sandbox-templates") && ref.tag == QLatin1String("shell"))
+        return true;  // the stock shell template (pulled from Docker Hub by the real CLI)
     for (const ImageRef &r : images) {
         if (familiarRepository(r.repository) == wanted && r.tag == ref.tag)
             return true;

@@ -1,7 +1,9 @@
 // Test double of Docker Sandboxes' `sbx` CLI for chat2sbx. See README.md.
 #include "CallLog.h"
 #include "Commands.h"
+#include "Daemon.h"
 #include "Faults.h"
+#include "Lifecycle.h"
 #include "PortForwarder.h"
 
 #include <QCoreApplication>
@@ -16,7 +18,7 @@ int usageError(const QString &why)
     std::fprintf(stderr, "%s\n", why.toLocal8Bit().constData());
     std::fprintf(stderr, "usage: sbx version | template ls --json | template save <sandbox> <repo:tag> | "
                          "create ... shell <workspace> | ls --json | exec ... <sandbox> <cmd> | "
-                         "ports <sandbox> --json|--publish <spec> | rm --force <sandbox>\n");
+                         "ports <sandbox> --json|--publish <spec> | stop <sandbox> | rm --force <sandbox>\n");
     return 2;
 }
 
@@ -32,14 +34,6 @@ void printOut(const QByteArray &text)
     std::fflush(stdout);
 }
 
-int cmdVersion(const Context &, const QStringList &args)
-{
-    if (!args.isEmpty())
-        return usageError(QStringLiteral("usage: sbx version"));
-    printOut("sbx version 0.0.0-fake (chat2sbx test double)\n");
-    return 0;
-}
-
 } // namespace fakesbx
 
 using namespace fakesbx;
@@ -51,6 +45,8 @@ int main(int argc, char **argv)
         args << QString::fromLocal8Bit(argv[i]);
     if (!args.isEmpty() && args.first() == QLatin1String("__forward"))
         return runForwarder(argc, argv, args);
+    if (!args.isEmpty() && args.first() == QLatin1String("__idle-watch"))
+        return runIdleWatcher(args);
 
     const QString stateRoot = qEnvironmentVariable("FAKE_SBX_STATE");
     if (stateRoot.isEmpty()) {
@@ -65,16 +61,25 @@ int main(int argc, char **argv)
     }
     appendCall(ctx.state.path(QStringLiteral("calls.log")), args);
     ctx.faults = Faults::load(ctx.state.path(QStringLiteral("faults.env")));
+    if (args.isEmpty())
+        return usageError(QStringLiteral("sbx: no command given"));
+    const QString command = args.first();
+    const QStringList rest = args.mid(1);
     const QString key = commandKey(args);
+    // Every known command but `version` talks to the daemon: it may start it, and needs sign-in.
+    const bool daemon = !key.isEmpty() && key != QLatin1String("VERSION");
+    if (daemon)
+        announceDaemonStart(ctx);
     if (!key.isEmpty()) {
         const int rc = applyCommandFaults(ctx.faults, key);
         if (rc >= 0)
             return rc;
     }
-    if (args.isEmpty())
-        return usageError(QStringLiteral("sbx: no command given"));
-    const QString command = args.first();
-    const QStringList rest = args.mid(1);
+    if (daemon) {
+        const int rc = requireSignedIn(ctx);
+        if (rc >= 0)
+            return rc;
+    }
     if (command == QLatin1String("exec"))
         return cmdExec(ctx, rest);  // before QCoreApplication: the process is replaced
 
@@ -91,5 +96,7 @@ int main(int argc, char **argv)
         return cmdPorts(ctx, rest);
     if (command == QLatin1String("rm"))
         return cmdRemove(ctx, rest);
+    if (command == QLatin1String("stop"))
+        return cmdStop(ctx, rest);
     return usageError(QStringLiteral("sbx: unknown command \"%1\"").arg(command));
 }

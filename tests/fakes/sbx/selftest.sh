@@ -9,12 +9,18 @@ BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 WORK=$(mktemp -d /tmp/fakesbx-selftest.XXXXXX)
 for v in $(compgen -e); do case $v in FAKE_SBX_*) unset "$v";; esac; done
 export FAKE_SBX_STATE=$WORK/state
+# The older sections below test one command at a time: no auto-stop, no daemon start-up text.
+# The "contract behaviours" section at the end switches both on.
+export FAKE_SBX_IDLE_STOP_MS=off FAKE_SBX_DAEMON_NOTICE=off
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 ST=$FAKE_SBX_STATE
 SBXS=$ST/sandboxes
 WS=$WORK/ws
 mkdir -p "$WS/sub"
 echo original > "$WS/file.txt"
+echo kept > "$WS/sub/keep"
+git -C "$WS" init -q && git -C "$WS" add -A && git -C "$WS" -c user.name=t -c user.email=t@t commit -qm init \
+  || { echo "FAIL: git init of the workspace" >&2; exit 1; }
 
 cleanup() {
   # Kill whatever the sandboxes left running (detached sleeps, servers, port forwarders).
@@ -67,10 +73,10 @@ run env -u FAKE_SBX_STATE "$BIN" version
 want_rc 2 "no state"; want_err "fake sbx: FAKE_SBX_STATE is not set" "no state"; ok "FAKE_SBX_STATE required"
 
 sbx version
-want_rc 0 version; want_out "sbx version 0.0.0-fake (chat2sbx test double)" version; ok version
+want_rc 0 version; want_out "sbx version v0.47.0 (fake: chat2sbx test double)" version; ok version
 
-for cmd in "" "bogus" "ls" "template" "template ls" "template rm x" "exec" "exec a" "ports a" \
-           "rm a" "version extra" "ls --json extra" "ports a --json --publish 0.0.0.0:0:1/tcp4"; do
+for cmd in "" "bogus" "ls" "template" "template ls" "template rm x" "exec" "exec aa" "ports aa" \
+           "rm aa" "version extra" "ls --json extra" "ports aa --json --publish 0.0.0.0:0:1/tcp4"; do
   read -ra A <<<"$cmd"
   sbx "${A[@]}"
   want_rc 2 "usage '$cmd'"; [ -n "$ERR" ] || fail "usage '$cmd': stderr empty"
@@ -81,7 +87,7 @@ ok "usage errors exit 2"
 sbx template ls --json
 want_rc 0 "template ls"; jtrue 'J == {"images": []}' || fail "template ls empty"; ok "template ls (empty)"
 FAKE_SBX_TEMPLATES="chat2sbx-shell:1.0.0, docker.io/library/other:2" sbx template ls --json
-jtrue 'J["images"] == [{"repository":"chat2sbx-shell","tag":"1.0.0"},{"repository":"docker.io/library/other","tag":"2"}]' \
+jtrue '[(i["repository"], i["tag"]) for i in J["images"]] == [("chat2sbx-shell","1.0.0"),("docker.io/library/other","2")] and all({"id","repository","tag","flavor","created_at","size"} <= set(i) for i in J["images"])' \
   || fail "FAKE_SBX_TEMPLATES"; ok "template ls lists FAKE_SBX_TEMPLATES verbatim"
 
 # ---------------------------------------------------------------- create: validation
@@ -100,23 +106,23 @@ sbx create --quiet --name 'bad/name' shell "$WS"; want_rc 1 "bad name"; one_line
 ok "create rejects unknown flags, missing name, other agents, bad roots, bad memory, unknown templates"
 
 # ---------------------------------------------------------------- create: success
-sbx create --quiet --name a shell "$WS"
-want_rc 0 "create a"; want_out "" "create --quiet prints nothing"
-[ -d "$SBXS/a/home" ] && [ -d "$SBXS/a/tmp" ] && [ ! -e "$SBXS/a/clone" ] || fail "layout of a"
-meta a 'M["name"]=="a" and M["status"]=="running" and M["workspace"]==sys.argv[3] and M["clone"] is False and M["memory"]=="" and M["template"]=="" and M["ports"]==[] and M["created"]' "$WS" \
-  || fail "meta of a: $(cat "$SBXS/a/meta.json")"
+sbx create --quiet --name aa shell "$WS"
+want_rc 0 "create aa"; want_out "" "create --quiet prints nothing"
+[ -d "$SBXS/aa/home" ] && [ -d "$SBXS/aa/tmp" ] && [ ! -e "$SBXS/aa/clone" ] || fail "layout of aa"
+meta aa 'M["name"]=="aa" and M["status"]=="running" and M["workspace"]==sys.argv[3] and M["clone"] is False and M["memory"]=="" and M["template"]=="" and M["ports"]==[] and M["created"]' "$WS" \
+  || fail "meta of aa: $(cat "$SBXS/aa/meta.json")"
 ok "create (stock template) makes a running sandbox"
 
-sbx create --quiet --name a shell "$WS"; want_rc 1 "duplicate"; want_err "sandbox a already exists" "duplicate"; ok "duplicate name rejected"
+sbx create --quiet --name aa shell "$WS"; want_rc 1 "duplicate"; want_err "ERROR: sandbox 'aa' already exists" "duplicate"; ok "duplicate name rejected"
 
 : > "$ST/calls.log"
-sbx create --quiet --name c --memory 4g --clone shell "$WS"
-want_rc 0 "create c"
-[ "$(cat "$ST/calls.log")" = "[\"create\",\"--quiet\",\"--name\",\"c\",\"--memory\",\"4g\",\"--clone\",\"shell\",\"$WS\"]" ] \
+sbx create --quiet --name cc --memory 4g --clone shell "$WS"
+want_rc 0 "create cc"
+[ "$(cat "$ST/calls.log")" = "[\"create\",\"--quiet\",\"--name\",\"cc\",\"--memory\",\"4g\",\"--clone\",\"shell\",\"$WS\"]" ] \
   || fail "calls.log: $(cat "$ST/calls.log")"
 ok "calls.log records the exact argv"
-meta c 'M["clone"] is True and M["memory"]=="4g" and M["status"]=="running"' || fail "meta of c"
-[ "$(cat "$SBXS/c/clone/file.txt")" = original ] && [ -d "$SBXS/c/clone/sub" ] || fail "clone copy"
+meta cc 'M["clone"] is True and M["memory"]=="4g" and M["status"]=="running"' || fail "meta of cc"
+[ "$(cat "$SBXS/cc/clone/file.txt")" = original ] && [ -d "$SBXS/cc/clone/sub" ] || fail "clone copy"
 ok "create --clone --memory copies the workspace"
 
 sbx create --name loud shell "$WS"; want_rc 0 "create without --quiet"; [ -n "$OUT" ] || fail "create without --quiet prints"
@@ -129,22 +135,22 @@ ok "create variants (no --quiet, relative root, --flag=value)"
 mkdir "$SBXS/nometa"
 sbx ls --json
 want_rc 0 ls
-jtrue '{s["name"]: s["status"] for s in J["sandboxes"]} == {"a":"running","c":"running","loud":"running","rel":"running","eqform":"running","nometa":"creating"} and all(set(s) == {"name","status"} for s in J["sandboxes"])' \
+jtrue '{s["name"]: s["status"] for s in J["sandboxes"]} == {"aa":"running","cc":"running","loud":"running","rel":"running","eqform":"running","nometa":"creating"} and all(set(s) == {"name","id","agent","status","workspaces","ports"} for s in J["sandboxes"])' \
   || fail "ls content"
 ok "ls --json lists all sandboxes (a directory without meta reads as creating)"
 
 # ---------------------------------------------------------------- exec
-sbx exec a pwd; want_rc 0 "exec pwd"; want_out "$WS" "exec cwd is the workspace"; ok "exec runs in the workspace"
-sbx exec a sh -c 'echo out; echo err >&2; exit 7'
+sbx exec aa pwd; want_rc 0 "exec pwd"; want_out "$WS" "exec cwd is the workspace"; ok "exec runs in the workspace"
+sbx exec aa sh -c 'echo out; echo err >&2; exit 7'
 want_rc 7 "exit code"; want_out out "stdout"; want_err err "stderr"; ok "exec passes stdout, stderr, exit code"
-sbx exec a sh -c 'kill -9 $$'; want_rc 137 "killed command"; ok "exec: a killed command gives 137"
-sbx exec a no-such-command-xyz; want_rc 127 "not found"; ok "exec: unknown command exits 127"
-sbx exec a cat <<<"should not be read"; want_rc 0 "no -i"; want_out "" "stdin is /dev/null without -i"
-sbx exec -i a cat <<<"piped"; want_rc 0 "-i"; want_out "piped" "stdin with -i"
+sbx exec aa sh -c 'kill -9 $$'; want_rc 137 "killed command"; ok "exec: a killed command gives 137"
+sbx exec aa no-such-command-xyz; want_rc 127 "not found"; ok "exec: unknown command exits 127"
+sbx exec aa cat <<<"should not be read"; want_rc 0 "no -i"; want_out "" "stdin is /dev/null without -i"
+sbx exec -i aa cat <<<"piped"; want_rc 0 "-i"; want_out "piped" "stdin with -i"
 ok "exec stdin: /dev/null without -i, connected with -i"
 
 mkfifo "$WORK/in"
-"$BIN" exec -i a sh -c 'while read -r l; do echo "got $l"; done' <"$WORK/in" >"$WORK/interactive.out" 2>&1 &
+"$BIN" exec -i aa sh -c 'while read -r l; do echo "got $l"; done' <"$WORK/in" >"$WORK/interactive.out" 2>&1 &
 IPID=$!
 exec 7>"$WORK/in"
 echo one >&7
@@ -159,109 +165,113 @@ ok "exec -i keeps stdin connected for the life of the process"
 BWRAP=0
 [ "$(cat "$ST/bwrap-probe" 2>/dev/null)" = ok ] && BWRAP=1
 [ -f "$ST/bwrap-probe" ] || fail "bwrap probe result not cached"
-if [ "$BWRAP" = 1 ]; then TMPEXP=/tmp; else TMPEXP=$SBXS/a/tmp; fi
-sbx exec a env
+if [ "$BWRAP" = 1 ]; then TMPEXP=/tmp; else TMPEXP=$SBXS/aa/tmp; fi
+sbx exec aa env
 want_rc 0 env
-EXPECTED=$(printf '%s\n' "FAKE_SBX_SANDBOX=a" "HOME=$SBXS/a/home" "LANG=C.UTF-8" \
+EXPECTED=$(printf '%s\n' "FAKE_SBX_SANDBOX=aa" "HOME=$SBXS/aa/home" "LANG=C.UTF-8" \
   "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "TMPDIR=$TMPEXP" "USER=agent")
 [ "$(printf '%s\n' "$OUT" | sort)" = "$EXPECTED" ] || fail "clean environment, want:
 $EXPECTED"
 ok "exec environment is clean (bwrap=$BWRAP)"
 
-FROMHOST="host value" sbx exec -u root -e FROMHOST -e UNSETVAR -e GIVEN=x a env
-[ "$(printf '%s\n' "$OUT" | sort)" = "$(printf '%s\n' "FAKE_SBX_SANDBOX=a" "FROMHOST=host value" "GIVEN=x" "HOME=$SBXS/a/home" \
+FROMHOST="host value" sbx exec -u root -e FROMHOST -e UNSETVAR -e GIVEN=x aa env
+[ "$(printf '%s\n' "$OUT" | sort)" = "$(printf '%s\n' "FAKE_SBX_SANDBOX=aa" "FROMHOST=host value" "GIVEN=x" "HOME=$SBXS/aa/home" \
   "LANG=C.UTF-8" "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "TMPDIR=$TMPEXP" "USER=root")" ] \
   || fail "-u root / -e"
 ok "exec -u root sets USER=root; -e NAME copies the caller's value (unset names are skipped)"
 
-sbx exec -w "$WS/sub" a pwd; want_out "$WS/sub" "-w"; ok "exec -w"
-sbx exec -w "$WS/nope" a pwd; want_rc 1 "-w missing dir"; ok "exec -w with a missing directory fails"
-sbx exec nosuch true; want_rc 1 "exec unknown"; want_err "sandbox nosuch is not running" "exec unknown"
-sbx exec nometa true; want_rc 1 "exec creating"; want_err "sandbox nometa is not running" "exec creating"
-sbx exec -x a true; want_rc 1 "exec unknown flag"; one_line_err "exec unknown flag"
-sbx exec a sh -c 'echo "$@"' sh -i -u -w; want_out "-i -u -w" "flags after the command belong to it"
+sbx exec -w "$WS/sub" aa pwd; want_out "$WS/sub" "-w"; ok "exec -w"
+sbx exec -w "$WS/nope" aa pwd; want_rc 1 "-w missing dir"; ok "exec -w with a missing directory fails"
+sbx exec nosuch true; want_rc 1 "exec unknown"; want_err "ERROR: no sandbox named 'nosuch'" "exec unknown"
+sbx exec nometa true; want_rc 1 "exec creating"; want_err "ERROR: no sandbox named 'nometa'" "exec creating"
+sbx exec -x aa true; want_rc 1 "exec unknown flag"; one_line_err "exec unknown flag"
+sbx exec aa sh -c 'echo "$@"' sh -i -u -w; want_out "-i -u -w" "flags after the command belong to it"
 ok "exec errors and argument passing"
 
 # Detached processes outlive their exec and a later exec can kill them (one VM).
-sbx exec a sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'
+sbx exec aa sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'
 DPID=$OUT
 [ -n "$DPID" ] && alive "$DPID" || fail "detached process did not survive its exec"
-grep -qz '^FAKE_SBX_SANDBOX=a$' "/proc/$DPID/environ" || fail "detached process lacks FAKE_SBX_SANDBOX"
-sbx exec a kill "$DPID"; want_rc 0 "kill from a later exec"
+grep -qz '^FAKE_SBX_SANDBOX=aa$' "/proc/$DPID/environ" || fail "detached process lacks FAKE_SBX_SANDBOX"
+sbx exec aa kill "$DPID"; want_rc 0 "kill from a later exec"
 wait_until 5 gone "$DPID" || fail "a later exec could not kill the detached process"
 ok "detached processes survive and are killable by a later exec"
 
 if [ "$BWRAP" = 1 ]; then
-  sbx exec a sh -c 'touch /usr/fake-sbx-selftest 2>/dev/null'; [ "$RC" != 0 ] || fail "host fs writable inside bwrap"
+  sbx exec aa sh -c 'touch /usr/fake-sbx-selftest 2>/dev/null'; [ "$RC" != 0 ] || fail "host fs writable inside bwrap"
   [ ! -e /usr/fake-sbx-selftest ] || fail "wrote to the host /usr"
-  sbx exec a sh -c 'echo inside > /tmp/fake-sbx-selftest && echo w > written.txt && echo h > "$HOME/h"'
+  sbx exec aa sh -c 'echo inside > /tmp/fake-sbx-selftest && echo w > written.txt && echo h > "$HOME/h"'
   want_rc 0 "writable places"
-  [ -f "$SBXS/a/tmp/fake-sbx-selftest" ] && [ ! -e /tmp/fake-sbx-selftest ] || fail "/tmp is the sandbox tmp/"
-  [ "$(cat "$WS/written.txt")" = w ] && [ "$(cat "$SBXS/a/home/h")" = h ] || fail "workspace/home writable"
+  [ -f "$SBXS/aa/tmp/fake-sbx-selftest" ] && [ ! -e /tmp/fake-sbx-selftest ] || fail "/tmp is the sandbox tmp/"
+  [ "$(cat "$WS/written.txt")" = w ] && [ "$(cat "$SBXS/aa/home/h")" = h ] || fail "workspace/home writable"
   rm -f "$WS/written.txt"
-  sbx exec c pwd; want_out "$WS" "clone is mounted at the workspace path"
-  sbx exec c sh -c 'echo changed > file.txt; cat file.txt'; want_out changed "write in clone"
-  [ "$(cat "$WS/file.txt")" = original ] && [ "$(cat "$SBXS/c/clone/file.txt")" = changed ] || fail "clone isolation"
-  sbx exec -w "$WS/sub" c sh -c 'cat ../file.txt'; want_out changed "clone -w"
+  sbx exec cc pwd; want_out "$WS" "clone is mounted at the workspace path"
+  sbx exec cc sh -c 'echo changed > file.txt; cat file.txt'; want_out changed "write in clone"
+  [ "$(cat "$WS/file.txt")" = original ] && [ "$(cat "$SBXS/cc/clone/file.txt")" = changed ] || fail "clone isolation"
+  sbx exec -w "$WS/sub" cc sh -c 'cat ../file.txt'; want_out changed "clone -w"
   ok "bwrap: host read-only, /tmp+home+workspace writable, clone at the workspace path"
 else
   echo "note - bwrap not usable here: bwrap-only checks skipped"
 fi
-FAKE_SBX_NO_BWRAP=1 sbx exec a sh -c 'echo "$TMPDIR"; pwd'
-want_out "$SBXS/a/tmp"$'\n'"$WS" "no-bwrap TMPDIR/cwd"
-FAKE_SBX_NO_BWRAP=1 sbx exec c pwd; want_out "$SBXS/c/clone" "no-bwrap clone cwd"
-FAKE_SBX_NO_BWRAP=1 sbx exec -w "$WS/sub" c pwd; want_out "$SBXS/c/clone/sub" "no-bwrap clone -w"
-FAKE_SBX_NO_BWRAP=1 sbx exec a no-such-command-xyz; want_rc 127 "no-bwrap not found"
+FAKE_SBX_NO_BWRAP=1 sbx exec aa sh -c 'echo "$TMPDIR"; pwd'
+want_out "$SBXS/aa/tmp"$'\n'"$WS" "no-bwrap TMPDIR/cwd"
+FAKE_SBX_NO_BWRAP=1 sbx exec cc pwd; want_out "$SBXS/cc/clone" "no-bwrap clone cwd"
+FAKE_SBX_NO_BWRAP=1 sbx exec -w "$WS/sub" cc pwd; want_out "$SBXS/cc/clone/sub" "no-bwrap clone -w"
+FAKE_SBX_NO_BWRAP=1 sbx exec aa no-such-command-xyz; want_rc 127 "no-bwrap not found"
 ok "FAKE_SBX_NO_BWRAP=1: plain process, clone addressed on the host"
 
 # ---------------------------------------------------------------- ports
-sbx ports a --json; want_rc 0 "ports"; jtrue 'J == []' || fail "ports empty"
+sbx ports aa --json; want_rc 0 "ports"; jtrue 'J == []' || fail "ports empty"
 SP=$(free_port)
-sbx ports a --publish "0.0.0.0:0:$SP/tcp4"; want_rc 0 "publish"
-sbx ports a --json
+sbx ports aa --publish "0.0.0.0:0:$SP/tcp4"; want_rc 0 "publish"
+sbx ports aa --json
 jtrue "len(J)==1 and J[0]['host_ip']=='0.0.0.0' and J[0]['sandbox_port']==$SP and J[0]['protocol']=='tcp4' and J[0]['host_port']>0" || fail "published mapping"
 HP=$(jget 'J[0]["host_port"]')
-sbx ports a --publish "0.0.0.0:0:$SP/tcp4"; want_rc 0 "publish again"
-sbx ports a --json; jtrue "len(J)==1 and J[0]['host_port']==$HP" || fail "publish again keeps the mapping"
+sbx ports aa --publish "0.0.0.0:0:$SP/tcp4"; want_rc 0 "publish again"
+sbx ports aa --json; jtrue "len(J)==1 and J[0]['host_port']==$HP" || fail "publish again keeps the mapping"
 ok "ports --publish 0 picks a host port; asking again keeps it"
 
-sbx exec a sh -c "setsid python3 -m http.server $SP --bind 127.0.0.1 </dev/null >/dev/null 2>&1 &"
+sbx exec aa sh -c "setsid python3 -m http.server $SP --bind 127.0.0.1 </dev/null >/dev/null 2>&1 &"
 wait_until 10 curl -s -m 1 -o /dev/null "http://127.0.0.1:$SP/" || fail "in-sandbox server did not start"
 run curl -s -m 3 "http://127.0.0.1:$HP/file.txt"; want_out original "forwarded port"
 ok "a published port forwards to the sandbox port"
 
 HP2=$(free_port)
-sbx ports a --publish "0.0.0.0:$HP2:8081/tcp4"; want_rc 0 "explicit host port"
-sbx ports c --publish "0.0.0.0:$HP2:8082/tcp4"; want_rc 1 "host port taken"; one_line_err "host port taken"
-sbx ports a --json; jtrue "sorted((m['host_port'], m['sandbox_port']) for m in J) == sorted([($HP, $SP), ($HP2, 8081)])" || fail "explicit mapping"
+sbx ports aa --publish "0.0.0.0:$HP2:8081/tcp4"; want_rc 0 "explicit host port"
+sbx ports cc --publish "0.0.0.0:$HP2:8082/tcp4"; want_rc 1 "host port taken"; one_line_err "host port taken"
+sbx ports aa --json; jtrue "sorted((m['host_port'], m['sandbox_port']) for m in J) == sorted([($HP, $SP), ($HP2, 8081)])" || fail "explicit mapping"
 for bad in "0.0.0.0:0:0/tcp4" "0.0.0.0:x:80/tcp4" "0.0.0.0:70000:80/tcp4" "1.2.3:0:80/tcp4" "0:80" "0.0.0.0:0:80/sctp" ""; do
-  sbx ports a --publish "$bad"; want_rc 1 "malformed '$bad'"; one_line_err "malformed '$bad'"
+  sbx ports aa --publish "$bad"; want_rc 1 "malformed '$bad'"; one_line_err "malformed '$bad'"
 done
-sbx ports nosuch --json; want_rc 1 "ports unknown"; want_err "sandbox nosuch not found" "ports unknown"
-sbx ports nosuch --publish 0.0.0.0:0:80/tcp4; want_rc 1 "publish unknown"; want_err "sandbox nosuch not found" "publish unknown"
+sbx ports nosuch --json; want_rc 1 "ports unknown"; want_err "sandbox 'nosuch' not found" "ports unknown"
+sbx ports nosuch --publish 0.0.0.0:0:80/tcp4; want_rc 1 "publish unknown"; want_err "sandbox 'nosuch' not found" "publish unknown"
 ok "ports: explicit host ports, conflicts, malformed specs, unknown sandboxes"
 
-FAKE_SBX_NO_FORWARD=1 sbx ports c --publish 0.0.0.0:0:9000/tcp4; want_rc 0 "no-forward publish"
-sbx ports c --json; jtrue 'len(J)==1 and J[0]["host_port"]>0' || fail "no-forward mapping"
+FAKE_SBX_NO_FORWARD=1 sbx ports cc --publish 0.0.0.0:0:9000/tcp4; want_rc 0 "no-forward publish"
+sbx ports cc --json; jtrue 'len(J)==1 and J[0]["host_port"]>0' || fail "no-forward mapping"
 ok "FAKE_SBX_NO_FORWARD=1 records the mapping only"
 
 # ---------------------------------------------------------------- template save / create from it
-echo marker > "$SBXS/a/home/marker"
-sbx template save a chat2sbx-shell:2.0.0; want_rc 0 "template save"
+sbx create --quiet --name ts shell "$WS"; want_rc 0 "create ts"
+echo marker > "$SBXS/ts/home/marker"
+sbx template save ts chat2sbx-shell:2.0.0; want_rc 1 "template save of a running sandbox"
+[[ "$ERR" == *"sbx stop ts"* ]] || fail "template save of a running sandbox names sbx stop"
+sbx stop ts; want_rc 0 "stop ts"
+sbx template save ts chat2sbx-shell:2.0.0; want_rc 0 "template save"
 sbx template ls --json
-jtrue '{"repository":"docker.io/library/chat2sbx-shell","tag":"2.0.0"} in J["images"]' || fail "saved template listed with docker.io/library/"
-sbx template save a chat2sbx-shell:2.0.0; want_rc 0 "template save again"
+jtrue '("docker.io/library/chat2sbx-shell","2.0.0") in [(i["repository"], i["tag"]) for i in J["images"]]' || fail "saved template listed with docker.io/library/"
+sbx template save ts chat2sbx-shell:2.0.0; want_rc 0 "template save again"
 sbx template ls --json; jtrue 'len(J["images"])==1' || fail "saving again does not duplicate"
-sbx template save nosuch chat2sbx-shell:2.0.0; want_rc 1 "save unknown"; want_err "sandbox nosuch not found" "save unknown"
-sbx template save a "Bad Ref"; want_rc 1 "save bad ref"; one_line_err "save bad ref"
-sbx template save a; want_rc 2 "save usage"
+sbx template save nosuch chat2sbx-shell:2.0.0; want_rc 1 "save unknown"; want_err "sandbox 'nosuch' not found" "save unknown"
+sbx template save ts "Bad Ref"; want_rc 1 "save bad ref"; one_line_err "save bad ref"
+sbx template save ts; want_rc 2 "save usage"
 sbx create --quiet --name t1 --template chat2sbx-shell:2.0.0 shell "$WS"; want_rc 0 "create from saved template"
 [ "$(cat "$SBXS/t1/home/marker" 2>/dev/null)" = marker ] || fail "template home snapshot"
 meta t1 'M["template"]=="chat2sbx-shell:2.0.0"' || fail "meta template"
 sbx create --quiet --name t2 --template docker.io/library/chat2sbx-shell:2.0.0 shell "$WS"; want_rc 0 "qualified template ref"
 FAKE_SBX_TEMPLATES=chat2sbx-shell:1.0.0 sbx create --quiet --name t3 --template chat2sbx-shell:1.0.0 shell "$WS"
 want_rc 0 "template from FAKE_SBX_TEMPLATES"
-ok "template save records the template (and home); create --template accepts it"
+ok "template save needs a stopped sandbox, records the template (and home); create --template accepts it"
 
 # ---------------------------------------------------------------- rm
 sbx exec t1 sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'; K1=$OUT
@@ -272,18 +282,18 @@ sbx rm --force t1; want_rc 0 "rm"; want_out "" "rm output"
 wait_until 5 gone "$K1" || fail "rm did not kill the sandbox's processes"
 wait_until 5 gone "$K2" || fail "rm did not kill the sandbox's processes (2)"
 sbx ls --json; jtrue '"t1" not in [s["name"] for s in J["sandboxes"]]' || fail "rm: still listed"
-sbx rm --force t1; want_rc 1 "rm unknown"; want_err "sandbox t1 not found" "rm unknown"
+sbx rm --force t1; want_rc 1 "rm unknown"; want_err "sandbox 't1' not found" "rm unknown"
 ok "rm --force kills the sandbox's processes and deletes it"
 
-FPID=$(grep -lz '^FAKE_SBX_SANDBOX=a$' /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
-[ -n "$FPID" ] || fail "no processes tagged with sandbox a"
-sbx rm --force a; want_rc 0 "rm a"
-wait_until 5 port_closed "$HP" || fail "forwarder of a still listening after rm"
-for p in $FPID; do wait_until 5 gone "$p" || fail "process $p of a survived rm"; done
+FPID=$(grep -lz '^FAKE_SBX_SANDBOX=aa$' /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
+[ -n "$FPID" ] || fail "no processes tagged with sandbox aa"
+sbx rm --force aa; want_rc 0 "rm aa"
+wait_until 5 port_closed "$HP" || fail "forwarder of aa still listening after rm"
+for p in $FPID; do wait_until 5 gone "$p" || fail "process $p of aa survived rm"; done
 [ "$(cat "$WS/file.txt")" = original ] && [ -d "$WS/sub" ] || fail "rm touched the host workspace"
-chmod 0500 "$SBXS/c/clone/sub"
-sbx rm --force c; want_rc 0 "rm c (read-only dir in the clone)"; [ ! -e "$SBXS/c" ] || fail "rm c"
-[ -d "$WS/sub" ] || fail "rm of a clone touched the host workspace"
+chmod 0500 "$SBXS/cc/clone/sub"
+sbx rm --force cc; want_rc 0 "rm cc (read-only dir in the clone)"; [ ! -e "$SBXS/cc" ] || fail "rm cc"
+[ -d "$WS/sub" ] || fail "rm of aa clone touched the host workspace"
 ok "rm stops port forwarders and never touches the workspace"
 
 sbx create --quiet --name fw shell "$WS"
@@ -292,28 +302,30 @@ sbx ports fw --publish "0.0.0.0:0:$SP3/tcp4"; sbx ports fw --json; HP3=$(jget 'J
 curl -s -m 1 -o /dev/null "http://127.0.0.1:$HP3/"; [ $? = 7 ] && fail "forwarder of fw not listening"
 rm -rf "$SBXS/fw"
 wait_until 5 port_closed "$HP3" || fail "forwarder outlived its sandbox directory"
-ok "a forwarder exits when its sandbox directory disappears"
+ok "aa forwarder exits when its sandbox directory disappears"
 
 # ---------------------------------------------------------------- command faults
-sbx create --quiet --name f shell "$WS"
+sbx create --quiet --name ff shell "$WS"
 declare -A FCMD=(
-  [VERSION]="version" [TEMPLATE_LS]="template ls --json" [TEMPLATE_SAVE]="template save f fault-tpl:1"
-  [CREATE]="create --quiet --name fz shell $WS" [LS]="ls --json" [EXEC]="exec f true"
-  [PORTS]="ports f --json" [PUBLISH]="ports f --publish 0.0.0.0:0:4999/tcp4" [RM]="rm --force rmme")
-prep() {  # state a successful run of the command needs
+  [VERSION]="version" [TEMPLATE_LS]="template ls --json" [TEMPLATE_SAVE]="template save ff fault-tpl:1"
+  [CREATE]="create --quiet --name fz shell $WS" [LS]="ls --json" [EXEC]="exec ff true"
+  [PORTS]="ports ff --json" [PUBLISH]="ports ff --publish 0.0.0.0:0:4999/tcp4" [RM]="rm --force rmme"
+  [STOP]="stop ff")
+prep() {  # state aa successful run of the command needs
   case $1 in
     CREATE) "$BIN" rm --force fz >/dev/null 2>&1 ;;
+    TEMPLATE_SAVE) "$BIN" stop ff || fail "prep stop ff" ;;
     RM) [ -d "$SBXS/rmme" ] || "$BIN" create --quiet --name rmme shell "$WS" || fail "prep rmme" ;;
   esac
 }
-untouched() {  # a faulted command must not have changed state
+untouched() {  # aa faulted command must not have changed state
   case $1 in
     CREATE) [ ! -e "$SBXS/fz" ] ;;
     RM) [ -d "$SBXS/rmme" ] ;;
     *) true ;;
   esac
 }
-for k in VERSION TEMPLATE_LS TEMPLATE_SAVE CREATE LS EXEC PORTS PUBLISH RM; do
+for k in VERSION TEMPLATE_LS TEMPLATE_SAVE CREATE LS EXEC PORTS PUBLISH RM STOP; do
   read -ra A <<<"${FCMD[$k]}"
   prep "$k"
   run env "FAKE_SBX_FAIL_$k=boom $k" "$BIN" "${A[@]}"
@@ -343,8 +355,8 @@ done
 
 # A fault for one command leaves the others alone.
 FAKE_SBX_FAIL_CREATE=x sbx ls --json; want_rc 0 "FAIL_CREATE does not affect ls"
-FAKE_SBX_FAIL_PUBLISH=x sbx ports f --json; want_rc 0 "FAIL_PUBLISH does not affect ports --json"
-FAKE_SBX_FAIL_PORTS=x sbx ports f --publish 0.0.0.0:0:4998/tcp4; want_rc 0 "FAIL_PORTS does not affect publish"
+FAKE_SBX_FAIL_PUBLISH=x sbx ports ff --json; want_rc 0 "FAIL_PUBLISH does not affect ports --json"
+FAKE_SBX_FAIL_PORTS=x sbx ports ff --publish 0.0.0.0:0:4998/tcp4; want_rc 0 "FAIL_PORTS does not affect publish"
 ok "faults are per command"
 
 : > "$ST/calls.log"
@@ -356,9 +368,9 @@ ok "faulted invocations are logged too"
 FAKE_SBX_CRASH_MID_CREATE=1 sbx create --quiet --name half --clone shell "$WS"
 want_rc 137 "crash mid create"
 meta half 'M["status"]=="creating"' || fail "half-made meta"
-sbx ls --json; jtrue '{"name":"half","status":"creating"} in J["sandboxes"]' || fail "ls shows the half-made sandbox"
-sbx exec half true; want_rc 1 "exec half"; want_err "sandbox half is not running" "exec half"
-sbx create --quiet --name half shell "$WS"; want_rc 1 "create over half"; want_err "sandbox half already exists" "create over half"
+sbx ls --json; jtrue '("half","creating") in [(s["name"], s["status"]) for s in J["sandboxes"]]' || fail "ls shows the half-made sandbox"
+sbx exec half true; want_rc 1 "exec half"; want_err "ERROR: no sandbox named 'half'" "exec half"
+sbx create --quiet --name half shell "$WS"; want_rc 1 "create over half"; want_err "ERROR: sandbox 'half' already exists" "create over half"
 sbx rm --force half; want_rc 0 "rm half"; [ ! -e "$SBXS/half" ] || fail "rm half"
 echo "FAKE_SBX_CRASH_MID_CREATE=hang" > "$ST/faults.env"
 run timeout 0.5 "$BIN" create --quiet --name half2 shell "$WS"; want_rc 124 "crash=hang"
@@ -368,24 +380,24 @@ sbx rm --force half2; want_rc 0 "rm half2"
 ok "FAKE_SBX_CRASH_MID_CREATE=1|hang leaves a half-made sandbox"
 
 # ---------------------------------------------------------------- ls hide, exec match
-FAKE_SBX_LS_HIDE="f, eqform" sbx ls --json
-jtrue 'not {"f","eqform"} & {s["name"] for s in J["sandboxes"]} and "loud" in [s["name"] for s in J["sandboxes"]]' || fail "LS_HIDE"
-[ -d "$SBXS/f" ] || fail "LS_HIDE removed the directory"
+FAKE_SBX_LS_HIDE="ff, eqform" sbx ls --json
+jtrue 'not {"ff","eqform"} & {s["name"] for s in J["sandboxes"]} and "loud" in [s["name"] for s in J["sandboxes"]]' || fail "LS_HIDE"
+[ -d "$SBXS/ff" ] || fail "LS_HIDE removed the directory"
 echo "FAKE_SBX_LS_HIDE=loud" > "$ST/faults.env"
-FAKE_SBX_LS_HIDE=f sbx ls --json
-jtrue '"loud" not in [s["name"] for s in J["sandboxes"]] and "f" in [s["name"] for s in J["sandboxes"]]' || fail "LS_HIDE from file wins"
+FAKE_SBX_LS_HIDE=ff sbx ls --json
+jtrue '"loud" not in [s["name"] for s in J["sandboxes"]] and "ff" in [s["name"] for s in J["sandboxes"]]' || fail "LS_HIDE from file wins"
 rm -f "$ST/faults.env"
 ok "FAKE_SBX_LS_HIDE"
 
-FAKE_SBX_FAIL_EXEC_MATCH=forbidden sbx exec f echo a-forbidden-word; want_rc 1 "exec match"; one_line_err "exec match"
-FAKE_SBX_FAIL_EXEC_MATCH=forbidden sbx exec f echo fine; want_rc 0 "exec no match"; want_out fine "exec no match"
+FAKE_SBX_FAIL_EXEC_MATCH=forbidden sbx exec ff echo a-forbidden-word; want_rc 1 "exec match"; one_line_err "exec match"
+FAKE_SBX_FAIL_EXEC_MATCH=forbidden sbx exec ff echo fine; want_rc 0 "exec no match"; want_out fine "exec no match"
 ok "FAKE_SBX_FAIL_EXEC_MATCH"
 
 # ---------------------------------------------------------------- concurrency
 for i in $(seq 1 8); do ( "$BIN" create --quiet --name same shell "$WS" 2>"$WORK/race.$i.err"; echo $? >"$WORK/race.$i" ) & done
 wait
 [ "$(cat "$WORK"/race.? | grep -c '^0$')" = 1 ] || fail "concurrent creates: $(cat "$WORK"/race.?)"
-[ "$(cat "$WORK"/race.*.err | sort -u)" = "sandbox same already exists" ] || fail "concurrent create errors"
+[ "$(cat "$WORK"/race.*.err | sort -u)" = "ERROR: sandbox 'same' already exists" ] || fail "concurrent create errors"
 for i in $(seq 1 6); do "$BIN" create --quiet --name p$i shell "$WS" || fail "create p$i"; done
 for i in $(seq 1 6); do "$BIN" ports p$i --publish 0.0.0.0:0:5000/tcp4 & done
 for i in $(seq 1 6); do FAKE_SBX_NO_FORWARD=1 "$BIN" ports p$i --publish 0.0.0.0:0:5001/tcp4 & done
@@ -401,7 +413,124 @@ print(len(out), len(set(out)))')
 python3 -c '
 import json, sys
 for line in open(sys.argv[1]):
-    assert isinstance(json.loads(line), list)' "$ST/calls.log" || fail "calls.log has a malformed line"
+    assert isinstance(json.loads(line), list)' "$ST/calls.log" || fail "calls.log has aa malformed line"
 ok "concurrent creates and publishes are serialized"
+
+# ---------------------------------------------------------------- contract behaviours
+# Each block names the line of reference/sbx-contract.md it checks (see README.md).
+
+# version row: --json reports client version and server.state; before v0.42 --json is unknown.
+sbx version --json; want_rc 0 "version --json"
+jtrue 'J["client"]["version"] == "v0.47.0" and J["server"]["state"] == "running"' || fail "version --json"
+FAKE_SBX_VERSION=0.41.2 sbx version --json; want_rc 1 "version --json before 0.42"
+FAKE_SBX_VERSION=0.41.2 sbx version; want_out "sbx version 0.41.2 (fake: chat2sbx test double)" "FAKE_SBX_VERSION"
+ok "version --json (and FAKE_SBX_VERSION)"
+
+# behaviour 3: daemon start-up text on stdout before the JSON, the first time only.
+D=$WORK/daemon-state
+FAKE_SBX_STATE=$D FAKE_SBX_DAEMON_NOTICE= sbx ls --json; want_rc 0 "first ls"
+[ "$(printf '%s\n' "$OUT" | head -1)" = "Starting sandboxd daemon..." ] || fail "daemon text first"
+printf '%s\n' "$OUT" | sed -n 2p | grep -q '^Daemon started (PID [0-9]*)$' || fail "daemon PID line"
+printf '%s\n' "$OUT" | sed -n 3p | grep -q '^Logs: ' || fail "daemon Logs line"
+OUT=$(printf '%s\n' "$OUT" | sed 1,3d); jtrue 'J == {"sandboxes": []}' || fail "JSON after the daemon text"
+FAKE_SBX_STATE=$D FAKE_SBX_DAEMON_NOTICE= sbx ls --json; jtrue 'J == {"sandboxes": []}' || fail "second ls has no daemon text"
+FAKE_SBX_STATE=$WORK/daemon2 FAKE_SBX_DAEMON_NOTICE=stderr sbx template ls --json
+jtrue 'J == {"images": []}' && [[ "$ERR" == "Starting sandboxd daemon..."* ]] || fail "DAEMON_NOTICE=stderr"
+ok "daemon start-up text: stdout (default) or stderr, first use of a state folder only"
+
+# create row: names, memory range, unknown template = registry pull, -d unsupported.
+for n in x -ab ab- ab. a_b "$(printf 'n%.0s' $(seq 64))" 'a b'; do
+  sbx create --quiet --name "$n" shell "$WS"; want_rc 1 "name '$n'"; one_line_err "name '$n'"
+done
+sbx create --quiet --name "a.b-1" shell "$WS"; want_rc 0 "name a.b-1"
+sbx create --quiet --name "$(printf 'n%.0s' $(seq 63))" shell "$WS"; want_rc 0 "63-character name"
+for m in 511m 256m 33g 34359738369 1g5; do
+  sbx create --quiet --name mem1 --memory "$m" shell "$WS"; want_rc 1 "memory '$m'"
+  [[ "$ERR" == *"512m"*"32g"* ]] || fail "memory error names the range"
+done
+for m in 512m 32g 536870912 4G 1024M; do
+  sbx create --quiet --name mem1 --memory "$m" shell "$WS"; want_rc 0 "memory '$m'"; "$BIN" rm --force mem1
+done
+sbx create --quiet --name tpl1 --template nosuch/image:1 shell "$WS"; want_rc 1 "unknown template"
+want_err 'ERROR: request failed: 403 Forbidden: pull failed for image "nosuch/image:1"' "unknown template text"
+sbx create --quiet --name tpl1 --template docker/sandbox-templates:shell shell "$WS"; want_rc 0 "stock template by name"
+sbx exec -d tpl1 true; want_rc 1 "exec -d"; one_line_err "exec -d"
+ok "create: name rules, memory 512m-32g, 403 pull failure for unknown templates; exec -d refused"
+
+# behaviour 2: sign-in and network policy.
+FAKE_SBX_NOT_SIGNED_IN=1 sbx ls --json; want_rc 1 "not signed in"; [[ "$ERR" == *"sbx login"* ]] || fail "sign-in text"
+FAKE_SBX_NOT_SIGNED_IN=1 sbx version; want_rc 0 "version works signed out"
+FAKE_SBX_NO_POLICY=1 sbx create --quiet --name pol1 shell "$WS"; want_rc 1 "no policy"
+[[ "$ERR" == *"sbx policy init"* ]] || fail "policy text"; [ ! -e "$SBXS/pol1" ] || fail "policy failure left a sandbox"
+FAKE_SBX_NO_POLICY=1 sbx exec tpl1 true; want_rc 0 "running sandbox needs no policy check"
+"$BIN" stop tpl1
+FAKE_SBX_NO_POLICY=1 sbx exec tpl1 true; want_rc 1 "starting a stopped sandbox needs a policy"
+ok "FAKE_SBX_NOT_SIGNED_IN / FAKE_SBX_NO_POLICY fail with texts naming sbx login / sbx policy init"
+
+# behaviour 1 + stop/exec/ports rows: auto-stop after the grace period, restart on exec/publish.
+export FAKE_SBX_IDLE_STOP_MS=700
+sbx create --quiet --name idle1 shell "$WS"; want_rc 0 "create idle1"
+sbx exec idle1 sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'; SL=$OUT
+sbx exec idle1 sh -c 'echo kept > "$HOME/state.txt"'
+mkfifo "$WORK/hold"
+"$BIN" exec -i idle1 cat <"$WORK/hold" >/dev/null 2>&1 &
+HOLD=$!
+exec 8>"$WORK/hold"
+sleep 1.5
+sbx ls --json; jtrue '{s["name"]: s["status"] for s in J["sandboxes"]}["idle1"] == "running"' || fail "stopped while an exec was attached"
+alive "$SL" || fail "process died while an exec was attached"
+exec 8>&-
+wait "$HOLD"
+idle_stopped() { "$BIN" ls --json | python3 -c 'import json,sys; sys.exit(0 if {s["name"]: s["status"] for s in json.load(sys.stdin)["sandboxes"]}["idle1"] == "stopped" else 1)'; }
+wait_until 5 idle_stopped || fail "no auto-stop after the last exec ended"
+wait_until 2 gone "$SL" || fail "a process survived the auto-stop"
+[ "$(cat "$SBXS/idle1/home/state.txt")" = kept ] || fail "files must survive a stop"
+sbx exec idle1 sh -c 'cat "$HOME/state.txt"'
+want_rc 0 "exec on a stopped sandbox"; want_out kept "files after restart"
+want_err "Sandbox idle1 started successfully" "restart message"
+sbx ls --json; jtrue '{s["name"]: s["status"] for s in J["sandboxes"]}["idle1"] == "running"' || fail "running after exec"
+ok "auto-stop after FAKE_SBX_IDLE_STOP_MS with no attached exec: processes die, files stay, exec restarts"
+
+SP5=$(free_port)
+sbx ports idle1 --publish "127.0.0.1:0:$SP5/tcp4"; want_rc 0 "publish idle1"
+sbx ports idle1 --json; HP5=$(jget 'J[0]["host_port"]')
+sbx stop idle1; want_rc 0 "sbx stop"
+sbx ls --json; jtrue '{s["name"]: s["status"] for s in J["sandboxes"]}["idle1"] == "stopped"' || fail "stopped after sbx stop"
+wait_until 5 port_closed "$HP5" || fail "forwarder survived sbx stop"
+sbx ports idle1 --json; jtrue "len(J)==1 and J[0]['host_port']==$HP5" || fail "ports kept while stopped"
+sbx ports idle1 --publish "127.0.0.1:0:8089/tcp4"; want_rc 0 "publish starts a stopped sandbox"
+want_err "Sandbox idle1 started successfully" "publish restart message"
+sbx exec idle1 sh -c "setsid python3 -m http.server $SP5 --bind 127.0.0.1 </dev/null >/dev/null 2>&1 &"
+wait_until 10 curl -s -m 1 -o /dev/null "http://127.0.0.1:$HP5/file.txt" || fail "ports not restored after restart"
+sbx stop nosuch; want_rc 1 "stop unknown"; want_err "sandbox 'nosuch' not found" "stop unknown"
+ok "sbx stop; ports --publish restarts a stopped sandbox; ports are restored on restart"
+export FAKE_SBX_IDLE_STOP_MS=off
+
+# exec row: stderr merged into stdout (FAKE_SBX_EXEC_MERGE_STDERR).
+FAKE_SBX_EXEC_MERGE_STDERR=1 sbx exec idle1 sh -c 'echo out; echo err >&2'
+want_out $'out\nerr' "merged stderr"; [[ "$ERR" != *err* ]] || fail "merged stderr leaves stderr"
+ok "FAKE_SBX_EXEC_MERGE_STDERR=1 merges the command's stderr into stdout"
+
+# behaviour 4: clone mode is git.
+R=$WORK/repo
+mkdir -p "$R/dir" && echo committed > "$R/dir/c.txt" && git -C "$R" init -q && git -C "$R" add -A \
+  && git -C "$R" -c user.name=t -c user.email=t@t commit -qm one || fail "repo"
+echo untracked > "$R/untracked.txt"; echo changed > "$R/dir/c.txt"
+git -C "$R" worktree add -q "$WORK/linked" 2>/dev/null || fail "worktree"
+sbx create --quiet --clone --name cl1 shell "$WORK/linked"; want_rc 1 "linked worktree"
+[[ "$ERR" == *worktree* ]] || fail "worktree refusal text"
+sbx create --quiet --clone --name cl1 shell "$R/dir"; want_rc 1 "not the top"; one_line_err "not the top"
+sbx create --quiet --clone --name cl1 shell "$R"; want_rc 0 "clone"
+sbx exec cl1 sh -c 'cat dir/c.txt; test -e untracked.txt && echo present; git log --format=%s'
+want_out $'committed\none' "clone holds the committed files only"
+[ "$(git -C "$R" config remote.sandbox-cl1.url)" = "$SBXS/cl1/clone" ] || fail "host remote sandbox-cl1"
+[ "$(git -C "$R" config remote.sandbox-cl1.fetch)" = "+refs/heads/*:refs/sandboxes/cl1/*" ] || fail "remote refspec"
+sbx exec cl1 sh -c 'echo new > n.txt && git add n.txt && git -c user.name=t -c user.email=t@t commit -qm two'
+git -C "$R" fetch -q sandbox-cl1 || fail "fetch from the sandbox"
+[ "$(git -C "$R" log -1 --format=%s "refs/sandboxes/cl1/$(git -C "$R" symbolic-ref --short HEAD)")" = two ] || fail "fetched ref"
+sbx rm --force cl1; want_rc 0 "rm clone"
+git -C "$R" config remote.sandbox-cl1.url >/dev/null && fail "rm left the host remote"
+[ "$(cat "$R/untracked.txt")" = untracked ] || fail "clone touched the host"
+ok "--clone: git clone of the committed files, worktree/subfolder refused, sandbox-<name> remote added and removed"
 
 echo "PASS: $PASS checks"
