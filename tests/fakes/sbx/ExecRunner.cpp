@@ -132,6 +132,28 @@ QString usableBwrap(const QString &probeCacheFile, bool disabled)
     return rc == 0 ? bwrap : QString();
 }
 
+namespace {
+
+// `sbx exec` starts a stopped sandbox first (sbx-contract.md), which takes FAKE_SBX_START_DELAY_MS.
+bool wakeStopped(const Context &ctx, SandboxMeta *meta)
+{
+    if (const long delay = ctx.faults.value(QStringLiteral("FAKE_SBX_START_DELAY_MS")).trimmed().toLong(); delay > 0)
+        sleepMs(delay);
+    StateLock lock(ctx.state);
+    if (!lock.ok() || !ctx.state.readMeta(meta->name, meta))
+        return false;
+    if (meta->status == QLatin1String("stopped")) {
+        meta->status = QStringLiteral("running");
+        QString error;
+        if (!ctx.state.writeMeta(*meta, &error))
+            return false;
+    }
+    std::fprintf(stderr, "Sandbox %s started successfully\n", qPrintable(meta->name));
+    return true;
+}
+
+} // namespace
+
 int cmdExec(const Context &ctx, const QStringList &args)
 {
     ExecRequest req;
@@ -145,7 +167,9 @@ int cmdExec(const Context &ctx, const QStringList &args)
         return fail(QStringLiteral("injected exec failure (command matches \"%1\")").arg(match));
 
     SandboxMeta meta;
-    if (!ctx.state.readMeta(req.runtime, &meta) || meta.status != QLatin1String("running"))
+    if (ctx.state.readMeta(req.runtime, &meta) && meta.status == QLatin1String("stopped") && !wakeStopped(ctx, &meta))
+        return fail(QStringLiteral("sandbox %1 could not be started").arg(req.runtime));
+    if (meta.status != QLatin1String("running"))
         return fail(QStringLiteral("sandbox %1 is not running").arg(req.runtime));
 
     const QString dir = ctx.state.sandboxDir(req.runtime);
