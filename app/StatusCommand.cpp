@@ -122,6 +122,9 @@ int runStatus(CommandContext &ctx)
 
     const qint64 active = healthy ? health.value(QStringLiteral("activeSandboxes")).toInteger()
                                   : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"));
+    const qint64 warm = healthy && health.contains(QStringLiteral("warmSandboxes"))
+                            ? health.value(QStringLiteral("warmSandboxes")).toInteger()
+                            : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM warm_sandboxes WHERE state = 'ready'"));
     const qint64 pending = healthy && health.contains(QStringLiteral("pendingApprovals"))
                                ? health.value(QStringLiteral("pendingApprovals")).toInteger()
                                : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM approvals WHERE state = 'pending'"));
@@ -177,6 +180,8 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("sandboxes"), QJsonObject{
                  {QStringLiteral("active"), active >= 0 ? QJsonValue(active) : QJsonValue()},
                  {QStringLiteral("limit"), c.maxActiveSandboxes > 0 ? QJsonValue(c.maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
+                 {QStringLiteral("warm"), warm >= 0 ? QJsonValue(warm) : QJsonValue()},
+                 {QStringLiteral("warmTarget"), c.warmSandboxes},
              }},
             {QStringLiteral("pendingApprovals"), pending >= 0 ? QJsonValue(pending) : QJsonValue()},
             {QStringLiteral("dataRoot"), dataRoot},
@@ -226,8 +231,10 @@ int runStatus(CommandContext &ctx)
             else if (!tunnelReadiness.isEmpty() && tunnelState != QLatin1String("ready"))
                 text += QStringLiteral("tunnel:     waiting for readiness, %1\n").arg(tunnelReadiness);
         }
-        text += QStringLiteral("sandboxes:  %1 active / limit %2\n")
-                    .arg(active >= 0 ? QString::number(active) : QStringLiteral("?")).arg(limit);
+        text += QStringLiteral("sandboxes:  %1 active / limit %2; %3 of %4 warm (ready to hand over)\n")
+                    .arg(active >= 0 ? QString::number(active) : QStringLiteral("?"), limit,
+                         warm >= 0 ? QString::number(warm) : QStringLiteral("?"))
+                    .arg(c.warmSandboxes);
         text += QStringLiteral("approvals:  %1 pending\n").arg(pending >= 0 ? QString::number(pending) : QStringLiteral("?"));
         text += QStringLiteral("data root:  %1\n").arg(dataRoot);
         ctx.print(text);

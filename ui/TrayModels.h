@@ -39,6 +39,7 @@ struct StatusInfo {
     QString tunnelError;
     int activeSandboxes = 0;
     int sandboxLimit = 0;   // 0: unlimited
+    int warmSandboxes = 0;  // made ahead of need, ready to hand over
     QString version;
 };
 

@@ -7,6 +7,7 @@
 #include "state/Database.h"
 #include "sandbox/SandboxService.h"      // [sandboxes]
 #include "sandbox/SbxDriver.h"           // [sandboxes]
+#include "sandbox/WarmPool.h"
 #include "tools/SandboxTools.h"          // [sandboxes]
 #include "tools/WorkspaceTools.h"        // issue 6
 #include "workspace/ApprovalService.h"   // issue 6
@@ -47,6 +48,9 @@ Controller::Controller(const Config &config, QObject *parent)
     m_channels = std::make_unique<ChannelPool>(*m_sbx);
     m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_serviceClock);
     m_sandboxes->setAttacher(m_channels.get());
+    m_warm = std::make_unique<WarmPool>(m_config, *m_db, *m_sbx, m_serviceClock);
+    m_warm->setAttacher(m_channels.get());
+    m_sandboxes->setWarmPool(m_warm.get());
     registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
 }
 

@@ -26,6 +26,7 @@ class SbxDriver;
 class WorkspaceRetention;
 class WorkspaceService;
 class TunnelSupervisor;
+class WarmPool;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
 // tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
@@ -63,6 +64,7 @@ public:
     SbxDriver &sbx() { return *m_sbx; }
     WorkspaceService &workspaces() { return *m_workspaces; }
     SandboxService &sandboxes() { return *m_sandboxes; }
+    WarmPool &warmPool() { return *m_warm; }
     // --- workspaces and approvals (issue 6): valid for the Controller's lifetime; they read the
     // database, so use them once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
@@ -104,6 +106,7 @@ private:
     std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes] + issue 6
     std::unique_ptr<ChannelPool> m_channels;           // [insandbox] declared before m_sandboxes: outlives it
     std::unique_ptr<BashSessions> m_bashSessions;      // [insandbox]
+    std::unique_ptr<WarmPool> m_warm;                  // sandboxes made ahead of need; outlives m_sandboxes
     std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
     std::unique_ptr<ApprovalService> m_approvals;      // issue 6
     std::unique_ptr<WorkspaceRetention> m_retention;   // issue 6

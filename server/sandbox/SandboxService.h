@@ -19,15 +19,9 @@ class Clock;
 class Database;
 class RuntimeAttacher;
 class SbxDriver;
+class WarmPool;
 class WorkspaceService;
 struct SbxResult;
-
-// A sandbox as the tools and the UI show it.
-struct SandboxView {
-    SandboxRecord record;
-    std::optional<Workspace> workspace;
-    QList<SandboxPortRecord> ports;
-};
 
 // The sandbox lifecycle (DESIGN.md "Sandbox lifecycle"): create / reuse / destroy / expose, the
 // maxActiveSandboxes limit, idle expiry and start-up reconciliation against `sbx ls`. Every state
@@ -60,6 +54,8 @@ public:
 
     void setAttacher(RuntimeAttacher *attacher) { m_attacher = attacher; }
     RuntimeAttacher *attacher() const { return m_attacher; }
+    // Sandboxes made ahead of need: create() of a new managed workspace with default memory takes one.
+    void setWarmPool(WarmPool *pool) { m_warm = pool; }
     void setIdleCheckIntervalMs(int ms);
     void setRetryIntervalMs(int ms) { m_retryIntervalMs = ms; }
 
@@ -120,6 +116,7 @@ private:
     Clock &m_clock;
     SandboxRepository m_repo;
     RuntimeAttacher *m_attacher = nullptr;
+    WarmPool *m_warm = nullptr;
 
     QHash<QString, QList<Done>> m_creating;     // sandbox id -> callers waiting for it (first: the creator)
     QHash<QString, QList<Done>> m_destroying;

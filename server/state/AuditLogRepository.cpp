@@ -10,14 +10,16 @@ namespace chat2sbx {
 
 bool AuditLogRepository::insert(const AuditEntry &entry, QString &error)
 {
-    QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO audit_log (at, tool, sandbox_id, duration_ms, outcome, detail) VALUES (?,?,?,?,?,?)"));
-    q.addBindValue(entry.at);
-    q.addBindValue(entry.tool.left(128));
-    q.addBindValue(entry.sandboxId.isEmpty() ? QVariant() : QVariant(entry.sandboxId.left(64)));
-    q.addBindValue(entry.durationMs);
-    q.addBindValue(entry.outcome);
-    q.addBindValue(entry.detail.isEmpty() ? QVariant() : QVariant(entry.detail.left(kMaxDetail)));
+    // Cached: this runs for every tools/call, before its answer is sent (a kill -9 cannot lose the row).
+    auto st = m_db.prepared(
+        QStringLiteral("INSERT INTO audit_log (at, tool, sandbox_id, duration_ms, outcome, detail) VALUES (?,?,?,?,?,?)"));
+    QSqlQuery &q = st.query();
+    q.bindValue(0, entry.at);
+    q.bindValue(1, entry.tool.left(128));
+    q.bindValue(2, entry.sandboxId.isEmpty() ? QVariant() : QVariant(entry.sandboxId.left(64)));
+    q.bindValue(3, entry.durationMs);
+    q.bindValue(4, entry.outcome);
+    q.bindValue(5, entry.detail.isEmpty() ? QVariant() : QVariant(entry.detail.left(kMaxDetail)));
     if (!q.exec()) {
         error = q.lastError().text();
         return false;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "state/StatementCache.h"
+
 #include <QSqlDatabase>
 #include <QString>
 
@@ -22,6 +24,8 @@ public:
     bool isOpen() const;
 
     QSqlDatabase &handle() { return m_db; }
+    // A cached prepared statement for `sql` (see StatementCache): for queries on hot paths.
+    StatementCache::Statement prepared(const QString &sql) { return m_statements.prepared(m_db, sql); }
     QString path() const { return m_path; }
     int schemaVersion() const;
 
@@ -33,6 +37,7 @@ private:
     QString m_connectionName;
     QString m_path;
     QSqlDatabase m_db;
+    StatementCache m_statements;
 };
 
 } // namespace chat2sbx

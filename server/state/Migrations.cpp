@@ -79,6 +79,18 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("CREATE UNIQUE INDEX approvals_one_pending ON approvals(host_path, mode) WHERE state = 'pending'"),
             QStringLiteral("CREATE INDEX workspaces_by_host_path ON workspaces(host_path, mode)"),
         },
+        // 4: warm sandboxes (WarmPool): made ahead of need, not yet anyone's. The sandbox id and the managed
+        //    workspace are reserved here; their rows are written when the sandbox is handed over.
+        {
+            QStringLiteral("CREATE TABLE warm_sandboxes ("
+                           " runtime_name TEXT PRIMARY KEY,"
+                           " sandbox_id TEXT NOT NULL UNIQUE,"
+                           " workspace_id TEXT NOT NULL UNIQUE,"
+                           " workspace_path TEXT NOT NULL,"
+                           " template_ref TEXT NOT NULL,"
+                           " state TEXT NOT NULL CHECK (state IN ('creating','ready','stale')),"
+                           " created_at INTEGER NOT NULL)"),
+        },
     };
     return migrations;
 }
