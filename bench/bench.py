@@ -99,6 +99,9 @@ class Serve:
                     "CHAT2SBX_PORT": str(self.port), "CHAT2SBX_ENABLE_TUNNEL": "0",
                     "CHAT2SBX_SBX": self.build.sbx, "FAKE_SBX_STATE": self.sbx_state,
                     "QT_LOGGING_RULES": "*.debug=false",
+                    # no warm sandbox unless a benchmark asks (memory: the default config; create): the others
+                    # look at the fake's runtimes and count creates
+                    "CHAT2SBX_WARM_SANDBOXES": "0",
                     # the fake sbx offers the template chat2sbx pins (as `chat2sbx setup` would have built it)
                     "FAKE_SBX_TEMPLATES": "chat2sbx-shell:" + project_version()})
         env.update(self.extra_env)
@@ -377,7 +380,7 @@ def bench_stream(build, quick):
 # ---------------------------------------------------------------- 4. memory
 def bench_memory(build, quick):
     n_sandboxes, n_sessions = (10, 40) if quick else (50, 200)
-    serve = Serve(build)
+    serve = Serve(build, extra_env={"CHAT2SBX_WARM_SANDBOXES": "1"})   # the default configuration
     out = []
     try:
         serve.start()
