@@ -1,6 +1,6 @@
 #include "LocalState.h"
 
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 
 #include <QDir>
 #include <QFile>

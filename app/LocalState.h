@@ -2,7 +2,7 @@
 
 #include "Command.h"
 
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "state/Database.h"
 #include "workspace/Approval.h"
 #include "workspace/ApprovalService.h"

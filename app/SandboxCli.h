@@ -1,7 +1,7 @@
 #pragma once
 
 #include "config/Config.h"
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"

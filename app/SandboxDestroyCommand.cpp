@@ -3,7 +3,7 @@
 #include "Command.h"
 #include "SandboxCli.h"
 
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 
 #include <QCoreApplication>
 #include <QJsonObject>

@@ -2,7 +2,7 @@
 // (Config::templateRef()) when `sbx template ls` lacks it. Idempotent; prints each step as it goes.
 #include "Command.h"
 
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 #include "sandbox/SandboxChannel.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"

@@ -1,6 +1,6 @@
 #include "config/LocalTokenStore.h"
 
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 
 #include <QDir>
 #include <QFile>

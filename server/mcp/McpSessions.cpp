@@ -1,7 +1,7 @@
 #include "mcp/McpSessions.h"
 
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 
 namespace chat2sbx {
 

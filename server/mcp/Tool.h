@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QObject>
@@ -26,6 +27,7 @@ struct ToolDefinition {
     QJsonObject inputSchema;   // type object, additionalProperties false
     QJsonObject outputSchema;  // empty: none declared
     ToolAnnotations annotations;
+    QJsonObject meta = {};     // tools/list "_meta" (e.g. openai/fileParams); empty: none
 };
 
 // What a tool call produces. `structured` becomes structuredContent and, serialised, the text block.
@@ -34,11 +36,15 @@ struct ToolResult {
     bool isError = false;
     QJsonObject structured;
     QString message;           // for errors: the human-readable reason
+    QJsonArray extraContent;   // content blocks after the text block (e.g. an image)
 
-    static ToolResult ok(const QJsonObject &structured) { return {false, structured, {}}; }
+    static ToolResult ok(const QJsonObject &structured, const QJsonArray &extraContent = {})
+    {
+        return {false, structured, {}, extraContent};
+    }
     static ToolResult error(const QString &message, const QJsonObject &details = {})
     {
-        return {true, details, message};
+        return {true, details, message, {}};
     }
 };
 
@@ -91,7 +97,10 @@ public:
         if (sink)
             sink(result);
     }
-    void ok(const QJsonObject &structured) const { finish(ToolResult::ok(structured)); }
+    void ok(const QJsonObject &structured, const QJsonArray &extraContent = {}) const
+    {
+        finish(ToolResult::ok(structured, extraContent));
+    }
     void error(const QString &message, const QJsonObject &details = {}) const
     {
         finish(ToolResult::error(message, details));

@@ -3,7 +3,7 @@
 #include "mcp/JsonRpc.h"
 #include "mcp/SchemaValidator.h"
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "state/AuditLogRepository.h"
 
 #include <QJsonArray>
@@ -90,9 +90,11 @@ QJsonObject ToolCallRunner::toCallToolResult(const ToolResult &result, bool hasO
     } else {
         text = QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
     }
+    QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}}};
+    for (const QJsonValue &block : result.extraContent)
+        content.append(block);
     QJsonObject out{
-        {QStringLiteral("content"), QJsonArray{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")},
-                                                           {QStringLiteral("text"), text}}}},
+        {QStringLiteral("content"), content},
         {QStringLiteral("isError"), result.isError},
     };
     if (!(result.isError && hasOutputSchema))

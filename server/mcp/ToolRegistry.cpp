@@ -55,6 +55,8 @@ QJsonArray ToolRegistry::toJson() const
         };
         if (!d.outputSchema.isEmpty())
             tool.insert(QStringLiteral("outputSchema"), d.outputSchema);
+        if (!d.meta.isEmpty())
+            tool.insert(QStringLiteral("_meta"), d.meta);
         tools.append(tool);
     }
     return tools;

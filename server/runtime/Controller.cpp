@@ -1,22 +1,24 @@
 #include "runtime/Controller.h"
 
 #include "config/LocalTokenStore.h"
+#include "mcp/HttpConnectionGuard.h"
 #include "mcp/McpEndpoint.h"
+#include "runtime/FdLimit.h"
 #include "runtime/HealthEndpoint.h"
 #include "runtime/PidFile.h"
-#include "state/Database.h"
-#include "sandbox/SandboxService.h"      // [sandboxes]
-#include "sandbox/SbxDriver.h"           // [sandboxes]
+#include "sandbox/BashSessions.h"
+#include "sandbox/ChannelPool.h"
+#include "sandbox/SandboxService.h"
+#include "sandbox/SbxDriver.h"
 #include "sandbox/WarmPool.h"
-#include "tools/SandboxTools.h"          // [sandboxes]
-#include "tools/WorkspaceTools.h"        // issue 6
-#include "workspace/ApprovalService.h"   // issue 6
-#include "workspace/WorkspaceRetention.h" // issue 6
-#include "workspace/WorkspaceService.h"
+#include "state/Database.h"
+#include "tools/InSandboxTools.h"
+#include "tools/SandboxTools.h"
+#include "tools/WorkspaceTools.h"
 #include "tunnel/TunnelSupervisor.h"
-#include "sandbox/BashSessions.h"        // [insandbox]
-#include "sandbox/ChannelPool.h"         // [insandbox]
-#include "tools/InSandboxTools.h"        // [insandbox]
+#include "workspace/ApprovalService.h"
+#include "workspace/WorkspaceRetention.h"
+#include "workspace/WorkspaceService.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -29,26 +31,30 @@ namespace chat2sbx {
 Q_LOGGING_CATEGORY(lcController, "chat2sbx.controller")
 
 Controller::Controller(const Config &config, QObject *parent)
-    : QObject(parent), m_config(config), m_db(std::make_unique<Database>()),
-      m_tunnel(std::make_unique<TunnelSupervisor>(config))   // tunnel
+    : Controller(config, Clock::system(), parent)
 {
-    // [sandboxes] sbx driver, workspaces, sandbox lifecycle and its tools.
-    m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath);
-    m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_serviceClock);
-    m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_serviceClock);
-    registerSandboxTools(m_tools, *m_sandboxes, m_config);
-    // --- workspaces and approvals (issue 6)
-    m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_serviceClock);
-    m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_serviceClock);
-    registerWorkspaceTools(m_tools, *m_workspaces, *m_approvals);
-    // --- end issue 6
+}
 
-    // [insandbox] one control channel per running sandbox (the attacher SandboxService calls after
-    // create and on re-attach), bash sessions and the in-sandbox tools (issue 5).
+Controller::Controller(const Config &config, Clock &clock, QObject *parent)
+    : QObject(parent), m_config(config), m_clock(clock), m_db(std::make_unique<Database>()),
+      m_tunnel(std::make_unique<TunnelSupervisor>(config))
+{
+    // sbx driver, workspaces, sandbox lifecycle and its tools.
+    m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath);
+    m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_clock);
+    m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_clock);
+    registerSandboxTools(m_tools, *m_sandboxes, m_config);
+    // Workspaces and approvals.
+    m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_clock);
+    m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_clock);
+    registerWorkspaceTools(m_tools, *m_workspaces, *m_approvals);
+
+    // One control channel per running sandbox (the attacher SandboxService calls after create and
+    // on re-attach), bash sessions and the in-sandbox tools.
     m_channels = std::make_unique<ChannelPool>(*m_sbx);
-    m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_serviceClock);
+    m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_clock);
     m_sandboxes->setAttacher(m_channels.get());
-    m_warm = std::make_unique<WarmPool>(m_config, *m_db, *m_sbx, m_serviceClock);
+    m_warm = std::make_unique<WarmPool>(m_config, *m_db, *m_sbx, m_clock);
     m_warm->setAttacher(m_channels.get());
     m_sandboxes->setWarmPool(m_warm.get());
     registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
@@ -99,19 +105,27 @@ bool Controller::openDatabase(QString &error)
         return false;
     }
     QFile::setPermissions(m_config.dataRoot, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    return m_db->open(m_config.databasePath, error);
+    if (!m_db->open(m_config.databasePath, error))
+        return false;
+    m_db->setBusyTimeout(Database::kServerBusyTimeoutMs);
+    return true;
 }
 
 bool Controller::listen(QString &error)
 {
     const QHostAddress address = m_config.host == QLatin1String("localhost") ? QHostAddress(QHostAddress::LocalHost)
                                                                                : QHostAddress(m_config.host);
-    const quint16 port = http().listen(address, m_config.port);
-    if (port == 0) {
-        error = QStringLiteral("cannot listen on %1:%2 (is another server using the port?)")
-                    .arg(m_config.host).arg(m_config.port);
+    // Our own listening socket under QHttpServer: it bounds connections and request sizes before
+    // QtHttpServer buffers anything (HttpConnectionGuard).
+    auto *tcp = new HttpConnectionGuard(HttpConnectionGuard::Options{});
+    if (!tcp->listen(address, m_config.port)) {
+        error = QStringLiteral("cannot listen on %1:%2 (is another server using the port?): %3")
+                    .arg(m_config.host).arg(m_config.port).arg(tcp->errorString());
+        delete tcp;
         return false;
     }
+    http().bind(tcp);
+    const quint16 port = tcp->serverPort();
     m_listeningPort = port;
     return true;
 }
@@ -123,18 +137,19 @@ void Controller::start()
     setState(State::Starting);
     // Defer to the event loop so callers can connect to our signals first.
     QTimer::singleShot(0, this, [this] {
+        const long fdLimit = raiseOpenFileLimit();
+        qCDebug(lcController) << "open-file limit" << fdLimit;
         QString error;
         if (!openDatabase(error))
             return fail(error);
         m_pidFile = std::make_unique<PidFile>(m_config.pidFilePath());
         if (!m_pidFile->acquire(error))
             return fail(error);
-        // --- issue 6: notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
+        // Notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
         m_approvals->startWatching();
         m_retention->start();
-        // --- end issue 6
         installHealthEndpoint(http(), *this);
-        // [sandboxes] Reconcile records with `sbx ls` before listening (a missing sbx only warns).
+        // Reconcile records with `sbx ls` before listening (a missing sbx only warns).
         m_sandboxes->reconcile([this] { afterReconciliation(); });
     });
 }
@@ -143,7 +158,7 @@ void Controller::afterReconciliation()
 {
     if (m_state != State::Starting)
         return;
-    // --- MCP endpoint (issue 3): load the local token (keychain, async) when required, then
+    // Load the local token (keychain, async) when required, then
     // install /mcp and listen.
     m_localTokens = std::make_unique<LocalTokenStore>(m_config.stateDir);
     if (!m_config.requireLocalToken)
@@ -159,9 +174,8 @@ void Controller::afterReconciliation()
 
 void Controller::listenAndRun()
 {
-    m_mcp = std::make_unique<McpEndpoint>(m_tools, *m_db, m_config, *m_clock, localToken());
+    m_mcp = std::make_unique<McpEndpoint>(m_tools, *m_db, m_config, m_clock, localToken());
     m_mcp->install(http());
-    // --- end MCP endpoint
     QString error;
     if (!listen(error))
         return fail(error);
@@ -170,7 +184,7 @@ void Controller::listenAndRun()
                                    << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
     setState(State::Running);
     emit started();
-    // tunnel (issue 7): last in the start order. Missing credentials leave the endpoint serving
+    // The tunnel is last in the start order. Missing credentials leave the endpoint serving
     // locally and the tunnel Failed with the reason (status then exits non-zero and says why).
     if (m_config.enableTunnel) {
         m_tunnel->setLocalToken(m_config.localTokenHeader, localToken());
@@ -186,12 +200,12 @@ void Controller::stop()
         return;
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
-        m_mcp.reset();   // MCP endpoint (issue 3): cancels pending tool calls first
-        m_sandboxes->shutdown();   // [sandboxes]
-        m_approvals->stopWatching();   // issue 6
-        m_retention->stop();           // issue 6
+        m_mcp.reset();   // cancels pending tool calls first
+        m_sandboxes->shutdown();
+        m_approvals->stopWatching();
+        m_retention->stop();
         m_http.reset();
-        // tunnel (issue 7): close the endpoint, then wait (asynchronously) for the tunnel client to exit.
+        // Close the endpoint, then wait (asynchronously) for the tunnel client to exit.
         connect(m_tunnel.get(), &TunnelSupervisor::stopped, this, &Controller::finishStop, Qt::SingleShotConnection);
         m_tunnel->stop();
     });

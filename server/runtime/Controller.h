@@ -2,7 +2,7 @@
 
 #include "config/Config.h"
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -14,9 +14,9 @@ class QHttpServer;
 
 namespace chat2sbx {
 
-class BashSessions;        // [insandbox]
-class ChannelPool;         // [insandbox]
 class ApprovalService;
+class BashSessions;
+class ChannelPool;
 class Database;
 class LocalTokenStore;
 class McpEndpoint;
@@ -37,6 +37,8 @@ public:
     Q_ENUM(State)
 
     explicit Controller(const Config &config, QObject *parent = nullptr);
+    // Every service reads the time from `clock` (tests pass a ManualClock); it must outlive this.
+    Controller(const Config &config, Clock &clock, QObject *parent = nullptr);
     ~Controller() override;
 
     // Asynchronous: emits started() once the endpoint listens, or failed(reason).
@@ -50,25 +52,23 @@ public:
     QHttpServer &http();
     quint16 listeningPort() const { return m_listeningPort; }
     qint64 uptimeMs() const { return m_uptime.isValid() ? m_uptime.elapsed() : 0; }
-    Clock &clock() const { return *m_clock; }
+    Clock &clock() const { return m_clock; }
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
-    void setClock(Clock *clock) { m_clock = clock; }
-    // MCP endpoint (issue 3): exists once start() got past loading the local token.
+    // Exists once start() got past loading the local token.
     McpEndpoint *mcpEndpoint() const { return m_mcp.get(); }
     // The shared secret for Config::localTokenHeader; empty unless Config::requireLocalToken.
     // tunnel-client gets it as --mcp.extra-headers "<header>: env:VAR".
     QString localToken() const;
-    // [sandboxes] The sandbox lifecycle services; built in the constructor so others can hook in
+    // The sandbox lifecycle services; built in the constructor so others can hook in
     // (e.g. sandboxes().setAttacher()) before start(), which reconciles them before listening.
     SbxDriver &sbx() { return *m_sbx; }
     WorkspaceService &workspaces() { return *m_workspaces; }
     SandboxService &sandboxes() { return *m_sandboxes; }
     WarmPool &warmPool() { return *m_warm; }
-    // --- workspaces and approvals (issue 6): valid for the Controller's lifetime; they read the
-    // database, so use them once started() was emitted.
+    // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
-    // tunnel: the Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
+    // The Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
     // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
     TunnelSupervisor &tunnel() { return *m_tunnel; }
 
@@ -84,37 +84,27 @@ private:
     bool listen(QString &error);
     void listenAndRun();
     void fail(const QString &reason);
-    void afterReconciliation();   // [sandboxes] then the MCP endpoint
-
-    // [sandboxes] Services read the time through this, so setClock() also reaches them.
-    class ForwardingClock : public Clock {
-    public:
-        explicit ForwardingClock(Clock *const *target) : m_target(target) {}
-        qint64 nowMs() const override { return (*m_target)->nowMs(); }
-    private:
-        Clock *const *m_target;
-    };
-    void finishStop();   // tunnel: the rest of stop() once the tunnel client is gone
+    void afterReconciliation();   // then the MCP endpoint
+    void finishStop();            // the rest of stop() once the tunnel client is gone
 
     Config m_config;
     State m_state = State::Stopped;
-    Clock *m_clock = &Clock::system();
+    Clock &m_clock;
     std::unique_ptr<Database> m_db;
     ToolRegistry m_tools;
-    ForwardingClock m_serviceClock{&m_clock};          // [sandboxes]
-    std::unique_ptr<SbxDriver> m_sbx;                  // [sandboxes]
-    std::unique_ptr<WorkspaceService> m_workspaces;    // [sandboxes] + issue 6
-    std::unique_ptr<ChannelPool> m_channels;           // [insandbox] declared before m_sandboxes: outlives it
-    std::unique_ptr<BashSessions> m_bashSessions;      // [insandbox]
-    std::unique_ptr<WarmPool> m_warm;                  // sandboxes made ahead of need; outlives m_sandboxes
-    std::unique_ptr<SandboxService> m_sandboxes;       // [sandboxes]
-    std::unique_ptr<ApprovalService> m_approvals;      // issue 6
-    std::unique_ptr<WorkspaceRetention> m_retention;   // issue 6
+    std::unique_ptr<SbxDriver> m_sbx;
+    std::unique_ptr<WorkspaceService> m_workspaces;
+    std::unique_ptr<ChannelPool> m_channels;   // declared before m_sandboxes: outlives it
+    std::unique_ptr<BashSessions> m_bashSessions;
+    std::unique_ptr<WarmPool> m_warm;   // sandboxes made ahead of need; outlives m_sandboxes
+    std::unique_ptr<SandboxService> m_sandboxes;
+    std::unique_ptr<ApprovalService> m_approvals;
+    std::unique_ptr<WorkspaceRetention> m_retention;
     std::unique_ptr<QHttpServer> m_http;
-    std::unique_ptr<LocalTokenStore> m_localTokens;   // MCP endpoint (issue 3)
-    std::unique_ptr<McpEndpoint> m_mcp;               // MCP endpoint (issue 3)
+    std::unique_ptr<LocalTokenStore> m_localTokens;
+    std::unique_ptr<McpEndpoint> m_mcp;
     std::unique_ptr<PidFile> m_pidFile;
-    std::unique_ptr<TunnelSupervisor> m_tunnel;   // tunnel
+    std::unique_ptr<TunnelSupervisor> m_tunnel;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
 };

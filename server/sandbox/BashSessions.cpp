@@ -1,7 +1,7 @@
 #include "sandbox/BashSessions.h"
 
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 #include "sandbox/ChannelPool.h"
 
 #include <QTimer>
@@ -16,12 +16,13 @@ constexpr int kReadTimeoutMs = 10000;
 constexpr int kStartTimeoutMs = 20000;
 constexpr int kStopTimeoutMs = 15000;
 
-// "exited:3" / "lost" (the watcher vanished, e.g. the VM restarted) / "running".
+// "exited:3" / "timedout:124" (stopped by timeout_ms) / "lost" (the watcher vanished, e.g. the VM
+// restarted) / "running".
 bool stateExited(const QString &state, std::optional<int> &code)
 {
-    if (state.startsWith(QLatin1String("exited"))) {
+    if (state.startsWith(QLatin1String("exited:")) || state.startsWith(QLatin1String("timedout:"))) {
         bool ok = false;
-        const int c = state.mid(7).trimmed().toInt(&ok);
+        const int c = state.mid(state.indexOf(QLatin1Char(':')) + 1).trimmed().toInt(&ok);
         code = ok ? std::optional<int>(c) : std::nullopt;
         return true;
     }
@@ -139,7 +140,8 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
 
     m_channels.channelFor(sandbox).request(
         QStringLiteral("bash_start"),
-        {w->rec.id.toUtf8(), spec.cwd.toUtf8(), QByteArray::number(spec.timeoutMs), spec.command.toUtf8(), env},
+        {w->rec.id.toUtf8(), spec.cwd.toUtf8(), QByteArray::number(spec.timeoutMs), spec.command.toUtf8(),
+         spec.stdinPipe ? "1" : "0", env},
         kStartTimeoutMs, [this, w](const ChannelReply &r) {
             if (!r.ok && !r.channelFailure) {
                 QString ignored;
@@ -365,6 +367,7 @@ void BashSessions::answer(const std::shared_ptr<Wait> &w, const QString &state, 
     s.sessionId = w->rec.id;
     s.exited = exited;
     s.exitCode = exited ? code : std::nullopt;
+    s.timedOut = state.startsWith(QLatin1String("timedout:"));
     s.output = QString::fromUtf8(chunk.constData(), emitLen);
     s.hasMoreOutput = size > newOffset;
     finishWait(w, true, {}, s);
@@ -375,28 +378,31 @@ void BashSessions::stop(const RunningSandbox &sandbox, const QString &sessionId,
     auto rec = m_repo.find(sessionId);
     if (!rec || rec->sandboxId != sandbox.sandboxId)
         return done(false, QStringLiteral("no bash session %1 in sandbox %2").arg(sessionId, sandbox.sandboxId), {});
-    if (rec->exited) {
-        BashSnapshot s;
-        s.sessionId = rec->id;
-        s.exited = true;
-        s.exitCode = rec->exitCode;
-        return done(true, {}, s);
-    }
-    const BashSessionRecord record = *rec;
+    if (rec->exited)
+        return poll(sandbox, sessionId, 0, std::move(done));
     m_channels.channelFor(sandbox).request(
-        QStringLiteral("bash_stop"), {sessionId.toUtf8()}, kStopTimeoutMs, [this, record, done](const ChannelReply &r) {
+        QStringLiteral("bash_stop"), {sessionId.toUtf8()}, kStopTimeoutMs,
+        [this, sandbox, sessionId, done](const ChannelReply &r) {
             if (!r.ok)
                 return done(false, r.channelFailure ? unreachable(r.error) : r.error, {});
-            BashSessionRecord updated = record;
-            QString error;
-            const QString state = r.meta.value(QStringLiteral("state"));
-            if (!recordExit(updated, state, error))
-                return done(false, error, {});
-            BashSnapshot s;
-            s.sessionId = updated.id;
-            s.exited = updated.exited;
-            s.exitCode = updated.exitCode;
-            done(true, {}, s);
+            poll(sandbox, sessionId, 0, done);
+        });
+}
+
+void BashSessions::write(const RunningSandbox &sandbox, const QString &sessionId, const QByteArray &input, bool closeStdin,
+                         int yieldMs, SnapshotDone done)
+{
+    auto rec = m_repo.find(sessionId);
+    if (!rec || rec->sandboxId != sandbox.sandboxId)
+        return done(false, QStringLiteral("no bash session %1 in sandbox %2").arg(sessionId, sandbox.sandboxId), {});
+    if (rec->exited)
+        return done(false, QStringLiteral("bash session %1 has already exited; its input is closed").arg(sessionId), {});
+    m_channels.channelFor(sandbox).request(
+        QStringLiteral("bash_input"), {sessionId.toUtf8(), closeStdin ? "1" : "0", input}, kStopTimeoutMs,
+        [this, sandbox, sessionId, yieldMs, done](const ChannelReply &r) {
+            if (!r.ok)
+                return done(false, r.channelFailure ? unreachable(r.error) : r.error, {});
+            poll(sandbox, sessionId, yieldMs, done);
         });
 }
 

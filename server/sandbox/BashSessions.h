@@ -29,6 +29,7 @@ struct BashSnapshot {
     QString sessionId;
     bool exited = false;
     std::optional<int> exitCode;
+    bool timedOut = false;                   // stopped by timeout_ms (exit code 124)
     QString output;
     bool hasMoreOutput = false;
 };
@@ -39,6 +40,7 @@ struct BashStartSpec {
     QList<QPair<QString, QString>> env;
     int yieldMs = 10000;
     int timeoutMs = 0;                       // 0: no limit
+    bool stdinPipe = false;                  // stdin stays open for write(); otherwise /dev/null
 };
 
 // Bash sessions: commands started detached inside the VM (own process group, combined output in
@@ -66,7 +68,11 @@ public:
 
     void start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done);
     void poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done);
+    // Stops the command, then answers like poll: final status and output not returned yet.
     void stop(const RunningSandbox &sandbox, const QString &sessionId, SnapshotDone done);
+    // Writes `input` to the command's stdin (and closes it when closeStdin), then answers like poll.
+    void write(const RunningSandbox &sandbox, const QString &sessionId, const QByteArray &input, bool closeStdin,
+               int yieldMs, SnapshotDone done);
     void list(const RunningSandbox &sandbox, ListDone done);
 
     // The length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence which

@@ -50,8 +50,9 @@ QStringList SandboxChannel::helperCommands()
     return {QStringLiteral("base64"), QStringLiteral("basename"), QStringLiteral("cat"), QStringLiteral("chmod"),
             QStringLiteral("cut"), QStringLiteral("date"), QStringLiteral("dirname"), QStringLiteral("find"),
             QStringLiteral("flock"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
-            QStringLiteral("mkdir"), QStringLiteral("mktemp"), QStringLiteral("mv"), QStringLiteral("rm"),
-            QStringLiteral("setsid"), QStringLiteral("sleep"), QStringLiteral("sort"), QStringLiteral("stat"),
+            QStringLiteral("mkdir"), QStringLiteral("mkfifo"), QStringLiteral("mktemp"), QStringLiteral("mv"),
+            QStringLiteral("rm"), QStringLiteral("setsid"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
+            QStringLiteral("sort"), QStringLiteral("stat"),
             QStringLiteral("tail"), QStringLiteral("timeout")};
 }
 
@@ -65,6 +66,7 @@ QStringList SandboxChannel::bootstrapCommand(const RunningSandbox &sandbox, qsiz
 SandboxChannel::SandboxChannel(SbxDriver &driver, const RunningSandbox &sandbox, const Options &options, QObject *parent)
     : QObject(parent), m_driver(driver), m_sandbox(sandbox), m_options(options)
 {
+    m_age.start();
 }
 
 SandboxChannel::~SandboxChannel()
@@ -122,7 +124,7 @@ void SandboxChannel::stop()
             proc->deleteLater();
     }
     m_healthy = false;
-    m_buffer.clear();
+    m_frames.clear();
     failAll(QStringLiteral("the sandbox control channel was stopped"));
 }
 
@@ -140,7 +142,7 @@ void SandboxChannel::startChild()
     spec.command = bootstrapCommand(m_sandbox, script.size());
     ++m_starts;
     m_healthy = false;
-    m_buffer.clear();
+    m_frames.clear();
     m_stderrTail.clear();
     m_proc = m_driver.startInteractive(spec, this);
     QProcess *proc = m_proc;
@@ -209,22 +211,32 @@ void SandboxChannel::onStdout()
 {
     if (!m_proc)
         return;
-    qsizetype scanFrom = m_buffer.size();
-    m_buffer += m_proc->readAllStandardOutput();
-    qsizetype start = 0;
-    for (;;) {
-        const qsizetype nl = m_buffer.indexOf('\n', scanFrom);
-        if (nl < 0)
-            break;
-        const QByteArray line = m_buffer.mid(start, nl - start);
-        start = nl + 1;
-        scanFrom = start;
+    QList<QByteArray> lines;
+    const bool withinCap = m_frames.feed(m_proc->readAllStandardOutput(), lines);
+    for (const QByteArray &line : lines) {
         handleLine(line);
         if (!m_proc)
             return;   // a callback stopped the channel
     }
-    if (start > 0)
-        m_buffer.remove(0, start);
+    if (!withinCap) {
+        // Something in the VM writes to the helper's stdout without newlines; the frames after it
+        // cannot be trusted, so start a clean channel (pending requests fail with a channel error).
+        qCWarning(lcChannel).noquote() << m_sandbox.sandboxId << "the helper sent a line longer than"
+                                       << HelperFrameReader::kDefaultMaxFrameBytes << "bytes; restarting the control channel";
+        m_proc->kill();
+    }
+}
+
+void SandboxChannel::warnAboutOutput(const QString &what, const QByteArray &sample)
+{
+    qint64 suppressed = 0;
+    if (!m_frameWarnings.allow(m_age.elapsed(), suppressed))
+        return;
+    QString line = m_sandbox.sandboxId + QLatin1Char(' ') + what + QStringLiteral(": ")
+                   + QString::fromUtf8(sample.left(120).toPercentEncoding(" :;=/+"));
+    if (suppressed > 0)
+        line += QStringLiteral(" (%1 similar warnings suppressed)").arg(suppressed);
+    qCWarning(lcChannel).noquote() << line;
 }
 
 void SandboxChannel::handleLine(const QByteArray &line)
@@ -233,7 +245,7 @@ void SandboxChannel::handleLine(const QByteArray &line)
     bool okId = false;
     const quint64 id = f.value(0).toULongLong(&okId);
     if (f.size() != 4 || !okId) {
-        qCWarning(lcChannel) << m_sandbox.sandboxId << "malformed frame from the helper" << line.left(120);
+        warnAboutOutput(QStringLiteral("malformed frame from the helper"), line);
         return;
     }
     ChannelReply r;

@@ -1,8 +1,11 @@
 #pragma once
 
+#include "runtime/LogRateLimiter.h"
+#include "sandbox/HelperFrameReader.h"
 #include "sandbox/SandboxResolver.h"
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QHash>
 #include <QList>
 #include <QMap>
@@ -84,6 +87,7 @@ private:
     void onChildGone(const QString &why);
     void onStdout();
     void handleLine(const QByteArray &line);
+    void warnAboutOutput(const QString &what, const QByteArray &sample);
     void complete(quint64 id, const ChannelReply &reply);
     void onRequestTimeout(quint64 id);
     void healthCheck();
@@ -94,7 +98,10 @@ private:
     RunningSandbox m_sandbox;
     Options m_options;
     QProcess *m_proc = nullptr;
-    QByteArray m_buffer;
+    HelperFrameReader m_frames;
+    // Everything on the helper's stdout can come from code in the VM: warnings about it are rate-limited.
+    LogRateLimiter m_frameWarnings{5, 60000};
+    QElapsedTimer m_age;
     QByteArray m_stderrTail;
     QHash<quint64, Pending> m_pending;
     quint64 m_nextId = 1;

@@ -1,7 +1,7 @@
 #include "sandbox/SandboxService.h"
 
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 #include "sandbox/RuntimeAttacher.h"
 #include "sandbox/SbxDriver.h"
 #include "sandbox/WarmPool.h"

@@ -75,6 +75,15 @@ int Database::latestSchemaVersion()
     return static_cast<int>(schemaMigrations().size());
 }
 
+void Database::setBusyTimeout(int ms)
+{
+    m_busyTimeoutMs = ms;
+    if (m_db.isOpen()) {
+        QSqlQuery q(m_db);
+        q.exec(QStringLiteral("PRAGMA busy_timeout=%1").arg(ms));
+    }
+}
+
 bool Database::isOpen() const
 {
     return m_db.isValid() && m_db.isOpen();
@@ -152,7 +161,7 @@ bool Database::open(const QString &path, QString &error)
 
     m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
     m_db.setDatabaseName(m_path);
-    m_db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+    m_db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(m_busyTimeoutMs));
     if (!m_db.open()) {
         error = QStringLiteral("cannot open database %1: %2").arg(m_path, m_db.lastError().text());
         close();
@@ -165,7 +174,7 @@ bool Database::open(const QString &path, QString &error)
         // per tools/call for its audit row.
         QStringLiteral("PRAGMA synchronous=NORMAL"),
         QStringLiteral("PRAGMA foreign_keys=ON"),
-        QStringLiteral("PRAGMA busy_timeout=5000"),
+        QStringLiteral("PRAGMA busy_timeout=%1").arg(m_busyTimeoutMs),
     };
     for (const QString &p : pragmas) {
         QSqlQuery q(m_db);

@@ -26,6 +26,26 @@ public:
     QSqlDatabase &handle() { return m_db; }
     // A cached prepared statement for `sql` (see StatementCache): for queries on hot paths.
     StatementCache::Statement prepared(const QString &sql) { return m_statements.prepared(m_db, sql); }
+    // How long a statement waits for another process's lock before it fails with "database is
+    // locked" (default 5,000 ms, right for the CLI). The server sets a short wait after opening, so
+    // a process holding the database locked cannot stall its event loop: writes fail fast with that
+    // error, and the loop keeps answering.
+    void setBusyTimeout(int ms);
+    int busyTimeout() const { return m_busyTimeoutMs; }
+    static constexpr int kServerBusyTimeoutMs = 200;
+
+    // For polls that can simply try again later: no waiting at all while it lives.
+    class NoWaitScope {
+    public:
+        explicit NoWaitScope(Database &db) : m_db(db), m_saved(db.busyTimeout()) { m_db.setBusyTimeout(0); }
+        ~NoWaitScope() { m_db.setBusyTimeout(m_saved); }
+        NoWaitScope(const NoWaitScope &) = delete;
+        NoWaitScope &operator=(const NoWaitScope &) = delete;
+
+    private:
+        Database &m_db;
+        int m_saved;
+    };
     QString path() const { return m_path; }
     int schemaVersion() const;
 
@@ -38,6 +58,7 @@ private:
     QString m_path;
     QSqlDatabase m_db;
     StatementCache m_statements;
+    int m_busyTimeoutMs = 5000;
 };
 
 } // namespace chat2sbx

@@ -1,10 +1,12 @@
 #include "tools/InSandboxTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 #include "sandbox/BashSessions.h"
 #include "sandbox/SandboxResolver.h"
+#include "tools/ImageTools.h"
+#include "tools/PatchTools.h"
 #include "tools/ToolArgs.h"
 
 #include <QJsonArray>
@@ -17,6 +19,7 @@ constexpr int kMaxCommandBytes = 256 * 1024;
 constexpr int kMaxPathBytes = 4096;
 constexpr int kMaxEnvEntries = 100;
 constexpr int kMaxEnvValueBytes = 32 * 1024;
+constexpr int kMaxInputBytes = 64 * 1024;
 constexpr qint64 kMaxYieldMs = 60000;
 constexpr qint64 kMaxTimeoutMs = 7LL * 24 * 3600 * 1000;
 
@@ -25,6 +28,7 @@ QJsonObject snapshotJson(const BashSnapshot &s)
     return {{QStringLiteral("session_id"), s.sessionId},
             {QStringLiteral("status"), s.exited ? QStringLiteral("exited") : QStringLiteral("running")},
             {QStringLiteral("exit_code"), s.exitCode ? QJsonValue(*s.exitCode) : QJsonValue(QJsonValue::Null)},
+            {QStringLiteral("timed_out"), s.timedOut},
             {QStringLiteral("output"), s.output},
             {QStringLiteral("has_more_output"), s.hasMoreOutput}};
 }
@@ -45,6 +49,7 @@ QJsonObject snapshotSchema()
     return schema::result({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
                            {QStringLiteral("status"), statusProperty()},
                            {QStringLiteral("exit_code"), exitCodeProperty()},
+                           {QStringLiteral("timed_out"), schema::boolean(QStringLiteral("Stopped by timeout_ms (exit code 124)"))},
                            {QStringLiteral("output"), schema::str(QStringLiteral("Output not returned before"))},
                            {QStringLiteral("has_more_output"), schema::boolean(QStringLiteral("More output is buffered; poll again"))}},
                           {QStringLiteral("session_id"), QStringLiteral("status"), QStringLiteral("exit_code"),
@@ -100,24 +105,28 @@ void handleBash(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
         || !args.integer(QStringLiteral("yield_time_ms"), yield, 0, kMaxYieldMs, 10000)
         || !args.integer(QStringLiteral("timeout_ms"), timeout, 1000, kMaxTimeoutMs, 0))
         return call.responder.error(args.error());
+    if (!args.boolean(QStringLiteral("stdin"), spec.stdinPipe, false))
+        return call.responder.error(args.error());
     const QJsonValue env = call.arguments.value(QStringLiteral("env"));
     if (!env.isUndefined() && !env.isNull()) {
-        if (!env.isObject())
-            return call.responder.error(QStringLiteral("env must be an object of NAME: value strings"));
-        const QJsonObject o = env.toObject();
-        if (o.size() > kMaxEnvEntries)
+        if (!env.isArray())
+            return call.responder.error(QStringLiteral("env must be an array of {\"name\": ..., \"value\": ...} objects"));
+        const QJsonArray entries = env.toArray();
+        if (entries.size() > kMaxEnvEntries)
             return call.responder.error(QStringLiteral("env has too many entries (at most %1)").arg(kMaxEnvEntries));
         static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,127}$"));
-        for (auto it = o.begin(); it != o.end(); ++it) {
-            if (!name.match(it.key()).hasMatch())
-                return call.responder.error(QStringLiteral("env name %1 is not a valid variable name").arg(it.key().left(130)));
-            if (!it.value().isString())
-                return call.responder.error(QStringLiteral("env value of %1 must be a string").arg(it.key()));
-            const QString value = it.value().toString();
+        for (const QJsonValue &entry : entries) {
+            const QJsonObject o = entry.toObject();
+            const QJsonValue n = o.value(QStringLiteral("name")), v = o.value(QStringLiteral("value"));
+            if (!entry.isObject() || !n.isString() || !v.isString() || o.size() != 2)
+                return call.responder.error(QStringLiteral("every env entry must be {\"name\": string, \"value\": string}"));
+            if (!name.match(n.toString()).hasMatch())
+                return call.responder.error(QStringLiteral("env name %1 is not a valid variable name").arg(n.toString().left(130)));
+            const QString value = v.toString();
             if (value.contains(QChar(0)) || value.toUtf8().size() > kMaxEnvValueBytes)
                 return call.responder.error(
-                    QStringLiteral("env value of %1 must be at most %2 bytes without NUL").arg(it.key()).arg(kMaxEnvValueBytes));
-            spec.env.append({it.key(), value});
+                    QStringLiteral("env value of %1 must be at most %2 bytes without NUL").arg(n.toString()).arg(kMaxEnvValueBytes));
+            spec.env.append({n.toString(), value});
         }
     }
     spec.yieldMs = static_cast<int>(yield);
@@ -152,13 +161,27 @@ void handleStop(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
         return;
-    sessions.stop(sandbox, sessionId, [responder = call.responder](bool ok, const QString &error, const BashSnapshot &s) {
-        if (!ok)
-            return responder.error(error);
-        responder.ok({{QStringLiteral("session_id"), s.sessionId},
-                      {QStringLiteral("status"), s.exited ? QStringLiteral("exited") : QStringLiteral("running")},
-                      {QStringLiteral("exit_code"), s.exitCode ? QJsonValue(*s.exitCode) : QJsonValue(QJsonValue::Null)}});
-    });
+    sessions.stop(sandbox, sessionId, answer(call.responder));
+}
+
+void handleWrite(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString sessionId, input;
+    bool close = false;
+    qint64 yield = 0;
+    if (!readSessionId(call, args, sessionId))
+        return;
+    if (!args.string(QStringLiteral("input"), input, kMaxInputBytes, true, true)
+        || !args.boolean(QStringLiteral("close_stdin"), close, false)
+        || !args.integer(QStringLiteral("yield_time_ms"), yield, 0, kMaxYieldMs, 1000))
+        return call.responder.error(args.error());
+    if (input.isEmpty() && !close)
+        return call.responder.error(QStringLiteral("nothing to do: give input, close_stdin, or both"));
+    RunningSandbox sandbox;
+    if (!resolve(resolver, call, args, sandbox))
+        return;
+    sessions.write(sandbox, sessionId, input.toUtf8(), close, static_cast<int>(yield), answer(call.responder));
 }
 
 void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
@@ -200,17 +223,21 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
     bash.name = QStringLiteral("bash");
     bash.title = QStringLiteral("Run a shell command");
     bash.description = QStringLiteral(
-        "Runs a bash command inside the sandbox, detached in its own process group, with stdout and stderr combined. "
-        "Waits up to yield_time_ms for it to finish; if it is still running, returns status running and a session_id "
-        "to continue with bash_poll (or bash_stop). Relative cwd is resolved against the workspace. No lifetime limit "
-        "unless timeout_ms is given.");
+        "Use to run a shell command in the sandbox (build, test, git, install). stdout and stderr are combined. Waits up "
+        "to yield_time_ms; if the command is still running, returns status running and a session_id for bash_poll, "
+        "bash_write or bash_stop. A command stopped by timeout_ms exits with 124 and timed_out true. Set stdin to answer "
+        "prompts later with bash_write; otherwise stdin is empty.");
     bash.inputSchema = schema::object(
         {{QStringLiteral("sandbox_id"), sandboxId},
          {QStringLiteral("command"), schema::str(QStringLiteral("The bash command line"), kMaxCommandBytes)},
          {QStringLiteral("cwd"), schema::str(QStringLiteral("Working directory (default: the workspace)"), kMaxPathBytes)},
-         {QStringLiteral("env"), QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+         {QStringLiteral("env"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
                                              {QStringLiteral("description"), QStringLiteral("Extra environment variables")},
-                                             {QStringLiteral("additionalProperties"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
+                                             {QStringLiteral("maxItems"), kMaxEnvEntries},
+                                             {QStringLiteral("items"), schema::object({{QStringLiteral("name"), schema::str(QStringLiteral("Variable name"), 128)},
+                                                                                        {QStringLiteral("value"), schema::str(QStringLiteral("Value"), kMaxEnvValueBytes)}},
+                                                                                       {QStringLiteral("name"), QStringLiteral("value")})}}},
+         {QStringLiteral("stdin"), schema::boolean(QStringLiteral("Keep stdin open for bash_write (default false: stdin is empty)"))},
          {QStringLiteral("yield_time_ms"), yield},
          {QStringLiteral("timeout_ms"), schema::integer(QStringLiteral("Kill the command after this many ms"), 1000, kMaxTimeoutMs)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("command")});
@@ -235,16 +262,29 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
     stop.name = QStringLiteral("bash_stop");
     stop.title = QStringLiteral("Stop a command");
     stop.description = QStringLiteral(
-        "Sends SIGTERM to the session's process group and SIGKILL 1.5 s later if it is still alive. Stopping an exited "
-        "session does nothing.");
+        "Use to end a command that is no longer needed. Sends SIGTERM to its processes and SIGKILL 1.5 s later, then "
+        "returns the final status and any output not returned yet. Stopping an exited session only returns that.");
     stop.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("session_id"), sessionId}},
                                       {QStringLiteral("sandbox_id"), QStringLiteral("session_id")});
-    stop.outputSchema = schema::result({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
-                                        {QStringLiteral("status"), statusProperty()},
-                                        {QStringLiteral("exit_code"), exitCodeProperty()}},
-                                       {QStringLiteral("session_id"), QStringLiteral("status"), QStringLiteral("exit_code")});
+    stop.outputSchema = snapshotSchema();
     stop.annotations = {false, true, true, true};
     registry.add(stop, [&resolver, &sessions](const ToolCall &call) { handleStop(resolver, sessions, call); });
+
+    ToolDefinition write;
+    write.name = QStringLiteral("bash_write");
+    write.title = QStringLiteral("Type into a command");
+    write.description = QStringLiteral(
+        "Use to answer a prompt or drive a REPL: writes input to the stdin of a command started with stdin true (add "
+        "\\n to end a line), optionally closes stdin (EOF), then returns new output like bash_poll.");
+    write.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("session_id"), sessionId},
+         {QStringLiteral("input"), schema::str(QStringLiteral("Text to send, e.g. \"yes\\n\""), kMaxInputBytes)},
+         {QStringLiteral("close_stdin"), schema::boolean(QStringLiteral("Close stdin after the input (default false)"))},
+         {QStringLiteral("yield_time_ms"), schema::integer(QStringLiteral("How long to wait for output, in ms (default 1000)"), 0, kMaxYieldMs)}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("session_id"), QStringLiteral("input")});
+    write.outputSchema = snapshotSchema();
+    write.annotations = {false, true, false, true};
+    registry.add(write, [&resolver, &sessions](const ToolCall &call) { handleWrite(resolver, sessions, call); });
 
     ToolDefinition list;
     list.name = QStringLiteral("bash_list");
@@ -271,6 +311,8 @@ void registerInSandboxTools(ToolRegistry &registry, SandboxResolver &resolver, C
 {
     registerBashTools(registry, resolver, sessions);
     registerFileTools(registry, resolver, channels);
+    registerPatchTools(registry, resolver, channels);
+    registerImageTools(registry, resolver, channels);
 }
 
 } // namespace chat2sbx

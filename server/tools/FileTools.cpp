@@ -3,10 +3,15 @@
 #include "mcp/ToolRegistry.h"
 #include "sandbox/ChannelPool.h"
 #include "sandbox/SandboxResolver.h"
+#include "tools/ContentDiff.h"
+#include "tools/EditPlan.h"
+#include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 #include "tools/UnifiedDiff.h"
 
+#include <QCryptographicHash>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QPointer>
 
 namespace chat2sbx {
@@ -25,19 +30,6 @@ constexpr int kMatchTextChars = 500;
 constexpr int kFileOpTimeoutMs = 30000;
 constexpr int kSearchTimeoutMs = 60000;
 
-// The path as results show it: relative paths are shown under the workspace as seen in the VM
-// (~/workspace for managed workspaces, never the host data directory).
-QString displayPath(const RunningSandbox &sandbox, const QString &path)
-{
-    if (path.startsWith(QLatin1Char('/')) || path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
-        return path;
-    const QString base = sandbox.managedWorkspace ? QStringLiteral("~/workspace") : sandbox.workspacePath;
-    if (path.isEmpty() || path == QLatin1String("."))
-        return base;
-    return base + QLatin1Char('/') + (path.startsWith(QLatin1String("./")) ? path.mid(2) : path);
-}
-
-// Shared front part of every file tool: sandbox_id → running sandbox (renewing its idle deadline).
 struct Context {
     SandboxResolver &resolver;
     ChannelPool &channels;
@@ -45,33 +37,30 @@ struct Context {
 
 bool resolve(Context &ctx, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox)
 {
-    QString id;
-    if (!args.sandboxId(id)) {
-        call.responder.error(args.error());
-        return false;
-    }
-    QString error;
-    if (!ctx.resolver.resolveRunning(id, sandbox, error)) {
-        call.responder.error(error);
-        return false;
-    }
-    return true;
+    return resolveSandbox(ctx.resolver, call, args, sandbox);
 }
 
-QString failure(const ChannelReply &r)
-{
-    return r.channelFailure ? QStringLiteral("could not reach the sandbox: %1").arg(r.error) : r.error;
-}
+QString failure(const ChannelReply &r) { return replyFailure(r); }
 
 void handleRead(Context &ctx, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
     QString path;
-    qint64 offset = 1, limit = kDefaultReadLines;
+    qint64 offset = 1, limit = kDefaultReadLines, startLine = 0, endLine = 0;
     if (!args.string(QStringLiteral("path"), path, kMaxPathBytes)
         || !args.integer(QStringLiteral("offset"), offset, 1, 1LL << 40, 1)
-        || !args.integer(QStringLiteral("limit"), limit, 1, 1000000, kDefaultReadLines))
+        || !args.integer(QStringLiteral("limit"), limit, 1, 1000000, kDefaultReadLines)
+        || !args.integer(QStringLiteral("start_line"), startLine, 1, 1LL << 40, 0)
+        || !args.integer(QStringLiteral("end_line"), endLine, 1, 1LL << 40, 0))
         return call.responder.error(args.error());
+    if (startLine || endLine) {
+        if (call.arguments.contains(QStringLiteral("offset")) || call.arguments.contains(QStringLiteral("limit")))
+            return call.responder.error(QStringLiteral("give either offset/limit or start_line/end_line, not both"));
+        offset = startLine ? startLine : 1;
+        if (endLine && endLine < offset)
+            return call.responder.error(QStringLiteral("end_line (%1) is before start_line (%2)").arg(endLine).arg(offset));
+        limit = endLine ? std::min<qint64>(endLine - offset + 1, 1000000) : kDefaultReadLines;
+    }
     RunningSandbox sandbox;
     if (!resolve(ctx, call, args, sandbox))
         return;
@@ -83,10 +72,12 @@ void handleRead(Context &ctx, const ToolCall &call)
             if (!r.ok)
                 return responder.error(failure(r));
             const qint64 size = r.meta.value(QStringLiteral("size")).toLongLong();
+            const QString sha = r.meta.value(QStringLiteral("sha256"));
             if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
                 return responder.ok({{QStringLiteral("path"), shown},
                                      {QStringLiteral("binary"), true},
                                      {QStringLiteral("size"), static_cast<double>(size)},
+                                     {QStringLiteral("sha256"), sha},
                                      {QStringLiteral("content"), QStringLiteral("(binary file, %1 bytes; not shown)").arg(size)},
                                      {QStringLiteral("truncated"), false}});
             const qint64 totalLines = r.meta.value(QStringLiteral("total_lines")).toLongLong();
@@ -120,9 +111,11 @@ void handleRead(Context &ctx, const ToolCall &call)
             if (truncated)
                 content += QStringLiteral("[truncated at 256 KiB: showing lines %1-%2 of %3; read again with offset=%4]\n")
                                .arg(offset).arg(std::max(offset, lastLine)).arg(totalLines).arg(std::max(offset, lastLine) + 1);
-            else if (lastLine < totalLines)
+            else if (lastLine < totalLines && !(lastLine < offset))
                 content += QStringLiteral("[showing lines %1-%2 of %3; read again with offset=%4 for more]\n")
                                .arg(offset).arg(lastLine).arg(totalLines).arg(lastLine + 1);
+            // `truncated` is true exactly when a marker says to read again.
+            truncated = truncated || (lastLine < totalLines && !(lastLine < offset));
             responder.ok({{QStringLiteral("path"), shown},
                           {QStringLiteral("binary"), false},
                           {QStringLiteral("size"), static_cast<double>(size)},
@@ -130,45 +123,108 @@ void handleRead(Context &ctx, const ToolCall &call)
                           {QStringLiteral("start_line"), static_cast<double>(offset)},
                           {QStringLiteral("end_line"), static_cast<double>(lastLine)},
                           {QStringLiteral("content"), content},
+                          {QStringLiteral("sha256"), sha},
                           {QStringLiteral("truncated"), truncated}});
         });
 }
 
-void writeFile(SandboxChannel &channel, const QString &path, const QByteArray &content,
+// expectedSha: empty for any content, otherwise the sha256 the file must still have (checked in the
+// sandbox right before the rename).
+void writeFile(SandboxChannel &channel, const QString &path, const QByteArray &expectedSha, const QByteArray &content,
                std::function<void(const ChannelReply &)> done)
 {
-    channel.request(QStringLiteral("write"), {path.toUtf8(), content}, kFileOpTimeoutMs, std::move(done));
+    channel.request(QStringLiteral("write"), {path.toUtf8(), expectedSha, content}, kFileOpTimeoutMs, std::move(done));
+}
+
+QString sha256Hex(const QByteArray &bytes) { return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()); }
+
+bool readExpectedSha(const ToolCall &call, ToolArgs &args, QString &sha)
+{
+    if (!args.string(QStringLiteral("expected_sha256"), sha, 64, false)) {
+        call.responder.error(args.error());
+        return false;
+    }
+    static const QRegularExpression hex(QStringLiteral("^[0-9a-fA-F]{64}$"));
+    if (!sha.isEmpty() && !hex.match(sha).hasMatch()) {
+        call.responder.error(QStringLiteral("expected_sha256 must be 64 hexadecimal characters (the sha256 that read returned)"));
+        return false;
+    }
+    sha = sha.toLower();
+    return true;
 }
 
 void handleWrite(Context &ctx, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
-    QString path, content;
+    QString path, content, expected;
     if (!args.string(QStringLiteral("path"), path, kMaxPathBytes)
         || !args.string(QStringLiteral("content"), content, kMaxWriteBytes, true, true))
         return call.responder.error(args.error());
+    if (!readExpectedSha(call, args, expected))
+        return;
     RunningSandbox sandbox;
     if (!resolve(ctx, call, args, sandbox))
         return;
     const QString shown = displayPath(sandbox, path);
-    writeFile(ctx.channels.channelFor(sandbox), path, content.toUtf8(), [responder = call.responder, shown](const ChannelReply &r) {
-        if (!r.ok)
-            return responder.error(failure(r));
-        responder.ok({{QStringLiteral("path"), shown},
-                      {QStringLiteral("bytes_written"), r.meta.value(QStringLiteral("bytes")).toDouble()}});
-    });
+    QPointer<SandboxChannel> channel = &ctx.channels.channelFor(sandbox);
+    const QByteArray bytes = content.toUtf8();
+    // The previous content, for the diff; a missing file is a new one.
+    channel->request(
+        QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxEditFileBytes)}, kFileOpTimeoutMs,
+        [responder = call.responder, shown, path, channel, bytes, expected](const ChannelReply &r) {
+            if (!r.ok && (r.channelFailure || (r.code != QLatin1String("enoent") && r.code != QLatin1String("efbig"))))
+                return responder.error(failure(r));
+            if (!channel)
+                return responder.error(QStringLiteral("the sandbox was detached during the write"));
+            const bool created = !r.ok && r.code == QLatin1String("enoent");
+            if (created && !expected.isEmpty())
+                return responder.error(QStringLiteral("%1 does not exist, so it cannot have sha256 %2; nothing was written")
+                                           .arg(shown, expected),
+                                       {{QStringLiteral("current_sha256"), QJsonValue(QJsonValue::Null)}});
+            QString diff;
+            if (created)
+                diff = contentDiff(shown, {}, bytes, true);
+            else if (!r.ok)
+                diff = QStringLiteral("(no diff: the previous content was larger than 8 MiB)\n");
+            else if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
+                diff = QStringLiteral("(no diff: the previous content was binary)\n");
+            else
+                diff = contentDiff(shown, r.data, bytes, false);
+            writeFile(*channel, path, expected.toLatin1(), bytes, [responder, shown, diff, bytes, expected](const ChannelReply &w) {
+                if (!w.ok && w.code == QLatin1String("estale")) {
+                    const QString current = w.meta.value(QStringLiteral("sha256"));
+                    return responder.error(
+                        QStringLiteral("%1 has changed: its sha256 is %2, not %3; nothing was written. Read it again before "
+                                       "writing.").arg(shown, current, expected),
+                        {{QStringLiteral("current_sha256"), current}});
+                }
+                if (!w.ok)
+                    return responder.error(failure(w));
+                responder.ok({{QStringLiteral("path"), shown},
+                              {QStringLiteral("bytes_written"), w.meta.value(QStringLiteral("bytes")).toDouble()},
+                              {QStringLiteral("created"), diff.startsWith(QLatin1String("--- /dev/null"))},
+                              {QStringLiteral("sha256"), sha256Hex(bytes)},
+                              {QStringLiteral("diff"), diff}});
+            });
+        });
 }
 
 void handleEdit(Context &ctx, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
-    QString path, oldString, newString;
+    QString path, oldString, newString, expected;
     bool replaceAll = false;
+    qint64 expectedCount = 0;
     if (!args.string(QStringLiteral("path"), path, kMaxPathBytes)
         || !args.string(QStringLiteral("old_string"), oldString, kMaxEditStringBytes)
         || !args.string(QStringLiteral("new_string"), newString, kMaxEditStringBytes, true, true)
-        || !args.boolean(QStringLiteral("replace_all"), replaceAll, false))
+        || !args.boolean(QStringLiteral("replace_all"), replaceAll, false)
+        || !args.integer(QStringLiteral("expected_replacements"), expectedCount, 1, 1000000, 0))
         return call.responder.error(args.error());
+    if (!readExpectedSha(call, args, expected))
+        return;
+    if (oldString == newString)
+        return call.responder.error(QStringLiteral("no change: old_string and new_string are equal"));
     RunningSandbox sandbox;
     if (!resolve(ctx, call, args, sandbox))
         return;
@@ -177,41 +233,51 @@ void handleEdit(Context &ctx, const ToolCall &call)
     const QByteArray oldBytes = oldString.toUtf8(), newBytes = newString.toUtf8();
     channel->request(
         QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxEditFileBytes)}, kFileOpTimeoutMs,
-        [responder = call.responder, shown, path, channel, oldBytes, newBytes, replaceAll](const ChannelReply &r) {
+        [responder = call.responder, shown, path, channel, oldBytes, newBytes, replaceAll, expected,
+         expectedCount](const ChannelReply &r) {
             if (!r.ok)
                 return responder.error(failure(r));
+            const QString currentSha = r.meta.value(QStringLiteral("sha256"));
+            if (!expected.isEmpty() && currentSha != expected)
+                return responder.error(QStringLiteral("%1 has changed: its sha256 is %2, not %3; nothing was edited. Read it "
+                                                      "again before editing.").arg(shown, currentSha, expected),
+                                       {{QStringLiteral("current_sha256"), currentSha}});
             if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
                 return responder.error(QStringLiteral("%1 is a binary file; edit only changes text files").arg(shown));
             const QByteArray &before = r.data;
-            QList<qsizetype> matches;
-            for (qsizetype at = before.indexOf(oldBytes); at >= 0; at = before.indexOf(oldBytes, at + oldBytes.size()))
-                matches.append(at);
-            if (matches.isEmpty())
+            const EditPlan plan = planEdit(before, oldBytes, newBytes, replaceAll || expectedCount > 0, kMaxWriteBytes);
+            if (expectedCount && plan.matches && plan.matches != expectedCount)
+                return responder.error(QStringLiteral("old_string matches %1 times in %2, not the expected %3; nothing was "
+                                                      "edited").arg(plan.matches).arg(shown).arg(expectedCount));
+            switch (plan.outcome) {
+            case EditPlan::Outcome::NotFound:
                 return responder.error(QStringLiteral("old_string was not found in %1 (0 matches)").arg(shown));
-            if (matches.size() > 1 && !replaceAll)
+            case EditPlan::Outcome::Ambiguous:
                 return responder.error(QStringLiteral("old_string matches %1 times in %2; include more context to make it "
                                                       "unique, or set replace_all to replace every match")
-                                           .arg(matches.size()).arg(shown));
-            QByteArray after;
-            after.reserve(before.size() + matches.size() * (newBytes.size() - oldBytes.size()));
-            qsizetype cursor = 0;
-            for (qsizetype m : matches) {
-                after += before.mid(cursor, m - cursor);
-                after += newBytes;
-                cursor = m + oldBytes.size();
+                                           .arg(plan.matches).arg(shown));
+            case EditPlan::Outcome::TooLarge:
+                return responder.error(QStringLiteral("the edited file would be %1 bytes (%2 replacements), larger than "
+                                                      "the %3-byte limit; replace fewer matches or use a shorter new_string")
+                                           .arg(plan.resultBytes).arg(plan.matches).arg(kMaxWriteBytes));
+            case EditPlan::Outcome::Ok:
+                break;
             }
-            after += before.mid(cursor);
             if (!channel)
                 return responder.error(QStringLiteral("the sandbox was detached during the edit"));
-            if (after.size() > kMaxWriteBytes)
-                return responder.error(QStringLiteral("the edited file would be larger than %1 bytes").arg(kMaxWriteBytes));
-            const QString diff = replacementDiff(shown, before, matches, oldBytes, newBytes);
-            const int count = static_cast<int>(matches.size());
-            writeFile(*channel, path, after, [responder, shown, diff, count](const ChannelReply &w) {
+            const QString diff = replacementDiff(shown, before, oldBytes, newBytes);
+            const int count = static_cast<int>(plan.matches);
+            // The write only succeeds if the file is still what was edited.
+            const QString newSha = sha256Hex(plan.after);
+            writeFile(*channel, path, currentSha.toLatin1(), plan.after, [responder, shown, diff, count, newSha](const ChannelReply &w) {
+                if (!w.ok && w.code == QLatin1String("estale"))
+                    return responder.error(QStringLiteral("%1 changed while it was being edited; nothing was edited. Try again.")
+                                               .arg(shown));
                 if (!w.ok)
                     return responder.error(failure(w));
                 responder.ok({{QStringLiteral("path"), shown},
                               {QStringLiteral("replacements"), count},
+                              {QStringLiteral("sha256"), newSha},
                               {QStringLiteral("diff"), diff}});
             });
         });
@@ -222,10 +288,13 @@ void handleSearch(Context &ctx, const ToolCall &call)
     ToolArgs args(call.arguments);
     QString pattern, path, glob;
     qint64 maxResults = 200;
+    bool regex = false, hidden = false;
     if (!args.string(QStringLiteral("pattern"), pattern, kMaxPatternBytes)
         || !args.string(QStringLiteral("path"), path, kMaxPathBytes, false)
         || !args.string(QStringLiteral("glob"), glob, kMaxGlobBytes, false)
-        || !args.integer(QStringLiteral("max_results"), maxResults, 1, 5000, 200))
+        || !args.integer(QStringLiteral("max_results"), maxResults, 1, 5000, 200)
+        || !args.boolean(QStringLiteral("regex"), regex, false)
+        || !args.boolean(QStringLiteral("include_hidden"), hidden, false))
         return call.responder.error(args.error());
     if (pattern.contains(QLatin1Char('\n')))
         return call.responder.error(QStringLiteral("pattern must be a single line"));
@@ -233,7 +302,8 @@ void handleSearch(Context &ctx, const ToolCall &call)
     if (!resolve(ctx, call, args, sandbox))
         return;
     ctx.channels.channelFor(sandbox).request(
-        QStringLiteral("search"), {pattern.toUtf8(), path.toUtf8(), glob.toUtf8(), QByteArray::number(maxResults)},
+        QStringLiteral("search"),
+        {pattern.toUtf8(), path.toUtf8(), glob.toUtf8(), QByteArray::number(maxResults), regex ? "1" : "0", hidden ? "1" : "0"},
         kSearchTimeoutMs, [responder = call.responder, maxResults](const ChannelReply &r) {
             if (!r.ok)
                 return responder.error(failure(r));
@@ -343,13 +413,16 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
     read.name = QStringLiteral("read");
     read.title = QStringLiteral("Read a file");
     read.description = QStringLiteral(
-        "Reads a text file in the sandbox with line numbers: by default the first 2,000 lines, at most 256 KiB per call "
-        "(a marker says where to continue). Binary files are reported as binary with their size.");
+        "Use to look at a text file before changing it. Returns numbered lines (by default the first 2,000, at most "
+        "256 KiB per call; a marker and truncated say where to continue) and the file's sha256. Binary files are "
+        "reported with their size only.");
     read.inputSchema = schema::object(
         {{QStringLiteral("sandbox_id"), sandboxId},
          {QStringLiteral("path"), schema::str(pathHelp, kMaxPathBytes)},
          {QStringLiteral("offset"), schema::integer(QStringLiteral("First line to show, 1-based (default 1)"), 1, 1LL << 40)},
-         {QStringLiteral("limit"), schema::integer(QStringLiteral("Number of lines (default 2000)"), 1, 1000000)}},
+         {QStringLiteral("limit"), schema::integer(QStringLiteral("Number of lines (default 2000)"), 1, 1000000)},
+         {QStringLiteral("start_line"), schema::integer(QStringLiteral("First line to show, 1-based (instead of offset)"), 1, 1LL << 40)},
+         {QStringLiteral("end_line"), schema::integer(QStringLiteral("Last line to show, inclusive (instead of limit)"), 1, 1LL << 40)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("path")});
     read.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
                                         {QStringLiteral("binary"), typed(QStringLiteral("boolean"))},
@@ -358,6 +431,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                         {QStringLiteral("start_line"), typed(QStringLiteral("integer"))},
                                         {QStringLiteral("end_line"), typed(QStringLiteral("integer"))},
                                         {QStringLiteral("content"), typed(QStringLiteral("string"))},
+                                        {QStringLiteral("sha256"), typed(QStringLiteral("string"))},
                                         {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))}},
                                        {QStringLiteral("path"), QStringLiteral("binary"), QStringLiteral("size"),
                                         QStringLiteral("content"), QStringLiteral("truncated")});
@@ -368,33 +442,45 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
     write.name = QStringLiteral("write");
     write.title = QStringLiteral("Write a file");
     write.description = QStringLiteral(
-        "Writes a whole file in the sandbox atomically (temporary file + rename), creating parent directories. "
-        "Returns the number of bytes written.");
+        "Use to create a file or replace all of it (for small changes prefer edit or apply_patch). Writes atomically, "
+        "creating parent directories; with expected_sha256 only if the file is unchanged since you read it. Returns a "
+        "diff against the previous content and the new sha256.");
+    const QJsonObject sha = QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                                        {QStringLiteral("description"), QStringLiteral("Only change the file if its sha256 (from read) is still this")},
+                                        {QStringLiteral("pattern"), QStringLiteral("^[0-9a-fA-F]{64}$")}};
     write.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId},
                                         {QStringLiteral("path"), schema::str(pathHelp, kMaxPathBytes)},
-                                        {QStringLiteral("content"), schema::str(QStringLiteral("The complete new content"))}},
+                                        {QStringLiteral("content"), schema::str(QStringLiteral("The complete new content"))},
+                                        {QStringLiteral("expected_sha256"), sha}},
                                        {QStringLiteral("sandbox_id"), QStringLiteral("path"), QStringLiteral("content")});
     write.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
-                                         {QStringLiteral("bytes_written"), typed(QStringLiteral("integer"))}},
+                                         {QStringLiteral("bytes_written"), typed(QStringLiteral("integer"))},
+                                         {QStringLiteral("created"), typed(QStringLiteral("boolean"))},
+                                         {QStringLiteral("sha256"), typed(QStringLiteral("string"))},
+                                         {QStringLiteral("diff"), typed(QStringLiteral("string"))}},
                                         {QStringLiteral("path"), QStringLiteral("bytes_written")});
-    write.annotations = {false, false, true, false};
+    write.annotations = {false, true, true, false};
     registry.add(write, [ctx](const ToolCall &call) { handleWrite(*ctx, call); });
 
     ToolDefinition edit;
     edit.name = QStringLiteral("edit");
     edit.title = QStringLiteral("Edit a file");
     edit.description = QStringLiteral(
-        "Replaces an exact string in a text file. old_string must match exactly once unless replace_all is true; "
-        "otherwise the call fails and says how many matches there are. Returns a short unified diff.");
+        "Use for a small change to a text file: replaces an exact string. old_string must match exactly once unless "
+        "replace_all is true or expected_replacements gives the count; otherwise the call fails and says how many "
+        "matches there are. Returns a short diff and the new sha256.");
     edit.inputSchema = schema::object(
         {{QStringLiteral("sandbox_id"), sandboxId},
          {QStringLiteral("path"), schema::str(pathHelp, kMaxPathBytes)},
          {QStringLiteral("old_string"), schema::str(QStringLiteral("Exact text to replace"))},
          {QStringLiteral("new_string"), schema::str(QStringLiteral("Replacement text"))},
-         {QStringLiteral("replace_all"), schema::boolean(QStringLiteral("Replace every match (default false)"))}},
+         {QStringLiteral("replace_all"), schema::boolean(QStringLiteral("Replace every match (default false)"))},
+         {QStringLiteral("expected_replacements"), schema::integer(QStringLiteral("Fail unless old_string matches exactly this many times; all are replaced"), 1, 1000000)},
+         {QStringLiteral("expected_sha256"), sha}},
         {QStringLiteral("sandbox_id"), QStringLiteral("path"), QStringLiteral("old_string"), QStringLiteral("new_string")});
     edit.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
                                         {QStringLiteral("replacements"), typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("sha256"), typed(QStringLiteral("string"))},
                                         {QStringLiteral("diff"), typed(QStringLiteral("string"))}},
                                        {QStringLiteral("path"), QStringLiteral("replacements"), QStringLiteral("diff")});
     edit.annotations = {false, false, false, false};
@@ -404,11 +490,14 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
     search.name = QStringLiteral("search");
     search.title = QStringLiteral("Search files");
     search.description = QStringLiteral(
-        "Searches file contents in the sandbox for a regular expression (extended syntax) and returns file:line:text "
-        "matches, skipping .git and binary files. Uses ripgrep when the sandbox has it, grep otherwise.");
+        "Use to find where something is in the files. Searches file contents for a literal string (or, with regex, an "
+        "extended regular expression) and returns file, line and text, skipping .git, binary and (unless "
+        "include_hidden) hidden files. Paths are relative to the workspace.");
     search.inputSchema = schema::object(
         {{QStringLiteral("sandbox_id"), sandboxId},
-         {QStringLiteral("pattern"), schema::str(QStringLiteral("Regular expression"), kMaxPatternBytes)},
+         {QStringLiteral("pattern"), schema::str(QStringLiteral("Text to find (a regular expression if regex is true)"), kMaxPatternBytes)},
+         {QStringLiteral("regex"), schema::boolean(QStringLiteral("Treat pattern as an extended regular expression (default false)"))},
+         {QStringLiteral("include_hidden"), schema::boolean(QStringLiteral("Also search files and directories whose name starts with a dot (default false)"))},
          {QStringLiteral("path"), schema::str(QStringLiteral("File or directory to search (default: the workspace)"), kMaxPathBytes)},
          {QStringLiteral("glob"), schema::str(QStringLiteral("Only files whose name matches, e.g. *.cpp"), kMaxGlobBytes)},
          {QStringLiteral("max_results"), schema::integer(QStringLiteral("Maximum matches (default 200)"), 1, 5000)}},

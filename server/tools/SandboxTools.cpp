@@ -2,8 +2,8 @@
 
 #include "config/Config.h"
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 #include "sandbox/SandboxService.h"
 #include "tools/SandboxToolArgs.h"
 

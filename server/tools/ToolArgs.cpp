@@ -1,6 +1,6 @@
 #include "tools/ToolArgs.h"
 
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 
 #include <QJsonArray>
 

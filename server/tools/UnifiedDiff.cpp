@@ -1,5 +1,6 @@
 #include "tools/UnifiedDiff.h"
 
+#include <QList>
 #include <QStringList>
 
 #include <algorithm>
@@ -8,43 +9,83 @@ namespace chat2sbx {
 namespace {
 
 constexpr int kContext = 3;
+constexpr int kMaxShownLineChars = 400;
 
 struct Change {
-    int oldLine = 0;           // 0-based first old line of the change
+    qsizetype oldLine = 0;     // 0-based first old line of the change
     QList<QByteArray> removed; // whole old lines
     QList<QByteArray> added;   // whole new lines
 };
 
 QList<QByteArray> splitLines(const QByteArray &text)
 {
-    QList<QByteArray> lines = text.split('\n');
-    if (!text.isEmpty() && text.endsWith('\n'))
-        lines.removeLast();
     if (text.isEmpty())
-        lines.clear();
+        return {};
+    QList<QByteArray> lines = text.split('\n');
+    if (text.endsWith('\n'))
+        lines.removeLast();
     return lines;
+}
+
+// Where each line of a text starts, for line numbers and context lines in O(log n) each.
+class LineIndex {
+public:
+    explicit LineIndex(const QByteArray &text) : m_text(text)
+    {
+        if (text.isEmpty())
+            return;
+        m_starts.append(0);
+        for (qsizetype nl = text.indexOf('\n'); nl >= 0 && nl + 1 < text.size(); nl = text.indexOf('\n', nl + 1))
+            m_starts.append(nl + 1);
+    }
+    qsizetype count() const { return m_starts.size(); }
+    // The line holding byte `pos` (pos < text size).
+    qsizetype lineOf(qsizetype pos) const
+    {
+        return std::upper_bound(m_starts.cbegin(), m_starts.cend(), pos) - m_starts.cbegin() - 1;
+    }
+    qsizetype start(qsizetype line) const { return m_starts.at(line); }
+    QByteArray line(qsizetype line) const
+    {
+        const qsizetype from = m_starts.at(line);
+        qsizetype to = line + 1 < m_starts.size() ? m_starts.at(line + 1) - 1 : m_text.size();
+        if (line + 1 == m_starts.size() && m_text.endsWith('\n'))
+            --to;
+        return m_text.mid(from, to - from);
+    }
+
+private:
+    const QByteArray &m_text;
+    QList<qsizetype> m_starts;
+};
+
+QString shown(char prefix, const QByteArray &line)
+{
+    const QString text = QLatin1Char(prefix) + QString::fromUtf8(line);
+    return text.size() > kMaxShownLineChars ? text.left(kMaxShownLineChars) + QStringLiteral("…") : text;
 }
 
 } // namespace
 
-QString replacementDiff(const QString &path, const QByteArray &before, const QList<qsizetype> &matches,
-                        const QByteArray &oldText, const QByteArray &newText, int maxLines)
+QString replacementDiff(const QString &path, const QByteArray &before, const QByteArray &oldText,
+                        const QByteArray &newText, int maxLines)
 {
-    const QList<QByteArray> oldLines = splitLines(before);
+    const LineIndex lines(before);
+    // Every change yields at least one output line, so maxLines + 1 changes are enough to know the
+    // diff is truncated.
     QList<Change> changes;
-    qsizetype i = 0;
-    while (i < matches.size()) {
+    qsizetype next = oldText.isEmpty() ? -1 : before.indexOf(oldText);
+    while (next >= 0 && changes.size() <= maxLines) {
         // One region: whole lines of `before` covering this match and any match that shares a line.
-        const qsizetype p = matches.at(i);
-        const qsizetype a = before.lastIndexOf('\n', p - 1) + 1;   // start of the first touched line
+        const qsizetype a = lines.start(lines.lineOf(next));   // start of the first touched line
         QByteArray replaced;
         qsizetype cursor = a;
         qsizetype end = 0;
         for (;;) {
-            const qsizetype m = matches.at(i);
-            replaced += before.mid(cursor, m - cursor) + newText;
-            cursor = m + oldText.size();
-            ++i;
+            replaced += QByteArray::fromRawData(before.constData() + cursor, next - cursor);
+            replaced += newText;
+            cursor = next + oldText.size();
+            next = before.indexOf(oldText, cursor);
             // Extend to the end of the line holding the last replaced byte (a region ending exactly at a
             // line boundary on both sides needs nothing more).
             const bool oldAtBoundary = before.at(cursor - 1) == '\n';
@@ -54,20 +95,20 @@ QString replacementDiff(const QString &path, const QByteArray &before, const QLi
                 const qsizetype nl = before.indexOf('\n', cursor);
                 end = nl < 0 ? before.size() : nl + 1;
             }
-            if (i < matches.size() && matches.at(i) < end)
+            if (next >= 0 && next < end)
                 continue;   // the next match is on a line of this region
             break;
         }
-        replaced += before.mid(cursor, end - cursor);
+        replaced += QByteArray::fromRawData(before.constData() + cursor, end - cursor);
         Change c;
-        c.oldLine = static_cast<int>(before.left(a).count('\n'));
+        c.oldLine = lines.lineOf(a);
         c.removed = splitLines(before.mid(a, end - a));
         c.added = splitLines(replaced);
         changes.append(c);
     }
 
     QStringList out{QStringLiteral("--- a/%1").arg(path), QStringLiteral("+++ b/%1").arg(path)};
-    int delta = 0;   // new line number minus old line number before the current position
+    qsizetype delta = 0;   // new line number minus old line number before the current position
     qsizetype ci = 0;
     bool truncated = false;
     while (ci < changes.size() && !truncated) {
@@ -75,43 +116,42 @@ QString replacementDiff(const QString &path, const QByteArray &before, const QLi
         qsizetype last = ci;
         while (last + 1 < changes.size()) {
             const Change &prev = changes.at(last);
-            const int prevEnd = prev.oldLine + static_cast<int>(prev.removed.size());
+            const qsizetype prevEnd = prev.oldLine + prev.removed.size();
             if (changes.at(last + 1).oldLine - prevEnd > 2 * kContext)
                 break;
             ++last;
         }
-        const int start = std::max(0, changes.at(ci).oldLine - kContext);
+        const qsizetype start = std::max<qsizetype>(0, changes.at(ci).oldLine - kContext);
         const Change &lastChange = changes.at(last);
-        const int stop = std::min(static_cast<int>(oldLines.size()),
-                                  lastChange.oldLine + static_cast<int>(lastChange.removed.size()) + kContext);
+        const qsizetype stop = std::min(lines.count(), lastChange.oldLine + lastChange.removed.size() + kContext);
         QStringList body;
-        int oldCount = 0, newCount = 0;
-        int line = start;
-        int hunkDelta = delta;
-        for (qsizetype k = ci; k <= last; ++k) {
+        qsizetype oldCount = 0, newCount = 0;
+        qsizetype line = start;
+        const qsizetype hunkDelta = delta;
+        for (qsizetype k = ci; k <= last && body.size() < maxLines; ++k) {
             const Change &c = changes.at(k);
             for (; line < c.oldLine; ++line, ++oldCount, ++newCount)
-                body << QStringLiteral(" ") + QString::fromUtf8(oldLines.at(line));
+                body << shown(' ', lines.line(line));
             for (const QByteArray &l : c.removed)
-                body << QStringLiteral("-") + QString::fromUtf8(l);
+                body << shown('-', l);
             for (const QByteArray &l : c.added)
-                body << QStringLiteral("+") + QString::fromUtf8(l);
-            oldCount += static_cast<int>(c.removed.size());
-            newCount += static_cast<int>(c.added.size());
-            line += static_cast<int>(c.removed.size());
-            delta += static_cast<int>(c.added.size()) - static_cast<int>(c.removed.size());
+                body << shown('+', l);
+            oldCount += c.removed.size();
+            newCount += c.added.size();
+            line += c.removed.size();
+            delta += c.added.size() - c.removed.size();
         }
-        for (; line < stop; ++line, ++oldCount, ++newCount)
-            body << QStringLiteral(" ") + QString::fromUtf8(oldLines.at(line));
-        const int oldStart = oldCount ? start + 1 : start;
-        const int newStart = newCount ? start + hunkDelta + 1 : start + hunkDelta;
+        for (; line < stop && body.size() < maxLines; ++line, ++oldCount, ++newCount)
+            body << shown(' ', lines.line(line));
+        const qsizetype oldStart = oldCount ? start + 1 : start;
+        const qsizetype newStart = newCount ? start + hunkDelta + 1 : start + hunkDelta;
         out << QStringLiteral("@@ -%1,%2 +%3,%4 @@").arg(oldStart).arg(oldCount).arg(newStart).arg(newCount);
         for (const QString &b : body) {
             if (out.size() >= maxLines) {
                 truncated = true;
                 break;
             }
-            out << (b.size() > 400 ? b.left(400) + QStringLiteral("…") : b);
+            out << b;
         }
         ci = last + 1;
     }

@@ -1,7 +1,7 @@
 #include "tools/WorkspaceTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/PathPolicy.h"
 #include "workspace/WorkspaceService.h"

@@ -1,7 +1,7 @@
 #include "workspace/ApprovalService.h"
 
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QFileInfo>

@@ -1,6 +1,6 @@
 #include "workspace/WorkspaceRetention.h"
 
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QDateTime>

@@ -1,7 +1,7 @@
 #include "workspace/WorkspaceService.h"
 
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 
 #include <QDir>
 #include <QFile>

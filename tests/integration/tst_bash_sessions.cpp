@@ -74,7 +74,7 @@ private slots:
 
     void quickCommandReturnsExited()
     {
-        const ToolResult r = f.call(QStringLiteral("bash"), {{"command", "pwd; echo $FOO"}, {"env", QJsonObject{{"FOO", "bar baz"}}}});
+        const ToolResult r = f.call(QStringLiteral("bash"), {{"command", "pwd; echo $FOO"}, {"env", QJsonArray{QJsonObject{{"name", "FOO"}, {"value", "bar baz"}}}}});
         QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
         QCOMPARE(status(r), QStringLiteral("exited"));
         QCOMPARE(r.structured.value(QStringLiteral("exit_code")).toInt(), 0);
@@ -128,7 +128,29 @@ private slots:
         QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
         QCOMPARE(status(r), QStringLiteral("exited"));
         QVERIFY(t.elapsed() < 5000);
-        QCOMPARE(r.structured.value(QStringLiteral("exit_code")).toInt(), 143);   // SIGTERM
+        QCOMPARE(r.structured.value(QStringLiteral("exit_code")).toInt(), 124);   // like timeout(1)
+        QCOMPARE(r.structured.value(QStringLiteral("timed_out")).toBool(), true);
+        // An ordinary exit is not a timeout, even with the same code.
+        const ToolResult own = f.call(QStringLiteral("bash"), {{"command", "exit 124"}, {"timeout_ms", 60000}});
+        QCOMPARE(own.structured.value(QStringLiteral("exit_code")).toInt(), 124);
+        QCOMPARE(own.structured.value(QStringLiteral("timed_out")).toBool(), false);
+    }
+
+    void stopReturnsTheTail()
+    {
+        const ToolResult first = f.call(QStringLiteral("bash"),
+                                        {{"command", "echo start; sleep 0.3; echo tail-line; printf 'h\xc3\xa9'; sleep 100"},
+                                         {"yield_time_ms", 100}});
+        QVERIFY2(!first.isError, qPrintable(InSandboxFixture::describe(first)));
+        QCOMPARE(status(first), QStringLiteral("running"));
+        QTest::qWait(1200);
+        const ToolResult stopped = f.call(QStringLiteral("bash_stop"), {{"session_id", sessionOf(first)}}, 10000);
+        QVERIFY2(!stopped.isError, qPrintable(InSandboxFixture::describe(stopped)));
+        QCOMPARE(status(stopped), QStringLiteral("exited"));
+        QCOMPARE(stopped.structured.value(QStringLiteral("exit_code")).toInt(), 143);
+        QVERIFY2((output(first) + output(stopped)).endsWith(QStringLiteral("tail-line\nhé")),
+                 qPrintable(output(first) + "|" + output(stopped)));
+        QCOMPARE(stopped.structured.value(QStringLiteral("has_more_output")).toBool(), false);
     }
 
     void stopEscalatesToSigkill()

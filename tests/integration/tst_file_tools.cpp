@@ -199,7 +199,7 @@ private slots:
         QVERIFY(files.contains(QStringLiteral("dir/sub/deeper/c.txt:1")));
         QVERIFY(!files.join(' ').contains(QStringLiteral(".git")));
         QVERIFY(!files.join(' ').contains(QStringLiteral("bin.dat")));   // binary skipped
-        r = f.call(QStringLiteral("search"), {{"pattern", "be+ta"}, {"path", "dir"}, {"glob", "*.h"}});
+        r = f.call(QStringLiteral("search"), {{"pattern", "be+ta"}, {"regex", true}, {"path", "dir"}, {"glob", "*.h"}});
         QCOMPARE(r.structured.value(QStringLiteral("count")).toInt(), 1);
         QCOMPARE(r.structured.value(QStringLiteral("matches")).toArray().at(0).toObject().value(QStringLiteral("text")).toString(),
                  QStringLiteral("// beta here"));
@@ -214,7 +214,7 @@ private slots:
         QCOMPARE(r.structured.value(QStringLiteral("count")).toInt(), 2);
         QVERIFY(r.structured.value(QStringLiteral("truncated")).toBool());
         expectError(f.call(QStringLiteral("search"), {{"pattern", "beta"}, {"path", "missing"}}), QStringLiteral("no such file"));
-        expectError(f.call(QStringLiteral("search"), {{"pattern", "(unclosed"}}), QStringLiteral("search failed"));
+        expectError(f.call(QStringLiteral("search"), {{"pattern", "(unclosed"}, {"regex", true}}), QStringLiteral("search failed"));
         if (m_permissionsEnforced)
             expectError(f.call(QStringLiteral("search"), {{"pattern", "beta"}, {"path", "locked.txt"}}),
                         QStringLiteral("permission denied"));
@@ -274,9 +274,10 @@ private slots:
         auto ann = [&](const char *name) { return f.tools.find(QLatin1String(name))->definition.annotations; };
         for (const char *ro : {"read", "search", "list", "bash_poll", "bash_list"})
             QVERIFY(ann(ro).readOnly && !ann(ro).destructive);
-        for (const char *w : {"write", "edit"})
-            QVERIFY(!ann(w).readOnly && !ann(w).destructive);
-        for (const char *d : {"bash", "bash_stop"})
+        QVERIFY(!ann("edit").readOnly && !ann("edit").destructive);
+        for (const char *d : {"write", "apply_patch"})
+            QVERIFY(!ann(d).readOnly && ann(d).destructive);
+        for (const char *d : {"bash", "bash_stop", "bash_write"})
             QVERIFY(!ann(d).readOnly && ann(d).destructive && ann(d).openWorld);
     }
 

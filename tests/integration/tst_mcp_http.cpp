@@ -7,7 +7,7 @@
 
 #include "mcp/McpEndpoint.h"
 #include "mcp/ToolCallRunner.h"
-#include "runtime/Clock.h"
+#include "ManualClock.h"
 #include "runtime/Controller.h"
 #include "state/AuditLogRepository.h"
 
@@ -89,9 +89,9 @@ void registerTestTools(ToolRegistry &tools, ToolProbe &probe, QObject *context)
 class TestMcpHttp : public QObject {
     Q_OBJECT
 
+    ManualClock m_clock;   // declared first: the Controller reads it until it is destroyed
     std::unique_ptr<TestEnvironment> m_env;
     std::unique_ptr<Controller> m_controller;
-    ManualClock m_clock;
     ToolProbe m_probe;
     QString m_url;
 
@@ -106,8 +106,7 @@ private slots:
         qunsetenv("DBUS_SESSION_BUS_ADDRESS");
         m_env = std::make_unique<TestEnvironment>();
         m_env->set("CHAT2SBX_SESSION_IDLE_SECONDS", "5");
-        m_controller = std::make_unique<Controller>(m_env->config());
-        m_controller->setClock(&m_clock);
+        m_controller = std::make_unique<Controller>(m_env->config(), m_clock);
         registerTestTools(m_controller->tools(), m_probe, this);
         QSignalSpy started(m_controller.get(), &Controller::started);
         m_controller->start();

@@ -4,7 +4,7 @@
 // unknown chat2sbx-* runtimes without touching them. Also the RuntimeAttacher contract on create.
 #include "SandboxHarness.h"
 
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 #include "sandbox/RuntimeAttacher.h"
 
 #include <QDir>

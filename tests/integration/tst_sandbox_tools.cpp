@@ -3,7 +3,7 @@
 // shows a runtime name or a data-directory path (SandboxHarness::checkLeaks on every result).
 #include "SandboxHarness.h"
 
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 #include "state/WorkspaceRepository.h"
 
 #include <QDir>

@@ -3,7 +3,7 @@
 // and an already-decided approval refused instead of decided twice.
 #include "TestSupport.h"
 
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 #include "state/Database.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"

@@ -7,8 +7,8 @@
 
 #include "config/Config.h"
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
 #include "sandbox/BashSessions.h"
 #include "sandbox/ChannelPool.h"
 #include "sandbox/SbxDriver.h"

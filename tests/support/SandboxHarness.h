@@ -6,7 +6,7 @@
 #include "TestSupport.h"
 
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
+#include "ManualClock.h"
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
 #include "state/Database.h"

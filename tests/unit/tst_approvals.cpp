@@ -2,8 +2,8 @@
 // canonical path and mode (persisted, stable id), decisions are final, approval re-validates the
 // directory (a swap is refused), registration is repeat-safe, signals fire, and a decision made
 // through another connection (the CLI) is noticed without restart.
-#include "runtime/Clock.h"
-#include "runtime/Ids.h"
+#include "ManualClock.h"
+#include "core/Ids.h"
 #include "state/Database.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"

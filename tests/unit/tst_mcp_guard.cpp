@@ -5,7 +5,7 @@
 #include "mcp/JsonRpc.h"
 #include "mcp/McpEndpoint.h"
 #include "mcp/McpSessions.h"
-#include "runtime/Clock.h"
+#include "ManualClock.h"
 
 #include <QtTest>
 

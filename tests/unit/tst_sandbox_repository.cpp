@@ -3,7 +3,7 @@
 // helpers of the sandbox tools (memory sizes, the global AGENTS.md rules).
 #include "TestSupport.h"
 
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 #include "state/Database.h"
 #include "state/SandboxRepository.h"
 #include "state/WorkspaceRepository.h"

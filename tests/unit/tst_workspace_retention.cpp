@@ -2,7 +2,7 @@
 // workspaceRetentionDays after its last use or its last sandbox's end, then MOVED (never deleted)
 // to <data root>/trash/<ws_id>-<timestamp> and marked trashed; an active sandbox keeps it; host
 // workspaces are never moved.
-#include "runtime/Clock.h"
+#include "ManualClock.h"
 #include "state/Database.h"
 #include "workspace/WorkspaceRetention.h"
 #include "workspace/WorkspaceService.h"

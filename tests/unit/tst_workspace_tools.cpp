@@ -3,7 +3,7 @@
 // with the workspace id, rejected, refusals as isError with the exact reason, and no host
 // data-directory path in any result.
 #include "mcp/ToolRegistry.h"
-#include "runtime/Clock.h"
+#include "ManualClock.h"
 #include "state/Database.h"
 #include "tools/WorkspaceTools.h"
 #include "workspace/ApprovalService.h"

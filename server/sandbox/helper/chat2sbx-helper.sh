@@ -41,7 +41,15 @@ echo $$ >"$d/watcher.pid"
 IFS= read -r -d "" cwd <"$d/cwd"; cd -- "$cwd" || exit 1
 while IFS= read -r -d "" kv; do export "$kv"; done <"$d/env"
 IFS= read -r -d "" cmd <"$d/command"
-setsid bash -c "$cmd" </dev/null >>"$d/output" 2>&1 &
+in=/dev/null hp=
+if [ -p "$d/stdin" ]; then
+    # The holder keeps a writer open so the command sees EOF only when bash_input closes stdin.
+    sleep infinity 3<>"$d/stdin" </dev/null >/dev/null 2>&1 &
+    hp=$!
+    echo "$hp" >"$d/stdin.holder"
+    in=$d/stdin
+fi
+setsid bash -c "$cmd" <"$in" >>"$d/output" 2>&1 &
 pid=$!
 echo "$pid" >"$d/pgid.tmp" && mv -f "$d/pgid.tmp" "$d/pgid"
 tp=
@@ -57,6 +65,8 @@ if [ "$t" -gt 0 ]; then
 fi
 wait "$pid"; code=$?
 [ -n "$tp" ] && kill "$tp" 2>/dev/null
+[ -n "$hp" ] && kill "$hp" 2>/dev/null
+[ -f "$d/timed_out" ] && code=124
 echo "$code" >"$d/exit_code.tmp" && mv -f "$d/exit_code.tmp" "$d/exit_code"
 '
 
@@ -127,13 +137,16 @@ need_file() {
 # A NUL byte in the first 8 KiB: read stops at it before 8192 bytes (status 0); EOF gives status 1.
 is_binary() { local x; IFS= read -r -d '' -n 8192 x <"$1" 2>/dev/null && ((${#x} < 8192)); }
 
+# Sets SHA to the sha256 of file $1.
+sha_of() { SHA=$(sha256sum <"$1"); SHA=${SHA%% *}; }
+
 valid_session() { [[ $1 =~ ^bash_[0-9a-f]{24}$ ]]; }
 
 session_state() { # dir -> SS="exited:<code>" / "running" / "lost" (builtins only: no fork)
     local d=$1 c= w=
     if [ -f "$d/exit_code" ]; then
         read -r c <"$d/exit_code"
-        SS="exited:$c"
+        if [ -f "$d/timed_out" ]; then SS="timedout:$c"; else SS="exited:$c"; fi
     elif [ -f "$d/watcher.pid" ] && { read -r w <"$d/watcher.pid"; ! kill -0 "$w" 2>/dev/null; } && [ ! -f "$d/exit_code" ]; then
         SS=lost
     else
@@ -143,7 +156,7 @@ session_state() { # dir -> SS="exited:<code>" / "running" / "lost" (builtins onl
 
 op_ping() { meta pong 1; meta version "$HELPER_VERSION"; meta pid "$HELPER_PID"; meta rg "$HAVE_RG"; }
 
-op_bash_start() { # id cwd timeout_ms command env(NUL separated NAME=VALUE, last)
+op_bash_start() { # id cwd timeout_ms command stdin(0/1) env(NUL separated NAME=VALUE, last)
     local sid cwd d t
     sid=${A[0]:-}
     valid_session "$sid" || { fail einval "bad session id"; return; }
@@ -155,7 +168,10 @@ op_bash_start() { # id cwd timeout_ms command env(NUL separated NAME=VALUE, last
     if [ -e "$d" ]; then meta existed 1; return; fi
     mkdir -p "$d.tmp" || { fail eio "cannot create session directory"; return; }
     printf '%s' "${A[3]:-}" >"$d.tmp/command"
-    argfile 5 "$d.tmp/env"
+    argfile 6 "$d.tmp/env"
+    if [ "${A[4]:-0}" = 1 ] && ! mkfifo -m 600 "$d.tmp/stdin"; then
+        rm -rf -- "$d.tmp"; fail eio "cannot create the stdin pipe"; return
+    fi
     printf '%s' "$cwd" >"$d.tmp/cwd"
     : >"$d.tmp/output"
     if [ -n "${EPOCHREALTIME:-}" ]; then local us=${EPOCHREALTIME/[.,]/}; echo "${us:0:${#us}-3}" >"$d.tmp/started"
@@ -209,6 +225,32 @@ op_bash_stop() { # id
     meta state "$st"
 }
 
+op_bash_input() { # id close(0/1) data(last)
+    local sid d hp tmp rc
+    sid=${A[0]:-}
+    valid_session "$sid" || { fail einval "bad session id"; return; }
+    d=$SESS/$sid
+    [ -d "$d" ] || { fail enoent "no such session in this sandbox"; return; }
+    session_state "$d"
+    [ "$SS" = running ] || { fail einval "the command has already exited"; return; }
+    [ -p "$d/stdin" ] || { fail einval "the command was started without stdin: true"; return; }
+    [ -f "$d/stdin.closed" ] && { fail einval "stdin of this command is already closed"; return; }
+    if [ "${ALEN[2]:-0}" -gt 0 ]; then
+        tmp="$RUN/$ID.in"
+        argfile 3 "$tmp"
+        # Opened read-write, the pipe never blocks the open; a command that does not read blocks the write.
+        timeout 10 cat -- "$tmp" 1<>"$d/stdin"; rc=$?
+        rm -f -- "$tmp"
+        if [ "$rc" != 0 ]; then fail eio "the command did not read its input within 10 s"; return; fi
+    fi
+    meta written "${ALEN[2]:-0}"
+    if [ "${A[1]:-0}" = 1 ]; then
+        : >"$d/stdin.closed"
+        if [ -f "$d/stdin.holder" ]; then read -r hp <"$d/stdin.holder"; kill "$hp" 2>/dev/null; fi
+        meta closed 1
+    fi
+}
+
 op_bash_status() { # id...
     local i sid
     for ((i = 1; i <= ${#A[@]}; i++)); do
@@ -223,6 +265,7 @@ op_read() { # path line_offset(1-based) line_limit max_bytes
     shown=${A[0]:-}; resolve "$shown"; p=$RP; off=${A[1]:-}; lim=${A[2]:-}; max=${A[3]:-}
     need_file "$p" "$shown" || return
     meta size "$(stat -L -c %s -- "$p")"
+    sha_of "$p"; meta sha256 "$SHA"
     if is_binary "$p"; then meta binary 1; return; fi
     meta binary 0
     meta total_lines "$(grep -c '' -- "$p")"
@@ -240,28 +283,42 @@ op_get() { # path max_bytes
     size=$(stat -L -c %s -- "$p")
     if [ "$size" -gt "$max" ]; then fail efbig "file is too large to edit ($size bytes)"; return; fi
     meta size "$size"
+    sha_of "$p"; meta sha256 "$SHA"
     if is_binary "$p"; then meta binary 1; fi
     cat -- "$p" >"$O"
 }
 
-op_write() { # path content
+op_write() { # path expected_sha256(empty: any) content
     local shown p dir base tmp err
     shown=${A[0]:-}; resolve "$shown"; p=$RP
     if [ -d "$p" ]; then fail eisdir "is a directory, not a file: $shown"; return; fi
     dir=$(dirname -- "$p"); base=$(basename -- "$p")
     if ! err=$(mkdir -p -- "$dir" 2>&1); then fail eacces "cannot create parent directories of $shown: ${err##*: }"; return; fi
     tmp="$dir/.$base.chat2sbx-tmp.$$.$RANDOM"
-    if ! err=$( (argfile 2 "$tmp") 2>&1); then rm -f -- "$tmp" 2>/dev/null; fail eacces "cannot write $shown: ${err##*: }"; return; fi
+    if ! err=$( (argfile 3 "$tmp") 2>&1); then rm -f -- "$tmp" 2>/dev/null; fail eacces "cannot write $shown: ${err##*: }"; return; fi
     [ -e "$p" ] && chmod --reference="$p" -- "$tmp" 2>/dev/null
+    if [ -n "${A[1]:-}" ]; then
+        if [ -f "$p" ]; then sha_of "$p"; else SHA=none; fi
+        if [ "$SHA" != "${A[1]}" ]; then
+            rm -f -- "$tmp"; meta sha256 "$SHA"; fail estale "$shown changed: its sha256 is $SHA, not ${A[1]}"; return
+        fi
+    fi
     if ! err=$(mv -f -- "$tmp" "$p" 2>&1); then rm -f -- "$tmp" 2>/dev/null; fail eacces "cannot write $shown: ${err##*: }"; return; fi
     meta bytes "$(stat -c %s -- "$p")"
 }
 
-op_search() { # pattern path glob max
-    local pat shown p glob max rc errf
-    pat=${A[0]:-}; shown=${A[1]:-}; glob=${A[2]:-}; max=${A[3]:-}
+op_search() { # pattern path glob max regex(0/1) hidden(0/1)
+    local pat shown p glob max rc errf regex hidden
+    pat=${A[0]:-}; shown=${A[1]:-}; glob=${A[2]:-}; max=${A[3]:-}; regex=${A[4]:-0}; hidden=${A[5]:-0}
     if [ -z "$shown" ]; then p=.; else resolve "$shown"; p=$RP; fi
     cd -- "$WS" 2>/dev/null || cd -- "$HOME" || true
+    # Inside the workspace, search a relative path so the results are workspace-relative.
+    case $p in
+        "$WS") p=. ;;
+        "$WS"/*) p=${p#"$WS"/} ;;
+        "$WS_REAL") [ -n "$WS_REAL" ] && p=. ;;
+        "$WS_REAL"/*) [ -n "$WS_REAL" ] && p=${p#"$WS_REAL"/} ;;
+    esac
     if [ ! -e "$p" ]; then fail enoent "no such file or directory: ${shown:-.}"; return; fi
     if [ ! -r "$p" ]; then fail eacces "permission denied: ${shown:-.}"; return; fi
     errf="$RUN/$ID.err"
@@ -269,14 +326,18 @@ op_search() { # pattern path glob max
         meta engine rg
         local g=()
         [ -n "$glob" ] && g=(-g "$glob")
-        timeout 50 rg --no-config --hidden --no-ignore -g '!.git' --null --line-number --no-heading \
+        [ "$regex" = 1 ] || g+=(--fixed-strings)
+        [ "$hidden" = 1 ] && g+=(--hidden)
+        timeout 50 rg --no-config --no-ignore -g '!.git' --null --line-number --no-heading \
             --with-filename --color never "${g[@]}" -e "$pat" -- "$p" 2>"$errf" | cut -b 1-2000 | head -n $((max + 1)) >"$O"
         rc=${PIPESTATUS[0]}
     else
         meta engine grep
         local g=()
         [ -n "$glob" ] && g=("--include=$glob")
-        timeout 50 grep -rnHIZE --exclude-dir=.git "${g[@]}" -e "$pat" -- "$p" 2>"$errf" | cut -b 1-2000 | head -n $((max + 1)) >"$O"
+        if [ "$regex" = 1 ]; then g+=(-E); else g+=(-F); fi
+        [ "$hidden" = 1 ] || g+=("--exclude=.*" "--exclude-dir=.?*")
+        timeout 50 grep -rnHIZ --exclude-dir=.git "${g[@]}" -e "$pat" -- "$p" 2>"$errf" | cut -b 1-2000 | head -n $((max + 1)) >"$O"
         rc=${PIPESTATUS[0]}
     fi
     if [ "$rc" = 124 ]; then meta timed_out 1; fi
@@ -296,6 +357,50 @@ op_list() { # path depth max
         sort -z | head -z -n $((max + 1)) >"$O"
 }
 
+# Several files changed at once: every check and every new content staged first, then the renames.
+op_apply() { # count, then per file: action(w/d) path expected(empty: any, "none": must not exist, sha256) length; contents(last)
+    local n i k act shown p exp len off dir base tmp err
+    local -a P T ACT
+    n=${A[0]:-}
+    [[ $n =~ ^[0-9]+$ ]] && ((n > 0 && n <= 1000)) || { fail einval "bad file count"; return; }
+    off=$((AOFF[4 * n + 1]))
+    for ((i = 0; i < n; i++)); do
+        k=$((4 * i + 1)); act=${A[k]:-}; shown=${A[k + 1]:-}; exp=${A[k + 2]:-}; len=${A[k + 3]:-0}
+        resolve "$shown"; P[i]=$RP; ACT[i]=$act; p=$RP
+        if [ "$exp" = none ]; then
+            if [ -e "$p" ] || [ -L "$p" ]; then fail eexist "$shown already exists"; break; fi
+        elif [ -n "$exp" ]; then
+            need_file "$p" "$shown" || break
+            sha_of "$p"
+            [ "$SHA" = "$exp" ] || { fail estale "$shown changed while the patch was prepared; read it again"; break; }
+        fi
+        if [ "$act" = w ]; then
+            dir=$(dirname -- "$p"); base=$(basename -- "$p")
+            if ! err=$(mkdir -p -- "$dir" 2>&1); then fail eacces "cannot create parent directories of $shown: ${err##*: }"; break; fi
+            tmp="$dir/.$base.chat2sbx-tmp.$$.$RANDOM"
+            T[i]=$tmp
+            if ! err=$( { tail -c +$((off + 1)) -- "$BIN" | head -c "$len" >"$tmp"; } 2>&1) ||
+               [ "$(stat -c %s -- "$tmp" 2>/dev/null)" != "$len" ]; then
+                fail eacces "cannot write $shown: ${err##*: }"; break
+            fi
+            [ -e "$p" ] && chmod --reference="$p" -- "$tmp" 2>/dev/null
+        fi
+        off=$((off + len))
+    done
+    if [ "$ST" = err ]; then
+        for tmp in "${T[@]}"; do rm -f -- "$tmp"; done
+        return
+    fi
+    for ((i = 0; i < n; i++)); do
+        if [ "${ACT[i]}" = w ]; then
+            mv -f -- "${T[i]}" "${P[i]}" || { fail eio "could not move the new ${A[4 * i + 2]} into place"; return; }
+        else
+            rm -f -- "${P[i]}" || { fail eio "could not delete ${A[4 * i + 2]}"; return; }
+        fi
+    done
+    meta files "$n"
+}
+
 handle() {
     ID=$1
     local op=$2 req=$3
@@ -312,6 +417,8 @@ handle() {
         bash_read) op_bash_read ;;
         bash_stop) op_bash_stop ;;
         bash_status) op_bash_status ;;
+        bash_input) op_bash_input ;;
+        apply) op_apply ;;
         read) op_read ;;
         get) op_get ;;
         write) op_write ;;

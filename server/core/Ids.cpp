@@ -1,4 +1,4 @@
-#include "runtime/Ids.h"
+#include "core/Ids.h"
 
 #include <QRandomGenerator>
 

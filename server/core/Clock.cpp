@@ -1,4 +1,4 @@
-#include "runtime/Clock.h"
+#include "core/Clock.h"
 
 namespace chat2sbx {
 

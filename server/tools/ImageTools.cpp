@@ -1,0 +1,101 @@
+#include "tools/ImageTools.h"
+
+#include "mcp/ToolRegistry.h"
+#include "sandbox/ChannelPool.h"
+#include "sandbox/SandboxChannel.h"
+#include "tools/ImagePreparer.h"
+#include "tools/InSandboxSupport.h"
+#include "tools/ToolArgs.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QPointer>
+#include <QThreadPool>
+
+namespace chat2sbx {
+namespace {
+
+constexpr int kMaxPathBytes = 4096;
+constexpr int kMaxImageFileBytes = 32 * 1024 * 1024;
+constexpr int kFileOpTimeoutMs = 60000;
+
+void handleViewImage(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString path;
+    if (!args.string(QStringLiteral("path"), path, kMaxPathBytes))
+        return call.responder.error(args.error());
+    RunningSandbox sandbox;
+    if (!resolveSandbox(resolver, call, args, sandbox))
+        return;
+    const QString shown = displayPath(sandbox, path);
+    channels.channelFor(sandbox).request(
+        QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxImageFileBytes)}, kFileOpTimeoutMs,
+        [responder = call.responder, shown](const ChannelReply &r) {
+            if (!r.ok && r.code == QLatin1String("efbig"))
+                return responder.error(QStringLiteral("%1 is larger than %2 MiB; view_image takes smaller images")
+                                           .arg(shown).arg(kMaxImageFileBytes >> 20));
+            if (!r.ok)
+                return responder.error(replyFailure(r));
+            if (ImagePreparer::sniffMimeType(r.data).isEmpty())
+                return responder.error(QStringLiteral("%1 is not a PNG, JPEG, GIF or WebP image").arg(shown));
+            // Decoding and scaling a large image takes a while: off the event loop, answered back on it.
+            const QByteArray bytes = r.data;
+            QThreadPool::globalInstance()->start([responder, shown, bytes] {
+                auto result = std::make_shared<ImagePreparer::Result>();
+                auto error = std::make_shared<QString>();
+                const bool ok = ImagePreparer::prepare(bytes, *result, *error);
+                const qint64 fileBytes = bytes.size();
+                QMetaObject::invokeMethod(QCoreApplication::instance(), [responder, shown, ok, result, error, fileBytes] {
+                    if (!ok)
+                        return responder.error(QStringLiteral("%1: %2").arg(shown, *error));
+                    QJsonObject info{{QStringLiteral("path"), shown},
+                                     {QStringLiteral("mime_type"), result->mimeType},
+                                     {QStringLiteral("width"), result->width},
+                                     {QStringLiteral("height"), result->height},
+                                     {QStringLiteral("bytes"), static_cast<double>(fileBytes)},
+                                     {QStringLiteral("scaled"), result->scaled}};
+                    if (result->scaled) {
+                        info.insert(QStringLiteral("shown_width"), result->shownWidth);
+                        info.insert(QStringLiteral("shown_height"), result->shownHeight);
+                    }
+                    responder.ok(info, QJsonArray{QJsonObject{
+                                           {QStringLiteral("type"), QStringLiteral("image")},
+                                           {QStringLiteral("data"), QString::fromLatin1(result->data.toBase64())},
+                                           {QStringLiteral("mimeType"), result->mimeType}}});
+                }, Qt::QueuedConnection);
+            });
+        });
+}
+
+QJsonObject typed(const QString &type) { return {{QStringLiteral("type"), type}}; }
+
+} // namespace
+
+void registerImageTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
+{
+    ToolDefinition t;
+    t.name = QStringLiteral("view_image");
+    t.title = QStringLiteral("View an image");
+    t.description = QStringLiteral(
+        "Use to look at an image file in the sandbox (a screenshot, a plot, a rendered page). PNG, JPEG, GIF or WebP; "
+        "returns the image with its width, height and size. Images over 2,000 px or 4 MiB are scaled down.");
+    t.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()},
+         {QStringLiteral("path"), schema::str(QStringLiteral("Relative to the workspace, absolute inside the sandbox, or starting with ~/"),
+                                              kMaxPathBytes)}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("path")});
+    t.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+                                     {QStringLiteral("mime_type"), typed(QStringLiteral("string"))},
+                                     {QStringLiteral("width"), typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("height"), typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("bytes"), typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("scaled"), typed(QStringLiteral("boolean"))},
+                                     {QStringLiteral("shown_width"), typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("shown_height"), typed(QStringLiteral("integer"))}},
+                                    {});
+    t.annotations = {true, false, true, false};
+    registry.add(t, [&resolver, &channels](const ToolCall &call) { handleViewImage(resolver, channels, call); });
+}
+
+} // namespace chat2sbx

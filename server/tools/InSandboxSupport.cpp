@@ -1,0 +1,38 @@
+#include "tools/InSandboxSupport.h"
+
+#include "sandbox/SandboxChannel.h"
+#include "tools/ToolArgs.h"
+
+namespace chat2sbx {
+
+QString displayPath(const RunningSandbox &sandbox, const QString &path)
+{
+    if (path.startsWith(QLatin1Char('/')) || path == QLatin1String("~") || path.startsWith(QLatin1String("~/")))
+        return path;
+    const QString base = sandbox.managedWorkspace ? QStringLiteral("~/workspace") : sandbox.workspacePath;
+    if (path.isEmpty() || path == QLatin1String("."))
+        return base;
+    return base + QLatin1Char('/') + (path.startsWith(QLatin1String("./")) ? path.mid(2) : path);
+}
+
+bool resolveSandbox(SandboxResolver &resolver, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox)
+{
+    QString id;
+    if (!args.sandboxId(id)) {
+        call.responder.error(args.error());
+        return false;
+    }
+    QString error;
+    if (!resolver.resolveRunning(id, sandbox, error)) {
+        call.responder.error(error);
+        return false;
+    }
+    return true;
+}
+
+QString replyFailure(const ChannelReply &reply)
+{
+    return reply.channelFailure ? QStringLiteral("could not reach the sandbox: %1").arg(reply.error) : reply.error;
+}
+
+} // namespace chat2sbx

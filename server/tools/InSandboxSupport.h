@@ -1,0 +1,24 @@
+#pragma once
+
+#include "mcp/Tool.h"
+#include "sandbox/SandboxResolver.h"
+
+#include <QString>
+
+namespace chat2sbx {
+
+class ToolArgs;
+struct ChannelReply;
+
+// The path as results show it: relative paths are shown under the workspace as seen in the VM
+// (~/workspace for managed workspaces, never the host data directory).
+QString displayPath(const RunningSandbox &sandbox, const QString &path);
+
+// sandbox_id -> running sandbox (renewing its idle deadline); otherwise answers the call with the
+// reason and returns false.
+bool resolveSandbox(SandboxResolver &resolver, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox);
+
+// The readable reason of a failed helper request.
+QString replyFailure(const ChannelReply &reply);
+
+} // namespace chat2sbx

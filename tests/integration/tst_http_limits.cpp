@@ -1,0 +1,182 @@
+// The real `chat2sbx serve` under hostile HTTP clients (issue 22, items 3, 4, 12): a huge
+// Content-Length is refused before the body, a chunked body is cut off at the limit, an
+// idle-connection flood neither exhausts descriptors nor locks out a normal client, and an
+// absolute-form target for another host is refused. After each, the server still answers.
+#include "TestSupport.h"
+
+#include "runtime/FdLimit.h"
+
+#include <QElapsedTimer>
+#include <QTcpSocket>
+#include <QtTest>
+
+#include <memory>
+#include <vector>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+const QByteArray kInitialize =
+    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"limits","version":"1"}}})";
+
+QByteArray post(quint16 port, const QByteArray &body, const QByteArray &target = "/mcp")
+{
+    return "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port)
+           + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: "
+           + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+}
+
+// Reads until the peer closes or a complete response head + Content-Length body arrived.
+QByteArray readResponse(QTcpSocket &socket, int timeoutMs)
+{
+    QByteArray in;
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < timeoutMs) {
+        const qsizetype end = in.indexOf("\r\n\r\n");
+        if (end >= 0) {
+            const qsizetype cl = in.toLower().indexOf("content-length:");
+            if (cl >= 0 && cl < end) {
+                const qsizetype eol = in.indexOf("\r\n", cl);
+                const qsizetype length = in.mid(cl + 15, eol - cl - 15).trimmed().toLongLong();
+                if (in.size() >= end + 4 + length)
+                    return in;
+            }
+        }
+        if (socket.state() != QAbstractSocket::ConnectedState && socket.bytesAvailable() == 0)
+            break;
+        if (socket.bytesAvailable() || socket.waitForReadyRead(50))
+            in += socket.readAll();
+    }
+    return in;
+}
+
+int statusOf(const QByteArray &response)
+{
+    return response.startsWith("HTTP/1.1 ") ? response.mid(9, 3).toInt() : 0;
+}
+
+bool serverAnswers(quint16 port)
+{
+    QTcpSocket socket;
+    socket.connectToHost(QStringLiteral("127.0.0.1"), port);
+    if (!socket.waitForConnected(5000))
+        return false;
+    socket.write(post(port, kInitialize));
+    return statusOf(readResponse(socket, 10000)) == 200;
+}
+
+} // namespace
+
+class TestHttpLimits : public QObject {
+    Q_OBJECT
+    std::unique_ptr<TestEnvironment> m_env;
+    std::unique_ptr<ServerProcess> m_server;
+
+private slots:
+    void initTestCase()
+    {
+        raiseOpenFileLimit();   // the flood below opens 1,100 sockets from this process
+        m_env = std::make_unique<TestEnvironment>();
+        m_server = std::make_unique<ServerProcess>(*m_env);
+        QVERIFY(m_server->start());
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_server)
+            QCOMPARE(m_server->terminate(), 0);
+    }
+
+    void hugeContentLengthIsRefusedBeforeTheBody()
+    {
+        QTcpSocket socket;
+        socket.connectToHost(QStringLiteral("127.0.0.1"), m_env->port());
+        QVERIFY(socket.waitForConnected(5000));
+        socket.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "Content-Length: 1073741824\r\n\r\n");
+        socket.write(QByteArray(64 * 1024, '{'));
+        const QByteArray response = readResponse(socket, 10000);
+        QCOMPARE(statusOf(response), 413);
+        QVERIFY(response.contains("Payload Too Large"));
+        QVERIFY(response.contains("\"jsonrpc\":\"2.0\""));
+        QVERIFY(serverAnswers(m_env->port()));
+    }
+
+    void chunkedBodyIsCutOffAtTheLimit()
+    {
+        QTcpSocket socket;
+        socket.connectToHost(QStringLiteral("127.0.0.1"), m_env->port());
+        QVERIFY(socket.waitForConnected(5000));
+        socket.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n");
+        const QByteArray chunk = "10000\r\n" + QByteArray(0x10000, ' ') + "\r\n";
+        QByteArray response;
+        for (int i = 0; i < 256 && response.isEmpty(); ++i) {   // up to 16 MiB
+            if (socket.state() == QAbstractSocket::ConnectedState)
+                socket.write(chunk);
+            socket.waitForBytesWritten(1000);
+            if (socket.waitForReadyRead(i < 60 ? 1 : 200))
+                response = readResponse(socket, 5000);
+        }
+        QCOMPARE(statusOf(response), 413);
+        QVERIFY(serverAnswers(m_env->port()));
+    }
+
+    void absoluteFormForAnotherHostIsRefused()
+    {
+        QTcpSocket socket;
+        socket.connectToHost(QStringLiteral("127.0.0.1"), m_env->port());
+        QVERIFY(socket.waitForConnected(5000));
+        socket.write(post(m_env->port(), kInitialize, "http://evil.com/mcp"));
+        const QByteArray response = readResponse(socket, 10000);
+        QCOMPARE(statusOf(response), 400);
+        QVERIFY(response.contains("another host"));
+        // The same authority as the Host header is an ordinary request.
+        QTcpSocket same;
+        same.connectToHost(QStringLiteral("127.0.0.1"), m_env->port());
+        QVERIFY(same.waitForConnected(5000));
+        same.write(post(m_env->port(), kInitialize, "http://127.0.0.1:" + QByteArray::number(m_env->port()) + "/mcp"));
+        QCOMPARE(statusOf(readResponse(same, 10000)), 200);
+    }
+
+    void idleConnectionFloodDoesNotLockClientsOut()
+    {
+        std::vector<std::unique_ptr<QTcpSocket>> idle;
+        for (int i = 0; i < 1100; ++i) {
+            auto socket = std::make_unique<QTcpSocket>();
+            socket->connectToHost(QStringLiteral("127.0.0.1"), m_env->port());
+            idle.push_back(std::move(socket));
+        }
+        // Let the server accept (and shed) all of them.
+        QVERIFY(waitFor([&] {
+            int settled = 0;
+            for (const auto &s : idle)
+                settled += s->state() == QAbstractSocket::ConnectingState || s->state() == QAbstractSocket::HostLookupState ? 0 : 1;
+            return settled == int(idle.size());
+        }, 30000));
+        QTest::qWait(500);
+        QTcpSocket client;
+        QElapsedTimer t;
+        t.start();
+        client.connectToHost(QStringLiteral("127.0.0.1"), m_env->port());
+        QVERIFY(client.waitForConnected(5000));
+        client.write(post(m_env->port(), kInitialize));
+        const QByteArray response = readResponse(client, 10000);
+        const qint64 ms = t.elapsed();
+        QCOMPARE(statusOf(response), 200);
+        QVERIFY2(ms < 100, qPrintable(QStringLiteral("a normal client waited %1 ms behind idle connections").arg(ms)));
+        int stillOpen = 0;
+        for (const auto &s : idle)
+            stillOpen += s->state() == QAbstractSocket::ConnectedState ? 1 : 0;
+        qInfo() << "idle connections still open on the client side:" << stillOpen;
+        idle.clear();
+        QVERIFY(m_server->isHealthy());
+        QVERIFY(!m_server->output().contains("runtime error"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHttpLimits)
+#include "tst_http_limits.moc"

@@ -1,0 +1,75 @@
+// The host side of the helper's stdout (issue 22, item 5): a line without a newline is bounded (the
+// channel restarts past the cap instead of buffering gigabytes) and warnings about junk output are
+// rate-limited.
+#include "runtime/LogRateLimiter.h"
+#include "sandbox/HelperFrameReader.h"
+
+#include <QTest>
+
+using namespace chat2sbx;
+
+class TestHelperFrames : public QObject {
+    Q_OBJECT
+private slots:
+    void splitsLinesAcrossChunks()
+    {
+        HelperFrameReader reader(100);
+        QList<QByteArray> lines;
+        QVERIFY(reader.feed("1 ok - -\n2 o", lines));
+        QCOMPARE(lines, (QList<QByteArray>{"1 ok - -"}));
+        lines.clear();
+        QVERIFY(reader.feed("k - aGk=\n\n3", lines));
+        QCOMPARE(lines, (QList<QByteArray>{"2 ok - aGk=", ""}));
+        QCOMPARE(reader.pendingBytes(), qsizetype(1));
+    }
+
+    void aLineWithoutNewlineStopsAtTheCap()
+    {
+        HelperFrameReader reader(1024);
+        QList<QByteArray> lines;
+        const QByteArray chunk(100, 'x');
+        int fed = 0;
+        while (reader.feed(chunk, lines))
+            QVERIFY2(++fed < 1000, "a line without newline was buffered past its cap");
+        QCOMPARE(fed, 10);   // 1,000 bytes fit, 1,100 do not
+        QCOMPARE(reader.pendingBytes(), qsizetype(0));
+        QVERIFY(lines.isEmpty());
+        // After the overflow the reader starts clean.
+        QVERIFY(reader.feed("7 ok - -\n", lines));
+        QCOMPARE(lines, (QList<QByteArray>{"7 ok - -"}));
+    }
+
+    void aCompleteLineOverTheCapIsRefusedToo()
+    {
+        HelperFrameReader reader(10);
+        QList<QByteArray> lines;
+        QVERIFY(!reader.feed(QByteArray(11, 'y') + "\n", lines));
+        QVERIFY(lines.isEmpty());
+        QVERIFY(reader.feed(QByteArray(10, 'y') + "\n", lines));
+        QCOMPARE(lines.size(), 1);
+    }
+
+    void defaultCapHoldsTheLargestAnswer()
+    {
+        // `get` of an 8 MiB file, base64: must fit.
+        QVERIFY(HelperFrameReader::kDefaultMaxFrameBytes > (8 * 1024 * 1024) * 4 / 3 + 1024);
+    }
+
+    void warningsAreRateLimited()
+    {
+        LogRateLimiter limiter(5, 60000);
+        qint64 suppressed = -1;
+        int logged = 0;
+        for (int i = 0; i < 2000; ++i)
+            logged += limiter.allow(1000 + i, suppressed) ? 1 : 0;
+        QCOMPARE(logged, 5);
+        QCOMPARE(suppressed, qint64(0));
+        QVERIFY(limiter.allow(61000, suppressed));   // the next window says how many were left out
+        QCOMPARE(suppressed, qint64(1995));
+        QVERIFY(limiter.allow(61001, suppressed));
+        QCOMPARE(suppressed, qint64(0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHelperFrames)
+#include "tst_helper_frames.moc"
