@@ -11,12 +11,15 @@
 #include "sandbox/SbxPreflight.h"
 #include "sandbox/SbxVersion.h"
 #include "tunnel/TunnelDoctor.h"
+#include "state/Database.h"
+#include "state/WarmSandboxRepository.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTimer>
+#include <QFileInfo>
 
 #include <functional>
 
@@ -242,8 +245,22 @@ private:
             if (!r.ok)
                 return abortWithBuilder(explain(r.error));
             done(QStringLiteral("saved"));
+            retireWarmSandboxes();
             removeBuilder();
         });
+    }
+
+    // Warm sandboxes made from the template before it was rebuilt must not be handed over: the
+    // server's pool removes the rows marked stale here and makes new ones from the saved template.
+    void retireWarmSandboxes()
+    {
+        if (!QFileInfo::exists(m_ctx.config.databasePath))
+            return;
+        Database db;
+        QString error;
+        if (!db.open(m_ctx.config.databasePath, error) || !WarmSandboxRepository(db).markAllStale(error))
+            m_ctx.print(QStringLiteral("      note: warm sandboxes could not be marked for replacement (%1); "
+                                       "restart chat2sbx serve to replace them").arg(error));
     }
 
     void removeBuilder()

@@ -127,6 +127,9 @@ int runStatus(CommandContext &ctx)
     const qint64 active = healthy && health.contains(QStringLiteral("activeSandboxes"))
                               ? health.value(QStringLiteral("activeSandboxes")).toInteger()
                                   : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"));
+    const qint64 warm = healthy && health.contains(QStringLiteral("warmSandboxes"))
+                            ? health.value(QStringLiteral("warmSandboxes")).toInteger()
+                            : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM warm_sandboxes WHERE state = 'ready'"));
     const qint64 pending = healthy && health.contains(QStringLiteral("pendingApprovals"))
                                ? health.value(QStringLiteral("pendingApprovals")).toInteger()
                                : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM approvals WHERE state = 'pending'"));
@@ -187,6 +190,8 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("sandboxes"), QJsonObject{
                  {QStringLiteral("active"), active >= 0 ? QJsonValue(active) : QJsonValue()},
                  {QStringLiteral("limit"), c.maxActiveSandboxes > 0 ? QJsonValue(c.maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
+                 {QStringLiteral("warm"), warm >= 0 ? QJsonValue(warm) : QJsonValue()},
+                 {QStringLiteral("warmTarget"), c.warmSandboxes},
              }},
             {QStringLiteral("pendingApprovals"), pending >= 0 ? QJsonValue(pending) : QJsonValue()},
             {QStringLiteral("dataRoot"), dataRoot},
@@ -244,8 +249,10 @@ int runStatus(CommandContext &ctx)
             if (!tunnelError.isEmpty() && !tunnelDetail.contains(tunnelError))
                 text += QStringLiteral("tunnel err: %1\n").arg(tunnelError);
         }
-        text += QStringLiteral("sandboxes:  %1 active / limit %2\n")
-                    .arg(active >= 0 ? QString::number(active) : QStringLiteral("?")).arg(limit);
+        text += QStringLiteral("sandboxes:  %1 active / limit %2; %3 of %4 warm (ready to hand over)\n")
+                    .arg(active >= 0 ? QString::number(active) : QStringLiteral("?"), limit,
+                         warm >= 0 ? QString::number(warm) : QStringLiteral("?"))
+                    .arg(c.warmSandboxes);
         text += QStringLiteral("approvals:  %1 pending\n").arg(pending >= 0 ? QString::number(pending) : QStringLiteral("?"));
         if (c.allowedHostRoots.isEmpty())
             text += QStringLiteral("host workspaces: off (set CHAT2SBX_ALLOWED_HOST_ROOTS or allowedHostRoots to allow folders)\n");

@@ -2,7 +2,7 @@
 # Runs every chat2sbx benchmark (bench/README.md): builds what it needs in the release tree
 # (chat2sbx, the fake sbx, chat2sbx-loadgen), installs the SDK reference server's pinned modules
 # with npm ci, runs bench/bench.py all and writes bench/results/<UTC date-time>.json.
-#   bench/run.sh [--quick] [all | mcp,sandbox,stream,memory,scale (any comma-separated subset)]
+#   bench/run.sh [--quick] [all | mcp,sandbox,stream,memory,scale,create (any comma-separated subset)]
 # Env: BUILD_DIR (default build/release), JOBS (default 2), SKIP_BUILD=1, SKIP_NPM=1.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -2,6 +2,7 @@
 
 #include "runtime/Controller.h"
 #include "sandbox/SandboxService.h"
+#include "sandbox/WarmPool.h"
 #include "tunnel/TunnelSupervisor.h"
 
 namespace chat2sbx::ui {
@@ -50,8 +51,10 @@ StatusInfo ServiceStatusModel::status() const
                         : !t.detail().isEmpty() && t.state() != TunnelSupervisor::State::Starting ? t.detail()
                                                                                                   : t.lastError();
     }
-    if (m_controller.state() == Controller::State::Running)
+    if (m_controller.state() == Controller::State::Running) {
         s.activeSandboxes = m_controller.sandboxes().countActive();
+        s.warmSandboxes = m_controller.warmPool().readyCount();
+    }
     s.sandboxLimit = c.maxActiveSandboxes;
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;

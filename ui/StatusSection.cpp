@@ -70,9 +70,10 @@ void StatusSection::refresh()
     m_tunnel->setText(tunnelStateText(s.tunnel));
     const QString error = s.tunnelError.isEmpty() ? QString() : QStringLiteral("last error: ") + s.tunnelError;
     showError(m_tunnelError, error);
-    m_sandboxes->setText(QStringLiteral("%1 active / limit %2")
+    m_sandboxes->setText(QStringLiteral("%1 active / limit %2, %3 warm")
                              .arg(s.activeSandboxes)
-                             .arg(s.sandboxLimit > 0 ? QString::number(s.sandboxLimit) : QStringLiteral("unlimited")));
+                             .arg(s.sandboxLimit > 0 ? QString::number(s.sandboxLimit) : QStringLiteral("unlimited"))
+                             .arg(s.warmSandboxes));
     m_version->setText(s.version);
     emit refreshed();
 }

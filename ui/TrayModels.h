@@ -54,6 +54,7 @@ struct StatusInfo {
     QString tunnelError;    // what is wrong and what to do (unauthorized, failed)
     int activeSandboxes = 0;
     int sandboxLimit = 0;   // 0: unlimited
+    int warmSandboxes = 0;  // made ahead of need, ready to hand over
     QString version;
 };
 

@@ -19,6 +19,7 @@ struct Config {
     QString tunnelClient;             // ~/.local/bin/tunnel-client
     QString secretDir;                // ~/.secrets/tunnel-client
     int maxActiveSandboxes = 0;       // 0: unlimited
+    int warmSandboxes = 1;            // sandboxes created ahead of need (WarmPool); 0: none
     QString sbxPath = QStringLiteral("sbx");
 
     // Beyond the README table; all overridable the same way.

@@ -13,7 +13,9 @@
 namespace chat2sbx {
 namespace {
 
-enum class Kind { String, Path, Port, Bool, Limit, PositiveInt, List, PathList };
+enum class Kind { String, Path, Port, Bool, Limit, PositiveInt, SmallCount, List, PathList };
+
+constexpr int kMaxSmallCount = 16;
 
 // One row of the configuration table: the environment name, the config.json key, the kind of value
 // and where it lands in Config.
@@ -42,6 +44,7 @@ QString kindRule(Kind kind)
     case Kind::Bool: return QStringLiteral("must be 1/0, true/false, yes/no or on/off");
     case Kind::Limit: return QStringLiteral("must be a positive integer or \"unlimited\"");
     case Kind::PositiveInt: return QStringLiteral("must be a positive integer");
+    case Kind::SmallCount: return QStringLiteral("must be an integer from 0 to %1").arg(kMaxSmallCount);
     case Kind::List: return QStringLiteral("must be a comma-separated list");
     case Kind::PathList: return QStringLiteral("must be a colon-separated list of absolute paths");
     }
@@ -103,6 +106,14 @@ bool parseText(Kind kind, const QString &text, const QString &home, QVariant &ou
         out = n;
         return true;
     }
+    case Kind::SmallCount: {
+        bool ok = false;
+        const int n = v.toInt(&ok);
+        if (!ok || n < 0 || n > kMaxSmallCount)
+            return false;
+        out = n;
+        return true;
+    }
     case Kind::List: {
         QStringList items;
         for (const QString &item : v.split(QLatin1Char(','), Qt::SkipEmptyParts))
@@ -132,7 +143,8 @@ bool parseJson(Kind kind, const QJsonValue &value, const QString &home, QVariant
     switch (kind) {
     case Kind::Port:
     case Kind::Limit:
-    case Kind::PositiveInt: {
+    case Kind::PositiveInt:
+    case Kind::SmallCount: {
         if (!value.isDouble())
             return false;
         const double d = value.toDouble();
@@ -186,6 +198,7 @@ const QList<Setting> &settings()
         {"CHAT2SBX_TUNNEL_CLIENT", "tunnelClient", Kind::Path, [](Config &c, const QVariant &v) { c.tunnelClient = v.toString(); }},
         {"CHAT2SBX_SECRET_DIR", "secretDir", Kind::Path, [](Config &c, const QVariant &v) { c.secretDir = v.toString(); }},
         {"CHAT2SBX_MAX_ACTIVE_SANDBOXES", "maxActiveSandboxes", Kind::Limit, [](Config &c, const QVariant &v) { c.maxActiveSandboxes = v.toInt(); }},
+        {"CHAT2SBX_WARM_SANDBOXES", "warmSandboxes", Kind::SmallCount, [](Config &c, const QVariant &v) { c.warmSandboxes = v.toInt(); }},
         {"CHAT2SBX_SBX", "sbx", Kind::String, [](Config &c, const QVariant &v) { c.sbxPath = v.toString(); }},
         {"CHAT2SBX_SESSION_IDLE_SECONDS", "sessionIdleSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sessionIdleSeconds = v.toInt(); }},
         {"CHAT2SBX_SANDBOX_IDLE_SECONDS", "sandboxIdleSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sandboxIdleSeconds = v.toLongLong(); }},

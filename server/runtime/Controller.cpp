@@ -13,6 +13,7 @@
 #include "sandbox/ChannelPool.h"
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
+#include "sandbox/WarmPool.h"
 #include "state/Database.h"
 #include "tools/ImportFileTool.h"
 #include "tools/InSandboxTools.h"
@@ -61,6 +62,9 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     // on re-attach), bash sessions and the in-sandbox tools.
     m_bashSessions = std::make_unique<BashSessions>(*m_db, *m_channels, m_clock);
     m_sandboxes->setAttacher(m_channels.get());
+    m_warm = std::make_unique<WarmPool>(m_config, *m_db, *m_sbx, m_clock);
+    m_warm->setAttacher(m_channels.get());
+    m_sandboxes->setWarmPool(m_warm.get());
     registerInSandboxTools(m_tools, *m_sandboxes, *m_channels, *m_bashSessions);
     ImportFileOptions import;
     import.allowedHosts = m_config.importFileHosts;

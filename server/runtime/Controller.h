@@ -31,6 +31,7 @@ class SbxDriver;
 class WorkspaceRetention;
 class WorkspaceService;
 class TunnelSupervisor;
+class WarmPool;
 
 // Wires the services and owns the start-up order: config → database → reconciliation → listen →
 // tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
@@ -69,6 +70,7 @@ public:
     SbxDriver &sbx() { return *m_sbx; }
     WorkspaceService &workspaces() { return *m_workspaces; }
     SandboxService &sandboxes() { return *m_sandboxes; }
+    WarmPool &warmPool() { return *m_warm; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
     // Review and export of the work in sandboxes' git workspaces (show_changes, export_changes,
@@ -114,6 +116,7 @@ private:
     std::unique_ptr<HostGit> m_hostGit;        // these three are declared before m_sandboxes too
     std::unique_ptr<ChangesService> m_changes;
     std::unique_ptr<WorkspaceRemoval> m_removal;
+    std::unique_ptr<WarmPool> m_warm;   // sandboxes made ahead of need; outlives m_sandboxes
     std::unique_ptr<SandboxService> m_sandboxes;
     std::unique_ptr<ApprovalService> m_approvals;
     std::unique_ptr<WorkspaceRetention> m_retention;

@@ -43,6 +43,9 @@ void installHealthEndpoint(QHttpServer &http, Controller &controller)
                    if (q.exec(QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN ('creating','running','destroying')"))
                        && q.next())
                        active = q.value(0).toLongLong();
+                   qint64 warm = 0;
+                   if (q.exec(QStringLiteral("SELECT COUNT(*) FROM warm_sandboxes WHERE state = 'ready'")) && q.next())
+                       warm = q.value(0).toLongLong();
                    qint64 pendingApprovals = 0;
                    if (q.exec(QStringLiteral("SELECT COUNT(*) FROM approvals WHERE state = 'pending'")) && q.next())
                        pendingApprovals = q.value(0).toLongLong();
@@ -58,6 +61,7 @@ void installHealthEndpoint(QHttpServer &http, Controller &controller)
                        {QStringLiteral("uptimeMs"), controller.uptimeMs()},
                        {QStringLiteral("activeSandboxes"), active},
                        {QStringLiteral("maxActiveSandboxes"), controller.config().maxActiveSandboxes},
+                       {QStringLiteral("warmSandboxes"), warm},
                        {QStringLiteral("pendingApprovals"), pendingApprovals},
                        {QStringLiteral("dataRoot"), controller.config().dataRoot},
                        {QStringLiteral("tunnel"), tunnel},

@@ -5,6 +5,7 @@
 #include "sandbox/DestroyGuard.h"
 #include "sandbox/RuntimeAttacher.h"
 #include "sandbox/SbxDriver.h"
+#include "sandbox/WarmPool.h"
 #include "state/Database.h"
 #include "workspace/WorkspaceService.h"
 
@@ -99,10 +100,7 @@ std::optional<SandboxView> SandboxService::get(const QString &sandboxId) const
 
 QList<SandboxView> SandboxService::list() const
 {
-    QList<SandboxView> out;
-    for (const SandboxRecord &r : m_repo.list())
-        out.append(viewOf(r));
-    return out;
+    return m_repo.listViews();
 }
 
 QString SandboxService::publicText(const QString &text) const
@@ -180,6 +178,23 @@ void SandboxService::create(const CreateRequest &request, Done done)
         // A new managed workspace can never reuse a sandbox: refuse before making a folder for nothing.
         if (m_config.maxActiveSandboxes > 0 && m_repo.countActive() >= m_config.maxActiveSandboxes)
             return failNow(limitError());
+        if (m_warm && request.memory.isEmpty()) {
+            SandboxRecord handed;
+            bool attached = false, limitReached = false;
+            if (m_warm->handOver(m_config.maxActiveSandboxes, idleMs(), handed, attached, limitReached)) {
+                emit sandboxesChanged();
+                if (!attached) {   // adopted after a restart: its VM may be asleep; attaching wakes it
+                    m_creating.insert(handed.id, {std::move(done)});
+                    return attachCreated(handed.id);
+                }
+                Outcome o;
+                o.ok = true;
+                o.view = viewOf(handed);
+                return done(o);
+            }
+            if (limitReached)
+                return failNow(limitError());
+        }
         workspace = m_workspaces.createManaged(error);
         if (!workspace)
             return failNow(error);
@@ -783,6 +798,8 @@ void SandboxService::reconcileWith(const QList<QString> &runtimeNames)
         destroy(r.id, nullptr);
     }
     QSet<QString> known;
+    if (m_warm)
+        m_warm->reconcileWith(present, known);
     for (const SandboxRecord &r : m_repo.list(true))
         if (r.state != SandboxState::Destroyed)
             known.insert(r.runtimeName);
@@ -844,6 +861,8 @@ void SandboxService::shutdown()
     m_idleTimer.stop();
     m_retryTimer.stop();
     m_attachQueue.clear();
+    if (m_warm)
+        m_warm->shutdown();
     if (!m_attacher)
         return;
     for (const SandboxRecord &r : m_repo.inState(SandboxState::Running))

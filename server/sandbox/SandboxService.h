@@ -20,15 +20,9 @@ class Database;
 class DestroyGuard;
 class RuntimeAttacher;
 class SbxDriver;
+class WarmPool;
 class WorkspaceService;
 struct SbxResult;
-
-// A sandbox as the tools and the UI show it.
-struct SandboxView {
-    SandboxRecord record;
-    std::optional<Workspace> workspace;
-    QList<SandboxPortRecord> ports;
-};
 
 // The sandbox lifecycle (DESIGN.md "Sandbox lifecycle"): create / reuse / destroy / expose, the
 // maxActiveSandboxes limit, idle expiry and start-up reconciliation against `sbx ls`. Every state
@@ -74,6 +68,8 @@ public:
     RuntimeAttacher *attacher() const { return m_attacher; }
     // Asked before every destroy (and idle expiry) to keep the sandbox's work; see DestroyGuard.
     void setDestroyGuard(DestroyGuard *guard) { m_guard = guard; }
+    // Sandboxes made ahead of need: create() of a new managed workspace with default memory takes one.
+    void setWarmPool(WarmPool *pool) { m_warm = pool; }
     void setIdleCheckIntervalMs(int ms);
     void setRetryIntervalMs(int ms) { m_retryIntervalMs = ms; }
 
@@ -151,6 +147,7 @@ private:
     SandboxRepository m_repo;
     RuntimeAttacher *m_attacher = nullptr;
     DestroyGuard *m_guard = nullptr;
+    WarmPool *m_warm = nullptr;
 
     QHash<QString, QList<Done>> m_creating;     // sandbox id -> callers waiting for it (first: the creator)
     QHash<QString, QList<Done>> m_destroying;

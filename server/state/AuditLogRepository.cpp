@@ -38,13 +38,20 @@ AuditEntry entryOf(const QSqlQuery &q)
 
 bool AuditLogRepository::insert(const AuditEntry &entry, QString &error)
 {
-    QSqlQuery q(m_db.handle());
-    return execBound(q, QStringLiteral("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, duration_ms, outcome, detail) "
-                                       "VALUES (?,?,?,?,?,?,?,?,?)"),
-                     {entry.at, textOrNull(entry.client, 100), textOrNull(entry.session, 16), entry.tool.left(128),
-                      textOrNull(entry.sandboxId, 64), textOrNull(entry.summary, kMaxSummary), entry.durationMs,
-                      entry.outcome, textOrNull(entry.detail, kMaxDetail)},
-                     error);
+    // Cached: this runs for every tools/call, before its answer is sent (a kill -9 cannot lose the row).
+    auto st = m_db.prepared(QStringLiteral("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, "
+                                           "duration_ms, outcome, detail) VALUES (?,?,?,?,?,?,?,?,?)"));
+    QSqlQuery &q = st.query();
+    const QVariantList values{entry.at, textOrNull(entry.client, 100), textOrNull(entry.session, 16), entry.tool.left(128),
+                              textOrNull(entry.sandboxId, 64), textOrNull(entry.summary, kMaxSummary), entry.durationMs,
+                              entry.outcome, textOrNull(entry.detail, kMaxDetail)};
+    for (int i = 0; i < values.size(); ++i)
+        q.bindValue(i, values.at(i));
+    if (!q.exec()) {
+        error = q.lastError().text();
+        return false;
+    }
+    return true;
 }
 
 QList<AuditEntry> AuditLogRepository::recent(int limit) const

@@ -100,6 +100,7 @@ int Database::schemaVersion() const
 
 void Database::close()
 {
+    m_statements.clear();
     if (m_db.isValid()) {
         m_db.close();
         m_db = QSqlDatabase();

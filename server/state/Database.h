@@ -1,5 +1,7 @@
 #pragma once
 
+#include "state/StatementCache.h"
+
 #include <QSqlDatabase>
 #include <QString>
 
@@ -22,6 +24,8 @@ public:
     bool isOpen() const;
 
     QSqlDatabase &handle() { return m_db; }
+    // A cached prepared statement for `sql` (see StatementCache): for queries on hot paths.
+    StatementCache::Statement prepared(const QString &sql) { return m_statements.prepared(m_db, sql); }
     // How long a statement waits for another process's lock before it fails with "database is
     // locked" (default 5,000 ms, right for the CLI). The server sets a short wait after opening, so
     // a process holding the database locked cannot stall its event loop: writes fail fast with that
@@ -53,6 +57,7 @@ private:
     QString m_connectionName;
     QString m_path;
     QSqlDatabase m_db;
+    StatementCache m_statements;
     int m_busyTimeoutMs = 5000;
 };
 

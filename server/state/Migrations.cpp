@@ -94,6 +94,18 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("ALTER TABLE approvals ADD COLUMN client_name TEXT"),
             QStringLiteral("ALTER TABLE workspaces ADD COLUMN revoked_at INTEGER"),
         },
+        // 6: warm sandboxes (WarmPool): made ahead of need, not yet anyone's. The sandbox id and the managed
+        //    workspace are reserved here; their rows are written when the sandbox is handed over.
+        {
+            QStringLiteral("CREATE TABLE warm_sandboxes ("
+                           " runtime_name TEXT PRIMARY KEY,"
+                           " sandbox_id TEXT NOT NULL UNIQUE,"
+                           " workspace_id TEXT NOT NULL UNIQUE,"
+                           " workspace_path TEXT NOT NULL,"
+                           " template_ref TEXT NOT NULL,"
+                           " state TEXT NOT NULL CHECK (state IN ('creating','ready','stale')),"
+                           " created_at INTEGER NOT NULL)"),
+        },
     };
     return migrations;
 }

@@ -2,6 +2,7 @@
 
 #include "state/Database.h"
 #include "state/SqlStatement.h"
+#include "state/WorkspaceRepository.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -100,9 +101,10 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
 
 std::optional<SandboxRecord> SandboxRepository::find(const QString &id) const
 {
-    QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE id = ?").arg(QLatin1String(kColumns)));
-    q.addBindValue(id);
+    static const QString sql = QStringLiteral("SELECT %1 FROM sandboxes WHERE id = ?").arg(QLatin1String(kColumns));
+    auto st = m_db.prepared(sql);
+    QSqlQuery &q = st.query();
+    q.bindValue(0, id);
     if (q.exec() && q.next())
         return fromRow(q);
     return std::nullopt;
@@ -111,12 +113,12 @@ std::optional<SandboxRecord> SandboxRepository::find(const QString &id) const
 std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString &id, QString &workspaceMode,
                                                                   QString &workspacePath) const
 {
-    QSqlQuery q(m_db.handle());
-    q.setForwardOnly(true);
-    q.prepare(QStringLiteral("SELECT s.id, s.workspace_id, s.runtime_name, s.state, s.memory, s.failure_reason, s.created_at,"
-                             " s.updated_at, s.last_activity_at, s.idle_deadline, w.mode, w.host_path"
-                             " FROM sandboxes s LEFT JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?"));
-    q.addBindValue(id);
+    auto st = m_db.prepared(QStringLiteral(
+        "SELECT s.id, s.workspace_id, s.runtime_name, s.state, s.memory, s.failure_reason, s.created_at,"
+        " s.updated_at, s.last_activity_at, s.idle_deadline, w.mode, w.host_path"
+        " FROM sandboxes s LEFT JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?"));
+    QSqlQuery &q = st.query();
+    q.bindValue(0, id);
     if (!q.exec() || !q.next())
         return std::nullopt;
     workspaceMode = q.value(10).toString();
@@ -133,6 +135,42 @@ QList<SandboxRecord> SandboxRepository::list(bool includeDestroyed) const
                   .arg(QLatin1String(kColumns),
                        includeDestroyed ? QString() : QStringLiteral("WHERE state <> 'destroyed'")));
     return all(q);
+}
+
+QList<SandboxView> SandboxRepository::listViews() const
+{
+    // One row per sandbox and exposed port (sandboxes without ports: one row with NULL port columns),
+    // ordered so that a sandbox's rows are adjacent.
+    static const QString sql = [] {
+        QStringList sandboxColumns;
+        for (const QString &c : QString::fromLatin1(kColumns).split(QStringLiteral(", ")))
+            sandboxColumns.append(QStringLiteral("s.") + c);
+        return QStringLiteral("SELECT %1, %2, p.sandbox_port, p.host_ip, p.host_port FROM sandboxes s"
+                              " LEFT JOIN workspaces w ON w.id = s.workspace_id"
+                              " LEFT JOIN sandbox_ports p ON p.sandbox_id = s.id"
+                              " WHERE s.state <> 'destroyed' ORDER BY s.created_at, s.id, p.sandbox_port")
+            .arg(sandboxColumns.join(QStringLiteral(", ")), WorkspaceRepository::columns(QStringLiteral("w.")));
+    }();
+    constexpr int kWorkspaceFirst = 10, kPortFirst = 19;
+    QList<SandboxView> out;
+    auto st = m_db.prepared(sql);
+    QSqlQuery &q = st.query();
+    if (!q.exec())
+        return out;
+    while (q.next()) {
+        const QString id = q.value(0).toString();
+        if (out.isEmpty() || out.constLast().record.id != id) {
+            SandboxView v;
+            v.record = fromRow(q);
+            if (!q.value(kWorkspaceFirst).isNull())
+                v.workspace = WorkspaceRepository::fromRow(q, kWorkspaceFirst);
+            out.append(std::move(v));
+        }
+        if (!q.value(kPortFirst).isNull())
+            out.last().ports.append({q.value(kPortFirst).toInt(), q.value(kPortFirst + 1).toString(),
+                                     q.value(kPortFirst + 2).toInt()});
+    }
+    return out;
 }
 
 QList<SandboxRecord> SandboxRepository::inState(SandboxState state) const
@@ -200,11 +238,11 @@ bool SandboxRepository::transition(const QString &id, SandboxState from, Sandbox
 
 bool SandboxRepository::renew(const QString &id, qint64 nowMs, qint64 idleDeadline, QString &error)
 {
-    QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("UPDATE sandboxes SET last_activity_at = ?, idle_deadline = ? WHERE id = ?"));
-    q.addBindValue(nowMs);
-    q.addBindValue(idleDeadline);
-    q.addBindValue(id);
+    auto st = m_db.prepared(QStringLiteral("UPDATE sandboxes SET last_activity_at = ?, idle_deadline = ? WHERE id = ?"));
+    QSqlQuery &q = st.query();
+    q.bindValue(0, nowMs);
+    q.bindValue(1, idleDeadline);
+    q.bindValue(2, id);
     return run(q, error);
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "workspace/Workspace.h"
+
 #include <QList>
 #include <QString>
 
@@ -39,6 +41,13 @@ struct SandboxPortRecord {
     int hostPort = 0;
 };
 
+// A sandbox as the tools and the UI show it.
+struct SandboxView {
+    SandboxRecord record;
+    std::optional<Workspace> workspace;
+    QList<SandboxPortRecord> ports;
+};
+
 // Rows of the sandboxes and sandbox_ports tables. Every write is committed before it returns; nothing
 // is cached, because the CLI and the server share the database file.
 class SandboxRepository {
@@ -54,6 +63,8 @@ public:
     std::optional<SandboxRecord> findWithWorkspace(const QString &id, QString &workspaceMode, QString &workspacePath) const;
     // Every sandbox except destroyed ones (unless asked), oldest first.
     QList<SandboxRecord> list(bool includeDestroyed = false) const;
+    // list() with each sandbox's workspace and ports, in one query (sandbox_list, the tray).
+    QList<SandboxView> listViews() const;
     QList<SandboxRecord> inState(SandboxState state) const;
     // The workspace's sandbox in `state`, newest first.
     std::optional<SandboxRecord> findForWorkspace(const QString &workspaceId, SandboxState state) const;

@@ -13,23 +13,31 @@ namespace {
 const char kInsertColumns[] = "id, mode, host_path, display_name, created_at, last_used_at, trashed_at, host_device, host_inode";
 const char kColumns[] = "id, mode, host_path, display_name, created_at, last_used_at, trashed_at, host_device, host_inode, revoked_at";
 
-Workspace fromRow(const QSqlQuery &q)
+} // namespace
+
+QString WorkspaceRepository::columns(const QString &alias)
 {
-    Workspace w;
-    w.id = q.value(0).toString();
-    parseWorkspaceMode(q.value(1).toString(), w.mode);
-    w.hostPath = q.value(2).toString();
-    w.displayName = q.value(3).toString();
-    w.createdAt = q.value(4).toLongLong();
-    w.lastUsedAt = q.value(5).toLongLong();
-    w.trashedAt = q.value(6).isNull() ? 0 : q.value(6).toLongLong();
-    w.hostDevice = q.value(7).toLongLong();
-    w.hostInode = q.value(8).toLongLong();
-    w.revokedAt = q.value(9).isNull() ? 0 : q.value(9).toLongLong();
-    return w;
+    QStringList out;
+    for (const QString &c : QString::fromLatin1(kColumns).split(QStringLiteral(", ")))
+        out.append(alias + c);
+    return out.join(QStringLiteral(", "));
 }
 
-} // namespace
+Workspace WorkspaceRepository::fromRow(const QSqlQuery &q, int first)
+{
+    Workspace w;
+    w.id = q.value(first).toString();
+    parseWorkspaceMode(q.value(first + 1).toString(), w.mode);
+    w.hostPath = q.value(first + 2).toString();
+    w.displayName = q.value(first + 3).toString();
+    w.createdAt = q.value(first + 4).toLongLong();
+    w.lastUsedAt = q.value(first + 5).toLongLong();
+    w.trashedAt = q.value(first + 6).isNull() ? 0 : q.value(first + 6).toLongLong();
+    w.hostDevice = q.value(first + 7).toLongLong();
+    w.hostInode = q.value(first + 8).toLongLong();
+    w.revokedAt = q.value(first + 9).isNull() ? 0 : q.value(first + 9).toLongLong();
+    return w;
+}
 
 bool WorkspaceRepository::insert(const Workspace &w, QString &error)
 {

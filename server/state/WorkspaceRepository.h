@@ -6,6 +6,8 @@
 #include <QList>
 #include <optional>
 
+class QSqlQuery;
+
 namespace chat2sbx {
 
 class Database;
@@ -14,6 +16,11 @@ class Database;
 class WorkspaceRepository {
 public:
     explicit WorkspaceRepository(Database &db) : m_db(db) {}
+
+    // The workspace columns in the order fromRow reads them, each prefixed with `alias` ("w.") for a join.
+    static QString columns(const QString &alias = {});
+    // A workspace from the columns() that start at column `first` of the current row.
+    static Workspace fromRow(const QSqlQuery &q, int first = 0);
 
     bool insert(const Workspace &w, QString &error);
     std::optional<Workspace> find(const QString &id) const;

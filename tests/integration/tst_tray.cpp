@@ -134,7 +134,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("destroy:") + id), 10000);
         QTRY_VERIFY(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("title"))->text()
                         .contains(QLatin1String("running")));
-        QTRY_COMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("1 active / limit unlimited"));
+        QTRY_COMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("1 active / limit unlimited, 0 warm"));
         saveScreenshot(s.popup(), QStringLiteral("tray_sandbox_running"));
 
         QTest::mouseClick(s.find<QPushButton>(QStringLiteral("destroy:") + id), Qt::LeftButton);
@@ -147,7 +147,7 @@ private slots:
         QVERIFY(!fakeSbxNames(env).contains(runtime));
         QVERIFY(!QFileInfo::exists(env.sbxState() + QStringLiteral("/sandboxes/") + runtime));
         QCOMPARE(s.controller->sandboxes().get(id)->record.state, SandboxState::Destroyed);
-        QTRY_COMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit unlimited"));
+        QTRY_COMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit unlimited, 0 warm"));
         saveScreenshot(s.popup(), QStringLiteral("tray_sandbox_destroyed"));
     }
 
@@ -165,7 +165,7 @@ private slots:
         QCOMPARE(s.labelText(QStringLiteral("endpoint")), env.mcpUrl());
         QCOMPARE(s.labelText(QStringLiteral("server")), QStringLiteral("running"));
         QCOMPARE(s.labelText(QStringLiteral("tunnel")), QStringLiteral("disabled (local-only)"));
-        QCOMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit 2"));
+        QCOMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit 2, 0 warm"));
         QCOMPARE(s.labelText(QStringLiteral("version")), QStringLiteral(CHAT2SBX_VERSION));
         saveScreenshot(s.popup(), QStringLiteral("tray_status_local_only"));
 

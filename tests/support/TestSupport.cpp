@@ -120,6 +120,8 @@ QProcessEnvironment TestEnvironment::processEnvironment() const
     // The pinned template `chat2sbx setup` would have built (a test about a missing template unsets it).
     env.insert(QStringLiteral("FAKE_SBX_TEMPLATES"), QStringLiteral("chat2sbx-shell:" CHAT2SBX_VERSION));
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    // No warm sandboxes unless a test asks (tst_warm_pool): the others count sbx calls and runtimes.
+    env.insert(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
     for (const QString &k : m_extra.keys())
         env.insert(k, m_extra.value(k));
     return env;

@@ -105,6 +105,50 @@ private slots:
         QVERIFY(contains(repo.list(true), r.id));
     }
 
+    // sandbox_list's one query: each live sandbox once, with its workspace and every port (or none), and (the
+    // statement is cached) a second read sees what another connection wrote in between.
+    void listViewsIsOneJoinedReadThatStaysFresh()
+    {
+        Database db, other;
+        QVERIFY(openDb(db));
+        QVERIFY(openDb(other));
+        SandboxRepository repo(db), otherRepo(other);
+        bool limit = false;
+        QString error;
+        SandboxRecord withPorts = record(m_ws, SandboxState::Running);
+        SandboxRecord orphan = record(m_ws, SandboxState::Failed);   // no ports
+        QVERIFY(repo.insertWithinLimit(withPorts, 0, limit, error));
+        QVERIFY(repo.upsertPort(withPorts.id, {9000, "127.0.0.1", 41000}, error));
+        QVERIFY(repo.upsertPort(withPorts.id, {8000, "127.0.0.1", 42000}, error));
+        QVERIFY(repo.insertWithinLimit(orphan, 0, limit, error));
+
+        auto byId = [](const QList<SandboxView> &views, const QString &id) -> const SandboxView * {
+            for (const SandboxView &v : views)
+                if (v.record.id == id)
+                    return &v;
+            return nullptr;
+        };
+        QList<SandboxView> views = repo.listViews();
+        QCOMPARE(views.size(), repo.list().size());
+        const SandboxView *a = byId(views, withPorts.id);
+        QVERIFY(a);
+        QVERIFY(a->workspace);
+        QCOMPARE(a->workspace->id, m_ws);
+        QCOMPARE(a->workspace->hostPath, m_dir.path() + "/w");
+        QCOMPARE(a->ports.size(), 2);
+        QCOMPARE(a->ports.at(0).sandboxPort, 8000);
+        QCOMPARE(a->ports.at(1).hostPort, 41000);
+        const SandboxView *b = byId(views, orphan.id);
+        QVERIFY(b && b->workspace && b->ports.isEmpty());
+
+        QVERIFY(otherRepo.setState(orphan.id, SandboxState::Destroyed, {}, 5, error));
+        QVERIFY(otherRepo.clearPorts(withPorts.id, error));
+        views = repo.listViews();
+        QVERIFY(!byId(views, orphan.id));
+        QVERIFY(byId(views, withPorts.id)->ports.isEmpty());
+        QVERIFY(repo.setState(withPorts.id, SandboxState::Destroyed, {}, 6, error));   // the limit test counts active ones
+    }
+
     void limitIsAtomicAcrossConnections()
     {
         Database a, b;

@@ -121,6 +121,11 @@ int cmdCreate(const Context &ctx, const QStringList &args)
         ::_exit(137);
     }
 
+    // The real create takes seconds (minutes on a first image pull); the benchmark models that here,
+    // while `sbx ls` shows the sandbox as creating.
+    if (const long delay = ctx.faults.value(QStringLiteral("FAKE_SBX_CREATE_DELAY_MS")).trimmed().toLong(); delay > 0)
+        sleepMs(delay);
+
     QString error;
     if (custom) {
         const QString snapshot = ctx.state.templateSnapshotDir(templateSnapshotId(ref)) + QStringLiteral("/home");

@@ -137,6 +137,10 @@ QString usableBwrap(const QString &probeCacheFile, bool disabled)
     return rc == 0 ? bwrap : QString();
 }
 
+namespace {
+
+} // namespace
+
 int cmdExec(const Context &ctx, const QStringList &args)
 {
     ExecRequest req;
@@ -150,6 +154,12 @@ int cmdExec(const Context &ctx, const QStringList &args)
         return fail(QStringLiteral("injected exec failure (command matches \"%1\")").arg(match));
 
     SandboxMeta meta;
+    // Waking a stopped VM takes time (FAKE_SBX_START_DELAY_MS), outside the state lock as other
+    // commands go on meanwhile.
+    if (ctx.state.readMeta(req.runtime, &meta) && meta.status == QLatin1String("stopped")) {
+        if (const long delay = ctx.faults.value(QStringLiteral("FAKE_SBX_START_DELAY_MS")).trimmed().toLong(); delay > 0)
+            sleepMs(delay);
+    }
     {
         StateLock lock(ctx.state);
         if (!lock.ok())
