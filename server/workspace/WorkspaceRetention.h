@@ -1,6 +1,6 @@
 #pragma once
 
-#include "workspace/Workspace.h"
+#include "state/Workspace.h"
 
 #include <QObject>
 #include <QStringList>

@@ -227,7 +227,7 @@ private slots:
         ServerProcess third(env);
         QVERIFY2(third.start(), qPrintable(third.output()));
         QVERIFY2(waitFor([&] { return observer.runtimes().isEmpty(); }, 20000), qPrintable(third.output()));
-        const QList<SandboxRecord> records = observer.sandboxes->repository().list(true);
+        const QList<SandboxRecord> records = observer.records.list(true);
         QCOMPARE(records.size(), 1);
         QCOMPARE(records.first().state, SandboxState::Failed);
         QVERIFY(third.output().contains("removing the leftover runtime"));

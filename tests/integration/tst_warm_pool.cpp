@@ -94,7 +94,7 @@ void TestWarmPool::handOverAnswersAtOnceAndIsReplaced()
     QVERIFY2(!r->result.isError, qPrintable(r->text()));
     QCOMPARE(r->json().value(QStringLiteral("state")).toString(), QStringLiteral("running"));
     const QString id = r->json().value(QStringLiteral("sandbox_id")).toString();
-    const auto record = s.h.sandboxes->repository().find(id);
+    const auto record = s.h.records.find(id);
     QVERIFY(record);
     QCOMPARE(record->runtimeName, warm);
     QCOMPARE(s.h.countCalls(QStringLiteral("create")), createsBefore);
@@ -119,7 +119,7 @@ void TestWarmPool::memoryOrWorkspaceTakesTheColdPath()
     const QString warm = s.readyRuntimes().first();
     const CallResult r = s.h.call(QStringLiteral("sandbox_create"), {{QStringLiteral("memory"), QStringLiteral("512m")}});
     QVERIFY2(!r.result.isError, qPrintable(r.text()));
-    const auto record = s.h.sandboxes->repository().find(r.json().value(QStringLiteral("sandbox_id")).toString());
+    const auto record = s.h.records.find(r.json().value(QStringLiteral("sandbox_id")).toString());
     QVERIFY(record && record->runtimeName != warm);
     QCOMPARE(s.readyRuntimes(), QStringList{warm});
 }
@@ -132,7 +132,7 @@ void TestWarmPool::neverHandedOverAtTheLimit()
     WarmStack s(env);
     QVERIFY(s.h.reconcile());
     QVERIFY(s.waitReady(1));
-    QCOMPARE(s.h.sandboxes->repository().countActive(), 0);   // warm ones do not count
+    QCOMPARE(s.h.sandboxes->countActive(), 0);   // warm ones do not count
     const CallResult first = s.h.call(QStringLiteral("sandbox_create"));
     QVERIFY2(!first.result.isError, qPrintable(first.text()));
     QVERIFY(s.waitReady(1));
@@ -142,7 +142,7 @@ void TestWarmPool::neverHandedOverAtTheLimit()
     QVERIFY(second.result.isError);
     QVERIFY2(second.result.message.contains(QStringLiteral("maxActiveSandboxes")), qPrintable(second.text()));
     QCOMPARE(s.readyRuntimes(), QStringList{replacement});
-    QCOMPARE(s.h.sandboxes->repository().countActive(), 1);
+    QCOMPARE(s.h.sandboxes->countActive(), 1);
 }
 
 void TestWarmPool::templateChangeReplacesThem()
@@ -203,7 +203,7 @@ void TestWarmPool::adoptedAfterRestartAndWokenOnHandOver()
     const CallResult r = second.h.call(QStringLiteral("sandbox_create"));
     QVERIFY2(!r.result.isError, qPrintable(r.text()));
     QCOMPARE(r.json().value(QStringLiteral("state")).toString(), QStringLiteral("running"));
-    QCOMPARE(second.h.sandboxes->repository().find(r.json().value(QStringLiteral("sandbox_id")).toString())->runtimeName, warm);
+    QCOMPARE(second.h.records.find(r.json().value(QStringLiteral("sandbox_id")).toString())->runtimeName, warm);
     QVERIFY2(second.attacher.attached.contains(warm), "the hand-over attaches (wakes) it");
     QVERIFY(second.waitReady(1));
     QCOMPARE(second.h.countCalls(QStringLiteral("create")), createsBefore + 1);

@@ -84,7 +84,7 @@ StatusInfo status(int active)
     StatusInfo s;
     s.server = StatusInfo::Server::Running;
     s.endpointUrl = QStringLiteral("http://127.0.0.1:18788/mcp");
-    s.tunnel = StatusInfo::Tunnel::Ready;
+    s.tunnel = StatusInfo::Tunnel::Connected;
     s.activeSandboxes = active;
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;
