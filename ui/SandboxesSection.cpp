@@ -102,8 +102,12 @@ void SandboxesSection::rebuild()
         if (row.idleDeadlineMs > 0)
             memory += QStringLiteral(" · idle until %1").arg(formatTime(row.idleDeadlineMs));
         lines << memory;
-        if (!row.hostPath.isEmpty())
-            lines << QStringLiteral("host folder: %1 (%2)").arg(row.hostPath, row.workspaceMode);
+        if (row.workspaceMode == QLatin1String("direct"))
+            lines << QStringLiteral("mode: direct — writes to %1 on this computer").arg(row.hostPath);
+        else if (row.workspaceMode == QLatin1String("clone"))
+            lines << QStringLiteral("mode: clone of %1 (work comes home as a branch)").arg(row.hostPath);
+        else if (!row.workspaceMode.isEmpty())
+            lines << QStringLiteral("mode: %1").arg(row.workspaceMode);
         lines << QStringLiteral("ports: %1").arg(row.ports.isEmpty() ? QStringLiteral("none") : row.ports.join(QStringLiteral(", ")));
         if (!row.reason.isEmpty())
             lines << QStringLiteral("reason: %1").arg(row.reason);

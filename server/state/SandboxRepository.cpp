@@ -151,7 +151,8 @@ QList<SandboxView> SandboxRepository::listViews() const
                               " WHERE s.state <> 'destroyed' ORDER BY s.created_at, s.id, p.sandbox_port")
             .arg(sandboxColumns.join(QStringLiteral(", ")), WorkspaceRepository::columns(QStringLiteral("w.")));
     }();
-    constexpr int kWorkspaceFirst = 10, kPortFirst = 19;
+    static const int kWorkspaceFirst = int(QString::fromLatin1(kColumns).count(QLatin1Char(',')) + 1);
+    static const int kPortFirst = kWorkspaceFirst + int(WorkspaceRepository::columns({}).count(QLatin1Char(',')) + 1);
     QList<SandboxView> out;
     auto st = m_db.prepared(sql);
     QSqlQuery &q = st.query();

@@ -80,14 +80,11 @@ ToolDefinition requestDefinition()
     d.name = QStringLiteral("workspace_request");
     d.title = QStringLiteral("Request a host workspace");
     d.description = QStringLiteral(
-        "Ask the local user for access to a host directory. This never grants access by itself: it returns "
-        "status approval_required with an approval_id until the user approves it in the chat2sbx tray or with "
-        "`chat2sbx approval approve <id>`; call it again with the same arguments to learn the outcome (the same "
-        "approval is returned while it is pending). Once approved it returns the workspace_id for sandbox_create. "
-        "mode clone (default) gives the sandbox a private git clone of a repository's checked-out commit: only "
-        "committed work is cloned (uncommitted, untracked and ignored files stay on the host), the path must be "
-        "the repository's top folder and not a linked worktree; mode direct mounts the directory read-write so "
-        "sandbox commands change the host files. Give a short reason: the user sees it with your client's name when deciding.");
+        "Ask the local user for a host directory. Returns approval_required with an approval_id until the user "
+        "approves it; call again with the same arguments to learn the outcome, then pass the workspace_id to "
+        "sandbox_create. mode clone (default): a private git clone of the committed work of a repository's top "
+        "folder (uncommitted and untracked files stay on the host; no linked worktrees). mode direct: the folder "
+        "is mounted read-write, so commands change the host files. Give a short reason: the user sees it.");
     d.inputSchema = QJsonObject{
         {QStringLiteral("type"), QStringLiteral("object")},
         {QStringLiteral("properties"), QJsonObject{

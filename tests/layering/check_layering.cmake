@@ -3,7 +3,7 @@
 #      core < state < config < {workspace, mcp, tunnel} < sandbox < tools < runtime
 #    (folders on the same floor do not include each other either);
 #  - nothing in server/ includes a QtWidgets header;
-#  - a QProcess is created only in SbxDriver, SandboxChannel and TunnelSupervisor.
+#  - a QProcess is created only in SbxDriver, SandboxChannel, TunnelSupervisor, TunnelDoctor and HostGit.
 # Usage: cmake -DROOT=<tree holding server/> -P check_layering.cmake
 if(NOT ROOT)
   message(FATAL_ERROR "pass -DROOT=<source tree>")
@@ -19,7 +19,10 @@ set(rank_sandbox 4)
 set(rank_tools 5)
 set(rank_runtime 6)
 set(widget_headers "QtWidgets|QWidget|QApplication|QMainWindow|QDialog|QMenu|QAction|QSystemTrayIcon|QLabel|QPushButton|QMessageBox|QLayout|QVBoxLayout|QHBoxLayout|QScrollArea|QStyle")
-set(process_owners "server/sandbox/SbxDriver.cpp;server/sandbox/SandboxChannel.cpp;server/tunnel/TunnelSupervisor.cpp")
+# SbxDriver: every short `sbx` call; SandboxChannel: the long-lived `sbx exec -i` control channel;
+# TunnelSupervisor and TunnelDoctor (`tunnel-client run` / `doctor`, both built by TunnelClientLaunch);
+# HostGit: `git` on the host for export_changes and `sandbox fetch`.
+set(process_owners "server/sandbox/SbxDriver.cpp;server/sandbox/SandboxChannel.cpp;server/tunnel/TunnelSupervisor.cpp;server/tunnel/TunnelDoctor.cpp;server/workspace/HostGit.cpp")
 
 file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/server/*.h ${ROOT}/server/*.cpp)
 set(violations "")
@@ -41,10 +44,10 @@ foreach(rel ${sources})
   endforeach()
   list(FIND process_owners "${rel}" owner)
   if(owner EQUAL -1)
-    file(STRINGS ${ROOT}/${rel} creations REGEX "new[ \t]+QProcess[ \t]*[({]|make_unique<QProcess>|make_shared<QProcess>|^[ \t]*QProcess[ \t]+[A-Za-z_]+[ \t]*[;({]")
+    file(STRINGS ${ROOT}/${rel} creations REGEX "new[ \t]+QProcess[ \t]*[({;]|make_unique<QProcess>|make_shared<QProcess>|^[ \t]*QProcess[ \t]+[A-Za-z_]+[ \t]*[;({]")
     foreach(line ${creations})
       string(STRIP "${line}" line)
-      list(APPEND violations "${rel}: creates a QProcess outside SbxDriver, SandboxChannel and TunnelSupervisor (${line})")
+      list(APPEND violations "${rel}: creates a QProcess outside SbxDriver, SandboxChannel, TunnelSupervisor, TunnelDoctor and HostGit (${line})")
     endforeach()
   endif()
 endforeach()

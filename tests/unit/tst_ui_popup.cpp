@@ -186,7 +186,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&popup));
         QCOMPARE(child<QLabel>(popup, QStringLiteral("endpoint"))->text(), QStringLiteral("http://127.0.0.1:18788/mcp"));
         QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("connected"));
-        QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit 3"));
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit 3, 0 warm"));
         QVERIFY(!child<QLabel>(popup, QStringLiteral("tunnelError"))->isVisible());
 
         StatusInfo s = status.info;
@@ -197,7 +197,7 @@ private slots:
         QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("failed"));
         QVERIFY(child<QLabel>(popup, QStringLiteral("tunnelError"))->isVisible());
         QVERIFY(child<QLabel>(popup, QStringLiteral("tunnelError"))->text().contains(QLatin1String("invalid api key")));
-        QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit unlimited"));
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit unlimited, 0 warm"));
         QCOMPARE(trayStateOf(s), TrayState::Error);
         saveScreenshot(popup, QStringLiteral("ui_popup_tunnel_failed"));
     }

@@ -158,7 +158,7 @@ private slots:
         settle();
         QLabel *detail = popup.findChild<QWidget *>(QStringLiteral("sandbox:") + sandboxes.rows[1].id)->findChild<QLabel *>(QStringLiteral("detail"));
         QVERIFY(detail && detail->isVisible());
-        QVERIFY(detail->text().contains(QStringLiteral("host folder: /home/user/src/website (direct)")));
+        QVERIFY(detail->text().contains(QStringLiteral("mode: direct — writes to /home/user/src/website")));
         save(popup, QStringLiteral("trust_direct_row"));
         // Destroy asks, saying how many commands still run.
         popup.findChild<QPushButton *>(QStringLiteral("destroy:") + sandboxes.rows[1].id)->click();
