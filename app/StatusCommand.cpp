@@ -160,12 +160,10 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("running"), pid > 0 || healthy},
             {QStringLiteral("pid"), pid > 0 ? QJsonValue(pid) : QJsonValue()},
             {QStringLiteral("healthy"), healthy},
-            {QStringLiteral("mcpUrl"), c.mcpUrl()},
         };
         if (healthy) {
             server.insert(QStringLiteral("version"), health.value(QStringLiteral("version")));
-            server.insert(QStringLiteral("uptimeMs"), health.value(QStringLiteral("uptimeMs")));
-            server.insert(QStringLiteral("activeSandboxes"), health.value(QStringLiteral("activeSandboxes")));
+            server.insert(QStringLiteral("uptime_ms"), health.value(QStringLiteral("uptimeMs")));
         } else if (!serverError.isEmpty()) {
             server.insert(QStringLiteral("error"), serverError);
         }
@@ -178,8 +176,13 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("healthy"), tunnelOk},
         };
         if (healthy && tunnelEnabled) {
-            for (const char *k : {"detail", "lastError", "readiness", "restarts", "healthUrl", "pid", "nextRestartInMs", "lastPollAgeS"})
-                tunnelOut.insert(QLatin1String(k), tunnel.value(QLatin1String(k)));
+            // /healthz speaks camelCase; every --json output of the CLI speaks snake_case.
+            const QList<QPair<const char *, const char *>> fields{
+                {"detail", "detail"}, {"lastError", "last_error"}, {"readiness", "readiness"}, {"restarts", "restarts"},
+                {"healthUrl", "health_url"}, {"pid", "pid"}, {"nextRestartInMs", "next_restart_in_ms"},
+                {"lastPollAgeS", "last_poll_age_s"}};
+            for (const auto &[from, to] : fields)
+                tunnelOut.insert(QLatin1String(to), tunnel.value(QLatin1String(from)));
         }
         ctx.printJson(QJsonObject{
             {QStringLiteral("version"), QStringLiteral(CHAT2SBX_VERSION)},
@@ -191,10 +194,10 @@ int runStatus(CommandContext &ctx)
                  {QStringLiteral("active"), active >= 0 ? QJsonValue(active) : QJsonValue()},
                  {QStringLiteral("limit"), c.maxActiveSandboxes > 0 ? QJsonValue(c.maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
                  {QStringLiteral("warm"), warm >= 0 ? QJsonValue(warm) : QJsonValue()},
-                 {QStringLiteral("warmTarget"), c.warmSandboxes},
+                 {QStringLiteral("warm_target"), c.warmSandboxes},
              }},
-            {QStringLiteral("pendingApprovals"), pending >= 0 ? QJsonValue(pending) : QJsonValue()},
-            {QStringLiteral("dataRoot"), dataRoot},
+            {QStringLiteral("pending_approvals"), pending >= 0 ? QJsonValue(pending) : QJsonValue()},
+            {QStringLiteral("data_root"), dataRoot},
             {QStringLiteral("host_workspaces"), QJsonObject{
                  {QStringLiteral("enabled"), !c.allowedHostRoots.isEmpty()},
                  {QStringLiteral("roots"), QJsonArray::fromStringList(c.allowedHostRoots)},
@@ -204,12 +207,9 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("config"), QJsonObject{
                  {QStringLiteral("host"), c.host},
                  {QStringLiteral("port"), c.port},
-                 {QStringLiteral("dataRoot"), c.dataRoot},
-                 {QStringLiteral("databasePath"), c.databasePath},
-                 {QStringLiteral("tunnelEnabled"), c.enableTunnel},
-                 {QStringLiteral("tunnelClient"), c.tunnelClient},
-                 {QStringLiteral("secretDir"), c.secretDir},
-                 {QStringLiteral("maxActiveSandboxes"), c.maxActiveSandboxes > 0 ? QJsonValue(c.maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
+                 {QStringLiteral("database_path"), c.databasePath},
+                 {QStringLiteral("tunnel_client"), c.tunnelClient},
+                 {QStringLiteral("secret_dir"), c.secretDir},
                  {QStringLiteral("sbx"), c.sbxPath},
              }},
         });

@@ -58,9 +58,9 @@ int runTunnelImport(CommandContext &ctx)
     if (ctx.json) {
         ctx.printJson(QJsonObject{
             {QStringLiteral("imported"), true},
-            {QStringLiteral("tunnelId"), credentials.tunnelId},
-            {QStringLiteral("keychainService"), TunnelKeychain::serviceName()},
-            {QStringLiteral("removedFiles"), kept.isEmpty()},
+            {QStringLiteral("tunnel_id"), credentials.tunnelId},
+            {QStringLiteral("keychain_service"), TunnelKeychain::serviceName()},
+            {QStringLiteral("removed_files"), kept.isEmpty()},
             {QStringLiteral("files"), QJsonArray{idFile, keyFile}},
         });
     } else {

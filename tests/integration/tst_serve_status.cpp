@@ -49,8 +49,11 @@ private slots:
         const QJsonObject o = QJsonDocument::fromJson(json.out).object();
         QCOMPARE(o.value("server").toObject().value("running").toBool(), false);
         QCOMPARE(o.value("config").toObject().value("port").toInt(), int(env.port()));
-        QCOMPARE(o.value("config").toObject().value("tunnelEnabled").toBool(), false);
-        QCOMPARE(o.value("config").toObject().value("maxActiveSandboxes").toString(), QStringLiteral("unlimited"));
+        QCOMPARE(o.value("tunnel").toObject().value("enabled").toBool(), false);
+        QCOMPARE(o.value("sandboxes").toObject().value("limit").toString(), QStringLiteral("unlimited"));
+        for (const QString &key : {QStringLiteral("pending_approvals"), QStringLiteral("data_root"), QStringLiteral("host_workspaces")})
+            QVERIFY2(o.contains(key), qPrintable(key));
+        QVERIFY2(!json.out.contains("Approvals\"") && !json.out.contains("dataRoot") && !json.out.contains("uptimeMs"), json.out.constData());
     }
 
     void serveThenStatusThenSigterm()
@@ -71,7 +74,7 @@ private slots:
         const QJsonObject s = QJsonDocument::fromJson(json.out).object().value("server").toObject();
         QCOMPARE(s.value("healthy").toBool(), true);
         QCOMPARE(s.value("pid").toInteger(), server.pid());
-        QCOMPARE(s.value("activeSandboxes").toInt(), 0);
+        QCOMPARE(QJsonDocument::fromJson(json.out).object().value("sandboxes").toObject().value("active").toInt(), 0);
 
         // A second server on the same data root is refused.
         CliResult second = runCli(env, {"serve"}, 10000);

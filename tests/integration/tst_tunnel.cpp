@@ -118,14 +118,14 @@ private slots:
         QCOMPARE(t.value("enabled").toBool(), true);
         QCOMPARE(t.value("state").toString(), QStringLiteral("connected"));
         QCOMPARE(t.value("restarts").toInt(), 0);
-        QVERIFY(t.value("healthUrl").toString().startsWith("http://127.0.0.1:"));
+        QVERIFY(t.value("health_url").toString().startsWith("http://127.0.0.1:"));
         QCOMPARE(t.value("pid").toInteger(), events.first().pid);
-        QCOMPARE(o.value("pendingApprovals").toInt(), 0);
-        QCOMPARE(o.value("dataRoot").toString(), env.dataRoot());
+        QCOMPARE(o.value("pending_approvals").toInt(), 0);
+        QCOMPARE(o.value("data_root").toString(), env.dataRoot());
         QVERIFY(!json.out.contains(kKey.toUtf8()));
 
         // The client's own health listener is the one status reports.
-        const HttpResult clientHealth = httpRequest("GET", t.value("healthUrl").toString(), {}, {}, 3000);
+        const HttpResult clientHealth = httpRequest("GET", t.value("health_url").toString(), {}, {}, 3000);
         QCOMPARE(clientHealth.status, 200);
 
         QCOMPARE(server.terminate(), 0);
@@ -207,7 +207,7 @@ private slots:
         QCOMPARE(json.exitCode, 1);
         const QJsonObject t = QJsonDocument::fromJson(json.out).object().value("tunnel").toObject();
         QCOMPARE(t.value("state").toString(), QStringLiteral("failed"));
-        QVERIFY2(t.value("lastError").toString().contains(expected), qPrintable(t.value("lastError").toString()));
+        QVERIFY2(t.value("last_error").toString().contains(expected), qPrintable(t.value("last_error").toString()));
         QVERIFY(server.output().contains(expected));
         QVERIFY2(!QFileInfo::exists(logPath(env)), "tunnel-client was started without credentials");
         QCOMPARE(server.terminate(), 0);
