@@ -6,6 +6,7 @@
 
 #include "core/Clock.h"
 #include "core/Ids.h"
+#include "core/LogText.h"
 #include "state/AuditLogRepository.h"
 #include "state/Database.h"
 
@@ -67,14 +68,16 @@ QString header()
              QStringLiteral("OUTCOME").leftJustified(9), QStringLiteral("SUMMARY"));
 }
 
+// A client's name and a command line come from outside: control characters are shown escaped, so a
+// row stays one line and cannot move the terminal's cursor or colours.
 QString row(const AuditEntry &e)
 {
-    QString what = e.summary;
+    QString what = logSafe(e.summary, 600);
     if (!e.detail.isEmpty())
-        what += (what.isEmpty() ? QString() : QStringLiteral("  ")) + QStringLiteral("[%1]").arg(e.detail);
+        what += (what.isEmpty() ? QString() : QStringLiteral("  ")) + QStringLiteral("[%1]").arg(logSafe(e.detail, 600));
     const QString line = QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8")
                              .arg(isoTime(e.at).left(19).replace(QLatin1Char('T'), QLatin1Char(' ')),
-                                  (e.client.isEmpty() ? QStringLiteral("-") : e.client.left(16)).leftJustified(16),
+                                  (e.client.isEmpty() ? QStringLiteral("-") : logSafe(e.client).left(16)).leftJustified(16),
                                   (e.session.isEmpty() ? QStringLiteral("-") : e.session).leftJustified(8),
                                   e.tool.left(15).leftJustified(15),
                                   (e.sandboxId.isEmpty() ? QStringLiteral("-") : e.sandboxId).leftJustified(28),

@@ -486,7 +486,7 @@ void SandboxService::removeAfterGuard(const QString &sandboxId, const QString &r
     if (!keptSummary.isEmpty())
         recorded = recorded.isEmpty() ? keptSummary : recorded + QStringLiteral("; ") + keptSummary;
     persist(sandboxId, SandboxState::Destroying, {});
-    qCInfo(lcSandbox).noquote() << "destroying" << sandboxId << (reason.isEmpty() ? QString() : QStringLiteral("(%1)").arg(reason));
+    qCInfo(lcSandbox).noquote() << QStringLiteral("destroying %1%2").arg(sandboxId, reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason));
     if (m_attacher)
         m_attacher->detach(sandboxId);
     QPointer<SandboxService> self(this);

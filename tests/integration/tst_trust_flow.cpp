@@ -250,6 +250,14 @@ private slots:
         QVERIFY(table.out.startsWith("TIME (UTC)"));
         for (const QByteArray &line : table.out.split('\n'))
             QVERIFY2(!line.endsWith(' '), line.constData());
+
+        // A client name with a newline and terminal escapes stays one escaped line in the table.
+        Mcp forger(env.mcpUrl());
+        QVERIFY(forger.initialize(QStringLiteral("evil\n2026-01-01 fake row\x1b[31m")));
+        QVERIFY(!forger.callTool("sandbox_list", {}).value("isError").toBool());
+        const CliResult forged = runCli(env, {"audit", "--limit", "1"});
+        QCOMPARE(forged.out.count('\n'), 2);   // the header and one row
+        QVERIFY2(!forged.out.contains('\x1b') && forged.out.contains("evil\\n"), forged.out.constData());
         QByteArray everything = r.out + table.out;
         const QString db = env.config().databasePath;
         for (const QString &f : {db, db + "-wal"})
