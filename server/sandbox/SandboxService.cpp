@@ -203,6 +203,15 @@ void SandboxService::create(const CreateRequest &request, Done done)
         if (!workspace)
             return failNow(QStringLiteral("unknown workspace_id %1").arg(request.workspaceId));
         if (auto running = m_repo.findForWorkspace(workspace->id, SandboxState::Running)) {
+            // The seed's rule: a running VM cannot change its memory, and ignoring the request would
+            // leave the agent believing it got what it asked for.
+            if (!request.memory.isEmpty() && request.memory != running->memory)
+                return failNow(QStringLiteral("sandbox %1 of this workspace is already running with %2 of memory, not %3; "
+                                              "call sandbox_create without memory to reuse it, or sandbox_destroy it "
+                                              "first to get a sandbox with %3")
+                                   .arg(running->id, running->memory.isEmpty() ? QStringLiteral("the default amount")
+                                                                               : running->memory,
+                                        request.memory));
             renewNow(running->id);
             m_workspaces.touch(workspace->id);
             Outcome o;

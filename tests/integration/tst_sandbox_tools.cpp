@@ -267,6 +267,11 @@ private slots:
         QCOMPARE(again.json().value("sandbox_id").toString(), c.json().value("sandbox_id").toString());
         QCOMPARE(again.json().value("reused").toBool(), true);
         QCOMPARE(h.countCalls("create"), 1);
+        // Reusing it with another memory size is refused, saying what runs and what to do.
+        const CallResult bigger = h.call("sandbox_create", obj({{"workspace_id", ws}, {"memory", "2g"}}));
+        QVERIFY(bigger.result.isError);
+        QVERIFY2(bigger.text().contains("already running with the default amount of memory, not 2g"), qPrintable(bigger.text()));
+        QCOMPARE(h.countCalls("create"), 1);
 
         // two concurrent creates on one workspace without a sandbox: one sandbox
         h.call("sandbox_destroy", obj({{"sandbox_id", c.json().value("sandbox_id")}}));

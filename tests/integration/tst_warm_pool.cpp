@@ -162,7 +162,8 @@ void TestWarmPool::templateChangeReplacesThem()
     QVERIFY(waitFor([&] { return !s.h.runtimes().contains(old.runtimeName); }, 30000));
     QVERIFY(s.waitReady(1));
     QVERIFY(s.readyRuntimes().first() != old.runtimeName);
-    QVERIFY(!QFileInfo::exists(old.workspacePath));
+    // The folder goes when `sbx rm` has returned, which may be a moment after `sbx ls` stopped listing it.
+    QVERIFY(waitFor([&] { return !QFileInfo::exists(old.workspacePath); }, 10000));
 }
 
 void TestWarmPool::loweringTheTargetRemovesThem()
