@@ -408,16 +408,22 @@ void BashSessions::write(const RunningSandbox &sandbox, const QString &sessionId
 
 void BashSessions::list(const RunningSandbox &sandbox, ListDone done)
 {
-    const QList<BashSessionRecord> records = m_repo.listForSandbox(sandbox.sandboxId);
+    const QString sandboxId = sandbox.sandboxId;
+    auto finish = [this, sandboxId, done](const QList<BashSessionRecord> &records) {
+        int endedShown = 0;
+        for (const auto &r : records)
+            endedShown += r.exited ? 1 : 0;
+        done(records, qMax(0, m_repo.countEnded(sandboxId) - endedShown));
+    };
+    const QList<BashSessionRecord> records = m_repo.listForSandbox(sandboxId);
     QList<QByteArray> running;
     for (const auto &r : records)
         if (!r.exited)
             running << r.id.toUtf8();
     if (running.isEmpty())
-        return done(records);
-    const QString sandboxId = sandbox.sandboxId;
+        return finish(records);
     m_channels.channelFor(sandbox).request(
-        QStringLiteral("bash_status"), running, kReadTimeoutMs, [this, sandboxId, done](const ChannelReply &r) {
+        QStringLiteral("bash_status"), running, kReadTimeoutMs, [this, sandboxId, finish](const ChannelReply &r) {
             QList<BashSessionRecord> out = m_repo.listForSandbox(sandboxId);
             if (r.ok) {
                 for (auto &rec : out) {
@@ -427,7 +433,7 @@ void BashSessions::list(const RunningSandbox &sandbox, ListDone done)
                         recordExit(rec, state == QLatin1String("missing") ? QStringLiteral("lost") : state, error);
                 }
             }
-            done(out);
+            finish(out);
         });
 }
 

@@ -61,7 +61,8 @@ public:
     static constexpr int kPrefetchIdleMs = 60000;
 
     using SnapshotDone = std::function<void(bool ok, const QString &error, const BashSnapshot &snapshot)>;
-    using ListDone = std::function<void(const QList<BashSessionRecord> &sessions)>;
+    // sessions: every running one and the most recent ended ones; omittedEnded: older ended ones left out.
+    using ListDone = std::function<void(const QList<BashSessionRecord> &sessions, int omittedEnded)>;
 
     BashSessions(Database &db, ChannelPool &channels, Clock &clock, QObject *parent = nullptr);
     ~BashSessions() override;

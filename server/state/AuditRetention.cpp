@@ -2,6 +2,7 @@
 
 #include "core/Clock.h"
 #include "state/AuditLogRepository.h"
+#include "state/BashSessionRepository.h"
 #include "state/Database.h"
 
 #include <QLoggingCategory>
@@ -39,6 +40,11 @@ int AuditRetention::pruneNow()
         qCWarning(lcAuditRetention).noquote() << "cannot prune the activity log:" << error;
     else if (deleted > 0)
         qCInfo(lcAuditRetention).noquote() << "pruned" << deleted << "activity log rows";
+    const int sessions = BashSessionRepository(m_db).prune(m_clock.nowMs(), m_maxAgeMs, error);
+    if (sessions < 0)
+        qCWarning(lcAuditRetention).noquote() << "cannot prune ended bash sessions:" << error;
+    else if (sessions > 0)
+        qCInfo(lcAuditRetention).noquote() << "pruned" << sessions << "bash sessions of destroyed sandboxes or ended long ago";
     return deleted;
 }
 

@@ -9,7 +9,8 @@ class Clock;
 class Database;
 
 // Keeps the activity log bounded: at start and then hourly, deletes audit rows older than the
-// retention and all but the newest `maxRows` (Config auditRetentionDays / auditMaxRows).
+// retention and all but the newest `maxRows` (Config auditRetentionDays / auditMaxRows). The same
+// pass deletes the bash sessions of destroyed sandboxes and those that ended before the retention.
 class AuditRetention : public QObject {
     Q_OBJECT
 public:

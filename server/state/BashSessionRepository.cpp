@@ -41,7 +41,8 @@ bool BashSessionRepository::insert(const BashSessionRecord &s, QString &error)
     q.prepare(QStringLiteral("INSERT INTO bash_sessions (%1) VALUES (?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
     q.addBindValue(s.id);
     q.addBindValue(s.sandboxId);
-    q.addBindValue(s.command);
+    q.addBindValue(s.command.size() > kMaxStoredCommandChars ? s.command.left(kMaxStoredCommandChars) + QStringLiteral("…")
+                                                             : s.command);
     q.addBindValue(s.cwd.isEmpty() ? QVariant() : QVariant(s.cwd));
     q.addBindValue(s.exited ? QStringLiteral("exited") : QStringLiteral("running"));
     q.addBindValue(s.exitCode ? QVariant(*s.exitCode) : QVariant());
@@ -69,17 +70,40 @@ std::optional<BashSessionRecord> BashSessionRepository::find(const QString &id) 
     return std::nullopt;
 }
 
-QList<BashSessionRecord> BashSessionRepository::listForSandbox(const QString &sandboxId) const
+QList<BashSessionRecord> BashSessionRepository::listForSandbox(const QString &sandboxId, int maxEnded) const
 {
     QList<BashSessionRecord> out;
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("SELECT %1 FROM bash_sessions WHERE sandbox_id = ? ORDER BY started_at, id")
+    q.prepare(QStringLiteral("SELECT %1 FROM bash_sessions WHERE sandbox_id = ? AND (status = 'running' OR id IN "
+                             "(SELECT id FROM bash_sessions WHERE sandbox_id = ? AND status <> 'running' "
+                             "ORDER BY started_at DESC, id DESC LIMIT ?)) ORDER BY started_at, id")
                   .arg(QLatin1String(kColumns)));
     q.addBindValue(sandboxId);
+    q.addBindValue(sandboxId);
+    q.addBindValue(maxEnded);
     if (q.exec())
         while (q.next())
             out.append(fromRow(q));
     return out;
+}
+
+int BashSessionRepository::countEnded(const QString &sandboxId) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT COUNT(*) FROM bash_sessions WHERE sandbox_id = ? AND status <> 'running'"));
+    q.addBindValue(sandboxId);
+    return q.exec() && q.next() ? q.value(0).toInt() : 0;
+}
+
+int BashSessionRepository::prune(qint64 nowMs, qint64 maxEndedAgeMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("DELETE FROM bash_sessions WHERE sandbox_id IN (SELECT id FROM sandboxes WHERE state = 'destroyed') "
+                             "OR (status <> 'running' AND finished_at IS NOT NULL AND finished_at < ?)"));
+    q.addBindValue(nowMs - maxEndedAgeMs);
+    if (!run(q, error))
+        return -1;
+    return q.numRowsAffected();
 }
 
 bool BashSessionRepository::setReadOffset(const QString &id, qint64 offset, QString &error)

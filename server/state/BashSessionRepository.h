@@ -31,7 +31,17 @@ public:
     bool insert(const BashSessionRecord &s, QString &error);
     bool remove(const QString &id, QString &error);
     std::optional<BashSessionRecord> find(const QString &id) const;
-    QList<BashSessionRecord> listForSandbox(const QString &sandboxId) const;
+    // Every running session and the `maxEnded` most recently started ended ones, oldest first.
+    QList<BashSessionRecord> listForSandbox(const QString &sandboxId, int maxEnded = kMaxListedEnded) const;
+    // How many ended sessions the sandbox has in all (bash_list says how many it left out).
+    int countEnded(const QString &sandboxId) const;
+    // Deletes the sessions of destroyed sandboxes and ended sessions that finished before
+    // `nowMs - maxEndedAgeMs`; returns how many rows went (-1 on error).
+    int prune(qint64 nowMs, qint64 maxEndedAgeMs, QString &error);
+
+    static constexpr int kMaxListedEnded = 100;
+    // The command is stored for bash_list and the tray only; it already ran, so a long one is cut.
+    static constexpr int kMaxStoredCommandChars = 4000;
     bool setReadOffset(const QString &id, qint64 offset, QString &error);
     bool markExited(const QString &id, std::optional<int> exitCode, qint64 finishedAt, QString &error);
 

@@ -190,7 +190,7 @@ void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
         return;
-    sessions.list(sandbox, [responder = call.responder](const QList<BashSessionRecord> &records) {
+    sessions.list(sandbox, [responder = call.responder](const QList<BashSessionRecord> &records, int omittedEnded) {
         QJsonArray items;
         for (const auto &r : records) {
             QString command = r.command;
@@ -204,7 +204,10 @@ void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
                 {QStringLiteral("exit_code"), r.exitCode ? QJsonValue(*r.exitCode) : QJsonValue(QJsonValue::Null)},
                 {QStringLiteral("started_at"), isoTime(r.startedAt)}});
         }
-        responder.ok({{QStringLiteral("sessions"), items}});
+        QJsonObject result{{QStringLiteral("sessions"), items}};
+        if (omittedEnded > 0)
+            result.insert(QStringLiteral("omitted_ended"), omittedEnded);
+        responder.ok(result);
     });
 }
 
@@ -289,7 +292,8 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
     ToolDefinition list;
     list.name = QStringLiteral("bash_list");
     list.title = QStringLiteral("List commands");
-    list.description = QStringLiteral("The sandbox's bash sessions with command, status, exit code and start time.");
+    list.description = QStringLiteral("The sandbox's bash sessions with command, status, exit code and start time: every "
+                                      "running one and the 100 most recent that ended.");
     list.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId}}, {QStringLiteral("sandbox_id")});
     const QJsonObject item = schema::result(
         {{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
@@ -301,7 +305,9 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
         {QStringLiteral("session_id"), QStringLiteral("command"), QStringLiteral("status"), QStringLiteral("exit_code"),
          QStringLiteral("started_at")});
     list.outputSchema = schema::result(
-        {{QStringLiteral("sessions"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), item}}}},
+        {{QStringLiteral("sessions"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), item}}},
+         {QStringLiteral("omitted_ended"), QJsonObject{{QStringLiteral("type"), QStringLiteral("integer")},
+                                                       {QStringLiteral("description"), QStringLiteral("Older ended sessions not listed")}}}},
         {QStringLiteral("sessions")});
     list.annotations = {true, false, true, false};
     registry.add(list, [&resolver, &sessions](const ToolCall &call) { handleList(resolver, sessions, call); });
