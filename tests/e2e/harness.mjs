@@ -6,6 +6,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+// Servers still running when the script exits (a failed check exits at once, skipping `finally`):
+// each gets SIGTERM so that it shuts down its sandboxes instead of outliving the test.
+const running = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+
 export function fail(message) {
   console.error(`FAIL: ${message}`);
   process.exit(1);
@@ -55,7 +62,8 @@ export async function startServer(extraEnv = {}) {
   child.stdout.on('data', (d) => { output += d; });
   child.stderr.on('data', (d) => { output += d; });
   let exited = false;
-  child.on('exit', () => { exited = true; });
+  running.add(child);
+  child.on('exit', () => { exited = true; running.delete(child); });
 
   const url = `http://127.0.0.1:${port}/mcp`;
   const deadline = Date.now() + 30000;
