@@ -4,6 +4,7 @@
 #include "Command.h"
 
 #include "runtime/PidFile.h"
+#include "sandbox/SandboxPresenter.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -134,7 +135,7 @@ int runStatus(CommandContext &ctx)
                                ? health.value(QStringLiteral("pendingApprovals")).toInteger()
                                : countReadOnly(c, QStringLiteral("SELECT COUNT(*) FROM approvals WHERE state = 'pending'"));
     const QString dataRoot = healthy ? health.value(QStringLiteral("dataRoot")).toString(c.dataRoot) : c.dataRoot;
-    const QString limit = c.maxActiveSandboxes > 0 ? QString::number(c.maxActiveSandboxes) : QStringLiteral("unlimited");
+    const QString limit = sandboxLimitText(c.maxActiveSandboxes);
 
     // The one line on stderr when something enabled is not healthy.
     QStringList problems;
@@ -192,7 +193,7 @@ int runStatus(CommandContext &ctx)
             {QStringLiteral("tunnel"), tunnelOut},
             {QStringLiteral("sandboxes"), QJsonObject{
                  {QStringLiteral("active"), active >= 0 ? QJsonValue(active) : QJsonValue()},
-                 {QStringLiteral("limit"), c.maxActiveSandboxes > 0 ? QJsonValue(c.maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
+                 {QStringLiteral("limit"), sandboxLimitJson(c.maxActiveSandboxes)},
                  {QStringLiteral("warm"), warm >= 0 ? QJsonValue(warm) : QJsonValue()},
                  {QStringLiteral("warm_target"), c.warmSandboxes},
              }},

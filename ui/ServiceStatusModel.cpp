@@ -1,6 +1,7 @@
 #include "ServiceStatusModel.h"
 
 #include "runtime/Controller.h"
+#include "sandbox/SandboxPresenter.h"
 #include "sandbox/SandboxService.h"
 #include "sandbox/WarmPool.h"
 #include "tunnel/TunnelSupervisor.h"
@@ -55,7 +56,7 @@ StatusInfo ServiceStatusModel::status() const
         s.activeSandboxes = m_controller.sandboxes().countActive();
         s.warmSandboxes = m_controller.warmPool().readyCount();
     }
-    s.sandboxLimit = c.maxActiveSandboxes;
+    s.sandboxLimit = sandboxLimitText(c.maxActiveSandboxes);
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;
 }

@@ -4,6 +4,7 @@
 #include "core/Ids.h"
 #include "sandbox/DestroyGuard.h"
 #include "sandbox/RuntimeAttacher.h"
+#include "sandbox/SandboxPresenter.h"
 #include "sandbox/SbxDriver.h"
 #include "sandbox/WarmPool.h"
 #include "state/Database.h"
@@ -14,7 +15,6 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QRegularExpression>
 #include <QSet>
 #include <QTcpServer>
 
@@ -105,24 +105,7 @@ QList<SandboxView> SandboxService::list() const
 
 QString SandboxService::publicText(const QString &text) const
 {
-    QString t = text;
-    // Runtime names of known sandboxes become their public ids, any other name of ours a placeholder.
-    static const QRegularExpression runtimeRe(QStringLiteral("chat2sbx-[0-9a-f]{16}"));
-    if (t.contains(runtimeRe)) {
-        for (const SandboxRecord &r : m_repo.list(true))
-            t.replace(r.runtimeName, r.id);
-        t.replace(runtimeRe, QStringLiteral("<sandbox>"));
-    }
-    QStringList roots{m_config.workspaceRoot, m_config.stateDir, m_config.dataRoot};
-    roots.removeAll(QString());
-    std::sort(roots.begin(), roots.end(), [](const QString &a, const QString &b) { return a.size() > b.size(); });
-    if (!m_config.workspaceRoot.isEmpty()) {
-        const QRegularExpression wsRe(QRegularExpression::escape(m_config.workspaceRoot) + QStringLiteral("/ws_[0-9a-f]{24}"));
-        t.replace(wsRe, QStringLiteral("~/workspace"));
-    }
-    for (const QString &root : roots)
-        t.replace(root, QStringLiteral("<data dir>"));
-    return t;
+    return redactForAgent(text, m_config, [this] { return m_repo.list(true); });
 }
 
 QString SandboxService::limitError() const

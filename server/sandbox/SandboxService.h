@@ -105,8 +105,8 @@ public:
     // SandboxResolver: one indexed read; renews the idle deadline (written at most once a second).
     bool resolveRunning(const QString &sandboxId, RunningSandbox &out, QString &error) override;
 
-    // `text` fit for a tool result: runtime names become the sandbox id (or "<sandbox>"), managed
-    // workspace folders become ~/workspace, data-directory paths become <data dir>.
+    // `text` fit for a tool result (redactForAgent, SandboxPresenter.h): runtime names become the
+    // sandbox id (or "<sandbox>"), managed workspace folders ~/workspace, data-directory paths a placeholder.
     QString publicText(const QString &text) const;
 
     qint64 idleMs() const { return m_config.sandboxIdleSeconds * 1000; }

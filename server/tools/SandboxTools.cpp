@@ -6,6 +6,7 @@
 #include "core/Ids.h"
 #include "sandbox/ExposedPort.h"
 #include "sandbox/ListeningProbe.h"
+#include "sandbox/SandboxPresenter.h"
 #include "sandbox/SandboxService.h"
 #include "tools/SandboxToolArgs.h"
 
@@ -191,10 +192,10 @@ void sandboxCreate(const Context &c, const ToolCall &call)
             if (!o.ok) {
                 QJsonObject details;
                 if (!o.view.record.id.isEmpty())
-                    details = sandboxSummary(o.view, *service);
+                    details = sandboxJson(o.view, *service);
                 return call.responder.error(service->publicText(o.error), details);
             }
-            QJsonObject result = sandboxSummary(o.view, *service);
+            QJsonObject result = sandboxJson(o.view, *service);
             result.insert(QStringLiteral("reused"), o.reused);
             for (auto it = agents.begin(); it != agents.end(); ++it)
                 result.insert(it.key(), it.value());
@@ -213,7 +214,7 @@ void sandboxGet(const Context &c, const ToolCall &call)
         const auto view = c.sandboxes->get(id);
         if (!view)
             return call.responder.error(QStringLiteral("unknown sandbox_id %1").arg(id));
-        QJsonObject result = sandboxSummary(*view, *c.sandboxes);
+        QJsonObject result = sandboxJson(*view, *c.sandboxes);
         QString agentsError;
         if (!agentsInto(*c.config, result, agentsError))
             return call.responder.error(agentsError);
@@ -229,10 +230,10 @@ void sandboxList(const Context &c, const ToolCall &call)
     whenAvailable(c, call, [c, call] {
         QJsonArray items;
         for (const SandboxView &v : c.sandboxes->list())
-            items.append(sandboxSummary(v, *c.sandboxes));
+            items.append(sandboxJson(v, *c.sandboxes));
         call.responder.ok({{QStringLiteral("sandboxes"), items},
                            {QStringLiteral("max_active_sandboxes"),
-                            c.config->maxActiveSandboxes > 0 ? QJsonValue(c.config->maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))}});
+                            sandboxLimitJson(c.config->maxActiveSandboxes)}});
     });
 }
 
@@ -257,7 +258,7 @@ void sandboxDestroy(const Context &c, const ToolCall &call)
                 return;
             if (!o.ok)
                 return call.responder.error(service->publicText(o.error));
-            QJsonObject result = sandboxSummary(o.view, *service);
+            QJsonObject result = sandboxJson(o.view, *service);
             result.insert(QStringLiteral("destroyed"), true);
             if (!o.keptBranch.isEmpty())
                 result.insert(QStringLiteral("work_saved_on_branch"), o.keptBranch);
@@ -306,7 +307,7 @@ void sandboxExpose(const Context &c, const ToolCall &call)
             if (!o.ok)
                 return call.responder.error(service->publicText(
                     QStringLiteral("cannot expose port %1 of %2: %3").arg(port).arg(id, o.error)));
-            QJsonObject result = portJson(o.port.sandboxPort, o.port.hostIp, o.port.hostPort);
+            QJsonObject result = portJson(presentPort(o.port.sandboxPort, o.port.hostIp, o.port.hostPort));
             result.insert(QStringLiteral("sandbox_id"), id);
             result.insert(QStringLiteral("already_exposed"), o.existing);
             RunningSandbox running;
@@ -328,40 +329,6 @@ void sandboxExpose(const Context &c, const ToolCall &call)
 }
 
 } // namespace
-
-QJsonObject sandboxSummary(const SandboxView &view, const SandboxService &sandboxes)
-{
-    const SandboxRecord &r = view.record;
-    QJsonObject o{
-        {QStringLiteral("sandbox_id"), r.id},
-        {QStringLiteral("workspace_id"), r.workspaceId},
-        {QStringLiteral("state"), sandboxStateName(r.state)},
-        {QStringLiteral("memory"), r.memory.isEmpty() ? QStringLiteral("default") : r.memory},
-        {QStringLiteral("created_at"), isoTime(r.createdAt)},
-    };
-    if (view.workspace) {
-        o.insert(QStringLiteral("workspace_mode"), workspaceModeName(view.workspace->mode));
-        o.insert(QStringLiteral("workspace_path"), view.workspace->pathInSandbox());
-    }
-    if (r.state == SandboxState::Running && r.idleDeadline > 0)
-        o.insert(QStringLiteral("idle_deadline"), isoTime(r.idleDeadline));
-    if (!r.reason.isEmpty())
-        o.insert(QStringLiteral("failure_reason"), sandboxes.publicText(r.reason));
-    QJsonArray ports;
-    for (const SandboxPortRecord &p : view.ports)
-        ports.append(portJson(p.sandboxPort, p.hostIp, p.hostPort));
-    o.insert(QStringLiteral("ports"), ports);
-    return o;
-}
-
-QJsonObject portJson(int sandboxPort, const QString &hostIp, int hostPort)
-{
-    return {{QStringLiteral("sandbox_port"), sandboxPort},
-            {QStringLiteral("host_ip"), hostIp},
-            {QStringLiteral("host_port"), hostPort},
-            {QStringLiteral("url"), exposedPortUrl(hostIp, hostPort)},
-            {QStringLiteral("lan_wide"), isLanWide(hostIp)}};
-}
 
 void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config, ChannelPool *channels)
 {

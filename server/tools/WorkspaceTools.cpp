@@ -1,7 +1,7 @@
 #include "tools/WorkspaceTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "core/Clock.h"
+#include "sandbox/SandboxPresenter.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/PathPolicy.h"
 #include "workspace/WorkspaceService.h"
@@ -124,25 +124,6 @@ ToolDefinition requestDefinition()
     return d;
 }
 
-QJsonObject workspaceJson(const WorkspaceOverview &o)
-{
-    const Workspace &w = o.workspace;
-    QJsonObject j{
-        {QStringLiteral("workspace_id"), w.id},
-        {QStringLiteral("mode"), workspaceModeName(w.mode)},
-        {QStringLiteral("display_name"), w.displayName},
-        {QStringLiteral("path_in_sandbox"), w.pathInSandbox()},
-        {QStringLiteral("sandbox_id"), o.activeSandboxId.isEmpty() ? QJsonValue() : QJsonValue(o.activeSandboxId)},
-        {QStringLiteral("last_used_at"), isoTime(w.lastUsedAt)},
-    };
-    // Managed workspaces live in the data directory, which results never show.
-    if (!w.isManaged())
-        j.insert(QStringLiteral("host_path"), w.hostPath);
-    if (w.isManaged())
-        j.insert(QStringLiteral("retention_deadline"), o.retentionDeadline ? QJsonValue(isoTime(o.retentionDeadline)) : QJsonValue());
-    return j;
-}
-
 void handleList(const ToolCall &call, WorkspaceService &workspaces, ApprovalService &approvals)
 {
     approvals.checkForExternalChanges();
@@ -150,16 +131,6 @@ void handleList(const ToolCall &call, WorkspaceService &workspaces, ApprovalServ
     for (const WorkspaceOverview &o : workspaces.overview())
         items.append(workspaceJson(o));
     call.responder.ok(QJsonObject{{QStringLiteral("workspaces"), items}});
-}
-
-// Results never show where chat2sbx keeps its data, even when a request echoes such a path.
-QString redacted(QString text, const Config &config)
-{
-    for (const QString &p : {config.workspaceRoot, config.stateDir, config.dataRoot}) {
-        if (!p.isEmpty())
-            text.replace(p, QStringLiteral("<chat2sbx data directory>"));
-    }
-    return text;
 }
 
 void handleRequest(const ToolCall &call, WorkspaceService &workspaces, ApprovalService &approvals)
@@ -199,7 +170,8 @@ void handleRequest(const ToolCall &call, WorkspaceService &workspaces, ApprovalS
                                      "when it is created; uncommitted, untracked and ignored files stay on the host"));
     switch (out.status) {
     case Status::Refused:
-        return call.responder.error(redacted(QStringLiteral("host path refused: %1").arg(out.reason), workspaces.config()));
+        // Results never show where chat2sbx keeps its data, even when a request echoes such a path.
+        return call.responder.error(redactDataPaths(QStringLiteral("host path refused: %1").arg(out.reason), workspaces.config()));
     case Status::Approved:
         result.insert(QStringLiteral("status"), QStringLiteral("approved"));
         result.insert(QStringLiteral("workspace_id"), out.workspaceId);
