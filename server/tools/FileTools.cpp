@@ -1,4 +1,4 @@
-#include "tools/InSandboxTools.h"
+#include "tools/FileTools.h"
 
 #include "mcp/ToolRegistry.h"
 #include "sandbox/ChannelPool.h"
