@@ -395,17 +395,17 @@ private slots:
         QVERIFY(!slow->done);
         // A serialising server would need 20 s here; the issue asks for well under a second (ASan build included).
         QVERIFY2(elapsed < 1000, qPrintable(QString::number(elapsed)));
-        QCOMPARE(m_controller->mcpEndpoint()->calls().pendingCount(slowClient.sessionId), 1);
+        QCOMPARE(m_controller->toolCalls()->pendingCount(slowClient.sessionId), 1);
 
         // notifications/cancelled stops the handler; the pending HTTP request ends with -32800.
-        QSignalSpy finished(&m_controller->mcpEndpoint()->calls(), &ToolCallRunner::callFinished);
+        QSignalSpy finished(m_controller->toolCalls(), &ToolCallRunner::callFinished);
         QCOMPARE(slowClient.notify("notifications/cancelled", {{"requestId", "slow-1"}, {"reason", "user pressed stop"}}).status, 202);
         QVERIFY(waitForReply(slow, 5000));
         QCOMPARE(slow->status, 200);
         QCOMPARE(slow->errorCode(), -32800);
         QCOMPARE(slow->json.value("id").toString(), QStringLiteral("slow-1"));
         QCOMPARE(m_probe.slowCancelled, 1);
-        QCOMPARE(m_controller->mcpEndpoint()->calls().pendingCount(slowClient.sessionId), 0);
+        QCOMPARE(m_controller->toolCalls()->pendingCount(slowClient.sessionId), 0);
         QVERIFY(finished.count() >= 1);
         QCOMPARE(finished.last().at(1).toString(), QStringLiteral("cancelled"));
         // Unknown or finished ids are ignored.
@@ -418,7 +418,7 @@ private slots:
 
         // Ending the session cancels its pending calls.
         auto orphan = slowClient.callToolAsync("test_slow", {{"ms", 20000}});
-        QVERIFY(waitFor([&] { return m_controller->mcpEndpoint()->calls().pendingCount(slowClient.sessionId) == 1; }, 5000));
+        QVERIFY(waitFor([&] { return m_controller->toolCalls()->pendingCount(slowClient.sessionId) == 1; }, 5000));
         const int cancelledBefore = m_probe.slowCancelled;
         QCOMPARE(c.send("DELETE", {}, {{"Mcp-Session-Id", slowClient.sessionId.toLatin1()}}).status, 200);
         QVERIFY(waitForReply(orphan, 5000));
@@ -443,7 +443,7 @@ private slots:
                           "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
             sockets.push_back(std::move(socket));
         }
-        ToolCallRunner &calls = m_controller->mcpEndpoint()->calls();
+        ToolCallRunner &calls = *m_controller->toolCalls();
         QVERIFY(waitFor([&] { return calls.pendingCount(first.sessionId) == cap; }, 10000));
         const McpHttpReply over = first.callTool("test_fast", {{"text", "one more"}});
         QCOMPARE(over.status, 200);
@@ -465,9 +465,9 @@ private slots:
     {
         McpHttpClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
-        QSignalSpy finished(&m_controller->mcpEndpoint()->calls(), &ToolCallRunner::callFinished);
+        QSignalSpy finished(m_controller->toolCalls(), &ToolCallRunner::callFinished);
         auto call = c.callToolAsync("test_slow", {{"ms", 300}});
-        QVERIFY(waitFor([&] { return m_controller->mcpEndpoint()->calls().pendingCount(c.sessionId) == 1; }, 5000));
+        QVERIFY(waitFor([&] { return m_controller->toolCalls()->pendingCount(c.sessionId) == 1; }, 5000));
         c.abort(call);
         QVERIFY(waitForReply(call, 5000));
         QCOMPARE(call->status, 0);
@@ -484,7 +484,7 @@ private slots:
         McpHttpClient busy(m_url);
         QCOMPARE(busy.initialize().status, 200);
         auto pending = busy.callToolAsync("test_slow", {{"ms", 1500}});
-        QVERIFY(waitFor([&] { return m_controller->mcpEndpoint()->calls().pendingCount(busy.sessionId) == 1; }, 5000));
+        QVERIFY(waitFor([&] { return m_controller->toolCalls()->pendingCount(busy.sessionId) == 1; }, 5000));
 
         m_clock.advance(4000);   // the configured idle timeout is 5 s
         QCOMPARE(c.request("ping").status, 200);   // activity renews it
@@ -518,7 +518,7 @@ private slots:
         c.callTool("test_fast", {{"text", "x"}, {"nope", 1}});
         c.callTool("test_slow", {{"ms", 100}});
         auto slow = c.callToolAsync("test_slow", {{"ms", 20000}}, "to-cancel");
-        QVERIFY(waitFor([&] { return m_controller->mcpEndpoint()->calls().pendingCount(c.sessionId) == 1; }, 5000));
+        QVERIFY(waitFor([&] { return m_controller->toolCalls()->pendingCount(c.sessionId) == 1; }, 5000));
         c.notify("notifications/cancelled", {{"requestId", "to-cancel"}});
         QVERIFY(waitForReply(slow, 5000));
         // Malformed calls are answered with -32602 and audited too.
