@@ -21,6 +21,8 @@
 #include <QTimer>
 #include <QtTest>
 
+#include <sys/socket.h>
+
 using namespace chat2sbx;
 using namespace chat2sbx::test;
 
@@ -475,6 +477,33 @@ private slots:
         QVERIFY(finished.wait(5000));
         QCOMPARE(finished.last().at(1).toString(), QStringLiteral("ok"));
         QCOMPARE(c.request("ping").status, 200);
+    }
+
+    // Issue 22, item 17, with an answer that comes later: the request, then shutdown(SHUT_WR); the
+    // connection stays open while the tool works, carries the answer, then ends.
+    void halfClosedClientGetsALateAnswer()
+    {
+        McpHttpClient c(m_url);
+        QCOMPARE(c.initialize().status, 200);
+        const QByteArray body = R"({"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"test_slow","arguments":{"ms":400}}})";
+        const QUrl url(m_url);
+        QTcpSocket socket;
+        QByteArray in;
+        connect(&socket, &QTcpSocket::readyRead, &socket, [&] { in += socket.readAll(); });
+        socket.connectToHost(QStringLiteral("127.0.0.1"), quint16(url.port()));
+        QVERIFY(waitFor([&] { return socket.state() == QAbstractSocket::ConnectedState; }, 5000));
+        socket.write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(url.port())
+                     + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: "
+                     + c.sessionId.toLatin1() + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        QVERIFY(waitFor([&] { return socket.bytesToWrite() == 0; }, 5000));
+        QCOMPARE(::shutdown(int(socket.socketDescriptor()), SHUT_WR), 0);
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(waitFor([&] { return socket.state() == QAbstractSocket::UnconnectedState; }, 10000));
+        qInfo("answered and closed %lld ms after the half-close", t.elapsed());
+        QVERIFY2(in.startsWith("HTTP/1.1 200"), in.constData());
+        QVERIFY2(in.contains("\"slept\":true") && in.contains("\"id\":41"), in.constData());
+        QVERIFY(t.elapsed() >= 300);
     }
 
     void sessionsExpireWhenIdle()
