@@ -2,7 +2,7 @@
 
 #include "runtime/Controller.h"
 #include "sandbox/SandboxService.h"
-#include "sandbox/WarmPool.h"
+#include "runtime/StatusReportBuilder.h"
 #include "tunnel/TunnelSupervisor.h"
 
 namespace chat2sbx::ui {
@@ -51,12 +51,11 @@ StatusInfo ServiceStatusModel::status() const
                         : !t.detail().isEmpty() && t.state() != TunnelSupervisor::State::Starting ? t.detail()
                                                                                                   : t.lastError();
     }
-    if (m_controller.state() == Controller::State::Running) {
-        s.activeSandboxes = m_controller.sandboxes().countActive();
-        s.warmSandboxes = m_controller.warmPool().readyCount();
-    }
-    s.sandboxLimit = c.maxActiveSandboxes;
-    s.version = QStringLiteral(CHAT2SBX_VERSION);
+    const StatusReport report = statusFromServer(m_controller);
+    s.activeSandboxes = int(qMax<qint64>(report.activeSandboxes, 0));
+    s.warmSandboxes = int(qMax<qint64>(report.warmSandboxes, 0));
+    s.sandboxLimit = report.maxActiveSandboxes;
+    s.version = report.version;
     return s;
 }
 
