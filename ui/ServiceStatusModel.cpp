@@ -2,6 +2,7 @@
 
 #include "runtime/Controller.h"
 #include "sandbox/SandboxService.h"
+#include "sandbox/SbxHealth.h"
 #include "runtime/StatusReportBuilder.h"
 #include "tunnel/TunnelSupervisor.h"
 
@@ -21,6 +22,7 @@ ServiceStatusModel::ServiceStatusModel(Controller &controller, QObject *parent) 
     connect(&controller.tunnel(), &TunnelSupervisor::statusChanged, this, &StatusModel::changed);
     connect(&controller.tunnel(), &TunnelSupervisor::stateChanged, this, &StatusModel::changed);
     connect(&controller.sandboxes(), &SandboxService::sandboxesChanged, this, &StatusModel::changed);
+    connect(&controller.sbxHealth(), &SbxHealth::changed, this, &StatusModel::changed);
 }
 
 StatusInfo ServiceStatusModel::status() const
@@ -56,6 +58,8 @@ StatusInfo ServiceStatusModel::status() const
     s.warmSandboxes = int(qMax<qint64>(report.warmSandboxes, 0));
     s.sandboxLimit = report.maxActiveSandboxes;
     s.version = report.version;
+    s.sbx = report.sbx.summary();
+    s.sbxProblem = report.sbx.checked() ? report.sbx.currentProblem() : QString();
     return s;
 }
 

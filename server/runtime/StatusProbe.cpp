@@ -2,6 +2,7 @@
 
 #include "runtime/PidFile.h"
 #include "runtime/StatusReportBuilder.h"
+#include "sandbox/SbxDriver.h"
 #include "state/StateCounts.h"
 
 #include <QJsonDocument>
@@ -26,9 +27,12 @@ QString localHost(const Config &config)
 
 StatusProbe::StatusProbe(const Config &config, QObject *parent)
     : QObject(parent), m_config(config), m_base(QStringLiteral("http://%1:%2").arg(localHost(config)).arg(config.port)),
-      m_nam(new QNetworkAccessManager(this))
+      m_nam(new QNetworkAccessManager(this)), m_sbx(new SbxDriver(config.sbxPath, this))
 {
     m_nam->setProxy(QNetworkProxy::NoProxy);
+    SbxDriver::Timeouts timeouts = m_sbx->timeouts();
+    timeouts.otherMs = kSbxTimeoutMs;
+    m_sbx->setTimeouts(timeouts);
 }
 
 StatusProbe::~StatusProbe() = default;
@@ -69,7 +73,7 @@ void StatusProbe::run(Done done)
                                              : QStringLiteral("something else answers on port %1 (HTTP %2)")
                                                    .arg(m_config.port).arg(a.status);
         m_report.mcpError = QStringLiteral("server not reachable");
-        finish();
+        checkSbx();
     });
 }
 
@@ -80,6 +84,17 @@ void StatusProbe::probeMcp()
         m_report.mcpReachable = a.status != 0 && a.status != 404 && a.status < 500;
         if (!m_report.mcpReachable)
             m_report.mcpError = a.status == 0 ? a.error : QStringLiteral("GET /mcp answered HTTP %1").arg(a.status);
+        checkSbx();
+    });
+}
+
+void StatusProbe::checkSbx()
+{
+    // The running server's cached check when it gave one; else ask sbx now.
+    if (m_report.sbx.checked())
+        return finish();
+    checkSbxStatus(*m_sbx, m_config.templateRef(), [this](const SbxStatus &status) {
+        m_report.sbx = status;
         finish();
     });
 }

@@ -11,8 +11,11 @@ class QNetworkAccessManager;
 
 namespace chat2sbx {
 
-// `chat2sbx status` from outside the server: asks a running server (PID file, GET /healthz, GET /mcp)
-// and, for what it does not answer, reads the database read-only. Asynchronous; `done` runs once.
+class SbxDriver;
+
+// `chat2sbx status` from outside the server: asks a running server (PID file, GET /healthz, GET /mcp);
+// for what it does not answer, reads the database read-only and checks sbx itself (SbxStatus).
+// Asynchronous; `done` runs once.
 class StatusProbe : public QObject {
     Q_OBJECT
 public:
@@ -23,6 +26,7 @@ public:
     void run(Done done);
 
     static constexpr int kHttpTimeoutMs = 3000;
+    static constexpr int kSbxTimeoutMs = 15000;   // each sbx call of the check
 
 private:
     struct Answer {
@@ -32,6 +36,7 @@ private:
     };
     void get(const QString &path, const QList<QPair<QByteArray, QByteArray>> &headers, std::function<void(const Answer &)> done);
     void probeMcp();
+    void checkSbx();
     void finish();
 
     Config m_config;
@@ -39,6 +44,7 @@ private:
     StatusReport m_report;
     Done m_done;
     QNetworkAccessManager *m_nam = nullptr;
+    SbxDriver *m_sbx = nullptr;
 };
 
 } // namespace chat2sbx

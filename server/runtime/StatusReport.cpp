@@ -26,9 +26,12 @@ bool StatusReport::tunnelHealthy() const
 QStringList StatusReport::problems() const
 {
     QStringList out;
+    const QString sbxProblem = sbx.checked() ? sbx.currentProblem() : QString();
     if (!healthy) {
         out << (pid > 0 ? QStringLiteral("server (PID %1) is not healthy: %2").arg(pid).arg(serverError)
                         : QStringLiteral("server is not running"));
+        if (!sbxProblem.isEmpty())
+            out << sbxProblem;
         return out;
     }
     if (!mcpReachable)
@@ -41,6 +44,8 @@ QStringList StatusReport::problems() const
         out << (why.isEmpty() ? QStringLiteral("tunnel is %1").arg(tunnelState)
                               : QStringLiteral("tunnel is %1: %2").arg(tunnelState, why));
     }
+    if (!sbxProblem.isEmpty())
+        out << sbxProblem;
     return out;
 }
 
@@ -80,6 +85,7 @@ QJsonObject StatusReport::toCliJson() const
         {QStringLiteral("server"), server},
         {QStringLiteral("mcp"), mcp},
         {QStringLiteral("tunnel"), tunnelOut},
+        {QStringLiteral("sbx"), sbx.toJson(false)},
         {QStringLiteral("sandboxes"), QJsonObject{
              {QStringLiteral("active"), countOrNull(activeSandboxes)},
              {QStringLiteral("limit"), maxActiveSandboxes > 0 ? QJsonValue(maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
@@ -144,6 +150,9 @@ QString StatusReport::toText() const
         if (!lastError.isEmpty() && !detail.contains(lastError))
             text += QStringLiteral("tunnel err: %1\n").arg(lastError);
     }
+    text += QStringLiteral("sbx:        %1\n").arg(sbx.summary());
+    if (sbx.checked() && !sbx.currentProblem().isEmpty())
+        text += QStringLiteral("sbx:        %1\n").arg(sbx.currentProblem());
     const QString limit = maxActiveSandboxes > 0 ? QString::number(maxActiveSandboxes) : QStringLiteral("unlimited");
     text += QStringLiteral("sandboxes:  %1 active / limit %2; %3 of %4 warm (ready to hand over)\n")
                 .arg(countOrUnknown(activeSandboxes), limit, countOrUnknown(warmSandboxes))
@@ -178,6 +187,7 @@ QJsonObject StatusReport::toHealthJson() const
         {QStringLiteral("pendingApprovals"), pendingApprovals},
         {QStringLiteral("dataRoot"), dataRoot},
         {QStringLiteral("tunnel"), tunnelOut},
+        {QStringLiteral("sbx"), sbx.toJson(true)},
     };
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "sandbox/SbxStatus.h"
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -37,6 +39,9 @@ struct StatusReport {
     qint64 pendingApprovals = -1;
     int maxActiveSandboxes = 0;   // 0: unlimited
     int warmTarget = 0;
+
+    // Docker Sandboxes: the running server's cached check, or the CLI's own when no server gave one.
+    SbxStatus sbx;
 
     // The configuration in effect.
     QString dataRoot;

@@ -3,6 +3,7 @@
 #include "config/Config.h"
 #include "runtime/Controller.h"
 #include "sandbox/SandboxService.h"
+#include "sandbox/SbxHealth.h"
 #include "sandbox/WarmPool.h"
 #include "tunnel/TunnelSupervisor.h"
 #include "workspace/ApprovalService.h"
@@ -33,6 +34,8 @@ StatusReport statusFromConfig(const Config &c)
         if (!QFileInfo(root).isDir())
             r.missingHostRoots << root;
     r.exposeAllowLan = c.exposeAllowLan;
+    r.sbx.sbxPath = c.sbxPath;
+    r.sbx.templateRef = c.templateRef();
     return r;
 }
 
@@ -50,6 +53,7 @@ StatusReport statusFromServer(Controller &controller)
         r.tunnel = controller.tunnel().toJson();
         r.tunnelState = r.tunnel.value(QStringLiteral("state")).toString();
     }
+    r.sbx = controller.sbxHealth().status();
     if (running) {
         r.activeSandboxes = controller.sandboxes().countActive();
         r.warmSandboxes = controller.warmPool().readyCount();
@@ -79,6 +83,8 @@ void applyHealthAnswer(StatusReport &r, const QJsonObject &health)
     if (health.contains(QStringLiteral("pendingApprovals")))
         r.pendingApprovals = health.value(QStringLiteral("pendingApprovals")).toInteger();
     r.dataRoot = health.value(QStringLiteral("dataRoot")).toString(r.dataRoot);
+    if (health.value(QStringLiteral("sbx")).isObject())
+        r.sbx = SbxStatus::fromHealthJson(health.value(QStringLiteral("sbx")).toObject());
 }
 
 } // namespace chat2sbx
