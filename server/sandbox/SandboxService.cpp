@@ -349,6 +349,7 @@ void SandboxService::dropForMissingTemplate(const QString &id, const QString &ru
 {
     // Not the sandbox's failure but the host's set-up: nothing is left listed as failed.
     const QString reason = templateMissingMessage();
+    emit templateMissing();
     if (const auto r = m_repo.find(id); r && r->state == SandboxState::Creating)
         persist(id, SandboxState::Destroyed, reason);
     if (m_attacher)
@@ -373,6 +374,7 @@ QString SandboxService::templateMissingMessage() const
 
 void SandboxService::finishCreate(const QString &id, const Outcome &outcome)
 {
+    emit createFinished(outcome.error);
     const QList<Done> waiters = m_creating.take(id);
     for (const Done &d : waiters)
         if (d)

@@ -115,6 +115,10 @@ public:
 
 signals:
     void sandboxesChanged();
+    // A create ended (error empty: it succeeded): SbxHealth learns missing sign-in or policy from it.
+    void createFinished(const QString &error);
+    // A create found the pinned template missing (SbxHealth checks again).
+    void templateMissing();
     // Idle expiry could not keep a sandbox's work, so the sandbox was left in place (tray warning).
     void workNotKept(const QString &sandboxId, const QString &message);
     // A destroy saved the sandbox's work on a host branch first (tray notification).
