@@ -149,6 +149,13 @@ void SandboxChannel::release(QProcess *proc)
     }
     connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
     proc->kill();
+    // Confirms it went: a child that outlives SIGKILL (stuck in the kernel) is at least reported.
+    const QString sandboxId = m_sandbox.sandboxId;
+    QTimer::singleShot(10000, proc, [proc, sandboxId] {
+        if (proc->state() != QProcess::NotRunning)
+            qCWarning(lcChannel).noquote() << sandboxId << "a replaced control channel (sbx exec, pid" << proc->processId()
+                                           << ") is still running 10 s after SIGKILL";
+    });
 }
 
 void SandboxChannel::stop()
