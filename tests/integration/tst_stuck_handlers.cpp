@@ -56,6 +56,7 @@ class TestStuckHandlers : public QObject {
 
 private:
     InSandboxFixture f;
+    QString m_session;
 
     SandboxChannel &channel() { return f.pool->channelFor(f.sandbox()); }
     QString helperPid()
@@ -77,6 +78,15 @@ private slots:
         QString error;
         QVERIFY2(f.setUp(error), qPrintable(error));
         QVERIFY(pingOk());
+    }
+
+    // A bash session started before the cancels and the reap: it must survive both.
+    void startASession()
+    {
+        const ToolResult r = f.call(QStringLiteral("bash"), {{"command", "sleep 300"}, {"yield_time_ms", 0}});
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+        QCOMPARE(r.structured.value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+        m_session = r.structured.value(QStringLiteral("session_id")).toString();
     }
 
     void timedOutReadsOfAFifoLeaveNoHandler()
@@ -127,6 +137,15 @@ private slots:
         QVERIFY(current != stalled);
         QVERIFY(waitFor([&] { return helperProcesses(f.sandbox().runtimeName) == QStringList{current}; }, 5000));
         QVERIFY(pingOk());
+    }
+
+    void theSessionSurvived()
+    {
+        QVERIFY(!m_session.isEmpty());
+        const ToolResult r = f.call(QStringLiteral("bash_poll"), {{"session_id", m_session}, {"yield_time_ms", 0}});
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+        QCOMPARE(r.structured.value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+        QVERIFY(!f.call(QStringLiteral("bash_stop"), {{"session_id", m_session}}).isError);
     }
 };
 
