@@ -10,6 +10,7 @@
 #include "sandbox/SbxDriver.h"
 #include "sandbox/WarmPool.h"
 #include "state/Database.h"
+#include "workspace/FolderSwapWatch.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QDir>
@@ -192,6 +193,8 @@ void SandboxService::create(const CreateRequest &request, Done done)
         }
     }
 
+    // Armed first, so a swap of the folder between the check below and the end of `sbx create` is seen.
+    const std::shared_ptr<FolderSwapWatch> swapWatch = m_workspaces.watchForCreate(*workspace);
     // Trashed? Managed folder missing (recreated)? Host directory still the approved one?
     if (!m_workspaces.checkBeforeUse(*workspace, error))
         return failNow(error);
@@ -221,11 +224,15 @@ void SandboxService::create(const CreateRequest &request, Done done)
     spec.workspaceRoot = workspace->hostPath;
     QPointer<SandboxService> self(this);
     const QString id = r.id;
-    m_sbx.create(spec, [self, id](const SbxResult &result) {
+    m_sbx.create(spec, [self, id, used = *workspace, swapWatch](const SbxResult &result) {
         if (!self)
             return;
         if (!result.ok)
             return self->failCreate(id, result.error);
+        // Before anything runs in it: the VM must have got the approved folder (issue 22, mount race).
+        QString swapped;
+        if (!self->m_workspaces.checkAfterCreate(used, swapWatch.get(), swapped))
+            return self->failCreate(id, swapped);
         self->attachCreated(id);
     });
 }

@@ -14,6 +14,7 @@ RUN=$(mktemp -d "$STATE/run/h.XXXXXX") || exit 3
 LOCK="$RUN/lock"
 : >"$LOCK"
 trap 'rm -rf "$RUN"' EXIT
+echo $$ >"$RUN/pid"
 echo $$ >"$STATE/helper.pid"
 HELPER_PID=$$
 HAVE_RG=0
@@ -559,11 +560,111 @@ op_port_listening() { # port -> listening=0/1 (a TCP socket in LISTEN state on i
     meta listening "$found"
 }
 
+# ---- stuck handlers and replaced helpers --------------------------------------------------------
+# Every handler runs as a job of its own (set -m below): its process group id is in $RUN/<id>.pg
+# while it runs, so a `cancel` from the host (the request timed out there) can kill it.
+
+# 0 when process $1 runs this script (a helper or one of its handlers).
+is_helper() {
+    local parts
+    [ -r "/proc/$1/cmdline" ] || return 1
+    mapfile -d '' -t parts <"/proc/$1/cmdline" 2>/dev/null || return 1
+    [[ " ${parts[*]:0:3} " == *"/.chat2sbx/helper.sh "* ]]
+}
+
+# 0 when process $1 no longer exists (or is a zombie nobody reaped yet).
+is_gone() {
+    local line
+    IFS= read -r line <"/proc/$1/stat" 2>/dev/null || return 0
+    line=${line##*) }
+    [ "${line%% *}" = Z ]
+}
+
+# SIGKILLs process $1, every process descended from it (timeout(1) moves its command to a group of
+# its own) and, with $2 = group, its process group. Detached session watchers (setsid -f) are no
+# longer descendants of the handler that started them, so bash sessions are left alone.
+kill_tree() {
+    local f line pid pp todo all=()
+    local -A kids=()
+    for f in /proc/[0-9]*/stat; do
+        IFS= read -r line <"$f" 2>/dev/null || continue
+        pid=${f#/proc/}; pid=${pid%/stat}
+        line=${line##*) }; line=${line#* }
+        pp=${line%% *}
+        kids[$pp]+=" $pid"
+    done
+    todo=("$1")
+    while ((${#todo[@]})); do
+        pid=${todo[0]}; todo=("${todo[@]:1}")
+        all+=("$pid")
+        todo+=(${kids[$pid]:-})
+    done
+    if [ "${2:-}" = group ]; then kill -KILL -- "-$1" 2>/dev/null; fi
+    kill -KILL -- "${all[@]}" 2>/dev/null
+    return 0
+}
+
+# Waits up to 2 s for process $1 to be gone.
+wait_gone() {
+    local i
+    for ((i = 0; i < 40; i++)); do
+        is_gone "$1" && return 0
+        nap 0.05
+    done
+    is_gone "$1"
+}
+
+# Kills the handler group recorded in file $1, unless its leader is alive and no longer a handler
+# (the number was reused).
+kill_recorded_group() {
+    local pg
+    IFS= read -r pg <"$1" 2>/dev/null || return 0
+    [[ $pg =~ ^[0-9]+$ ]] && ((pg > 1)) || return 0
+    if [ -e "/proc/$pg" ] && ! is_helper "$pg"; then return 0; fi
+    kill_tree "$pg" group
+}
+
+# The run folders of helpers that are gone: their handlers (which may still hang) are killed and the
+# folders removed. A folder of a helper that still runs is left alone.
+sweep_stale_runs() {
+    local d owner f
+    for d in "$STATE"/run/h.*; do
+        [ -d "$d" ] && [ "$d" != "$RUN" ] || continue
+        owner=
+        [ -f "$d/pid" ] && IFS= read -r owner <"$d/pid"
+        if [[ $owner =~ ^[0-9]+$ ]] && ! is_gone "$owner" && is_helper "$owner"; then continue; fi
+        for f in "$d"/*.pg; do
+            [ -f "$f" ] && kill_recorded_group "$f"
+        done
+        rm -rf -- "$d"
+    done
+}
+
+# `cancel` (no response): kills the handler of request $1 if it still runs.
+cancel_request() {
+    local t=$1
+    [[ $t =~ ^[0-9]+$ ]] || return 0
+    [ -f "$RUN/$t.pg" ] && kill_recorded_group "$RUN/$t.pg"
+    rm -rf -- "$RUN/$t" "$RUN/$t".*
+}
+
+op_reap() { # pid of the helper this one replaced
+    local old=${A[0]:-}
+    [[ $old =~ ^[0-9]+$ ]] || { fail einval "bad pid"; return; }
+    if [ "$old" != "$HELPER_PID" ] && ! is_gone "$old" && is_helper "$old"; then
+        kill_tree "$old"
+        wait_gone "$old" || { meta gone 0; return; }
+    fi
+    meta gone 1
+    sweep_stale_runs
+}
+
 handle() {
     ID=$1
     local op=$2 req=$3
     O="$RUN/$ID.out"
     BIN="$RUN/$ID.bin"
+    echo "$BASHPID" >"$RUN/$ID.pg"
     MV=
     : >"$O"
     base64 -d <"$req" >"$BIN" 2>/dev/null
@@ -585,13 +686,17 @@ handle() {
         port_listening) op_port_listening ;;
         git_changes) op_git_changes ;;
         git_bundle) op_git_bundle ;;
+        reap) op_reap ;;
         *) fail einval "unknown operation: $op" ;;
     esac
     respond "$ID" "$ST" "$O"
-    rm -f "$req" "$BIN" "$O"
+    rm -f "$req" "$BIN" "$O" "$RUN/$ID.pg"
 }
 
 record_git_base
+sweep_stale_runs
+# Each handler becomes a job with a process group of its own, which `cancel` can kill as a whole.
+set -m
 
 while IFS=' ' read -r rid rop rlen; do
     if ! [[ $rid =~ ^[0-9]+$ && $rlen =~ ^[0-9]+$ && $rop =~ ^[a-z_]+$ ]]; then
@@ -605,6 +710,13 @@ while IFS=' ' read -r rid rop rlen; do
         printf '%s' "$rbody" >"$RUN/$rid.req"
     else
         head -c "$rlen" >"$RUN/$rid.req"
+    fi
+    if [ "$rop" = cancel ]; then
+        # Handled here, at once and without a response: the body is the base64 of "<len>\n<id>".
+        rbody=$(base64 -d <"$RUN/$rid.req" 2>/dev/null)
+        rm -f "$RUN/$rid.req"
+        cancel_request "${rbody#*$'\n'}"
+        continue
     fi
     handle "$rid" "$rop" "$RUN/$rid.req" </dev/null &
 done
