@@ -43,8 +43,8 @@ QByteArray SandboxChannel::helperScript()
 QStringList SandboxChannel::helperCommands()
 {
     return {QStringLiteral("base64"), QStringLiteral("basename"), QStringLiteral("cat"), QStringLiteral("chmod"),
-            QStringLiteral("cp"), QStringLiteral("cut"), QStringLiteral("date"), QStringLiteral("dirname"), QStringLiteral("find"),
-            QStringLiteral("flock"), QStringLiteral("git"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
+            QStringLiteral("cp"), QStringLiteral("cut"), QStringLiteral("dirname"), QStringLiteral("find"),
+            QStringLiteral("git"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
             QStringLiteral("mkdir"), QStringLiteral("mkfifo"), QStringLiteral("mktemp"), QStringLiteral("mv"),
             QStringLiteral("rm"), QStringLiteral("setsid"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
             QStringLiteral("sort"), QStringLiteral("stat"),
@@ -78,10 +78,6 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
 {
     ensureStarted();
     const quint64 id = m_nextId++;
-    QByteArray blob;
-    for (const QByteArray &a : args)
-        blob += QByteArray::number(a.size()) + '\n' + a;
-    const QByteArray body = blob.toBase64() + '\n';
     Pending p;
     p.op = op;
     p.done = std::move(done);
@@ -90,7 +86,7 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
     connect(p.timer, &QTimer::timeout, this, [this, id] { onRequestTimeout(id); });
     p.timer->start(timeoutMs > 0 ? timeoutMs : m_options.defaultTimeoutMs);
     m_pending.insert(id, p);
-    m_proc->write(QByteArray::number(id) + ' ' + op.toLatin1() + ' ' + QByteArray::number(body.size()) + '\n' + body);
+    m_proc->write(encodeHelperRequest(id, op.toLatin1(), args));
 }
 
 void SandboxChannel::ping(int timeoutMs, Callback done)
