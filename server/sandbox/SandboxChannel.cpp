@@ -43,8 +43,8 @@ QByteArray SandboxChannel::helperScript()
 QStringList SandboxChannel::helperCommands()
 {
     return {QStringLiteral("base64"), QStringLiteral("basename"), QStringLiteral("cat"), QStringLiteral("chmod"),
-            QStringLiteral("cp"), QStringLiteral("cut"), QStringLiteral("date"), QStringLiteral("dirname"), QStringLiteral("find"),
-            QStringLiteral("flock"), QStringLiteral("git"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
+            QStringLiteral("cp"), QStringLiteral("cut"), QStringLiteral("dirname"), QStringLiteral("find"),
+            QStringLiteral("git"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
             QStringLiteral("mkdir"), QStringLiteral("mkfifo"), QStringLiteral("mktemp"), QStringLiteral("mv"),
             QStringLiteral("rm"), QStringLiteral("setsid"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
             QStringLiteral("sort"), QStringLiteral("stat"),
@@ -91,11 +91,7 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
 
 void SandboxChannel::writeFrame(quint64 id, const QString &op, const QList<QByteArray> &args)
 {
-    QByteArray blob;
-    for (const QByteArray &a : args)
-        blob += QByteArray::number(a.size()) + '\n' + a;
-    const QByteArray body = blob.toBase64() + '\n';
-    m_proc->write(QByteArray::number(id) + ' ' + op.toLatin1() + ' ' + QByteArray::number(body.size()) + '\n' + body);
+    m_proc->write(encodeHelperRequest(id, op.toLatin1(), args));
 }
 
 void SandboxChannel::cancelRemote(quint64 id)
