@@ -791,6 +791,7 @@ record_git_base
 sweep_stale_runs
 response_writer &
 WRITER=$!
+echo "$WRITER" >"$RUN/writer.pid"
 # Each handler becomes a job with a process group of its own, which `cancel` can kill as a whole.
 set -m
 
