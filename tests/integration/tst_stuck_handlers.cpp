@@ -4,6 +4,8 @@
 #include "InSandboxFixture.h"
 
 #include <QDirIterator>
+
+#include <algorithm>
 #include <QtTest>
 
 #include <sys/stat.h>
@@ -95,7 +97,9 @@ private slots:
         QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
         const QString helper = helperPid();
         QVERIFY(!helper.isEmpty());
-        QCOMPARE(helperProcesses(f.sandbox().runtimeName), QStringList{helper});
+        // The idle helper: itself and its long-lived children (the response writer).
+        const QStringList idle = helperProcesses(f.sandbox().runtimeName);
+        QVERIFY(idle.contains(helper));
 
         int failed = 0;
         for (int i = 0; i < 3; ++i) {
@@ -107,7 +111,7 @@ private slots:
         }
         QVERIFY(waitFor([&] { return failed == 3; }, 10000));
         // Each handler blocks opening the FIFO for good unless the host's cancel killed it.
-        const bool clean = waitFor([&] { return helperProcesses(f.sandbox().runtimeName) == QStringList{helper}; }, 5000);
+        const bool clean = waitFor([&] { return helperProcesses(f.sandbox().runtimeName) == idle; }, 5000);
         QVERIFY2(clean, qPrintable(QStringLiteral("left in the sandbox: ") + helperProcesses(f.sandbox().runtimeName).join(' ')));
         // The channel itself was never restarted and still answers.
         QCOMPARE(helperPid(), helper);
@@ -119,6 +123,7 @@ private slots:
     {
         const QString stalled = helperPid();
         QVERIFY(!stalled.isEmpty());
+        const QStringList old = helperProcesses(f.sandbox().runtimeName);   // the helper and its children
         const int startsBefore = channel().starts();
         QVERIFY(f.exec({QStringLiteral("kill"), QStringLiteral("-STOP"), stalled}).ok);
 
@@ -135,7 +140,32 @@ private slots:
         QVERIFY2(reaped, qPrintable(QStringLiteral("the stopped helper %1 is still there").arg(stalled)));
         const QString current = helperPid();
         QVERIFY(current != stalled);
-        QVERIFY(waitFor([&] { return helperProcesses(f.sandbox().runtimeName) == QStringList{current}; }, 5000));
+        // Its children (the response writer) go too, and what runs now belongs to the new helper.
+        const bool allGone = waitFor([&] {
+            const QStringList now = helperProcesses(f.sandbox().runtimeName);
+            return std::none_of(old.begin(), old.end(), [&](const QString &p) { return now.contains(p); });
+        }, 5000);
+        QVERIFY2(allGone, qPrintable(QStringLiteral("left of the old helper: ") + old.join(' ')
+                                     + QStringLiteral("; now: ") + helperProcesses(f.sandbox().runtimeName).join(' ')));
+        QVERIFY(helperProcesses(f.sandbox().runtimeName).contains(current));
+        QVERIFY(pingOk());
+    }
+
+    // A helper killed outright leaves its children (the response writer) to the next one's sweep.
+    void killedHelperLeavesNothingBehind()
+    {
+        const QString killed = helperPid();
+        const QStringList old = helperProcesses(f.sandbox().runtimeName);
+        QVERIFY(old.size() > 1);
+        const int startsBefore = channel().starts();
+        QVERIFY(f.exec({QStringLiteral("kill"), QStringLiteral("-KILL"), killed}).ok);
+        QVERIFY(waitFor([&] { return channel().starts() > startsBefore && channel().isHealthy(); }, 15000));
+        const bool allGone = waitFor([&] {
+            const QStringList now = helperProcesses(f.sandbox().runtimeName);
+            return std::none_of(old.begin(), old.end(), [&](const QString &p) { return now.contains(p); });
+        }, 5000);
+        QVERIFY2(allGone, qPrintable(QStringLiteral("left of the killed helper: ") + old.join(' ')
+                                     + QStringLiteral("; now: ") + helperProcesses(f.sandbox().runtimeName).join(' ')));
         QVERIFY(pingOk());
     }
 
