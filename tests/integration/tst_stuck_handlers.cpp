@@ -4,7 +4,8 @@
 #include "InSandboxFixture.h"
 
 #include <QDirIterator>
-#include <QSet>
+
+#include <algorithm>
 #include <QtTest>
 
 #include <sys/stat.h>
@@ -30,12 +31,27 @@ bool isGone(const QString &pid)
     return close > 0 && stat.mid(close + 2, 1) == "Z";
 }
 
-// Live processes that run this sandbox's helper script: the helper and its request handlers
-// (handlers are forks of it and share its command line).
+// The watchers of bash sessions: detached subshells of the helper script that belong to their
+// session, not to the helper that started them.
+QStringList sessionWatchers(const QString &home)
+{
+    QStringList pids;
+    QDirIterator it(home + QStringLiteral("/sessions"), QDir::Dirs | QDir::NoDotAndDotDot);
+    while (it.hasNext()) {
+        QFile f(it.next() + QStringLiteral("/watcher.pid"));
+        if (f.open(QIODevice::ReadOnly))
+            pids << QString::fromLatin1(f.readLine()).trimmed();
+    }
+    return pids;
+}
+
+// Live processes that run this sandbox's helper script: the helper, its request handlers and its
+// answer writer (forks of it, sharing its command line), not the session watchers.
 QStringList helperProcesses(const QString &runtimeName)
 {
     const QByteArray marker = "sandboxes/" + runtimeName.toUtf8() + "/home/.chat2sbx/helper.sh";
     QStringList pids;
+    QString stateDir;   // <...>/home/.chat2sbx, from the script path on a command line
     QDirIterator it(QStringLiteral("/proc"));
     while (it.hasNext()) {
         it.next();
@@ -44,10 +60,22 @@ QStringList helperProcesses(const QString &runtimeName)
         pid.toInt(&numeric);
         if (!numeric)
             continue;
-        if (procFile(pid, "cmdline").replace('\0', ' ').contains(marker) && !isGone(pid))
-            pids << pid;
+        for (const QByteArray &arg : procFile(pid, "cmdline").split('\0')) {
+            if (arg.endsWith(marker) && !isGone(pid)) {
+                pids << pid;
+                stateDir = QString::fromUtf8(arg.chopped(int(qstrlen("/helper.sh"))));
+                break;
+            }
+        }
     }
-    return pids;
+    if (stateDir.isEmpty())
+        return pids;
+    const QStringList watchers = sessionWatchers(stateDir);
+    QStringList result;
+    for (const QString &pid : pids)
+        if (!watchers.contains(pid))
+            result << pid;
+    return result;
 }
 
 } // namespace
@@ -65,44 +93,6 @@ private:
         QFile file(f.env.sbxState() + QStringLiteral("/sandboxes/") + f.sandbox().runtimeName
                    + QStringLiteral("/home/.chat2sbx/helper.pid"));
         return file.open(QIODevice::ReadOnly) ? QString::fromLatin1(file.readAll()).trimmed() : QString();
-    }
-    QString home() const
-    {
-        return f.env.sbxState() + QStringLiteral("/sandboxes/") + f.sandbox().runtimeName + QStringLiteral("/home/.chat2sbx");
-    }
-    static QString firstLine(const QString &path)
-    {
-        QFile file(path);
-        return file.open(QIODevice::ReadOnly) ? QString::fromLatin1(file.readLine()).trimmed() : QString();
-    }
-    // Processes of the helper script that are not request handlers: the helper, its answer writer
-    // (a subshell) and the watchers of bash sessions (detached subshells).
-    QSet<QString> expectedProcesses(const QString &helper) const
-    {
-        QSet<QString> pids{helper};
-        QDirIterator runs(home() + QStringLiteral("/run"), {QStringLiteral("h.*")}, QDir::Dirs);
-        while (runs.hasNext()) {
-            const QString run = runs.next();
-            if (firstLine(run + QStringLiteral("/pid")) == helper)
-                pids << firstLine(run + QStringLiteral("/writer.pid"));
-        }
-        QDirIterator sessions(home() + QStringLiteral("/sessions"), QDir::Dirs | QDir::NoDotAndDotDot);
-        while (sessions.hasNext()) {
-            const QString watcher = firstLine(sessions.next() + QStringLiteral("/watcher.pid"));
-            if (!watcher.isEmpty() && !isGone(watcher))
-                pids << watcher;
-        }
-        return pids;
-    }
-    // Handlers still running: helper-script processes beyond the expected ones.
-    QStringList handlersLeft(const QString &helper) const
-    {
-        const QSet<QString> expected = expectedProcesses(helper);
-        QStringList left;
-        for (const QString &pid : helperProcesses(f.sandbox().runtimeName))
-            if (!expected.contains(pid))
-                left << pid;
-        return left;
     }
     bool pingOk()
     {
@@ -134,8 +124,9 @@ private slots:
         QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
         const QString helper = helperPid();
         QVERIFY(!helper.isEmpty());
-        QVERIFY(helperProcesses(f.sandbox().runtimeName).contains(helper));
-        QCOMPARE(handlersLeft(helper), QStringList{});
+        // The idle helper: itself and its long-lived children (the response writer).
+        const QStringList idle = helperProcesses(f.sandbox().runtimeName);
+        QVERIFY(idle.contains(helper));
 
         int failed = 0;
         for (int i = 0; i < 3; ++i) {
@@ -147,8 +138,8 @@ private slots:
         }
         QVERIFY(waitFor([&] { return failed == 3; }, 10000));
         // Each handler blocks opening the FIFO for good unless the host's cancel killed it.
-        const bool clean = waitFor([&] { return handlersLeft(helper).isEmpty(); }, 5000);
-        QVERIFY2(clean, qPrintable(QStringLiteral("left in the sandbox: ") + handlersLeft(helper).join(' ')));
+        const bool clean = waitFor([&] { return helperProcesses(f.sandbox().runtimeName) == idle; }, 5000);
+        QVERIFY2(clean, qPrintable(QStringLiteral("left in the sandbox: ") + helperProcesses(f.sandbox().runtimeName).join(' ')));
         // The channel itself was never restarted and still answers.
         QCOMPARE(helperPid(), helper);
         QVERIFY(pingOk());
@@ -159,6 +150,7 @@ private slots:
     {
         const QString stalled = helperPid();
         QVERIFY(!stalled.isEmpty());
+        const QStringList old = helperProcesses(f.sandbox().runtimeName);   // the helper and its children
         const int startsBefore = channel().starts();
         QVERIFY(f.exec({QStringLiteral("kill"), QStringLiteral("-STOP"), stalled}).ok);
 
@@ -175,8 +167,32 @@ private slots:
         QVERIFY2(reaped, qPrintable(QStringLiteral("the stopped helper %1 is still there").arg(stalled)));
         const QString current = helperPid();
         QVERIFY(current != stalled);
-        // Only the new helper's own processes are left: the stalled one's writer went with it.
-        QVERIFY2(waitFor([&] { return handlersLeft(current).isEmpty(); }, 5000), qPrintable(handlersLeft(current).join(' ')));
+        // Its children (the response writer) go too, and what runs now belongs to the new helper.
+        const bool allGone = waitFor([&] {
+            const QStringList now = helperProcesses(f.sandbox().runtimeName);
+            return std::none_of(old.begin(), old.end(), [&](const QString &p) { return now.contains(p); });
+        }, 5000);
+        QVERIFY2(allGone, qPrintable(QStringLiteral("left of the old helper: ") + old.join(' ')
+                                     + QStringLiteral("; now: ") + helperProcesses(f.sandbox().runtimeName).join(' ')));
+        QVERIFY(helperProcesses(f.sandbox().runtimeName).contains(current));
+        QVERIFY(pingOk());
+    }
+
+    // A helper killed outright leaves its children (the response writer) to the next one's sweep.
+    void killedHelperLeavesNothingBehind()
+    {
+        const QString killed = helperPid();
+        const QStringList old = helperProcesses(f.sandbox().runtimeName);
+        QVERIFY(old.size() > 1);
+        const int startsBefore = channel().starts();
+        QVERIFY(f.exec({QStringLiteral("kill"), QStringLiteral("-KILL"), killed}).ok);
+        QVERIFY(waitFor([&] { return channel().starts() > startsBefore && channel().isHealthy(); }, 15000));
+        const bool allGone = waitFor([&] {
+            const QStringList now = helperProcesses(f.sandbox().runtimeName);
+            return std::none_of(old.begin(), old.end(), [&](const QString &p) { return now.contains(p); });
+        }, 5000);
+        QVERIFY2(allGone, qPrintable(QStringLiteral("left of the killed helper: ") + old.join(' ')
+                                     + QStringLiteral("; now: ") + helperProcesses(f.sandbox().runtimeName).join(' ')));
         QVERIFY(pingOk());
     }
 

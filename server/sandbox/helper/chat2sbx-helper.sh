@@ -707,14 +707,14 @@ wait_gone() {
     is_gone "$1"
 }
 
-# Kills the handler group recorded in file $1, unless its leader is alive and no longer a handler
-# (the number was reused).
+# Kills the handler group recorded in file $1 (with $2 = process: only that process and its
+# descendants), unless its leader is alive and no longer a helper's (the number was reused).
 kill_recorded_group() {
     local pg
     IFS= read -r pg <"$1" 2>/dev/null || return 0
     [[ $pg =~ ^[0-9]+$ ]] && ((pg > 1)) || return 0
     if [ -e "/proc/$pg" ] && ! is_helper "$pg"; then return 0; fi
-    kill_tree "$pg" group
+    kill_tree "$pg" "${2:-group}"
 }
 
 # The run folders of helpers that are gone: their handlers (which may still hang) are killed and the
@@ -729,6 +729,7 @@ sweep_stale_runs() {
         for f in "$d"/*.pg; do
             [ -f "$f" ] && kill_recorded_group "$f"
         done
+        [ -f "$d/writer.pid" ] && kill_recorded_group "$d/writer.pid" process
         rm -rf -- "$d"
     done
 }
@@ -791,7 +792,7 @@ record_git_base
 sweep_stale_runs
 response_writer &
 WRITER=$!
-echo "$WRITER" >"$RUN/writer.pid"
+echo "$WRITER" >"$RUN/writer.pid"   # a helper killed outright leaves it behind: the next one's sweep kills it
 # Each handler becomes a job with a process group of its own, which `cancel` can kill as a whole.
 set -m
 
@@ -814,6 +815,7 @@ while IFS=' ' read -r rid rop rlen renc; do
     if [ "$rop" = cancel ]; then
         # Handled here, at once and without a response: the body is "<len>\n<id>" (raw, or its base64).
         if [ "$renc" = raw ]; then IFS= read -r -d '' rbody <"$body"; else rbody=$(base64 -d <"$body" 2>/dev/null); fi
+        rm -f -- "$body"
         cancel_request "${rbody#*$'\n'}"
         continue
     fi
