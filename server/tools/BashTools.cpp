@@ -114,7 +114,7 @@ void handleBash(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
         return;
-    sessions.start(sandbox, spec, answer(call.responder));
+    sessions.start(sandbox, spec, answer(call.responder), call.cancellation);
 }
 
 void handlePoll(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
@@ -129,7 +129,7 @@ void handlePoll(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
         return;
-    sessions.poll(sandbox, sessionId, static_cast<int>(yield), answer(call.responder));
+    sessions.poll(sandbox, sessionId, static_cast<int>(yield), answer(call.responder), call.cancellation);
 }
 
 void handleStop(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
@@ -161,7 +161,8 @@ void handleWrite(SandboxResolver &resolver, BashSessions &sessions, const ToolCa
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
         return;
-    sessions.write(sandbox, sessionId, input.toUtf8(), close, static_cast<int>(yield), answer(call.responder));
+    sessions.write(sandbox, sessionId, input.toUtf8(), close, static_cast<int>(yield), answer(call.responder),
+                   call.cancellation);
 }
 
 void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)

@@ -120,7 +120,9 @@ public:
         return true;
     }
 
-    PendingCall start(const QString &name, QJsonObject args, bool addSandboxId = true)
+    // `cancellation`: what the MCP layer cancels on notifications/cancelled (tests cancel it by hand).
+    PendingCall start(const QString &name, QJsonObject args, bool addSandboxId = true,
+                      const CancellationToken &cancellation = {})
     {
         PendingCall pending;
         if (addSandboxId && !args.contains(QStringLiteral("sandbox_id")))
@@ -137,6 +139,7 @@ public:
         ToolCall call;
         call.toolName = name;
         call.arguments = args;
+        call.cancellation = cancellation;
         auto result = pending.result;
         call.responder = ToolResponder([result](const ToolResult &r) { *result = r; });
         entry->handler(call);
