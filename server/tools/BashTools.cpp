@@ -2,13 +2,11 @@
 
 #include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
-#include "core/Ids.h"
 #include "sandbox/BashSessions.h"
 #include "sandbox/SandboxResolver.h"
 #include "tools/ToolArgs.h"
 
 #include <QJsonArray>
-#include <QRegularExpression>
 
 namespace chat2sbx {
 namespace {
@@ -16,6 +14,7 @@ namespace {
 constexpr int kMaxCommandBytes = 256 * 1024;
 constexpr int kMaxPathBytes = 4096;
 constexpr int kMaxEnvEntries = 100;
+constexpr int kMaxEnvNameBytes = 128;
 constexpr int kMaxEnvValueBytes = 32 * 1024;
 constexpr int kMaxInputBytes = 64 * 1024;
 constexpr qint64 kMaxYieldMs = 60000;
@@ -76,10 +75,6 @@ bool readSessionId(const ToolCall &call, ToolArgs &args, QString &sessionId)
         call.responder.error(args.error());
         return false;
     }
-    if (!isWellFormedId(sessionId, "bash_")) {
-        call.responder.error(QStringLiteral("session_id must be a bash session id like bash_0123456789abcdef01234567"));
-        return false;
-    }
     return true;
 }
 
@@ -100,32 +95,19 @@ void handleBash(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     qint64 yield = 0, timeout = 0;
     if (!args.string(QStringLiteral("command"), spec.command, kMaxCommandBytes)
         || !args.string(QStringLiteral("cwd"), spec.cwd, kMaxPathBytes, false)
-        || !args.integer(QStringLiteral("yield_time_ms"), yield, 0, kMaxYieldMs, 10000)
-        || !args.integer(QStringLiteral("timeout_ms"), timeout, 1000, kMaxTimeoutMs, 0))
+        || !args.integer(QStringLiteral("yield_time_ms"), yield, 10000)
+        || !args.integer(QStringLiteral("timeout_ms"), timeout, 0))
         return call.responder.error(args.error());
     if (!args.boolean(QStringLiteral("stdin"), spec.stdinPipe, false))
         return call.responder.error(args.error());
-    const QJsonValue env = call.arguments.value(QStringLiteral("env"));
-    if (!env.isUndefined() && !env.isNull()) {
-        if (!env.isArray())
-            return call.responder.error(QStringLiteral("env must be an array of {\"name\": ..., \"value\": ...} objects"));
-        const QJsonArray entries = env.toArray();
-        if (entries.size() > kMaxEnvEntries)
-            return call.responder.error(QStringLiteral("env has too many entries (at most %1)").arg(kMaxEnvEntries));
-        static const QRegularExpression name(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,127}$"));
-        for (const QJsonValue &entry : entries) {
-            const QJsonObject o = entry.toObject();
-            const QJsonValue n = o.value(QStringLiteral("name")), v = o.value(QStringLiteral("value"));
-            if (!entry.isObject() || !n.isString() || !v.isString() || o.size() != 2)
-                return call.responder.error(QStringLiteral("every env entry must be {\"name\": string, \"value\": string}"));
-            if (!name.match(n.toString()).hasMatch())
-                return call.responder.error(QStringLiteral("env name %1 is not a valid variable name").arg(n.toString().left(130)));
-            const QString value = v.toString();
-            if (value.contains(QChar(0)) || value.toUtf8().size() > kMaxEnvValueBytes)
-                return call.responder.error(
-                    QStringLiteral("env value of %1 must be at most %2 bytes without NUL").arg(n.toString()).arg(kMaxEnvValueBytes));
-            spec.env.append({n.toString(), value});
-        }
+    // The schema states the entries' shape, count and names; bytes and NUL are the reads' part.
+    for (const QJsonValue &entry : call.arguments.value(QStringLiteral("env")).toArray()) {
+        ToolArgs variable(entry.toObject());
+        QString name, value;
+        if (!variable.string(QStringLiteral("name"), name, kMaxEnvNameBytes)
+            || !variable.string(QStringLiteral("value"), value, kMaxEnvValueBytes, true, true))
+            return call.responder.error(QStringLiteral("env: ") + variable.error());
+        spec.env.append({name, value});
     }
     spec.yieldMs = static_cast<int>(yield);
     spec.timeoutMs = static_cast<int>(std::min<qint64>(timeout, std::numeric_limits<int>::max()));
@@ -142,7 +124,7 @@ void handlePoll(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     qint64 yield = 0;
     if (!readSessionId(call, args, sessionId))
         return;
-    if (!args.integer(QStringLiteral("yield_time_ms"), yield, 0, kMaxYieldMs, 10000))
+    if (!args.integer(QStringLiteral("yield_time_ms"), yield, 10000))
         return call.responder.error(args.error());
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
@@ -172,7 +154,7 @@ void handleWrite(SandboxResolver &resolver, BashSessions &sessions, const ToolCa
         return;
     if (!args.string(QStringLiteral("input"), input, kMaxInputBytes, true, true)
         || !args.boolean(QStringLiteral("close_stdin"), close, false)
-        || !args.integer(QStringLiteral("yield_time_ms"), yield, 0, kMaxYieldMs, 1000))
+        || !args.integer(QStringLiteral("yield_time_ms"), yield, 1000))
         return call.responder.error(args.error());
     if (input.isEmpty() && !close)
         return call.responder.error(QStringLiteral("nothing to do: give input, close_stdin, or both"));
@@ -215,9 +197,9 @@ void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
 void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSessions &sessions)
 {
     const QJsonObject sandboxId = schema::sandboxIdProperty();
-    const QJsonObject sessionId{{QStringLiteral("type"), QStringLiteral("string")},
-                                {QStringLiteral("description"), QStringLiteral("A session id returned by bash")},
-                                {QStringLiteral("pattern"), QStringLiteral("^bash_[0-9a-f]{24}$")}};
+    const QJsonObject sessionId = schema::id(QStringLiteral("bash_"), QStringLiteral("A session id returned by bash"));
+    QJsonObject envName = schema::str(QStringLiteral("Variable name"), kMaxEnvNameBytes);
+    envName.insert(QStringLiteral("pattern"), QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,127}$"));
     const QJsonObject yield = schema::integer(
         QStringLiteral("How long to wait for output or exit before returning, in ms (default 10000)"), 0, kMaxYieldMs);
 
@@ -236,7 +218,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
          {QStringLiteral("env"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
                                              {QStringLiteral("description"), QStringLiteral("Extra environment variables")},
                                              {QStringLiteral("maxItems"), kMaxEnvEntries},
-                                             {QStringLiteral("items"), schema::object({{QStringLiteral("name"), schema::str(QStringLiteral("Variable name"), 128)},
+                                             {QStringLiteral("items"), schema::object({{QStringLiteral("name"), envName},
                                                                                         {QStringLiteral("value"), schema::str(QStringLiteral("Value"), kMaxEnvValueBytes)}},
                                                                                        {QStringLiteral("name"), QStringLiteral("value")})}}},
          {QStringLiteral("stdin"), schema::boolean(QStringLiteral("Keep stdin open for bash_write (default false: stdin is empty)"))},

@@ -12,7 +12,6 @@
 
 #include <QCryptographicHash>
 #include <QJsonArray>
-#include <QRegularExpression>
 #include <QPointer>
 
 namespace chat2sbx {
@@ -49,10 +48,10 @@ void handleRead(Context &ctx, const ToolCall &call)
     QString path;
     qint64 offset = 1, limit = kDefaultReadLines, startLine = 0, endLine = 0;
     if (!args.string(QStringLiteral("path"), path, kMaxPathBytes)
-        || !args.integer(QStringLiteral("offset"), offset, 1, 1LL << 40, 1)
-        || !args.integer(QStringLiteral("limit"), limit, 1, 1000000, kDefaultReadLines)
-        || !args.integer(QStringLiteral("start_line"), startLine, 1, 1LL << 40, 0)
-        || !args.integer(QStringLiteral("end_line"), endLine, 1, 1LL << 40, 0))
+        || !args.integer(QStringLiteral("offset"), offset, 1)
+        || !args.integer(QStringLiteral("limit"), limit, kDefaultReadLines)
+        || !args.integer(QStringLiteral("start_line"), startLine, 0)
+        || !args.integer(QStringLiteral("end_line"), endLine, 0))
         return call.responder.error(args.error());
     if (startLine || endLine) {
         if (call.arguments.contains(QStringLiteral("offset")) || call.arguments.contains(QStringLiteral("limit")))
@@ -147,11 +146,6 @@ bool readExpectedSha(const ToolCall &call, ToolArgs &args, QString &sha)
         call.responder.error(args.error());
         return false;
     }
-    static const QRegularExpression hex(QStringLiteral("^[0-9a-fA-F]{64}$"));
-    if (!sha.isEmpty() && !hex.match(sha).hasMatch()) {
-        call.responder.error(QStringLiteral("expected_sha256 must be 64 hexadecimal characters (the sha256 that read returned)"));
-        return false;
-    }
     sha = sha.toLower();
     return true;
 }
@@ -223,7 +217,7 @@ void handleEdit(Context &ctx, const ToolCall &call)
         || !args.string(QStringLiteral("old_string"), oldString, kMaxEditStringBytes)
         || !args.string(QStringLiteral("new_string"), newString, kMaxEditStringBytes, true, true)
         || !args.boolean(QStringLiteral("replace_all"), replaceAll, false)
-        || !args.integer(QStringLiteral("expected_replacements"), expectedCount, 1, 1000000, 0))
+        || !args.integer(QStringLiteral("expected_replacements"), expectedCount, 0))
         return call.responder.error(args.error());
     if (!readExpectedSha(call, args, expected))
         return;
@@ -296,7 +290,7 @@ void handleSearch(Context &ctx, const ToolCall &call)
     if (!args.string(QStringLiteral("pattern"), pattern, kMaxPatternBytes)
         || !args.string(QStringLiteral("path"), path, kMaxPathBytes, false)
         || !args.string(QStringLiteral("glob"), glob, kMaxGlobBytes, false)
-        || !args.integer(QStringLiteral("max_results"), maxResults, 1, 5000, 200)
+        || !args.integer(QStringLiteral("max_results"), maxResults, 200)
         || !args.boolean(QStringLiteral("regex"), regex, false)
         || !args.boolean(QStringLiteral("include_hidden"), hidden, false))
         return call.responder.error(args.error());
@@ -349,7 +343,7 @@ void handleList(Context &ctx, const ToolCall &call)
     QString path;
     qint64 depth = 2;
     if (!args.string(QStringLiteral("path"), path, kMaxPathBytes, false)
-        || !args.integer(QStringLiteral("depth"), depth, 1, 20, 2))
+        || !args.integer(QStringLiteral("depth"), depth, 2))
         return call.responder.error(args.error());
     RunningSandbox sandbox;
     if (!resolve(ctx, call, args, sandbox))
@@ -390,21 +384,6 @@ void handleList(Context &ctx, const ToolCall &call)
         });
 }
 
-QJsonObject nullable(const QString &type)
-{
-    return {{QStringLiteral("type"), QJsonArray{type, QStringLiteral("null")}}};
-}
-
-QJsonObject typed(const QString &type)
-{
-    return {{QStringLiteral("type"), type}};
-}
-
-QJsonObject arrayOf(const QJsonObject &items)
-{
-    return {{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), items}};
-}
-
 } // namespace
 
 void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
@@ -428,15 +407,15 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
          {QStringLiteral("start_line"), schema::integer(QStringLiteral("First line to show, 1-based (instead of offset)"), 1, 1LL << 40)},
          {QStringLiteral("end_line"), schema::integer(QStringLiteral("Last line to show, inclusive (instead of limit)"), 1, 1LL << 40)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("path")});
-    read.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
-                                        {QStringLiteral("binary"), typed(QStringLiteral("boolean"))},
-                                        {QStringLiteral("size"), typed(QStringLiteral("integer"))},
-                                        {QStringLiteral("total_lines"), typed(QStringLiteral("integer"))},
-                                        {QStringLiteral("start_line"), typed(QStringLiteral("integer"))},
-                                        {QStringLiteral("end_line"), typed(QStringLiteral("integer"))},
-                                        {QStringLiteral("content"), typed(QStringLiteral("string"))},
-                                        {QStringLiteral("sha256"), typed(QStringLiteral("string"))},
-                                        {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))}},
+    read.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+                                        {QStringLiteral("binary"), schema::typed(QStringLiteral("boolean"))},
+                                        {QStringLiteral("size"), schema::typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("total_lines"), schema::typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("start_line"), schema::typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("end_line"), schema::typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("content"), schema::typed(QStringLiteral("string"))},
+                                        {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
+                                        {QStringLiteral("truncated"), schema::typed(QStringLiteral("boolean"))}},
                                        {QStringLiteral("path"), QStringLiteral("binary"), QStringLiteral("size"),
                                         QStringLiteral("content"), QStringLiteral("truncated")});
     read.annotations = {true, false, true, false};
@@ -457,11 +436,11 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                         {QStringLiteral("content"), schema::str(QStringLiteral("The complete new content"))},
                                         {QStringLiteral("expected_sha256"), sha}},
                                        {QStringLiteral("sandbox_id"), QStringLiteral("path"), QStringLiteral("content")});
-    write.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
-                                         {QStringLiteral("bytes_written"), typed(QStringLiteral("integer"))},
-                                         {QStringLiteral("created"), typed(QStringLiteral("boolean"))},
-                                         {QStringLiteral("sha256"), typed(QStringLiteral("string"))},
-                                         {QStringLiteral("diff"), typed(QStringLiteral("string"))}},
+    write.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+                                         {QStringLiteral("bytes_written"), schema::typed(QStringLiteral("integer"))},
+                                         {QStringLiteral("created"), schema::typed(QStringLiteral("boolean"))},
+                                         {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
+                                         {QStringLiteral("diff"), schema::typed(QStringLiteral("string"))}},
                                         {QStringLiteral("path"), QStringLiteral("bytes_written")});
     write.annotations = {false, true, true, false};
     registry.add(write, [ctx](const ToolCall &call) { handleWrite(*ctx, call); });
@@ -482,10 +461,10 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
          {QStringLiteral("expected_replacements"), schema::integer(QStringLiteral("Fail unless old_string matches exactly this many times; all are replaced"), 1, 1000000)},
          {QStringLiteral("expected_sha256"), sha}},
         {QStringLiteral("sandbox_id"), QStringLiteral("path"), QStringLiteral("old_string"), QStringLiteral("new_string")});
-    edit.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
-                                        {QStringLiteral("replacements"), typed(QStringLiteral("integer"))},
-                                        {QStringLiteral("sha256"), typed(QStringLiteral("string"))},
-                                        {QStringLiteral("diff"), typed(QStringLiteral("string"))}},
+    edit.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+                                        {QStringLiteral("replacements"), schema::typed(QStringLiteral("integer"))},
+                                        {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
+                                        {QStringLiteral("diff"), schema::typed(QStringLiteral("string"))}},
                                        {QStringLiteral("path"), QStringLiteral("replacements"), QStringLiteral("diff")});
     edit.annotations = {false, false, false, false};
     registry.add(edit, [ctx](const ToolCall &call) { handleEdit(*ctx, call); });
@@ -506,15 +485,15 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
          {QStringLiteral("glob"), schema::str(QStringLiteral("Only files whose name matches, e.g. *.cpp"), kMaxGlobBytes)},
          {QStringLiteral("max_results"), schema::integer(QStringLiteral("Maximum matches (default 200)"), 1, 5000)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("pattern")});
-    const QJsonObject match = schema::result({{QStringLiteral("file"), typed(QStringLiteral("string"))},
-                                              {QStringLiteral("line"), typed(QStringLiteral("integer"))},
-                                              {QStringLiteral("text"), typed(QStringLiteral("string"))}},
+    const QJsonObject match = schema::result({{QStringLiteral("file"), schema::typed(QStringLiteral("string"))},
+                                              {QStringLiteral("line"), schema::typed(QStringLiteral("integer"))},
+                                              {QStringLiteral("text"), schema::typed(QStringLiteral("string"))}},
                                              {QStringLiteral("file"), QStringLiteral("line"), QStringLiteral("text")});
-    search.outputSchema = schema::result({{QStringLiteral("matches"), arrayOf(match)},
-                                          {QStringLiteral("count"), typed(QStringLiteral("integer"))},
-                                          {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))},
-                                          {QStringLiteral("engine"), typed(QStringLiteral("string"))},
-                                          {QStringLiteral("note"), typed(QStringLiteral("string"))}},
+    search.outputSchema = schema::result({{QStringLiteral("matches"), schema::arrayOf(match)},
+                                          {QStringLiteral("count"), schema::typed(QStringLiteral("integer"))},
+                                          {QStringLiteral("truncated"), schema::typed(QStringLiteral("boolean"))},
+                                          {QStringLiteral("engine"), schema::typed(QStringLiteral("string"))},
+                                          {QStringLiteral("note"), schema::typed(QStringLiteral("string"))}},
                                          {QStringLiteral("matches"), QStringLiteral("count"), QStringLiteral("truncated")});
     search.annotations = {true, false, true, false};
     registry.add(search, [ctx](const ToolCall &call) { handleSearch(*ctx, call); });
@@ -530,15 +509,15 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
          {QStringLiteral("path"), schema::str(QStringLiteral("Directory (default: the workspace)"), kMaxPathBytes)},
          {QStringLiteral("depth"), schema::integer(QStringLiteral("How many levels (default 2)"), 1, 20)}},
         {QStringLiteral("sandbox_id")});
-    const QJsonObject entry = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
+    const QJsonObject entry = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
                                               {QStringLiteral("type"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
                                                                                    {QStringLiteral("enum"), QJsonArray{QStringLiteral("file"), QStringLiteral("directory"), QStringLiteral("symlink"), QStringLiteral("other")}}}},
-                                              {QStringLiteral("size"), nullable(QStringLiteral("integer"))}},
+                                              {QStringLiteral("size"), schema::nullable(schema::typed(QStringLiteral("integer")))}},
                                              {QStringLiteral("path"), QStringLiteral("type"), QStringLiteral("size")});
-    list.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
-                                        {QStringLiteral("entries"), arrayOf(entry)},
-                                        {QStringLiteral("truncated"), typed(QStringLiteral("boolean"))},
-                                        {QStringLiteral("note"), typed(QStringLiteral("string"))}},
+    list.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+                                        {QStringLiteral("entries"), schema::arrayOf(entry)},
+                                        {QStringLiteral("truncated"), schema::typed(QStringLiteral("boolean"))},
+                                        {QStringLiteral("note"), schema::typed(QStringLiteral("string"))}},
                                        {QStringLiteral("path"), QStringLiteral("entries"), QStringLiteral("truncated")});
     list.annotations = {true, false, true, false};
     registry.add(list, [ctx](const ToolCall &call) { handleList(*ctx, call); });

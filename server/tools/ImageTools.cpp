@@ -68,8 +68,6 @@ void handleViewImage(SandboxResolver &resolver, ChannelPool &channels, const Too
         });
 }
 
-QJsonObject typed(const QString &type) { return {{QStringLiteral("type"), type}}; }
-
 } // namespace
 
 void registerImageTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
@@ -85,14 +83,14 @@ void registerImageTools(ToolRegistry &registry, SandboxResolver &resolver, Chann
          {QStringLiteral("path"), schema::str(QStringLiteral("Relative to the workspace, absolute inside the sandbox, or starting with ~/"),
                                               kMaxPathBytes)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("path")});
-    t.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
-                                     {QStringLiteral("mime_type"), typed(QStringLiteral("string"))},
-                                     {QStringLiteral("width"), typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("height"), typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("bytes"), typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("scaled"), typed(QStringLiteral("boolean"))},
-                                     {QStringLiteral("shown_width"), typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("shown_height"), typed(QStringLiteral("integer"))}},
+    t.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("width"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("height"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("bytes"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("scaled"), schema::typed(QStringLiteral("boolean"))},
+                                     {QStringLiteral("shown_width"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("shown_height"), schema::typed(QStringLiteral("integer"))}},
                                     {});
     t.annotations = {true, false, true, false};
     registry.add(t, [&resolver, &channels](const ToolCall &call) { handleViewImage(resolver, channels, call); });

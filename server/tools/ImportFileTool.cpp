@@ -75,10 +75,7 @@ void handleImport(const std::shared_ptr<Importer> &importer, SandboxResolver &re
     QString destination;
     if (!args.string(QStringLiteral("destination"), destination, kMaxPathBytes, false))
         return call.responder.error(args.error());
-    const QJsonValue fileValue = call.arguments.value(QStringLiteral("file"));
-    if (!fileValue.isObject())
-        return call.responder.error(QStringLiteral("file must be the attachment object {download_url, file_id, ...}"));
-    const QJsonObject fileObject = fileValue.toObject();
+    const QJsonObject fileObject = call.arguments.value(QStringLiteral("file")).toObject();
     ToolArgs fileArgs(fileObject);
     QString downloadUrl, fileId, mimeType, fileName;
     if (!fileArgs.string(QStringLiteral("download_url"), downloadUrl, kMaxUrlBytes)
@@ -159,8 +156,6 @@ void handleImport(const std::shared_ptr<Importer> &importer, SandboxResolver &re
     });
 }
 
-QJsonObject typed(const QString &type) { return {{QStringLiteral("type"), type}}; }
-
 } // namespace
 
 bool importUrlAllowed(const QStringList &allowedHosts, const QUrl &url, QString &why)
@@ -227,10 +222,10 @@ void registerImportFileTool(ToolRegistry &registry, SandboxResolver &resolver, C
           schema::str(QStringLiteral("Where to put it (default: its file name in the workspace; a path ending in / is a directory)"),
                       kMaxPathBytes)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("file")});
-    t.outputSchema = schema::result({{QStringLiteral("path"), typed(QStringLiteral("string"))},
-                                     {QStringLiteral("size"), typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("sha256"), typed(QStringLiteral("string"))},
-                                     {QStringLiteral("mime_type"), typed(QStringLiteral("string"))}},
+    t.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("size"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))}},
                                     {});
     t.annotations = {false, false, false, true};
     t.meta = {{QStringLiteral("openai/fileParams"), QJsonArray{QStringLiteral("file")}}};

@@ -174,8 +174,6 @@ void handleApplyPatch(SandboxResolver &resolver, ChannelPool &channels, const To
     fetchNext(job);
 }
 
-QJsonObject typed(const QString &type) { return {{QStringLiteral("type"), type}}; }
-
 } // namespace
 
 void registerPatchTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
@@ -192,13 +190,13 @@ void registerPatchTools(ToolRegistry &registry, SandboxResolver &resolver, Chann
          {QStringLiteral("patch"), schema::str(QStringLiteral("The patch text; paths relative to the workspace"), kMaxPatchBytes)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("patch")});
     const QJsonObject file = schema::result(
-        {{QStringLiteral("path"), typed(QStringLiteral("string"))},
+        {{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
          {QStringLiteral("action"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
                                                 {QStringLiteral("enum"), QJsonArray{QStringLiteral("update"), QStringLiteral("add"),
                                                                                     QStringLiteral("delete"), QStringLiteral("rename")}}}},
-         {QStringLiteral("from"), typed(QStringLiteral("string"))},
-         {QStringLiteral("lines_added"), typed(QStringLiteral("integer"))},
-         {QStringLiteral("lines_removed"), typed(QStringLiteral("integer"))}},
+         {QStringLiteral("from"), schema::typed(QStringLiteral("string"))},
+         {QStringLiteral("lines_added"), schema::typed(QStringLiteral("integer"))},
+         {QStringLiteral("lines_removed"), schema::typed(QStringLiteral("integer"))}},
         {});
     t.outputSchema = schema::result(
         {{QStringLiteral("files"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), file}}}},

@@ -220,8 +220,8 @@ void sandboxExpose(const Context &c, const ToolCall &call)
     ToolArgs args(call.arguments);
     QString id, host, error;
     qint64 sandboxPort = 0, hostPort = 0;
-    if (!args.sandboxId(id) || !args.integer(QStringLiteral("port"), sandboxPort, kMinPort, kMaxPort, std::nullopt)
-        || !args.integer(QStringLiteral("host_port"), hostPort, kMinPort, kMaxPort, 0)
+    if (!args.sandboxId(id) || !args.integer(QStringLiteral("port"), sandboxPort, std::nullopt)
+        || !args.integer(QStringLiteral("host_port"), hostPort, 0)
         || !args.string(QStringLiteral("host"), host, kMaxHostChars, false))
         return call.responder.error(args.error());
     SandboxService::ExposeRequest request;

@@ -7,16 +7,20 @@
 
 namespace chat2sbx {
 
-// Defensive reads of already schema-validated tool arguments: each returns false with a readable
-// message for the model when a value is missing, of the wrong type, out of range or too large.
+// Reads of tool arguments that ToolCallRunner has already checked against the tool's input schema
+// (schema:: below), which is the one statement of their rules: ranges, patterns, enums and unknown
+// fields are not checked again here. A read fails with a readable message only when a value is
+// missing or not of the type read (so a handler never misreads), or breaks a rule a JSON schema
+// cannot state: a size in UTF-8 bytes, a NUL character, an empty required string.
 class ToolArgs {
 public:
     explicit ToolArgs(const QJsonObject &args) : m_args(args) {}
 
     bool string(const QString &name, QString &out, int maxBytes, bool required = true, bool allowEmpty = false);
-    bool integer(const QString &name, qint64 &out, qint64 min, qint64 max, std::optional<qint64> fallback);
+    // Without `fallback` the integer is required.
+    bool integer(const QString &name, qint64 &out, std::optional<qint64> fallback);
     bool boolean(const QString &name, bool &out, bool fallback);
-    // A required sandbox_id of the form sbx_ + 24 hex characters.
+    // The required sandbox_id (its form is schema::sandboxIdProperty()'s pattern).
     bool sandboxId(QString &out);
 
     const QString &error() const { return m_error; }
