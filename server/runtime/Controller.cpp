@@ -15,6 +15,7 @@
 #include "sandbox/ChannelPool.h"
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxDriver.h"
+#include "sandbox/SbxHealth.h"
 #include "sandbox/WarmPool.h"
 #include "state/Database.h"
 #include "tools/ImportFileTool.h"
@@ -54,6 +55,9 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_clock);
     m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_clock);
     m_channels = std::make_unique<ChannelPool>(*m_sbx);   // sandbox_expose probes ports through it
+    m_sbxHealth = std::make_unique<SbxHealth>(*m_sbx, m_config.templateRef());
+    connect(m_sandboxes.get(), &SandboxService::templateMissing, m_sbxHealth.get(), &SbxHealth::refresh);
+    connect(m_sandboxes.get(), &SandboxService::createFinished, m_sbxHealth.get(), &SbxHealth::noteCreateResult);
     registerSandboxTools(m_tools, *m_sandboxes, m_config, m_channels.get());
     // Workspaces and approvals.
     m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_clock);
@@ -176,6 +180,8 @@ void Controller::start()
                                                             m_config.auditMaxRows);
         m_auditRetention->start();
         installHealthEndpoint(http(), *this);
+        // sbx present, version, sign-in, template: checked beside reconciliation, logged once.
+        m_sbxHealth->start();
         // Reconcile records with `sbx ls` before listening (a missing sbx only warns).
         m_sandboxes->reconcile([this] { afterReconciliation(); });
     });
@@ -236,6 +242,7 @@ void Controller::stop()
         m_toolCalls.reset();   // cancels pending tool calls first
         m_activity->setWatching(false);
         m_sandboxes->shutdown();
+        m_sbxHealth->stop();
         m_approvals->stopWatching();
         m_retention->stop();
         if (m_auditRetention)

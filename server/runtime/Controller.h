@@ -30,6 +30,7 @@ class McpEndpoint;
 class ToolCallRunner;
 class PidFile;
 class SandboxService;
+class SbxHealth;
 class SbxDriver;
 class WorkspaceRetention;
 class WorkspaceService;
@@ -77,6 +78,8 @@ public:
     WorkspaceService &workspaces() { return *m_workspaces; }
     SandboxService &sandboxes() { return *m_sandboxes; }
     WarmPool &warmPool() { return *m_warm; }
+    // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
+    SbxHealth &sbxHealth() { return *m_sbxHealth; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
     // Review and export of the work in sandboxes' git workspaces (show_changes, export_changes,
@@ -124,6 +127,7 @@ private:
     std::unique_ptr<WorkspaceRemoval> m_removal;
     std::unique_ptr<WarmPool> m_warm;   // sandboxes made ahead of need; outlives m_sandboxes
     std::unique_ptr<SandboxService> m_sandboxes;
+    std::unique_ptr<SbxHealth> m_sbxHealth;
     std::unique_ptr<ApprovalService> m_approvals;
     std::unique_ptr<WorkspaceRetention> m_retention;
     std::unique_ptr<AuditRetention> m_auditRetention;

@@ -14,6 +14,9 @@ namespace chat2sbx {
 namespace {
 
 constexpr int kReadTimeoutMs = 10000;
+// Later checks of `bash` wait in the helper for the command to exit (it looks every few ms without
+// starting a program) for up to this long, instead of the host asking again after a timer.
+constexpr int kHelperWaitMs = 500;
 constexpr int kStartTimeoutMs = 20000;
 constexpr int kStopTimeoutMs = 15000;
 
@@ -268,10 +271,15 @@ void BashSessions::tick(const std::shared_ptr<Wait> &w)
     // a quick command); later checks of `bash` only look at state and size until it is time to answer.
     const bool withData = !w->untilExit || !w->checkedOnce;
     w->checkedOnce = true;
+    QList<QByteArray> args{w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset),
+                           QByteArray::number(withData ? kPrefetchBytes : 0)};
+    const qint64 left = w->yieldMs - w->clock.elapsed();
+    const bool helperWaits = !withData && left > 0;
+    if (helperWaits)
+        args.append(QByteArray::number(std::min<qint64>(left, kHelperWaitMs)));
     m_channels.channelFor(w->sandbox).request(
-        QStringLiteral("bash_read"),
-        {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(withData ? kPrefetchBytes : 0)},
-        kReadTimeoutMs, [this, w, withData](const ChannelReply &r) {
+        QStringLiteral("bash_read"), args,
+        kReadTimeoutMs + kHelperWaitMs, [this, w, withData, helperWaits](const ChannelReply &r) {
             if (w->cancelled)
                 return;
             if (!r.ok) {
@@ -304,7 +312,7 @@ void BashSessions::tick(const std::shared_ptr<Wait> &w)
             const qint64 avail = r.meta.value(QStringLiteral("size")).toLongLong() - w->rec.readOffset;
             const bool ready = exited || avail >= kMaxOutputBytes || w->expired() || (!w->untilExit && avail > 0);
             if (!ready)
-                return scheduleTick(w);
+                return helperWaits ? tick(w) : scheduleTick(w);
             if (withData)
                 return answerWith(w, r);
             readData(w);

@@ -1,12 +1,10 @@
-#include "tools/InSandboxTools.h"
+#include "tools/BashTools.h"
 
 #include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "sandbox/BashSessions.h"
 #include "sandbox/SandboxResolver.h"
-#include "tools/ImageTools.h"
-#include "tools/PatchTools.h"
 #include "tools/ToolArgs.h"
 
 #include <QJsonArray>
@@ -312,14 +310,6 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
         {QStringLiteral("sessions")});
     list.annotations = {true, false, true, false};
     registry.add(list, [&resolver, &sessions](const ToolCall &call) { handleList(resolver, sessions, call); });
-}
-
-void registerInSandboxTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels, BashSessions &sessions)
-{
-    registerBashTools(registry, resolver, sessions);
-    registerFileTools(registry, resolver, channels);
-    registerPatchTools(registry, resolver, channels);
-    registerImageTools(registry, resolver, channels);
 }
 
 } // namespace chat2sbx

@@ -4,6 +4,7 @@
 // fixed SandboxResolver. Header-only on purpose (each test includes it once).
 
 #include "TestSupport.h"
+#include "ToolCallSupport.h"
 
 #include "config/Config.h"
 #include "mcp/ToolRegistry.h"
@@ -129,6 +130,10 @@ public:
         const ToolRegistry::Entry *entry = tools.find(name);
         if (!entry) {
             *pending.result = ToolResult::error(QStringLiteral("no tool ") + name);
+            return pending;
+        }
+        if (const auto invalid = schemaViolation(*entry, args)) {
+            *pending.result = *invalid;
             return pending;
         }
         ToolCall call;

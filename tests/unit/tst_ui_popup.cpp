@@ -56,7 +56,7 @@ StatusInfo runningStatus()
     s.endpointUrl = QStringLiteral("http://127.0.0.1:18788/mcp");
     s.tunnel = StatusInfo::Tunnel::Connected;
     s.activeSandboxes = 1;
-    s.sandboxLimit = 3;
+    s.sandboxLimit = QStringLiteral("3");
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;
 }
@@ -192,7 +192,7 @@ private slots:
         StatusInfo s = status.info;
         s.tunnel = StatusInfo::Tunnel::Failed;
         s.tunnelError = QStringLiteral("tunnel-client exited with code 1: invalid api key");
-        s.sandboxLimit = 0;
+        s.sandboxLimit = QStringLiteral("unlimited");
         status.set(s);
         QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("failed"));
         QVERIFY(child<QLabel>(popup, QStringLiteral("tunnelError"))->isVisible());
