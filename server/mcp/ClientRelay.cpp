@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -67,6 +68,9 @@ ClientRelay *ClientRelay::create(qintptr clientFd, QObject *parent, QTcpSocket *
         ::close(client);
         return nullptr;
     }
+    // The relay hands on whole answers: Nagle would only hold their last segment back.
+    const int one = 1;
+    ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     QHostAddress address;
     quint16 port = 0;
     peerOf(client, address, port);

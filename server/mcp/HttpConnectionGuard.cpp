@@ -100,7 +100,7 @@ void HttpConnectionGuard::incomingConnection(qintptr socketDescriptor)
     // addPendingConnection), then ours again.
     connect(socket, &QTcpSocket::readyRead, this, [this, socket] { beforeHttpServer(socket); });
     connect(socket, &QObject::destroyed, this, [this, socket] { m_connections.remove(socket); });
-    connect(relay, &ClientRelay::clientEnded, this, [this, socket] { endIfAnswered(socket); });
+    connect(relay, &ClientRelay::clientEnded, socket, [this, socket] { endIfAnswered(socket); });
     connect(socket, &QTcpSocket::bytesWritten, this, [this, socket] { onBytesWritten(socket); });
     addPendingConnection(socket);
     connect(socket, &QTcpSocket::readyRead, this, [this, socket] { afterHttpServer(socket); });
