@@ -1,6 +1,7 @@
 #include "ServiceStatusModel.h"
 
 #include "runtime/Controller.h"
+#include "sandbox/SandboxPresenter.h"
 #include "sandbox/SandboxService.h"
 #include "sandbox/SbxHealth.h"
 #include "runtime/StatusReportBuilder.h"
@@ -56,7 +57,7 @@ StatusInfo ServiceStatusModel::status() const
     const StatusReport report = statusFromServer(m_controller);
     s.activeSandboxes = int(qMax<qint64>(report.activeSandboxes, 0));
     s.warmSandboxes = int(qMax<qint64>(report.warmSandboxes, 0));
-    s.sandboxLimit = report.maxActiveSandboxes;
+    s.sandboxLimit = sandboxLimitText(report.maxActiveSandboxes);
     s.version = report.version;
     s.sbx = report.sbx.summary();
     s.sbxProblem = report.sbx.checked() ? report.sbx.currentProblem() : QString();

@@ -83,7 +83,7 @@ void StatusSection::refresh()
     showError(m_tunnelError, error);
     m_sandboxes->setText(QStringLiteral("%1 active / limit %2, %3 warm")
                              .arg(s.activeSandboxes)
-                             .arg(s.sandboxLimit > 0 ? QString::number(s.sandboxLimit) : QStringLiteral("unlimited"))
+                             .arg(s.sandboxLimit)
                              .arg(s.warmSandboxes));
     m_sbx->setText(s.sbx);
     showError(m_sbxProblem, s.sbxProblem);

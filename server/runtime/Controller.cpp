@@ -2,8 +2,10 @@
 
 #include "config/LocalTokenStore.h"
 #include "mcp/HttpConnectionGuard.h"
+#include "mcp/McpDispatcher.h"
 #include "mcp/McpEndpoint.h"
 #include "mcp/ToolCallRunner.h"
+#include "runtime/AuditLogSink.h"
 #include "runtime/FdLimit.h"
 #include "sandbox/ActivityMonitor.h"
 #include "state/AuditRetention.h"
@@ -205,9 +207,12 @@ void Controller::afterReconciliation()
 
 void Controller::listenAndRun()
 {
-    m_mcp = std::make_unique<McpEndpoint>(m_tools, *m_db, m_config, m_clock, localToken());
+    m_auditSink = std::make_unique<AuditLogSink>(*m_db);
+    m_toolCalls = std::make_unique<ToolCallRunner>(m_tools, *m_auditSink, m_clock);
+    connect(m_toolCalls.get(), &ToolCallRunner::audited, this, &Controller::toolCallAudited);
+    m_dispatcher = std::make_unique<McpDispatcher>(m_tools, *m_toolCalls, m_clock, m_config.sessionIdleSeconds);
+    m_mcp = std::make_unique<McpEndpoint>(*m_dispatcher, m_config, localToken());
     m_mcp->install(http());
-    connect(&m_mcp->calls(), &ToolCallRunner::audited, this, &Controller::toolCallAudited);
     QString error;
     if (!listen(error))
         return fail(error);
@@ -232,7 +237,9 @@ void Controller::stop()
         return;
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
-        m_mcp.reset();   // cancels pending tool calls first
+        m_mcp.reset();
+        m_dispatcher.reset();
+        m_toolCalls.reset();   // cancels pending tool calls first
         m_activity->setWatching(false);
         m_sandboxes->shutdown();
         m_sbxHealth->stop();

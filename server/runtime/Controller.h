@@ -24,7 +24,10 @@ class BashSessions;
 class ChannelPool;
 class Database;
 class LocalTokenStore;
+class AuditLogSink;
+class McpDispatcher;
 class McpEndpoint;
+class ToolCallRunner;
 class PidFile;
 class SandboxService;
 class SbxHealth;
@@ -61,8 +64,11 @@ public:
     Clock &clock() const { return m_clock; }
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
-    // Exists once start() got past loading the local token.
+    // Exist once start() got past loading the local token: the HTTP endpoint on /mcp, the protocol
+    // behind it and the tool calls in flight.
     McpEndpoint *mcpEndpoint() const { return m_mcp.get(); }
+    McpDispatcher *mcpDispatcher() const { return m_dispatcher.get(); }
+    ToolCallRunner *toolCalls() const { return m_toolCalls.get(); }
     // The shared secret for Config::localTokenHeader; empty unless Config::requireLocalToken.
     // tunnel-client gets it as --mcp.extra-headers "<header>: env:VAR".
     QString localToken() const;
@@ -128,6 +134,9 @@ private:
     std::unique_ptr<ActivityMonitor> m_activity;
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;
+    std::unique_ptr<AuditLogSink> m_auditSink;
+    std::unique_ptr<ToolCallRunner> m_toolCalls;     // outlives the dispatcher, which outlives the endpoint
+    std::unique_ptr<McpDispatcher> m_dispatcher;
     std::unique_ptr<McpEndpoint> m_mcp;
     std::unique_ptr<PidFile> m_pidFile;
     std::unique_ptr<TunnelSupervisor> m_tunnel;

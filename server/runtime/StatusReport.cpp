@@ -1,5 +1,7 @@
 #include "runtime/StatusReport.h"
 
+#include "sandbox/SandboxPresenter.h"
+
 #include <QJsonArray>
 
 namespace chat2sbx {
@@ -88,7 +90,7 @@ QJsonObject StatusReport::toCliJson() const
         {QStringLiteral("sbx"), sbx.toJson(false)},
         {QStringLiteral("sandboxes"), QJsonObject{
              {QStringLiteral("active"), countOrNull(activeSandboxes)},
-             {QStringLiteral("limit"), maxActiveSandboxes > 0 ? QJsonValue(maxActiveSandboxes) : QJsonValue(QStringLiteral("unlimited"))},
+             {QStringLiteral("limit"), sandboxLimitJson(maxActiveSandboxes)},
              {QStringLiteral("warm"), countOrNull(warmSandboxes)},
              {QStringLiteral("warm_target"), warmTarget},
          }},
@@ -153,7 +155,7 @@ QString StatusReport::toText() const
     text += QStringLiteral("sbx:        %1\n").arg(sbx.summary());
     if (sbx.checked() && !sbx.currentProblem().isEmpty())
         text += QStringLiteral("sbx:        %1\n").arg(sbx.currentProblem());
-    const QString limit = maxActiveSandboxes > 0 ? QString::number(maxActiveSandboxes) : QStringLiteral("unlimited");
+    const QString limit = sandboxLimitText(maxActiveSandboxes);
     text += QStringLiteral("sandboxes:  %1 active / limit %2; %3 of %4 warm (ready to hand over)\n")
                 .arg(countOrUnknown(activeSandboxes), limit, countOrUnknown(warmSandboxes))
                 .arg(warmTarget);

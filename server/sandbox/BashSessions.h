@@ -1,5 +1,6 @@
 #pragma once
 
+#include "mcp/Tool.h"
 #include "sandbox/OutputPrefetch.h"
 #include "sandbox/SandboxResolver.h"
 #include "state/BashSessionRepository.h"
@@ -46,7 +47,9 @@ struct BashStartSpec {
 // Bash sessions: commands started detached inside the VM (own process group, combined output in
 // a file there, exit code recorded by a watcher) and read back from a persisted offset. The host
 // does all waiting with timers; every wait is a sequence of short requests on the channel. Polls
-// (and the first snapshot) of one session run one after another.
+// (and the first snapshot) of one session run one after another. A wait whose `cancel` token fires
+// ends at once, answers "cancelled" and consumes no output: the session's next poll runs right away
+// and returns what the cancelled wait would have.
 class BashSessions : public QObject {
     Q_OBJECT
 public:
@@ -67,13 +70,15 @@ public:
     BashSessions(Database &db, ChannelPool &channels, Clock &clock, QObject *parent = nullptr);
     ~BashSessions() override;
 
-    void start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done);
-    void poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done);
+    void start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done,
+               const CancellationToken &cancel = {});
+    void poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done,
+              const CancellationToken &cancel = {});
     // Stops the command, then answers like poll: final status and output not returned yet.
     void stop(const RunningSandbox &sandbox, const QString &sessionId, SnapshotDone done);
     // Writes `input` to the command's stdin (and closes it when closeStdin), then answers like poll.
     void write(const RunningSandbox &sandbox, const QString &sessionId, const QByteArray &input, bool closeStdin,
-               int yieldMs, SnapshotDone done);
+               int yieldMs, SnapshotDone done, const CancellationToken &cancel = {});
     void list(const RunningSandbox &sandbox, ListDone done);
 
     // The length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence which
@@ -85,6 +90,7 @@ public:
 private:
     struct Wait;
     void runExclusive(const QString &sessionId, std::function<void(std::function<void()> release)> fn);
+    void endOnCancel(const std::shared_ptr<Wait> &w, const CancellationToken &cancel);
     void tick(const std::shared_ptr<Wait> &w);
     void readData(const std::shared_ptr<Wait> &w);
     void answerWith(const std::shared_ptr<Wait> &w, const ChannelReply &reply);

@@ -3,10 +3,14 @@
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "sandbox/DestroyGuard.h"
+#include "sandbox/PortExposure.h"
+#include "sandbox/ReconcilePlan.h"
 #include "sandbox/RuntimeAttacher.h"
+#include "sandbox/SandboxPresenter.h"
 #include "sandbox/SbxDriver.h"
 #include "sandbox/WarmPool.h"
 #include "state/Database.h"
+#include "workspace/FolderSwapWatch.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QDir>
@@ -14,9 +18,7 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QRegularExpression>
 #include <QSet>
-#include <QTcpServer>
 
 #include <algorithm>
 #include <cerrno>
@@ -36,37 +38,14 @@ QString newRuntimeName()
     return kRuntimePrefix + randomHex(8);
 }
 
-// A free TCP port on `hostIp` for `sbx ports --publish` (the contract needs an explicit host port).
-int pickHostPort(const QString &hostIp)
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress(hostIp), 0))
-        return 0;
-    return probe.serverPort();
-}
-
-// Whether `hostIp:hostPort` can be bound right now (nothing else holds it).
-bool hostPortFree(const QString &hostIp, int hostPort)
-{
-    QTcpServer probe;
-    return probe.listen(QHostAddress(hostIp), static_cast<quint16>(hostPort));
-}
-
-// An existing mapping differs from what the caller asked for.
-QString conflictWith(const SandboxPortRecord &known, const SandboxService::ExposeRequest &request)
-{
-    if ((request.hostIpGiven && known.hostIp != request.hostIp) || (request.hostPort > 0 && known.hostPort != request.hostPort))
-        return QStringLiteral("port %1 is already exposed on %2:%3; it stays there (destroy the sandbox to publish it elsewhere)")
-            .arg(known.sandboxPort).arg(known.hostIp).arg(known.hostPort);
-    return {};
-}
-
 } // namespace
 
 SandboxService::SandboxService(const Config &config, Database &db, WorkspaceService &workspaces, SbxDriver &sbx,
                                Clock &clock, QObject *parent)
-    : QObject(parent), m_config(config), m_workspaces(workspaces), m_sbx(sbx), m_clock(clock), m_repo(db)
+    : QObject(parent), m_config(config), m_workspaces(workspaces), m_sbx(sbx), m_clock(clock), m_repo(db),
+      m_ports(std::make_unique<PortExposure>(db, *this, sbx))
 {
+    connect(m_ports.get(), &PortExposure::portsChanged, this, &SandboxService::sandboxesChanged);
     m_idleTimer.setInterval(static_cast<int>(std::clamp<qint64>(idleMs() / 4, 500, 60000)));
     connect(&m_idleTimer, &QTimer::timeout, this, &SandboxService::checkIdle);
     m_retryTimer.setSingleShot(true);
@@ -105,24 +84,7 @@ QList<SandboxView> SandboxService::list() const
 
 QString SandboxService::publicText(const QString &text) const
 {
-    QString t = text;
-    // Runtime names of known sandboxes become their public ids, any other name of ours a placeholder.
-    static const QRegularExpression runtimeRe(QStringLiteral("chat2sbx-[0-9a-f]{16}"));
-    if (t.contains(runtimeRe)) {
-        for (const SandboxRecord &r : m_repo.list(true))
-            t.replace(r.runtimeName, r.id);
-        t.replace(runtimeRe, QStringLiteral("<sandbox>"));
-    }
-    QStringList roots{m_config.workspaceRoot, m_config.stateDir, m_config.dataRoot};
-    roots.removeAll(QString());
-    std::sort(roots.begin(), roots.end(), [](const QString &a, const QString &b) { return a.size() > b.size(); });
-    if (!m_config.workspaceRoot.isEmpty()) {
-        const QRegularExpression wsRe(QRegularExpression::escape(m_config.workspaceRoot) + QStringLiteral("/ws_[0-9a-f]{24}"));
-        t.replace(wsRe, QStringLiteral("~/workspace"));
-    }
-    for (const QString &root : roots)
-        t.replace(root, QStringLiteral("<data dir>"));
-    return t;
+    return redactForAgent(text, m_config, [this] { return m_repo.list(true); });
 }
 
 QString SandboxService::limitError() const
@@ -231,6 +193,8 @@ void SandboxService::create(const CreateRequest &request, Done done)
         }
     }
 
+    // Armed first, so a swap of the folder between the check below and the end of `sbx create` is seen.
+    const std::shared_ptr<FolderSwapWatch> swapWatch = m_workspaces.watchForCreate(*workspace);
     // Trashed? Managed folder missing (recreated)? Host directory still the approved one?
     if (!m_workspaces.checkBeforeUse(*workspace, error))
         return failNow(error);
@@ -260,11 +224,15 @@ void SandboxService::create(const CreateRequest &request, Done done)
     spec.workspaceRoot = workspace->hostPath;
     QPointer<SandboxService> self(this);
     const QString id = r.id;
-    m_sbx.create(spec, [self, id](const SbxResult &result) {
+    m_sbx.create(spec, [self, id, used = *workspace, swapWatch](const SbxResult &result) {
         if (!self)
             return;
         if (!result.ok)
             return self->failCreate(id, result.error);
+        // Before anything runs in it: the VM must have got the approved folder (issue 22, mount race).
+        QString swapped;
+        if (!self->m_workspaces.checkAfterCreate(used, swapWatch.get(), swapped))
+            return self->failCreate(id, swapped);
         self->attachCreated(id);
     });
 }
@@ -553,92 +521,7 @@ void SandboxService::finishDestroy(const QString &id, const Outcome &outcome)
 void SandboxService::expose(const QString &sandboxId, const ExposeRequest &request,
                             std::function<void(const ExposeOutcome &)> done)
 {
-    const int sandboxPort = request.sandboxPort;
-    RunningSandbox running;
-    QString error;
-    if (!resolveRunning(sandboxId, running, error)) {
-        ExposeOutcome o;
-        o.error = error;
-        return done(o);
-    }
-    if (const auto known = m_repo.findPort(sandboxId, sandboxPort)) {
-        ExposeOutcome o;
-        o.error = conflictWith(*known, request);
-        o.ok = o.error.isEmpty();
-        o.existing = true;
-        o.port = *known;
-        return done(o);
-    }
-    const QString key = sandboxId + QLatin1Char(':') + QString::number(sandboxPort);
-    if (m_exposing.contains(key)) {
-        m_exposing[key].append(std::move(done));
-        return;
-    }
-    m_exposing.insert(key, {std::move(done)});
-
-    QPointer<SandboxService> self(this);
-    auto finish = [self, key](const ExposeOutcome &o) {
-        if (!self)
-            return;
-        const auto waiters = self->m_exposing.take(key);
-        for (const auto &w : waiters)
-            w(o);
-    };
-    auto record = [self, sandboxId, finish, request](const SbxPortMapping &m, bool existing) {
-        ExposeOutcome o;
-        o.port = {m.sandboxPort, m.hostIp, m.hostPort};
-        if (existing)
-            o.error = conflictWith(o.port, request);
-        o.ok = o.error.isEmpty();
-        o.existing = existing;
-        QString dbError;
-        if (!self->m_repo.upsertPort(sandboxId, o.port, dbError))
-            qCWarning(lcSandbox).noquote() << "cannot record port of" << sandboxId << ":" << dbError;
-        emit self->sandboxesChanged();
-        finish(o);
-    };
-    auto fail = [finish](const QString &message) {
-        ExposeOutcome o;
-        o.error = message;
-        finish(o);
-    };
-    auto findIn = [sandboxPort](const QList<SbxPortMapping> &items) -> std::optional<SbxPortMapping> {
-        for (const SbxPortMapping &m : items)
-            if (m.sandboxPort == sandboxPort)
-                return m;
-        return std::nullopt;
-    };
-    const QString runtime = running.runtimeName;
-    m_sbx.ports(runtime, [self, runtime, request, record, fail, findIn](const SbxResult &r, const QList<SbxPortMapping> &items) {
-        if (!self)
-            return;
-        if (!r.ok)
-            return fail(r.error);
-        if (const auto m = findIn(items))
-            return record(*m, true);
-        int hostPort = request.hostPort;
-        if (hostPort > 0 && !hostPortFree(request.hostIp, hostPort))
-            return fail(QStringLiteral("host port %1 on %2 is already in use on this machine; choose another host_port "
-                                       "or omit it to get a free one").arg(hostPort).arg(request.hostIp));
-        if (hostPort == 0)
-            hostPort = pickHostPort(request.hostIp);
-        if (hostPort == 0)
-            return fail(QStringLiteral("no free host port on %1").arg(request.hostIp));
-        self->m_sbx.publish(runtime, request.hostIp, hostPort, request.sandboxPort,
-                            [self, runtime, record, fail, findIn](const SbxResult &pr) {
-            if (!self)
-                return;
-            if (!pr.ok)
-                return fail(pr.error);
-            self->m_sbx.ports(runtime, [record, fail, findIn](const SbxResult &r2, const QList<SbxPortMapping> &after) {
-                if (!r2.ok)
-                    return fail(r2.error);
-                if (const auto m = findIn(after))
-                    return record(*m, false);
-                fail(QStringLiteral("sbx ports does not list the port after publishing it"));
-            });
-        });
-    });
+    m_ports->expose(sandboxId, request, std::move(done));
 }
 
 // ---- resolver -------------------------------------------------------------------------------------
@@ -740,93 +623,90 @@ void SandboxService::reconcile(std::function<void()> done)
         self->m_available = true;
         self->m_unavailableReason.clear();
         self->m_warnedUnavailable = false;
-        QList<QString> names;
-        for (const SbxRuntimeInfo &i : items)
-            names.append(i.name);
-        self->reconcileWith(names);
+        self->reconcileWith(items);
     });
 }
 
-void SandboxService::reconcileWith(const QList<QString> &runtimeNames)
+void SandboxService::apply(const ReconcileAction &a, QList<RunningSandbox> &toAttach)
 {
-    const QSet<QString> present(runtimeNames.begin(), runtimeNames.end());
-    int reattached = 0, vanished = 0, interrupted = 0, unknown = 0;
-    QList<RunningSandbox> toAttach;
-
-    for (const SandboxRecord &r : m_repo.inState(SandboxState::Running)) {
-        if (present.contains(r.runtimeName)) {
-            ++reattached;
-            toAttach.append(runningOf(r, m_workspaces.find(r.workspaceId)));
-        } else {
-            ++vanished;
-            qCWarning(lcSandbox).noquote() << "sandbox" << r.id << "(" << r.runtimeName << ") vanished: sbx ls no longer lists it";
-            persist(r.id, SandboxState::Failed,
-                    QStringLiteral("its runtime disappeared (sbx ls no longer lists it); destroy it and create a new one"));
-        }
-    }
-    // A failed record whose runtime sbx still lists: a create that went on after we stopped (an
-    // orphaned `sbx create` finishing late), or a clean-up that did not finish. Converge: remove it,
-    // unless the VM may hold the only copy of the user's work (a clone workspace), then say so.
-    int leftovers = 0;
-    for (const SandboxRecord &r : m_repo.inState(SandboxState::Failed)) {
-        if (!present.contains(r.runtimeName) || m_creating.contains(r.id) || m_destroying.contains(r.id))
-            continue;
-        ++leftovers;
-        const auto workspace = m_workspaces.find(r.workspaceId);
-        if (workspace && workspace->mode == WorkspaceMode::Clone) {
-            qCWarning(lcSandbox).noquote() << "failed sandbox" << r.id << "still has its runtime" << r.runtimeName
-                                           << "and it may hold work in its clone of the workspace; left alone "
-                                              "(sandbox_destroy removes it)";
-            continue;
-        }
-        qCInfo(lcSandbox).noquote() << "removing the leftover runtime" << r.runtimeName << "of failed sandbox" << r.id;
-        QPointer<SandboxService> self(this);
-        const QString id = r.id;
-        removeRuntime(r.runtimeName, [self, id](bool ok, const QString &error) {
+    QPointer<SandboxService> self(this);
+    const QString id = a.sandboxId;
+    switch (a.kind) {
+    case ReconcileAction::Reattach:
+        if (const auto r = m_repo.find(id))
+            toAttach.append(runningOf(*r, m_workspaces.find(r->workspaceId)));
+        return;
+    case ReconcileAction::MarkVanished:
+        qCWarning(lcSandbox).noquote() << "sandbox" << id << "(" << a.runtimeName << ") vanished: sbx ls no longer lists it";
+        persist(id, SandboxState::Failed,
+                QStringLiteral("its runtime disappeared (sbx ls no longer lists it); destroy it and create a new one"));
+        return;
+    case ReconcileAction::KeepLeftover:
+        qCWarning(lcSandbox).noquote() << "failed sandbox" << id << "still has its runtime" << a.runtimeName
+                                       << "and it may hold work in its clone of the workspace; left alone "
+                                          "(sandbox_destroy removes it)";
+        return;
+    case ReconcileAction::RemoveLeftover:
+        qCInfo(lcSandbox).noquote() << "removing the leftover runtime" << a.runtimeName << "of failed sandbox" << id;
+        removeRuntime(a.runtimeName, [self, id](bool ok, const QString &error) {
             if (self && !ok)
                 qCWarning(lcSandbox).noquote() << "cannot remove the leftover runtime of" << id << ":" << error;
         });
-    }
-    for (const SandboxRecord &r : m_repo.inState(SandboxState::Creating)) {
-        if (m_creating.contains(r.id))
-            continue;
-        ++interrupted;
-        qCWarning(lcSandbox).noquote() << "sandbox" << r.id << "was half-made when chat2sbx stopped; removing" << r.runtimeName;
-        persist(r.id, SandboxState::Failed,
+        return;
+    case ReconcileAction::CleanInterruptedCreate:
+        qCWarning(lcSandbox).noquote() << "sandbox" << id << "was half-made when chat2sbx stopped; removing" << a.runtimeName;
+        persist(id, SandboxState::Failed,
                 QStringLiteral("creation was interrupted because chat2sbx stopped; the partial runtime was removed"));
-        QPointer<SandboxService> self(this);
-        const QString id = r.id;
-        removeRuntime(r.runtimeName, [self, id](bool ok, const QString &error) {
+        removeRuntime(a.runtimeName, [self, id](bool ok, const QString &error) {
             if (self && !ok)
                 qCWarning(lcSandbox).noquote() << "cannot remove the partial runtime of" << id << ":" << error;
         });
+        return;
+    case ReconcileAction::FinishDestroy:
+        qCInfo(lcSandbox).noquote() << "finishing the interrupted destroy of" << id;
+        destroy(id, nullptr);
+        return;
+    case ReconcileAction::ReportUnknown:
+        qCWarning(lcSandbox).noquote() << "runtime" << a.runtimeName
+                                       << "looks like chat2sbx's but no sandbox record owns it; left alone "
+                                          "(remove it with `sbx rm --force " + a.runtimeName + "` if it is not needed)";
+        return;
     }
-    for (const SandboxRecord &r : m_repo.inState(SandboxState::Destroying)) {
-        if (m_destroying.contains(r.id))
-            continue;
-        // Finish what was started: the record says it was to go.
-        qCInfo(lcSandbox).noquote() << "finishing the interrupted destroy of" << r.id;
-        destroy(r.id, nullptr);
+}
+
+void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
+{
+    QList<ReconcileRuntime> rows;
+    QSet<QString> present;
+    for (const SbxRuntimeInfo &i : runtimes) {
+        rows.append({i.name, i.status});
+        present.insert(i.name);
     }
-    QSet<QString> known;
+    QSet<QString> ownedByPool;
     if (m_warm)
-        m_warm->reconcileWith(present, known);
-    for (const SandboxRecord &r : m_repo.list(true))
-        if (r.state != SandboxState::Destroyed)
-            known.insert(r.runtimeName);
-    for (const QString &name : runtimeNames) {
-        if (name.startsWith(kRuntimePrefix) && !known.contains(name)) {
-            ++unknown;
-            qCWarning(lcSandbox).noquote() << "runtime" << name
-                                           << "looks like chat2sbx's but no sandbox record owns it; left alone "
-                                              "(remove it with `sbx rm --force " + name + "` if it is not needed)";
+        m_warm->reconcileWith(present, ownedByPool);
+    QList<ReconcileRecord> records;
+    for (const SandboxRecord &r : m_repo.list(true)) {
+        ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
+                            m_creating.contains(r.id) || m_destroying.contains(r.id)};
+        if (r.state == SandboxState::Failed) {
+            const auto workspace = m_workspaces.find(r.workspaceId);
+            rec.cloneWorkspace = workspace && workspace->mode == WorkspaceMode::Clone;
         }
+        records.append(rec);
     }
+    const QList<ReconcileAction> plan = planReconciliation(records, rows, ownedByPool, kRuntimePrefix);
+    QList<RunningSandbox> toAttach;
+    for (const ReconcileAction &a : plan)
+        apply(a, toAttach);
+    using K = ReconcileAction;
     qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 vanished, "
                                                   "%4 interrupted creates cleaned up, %5 leftover runtimes of failed sandboxes, "
                                                   "%6 unknown runtimes reported")
-                                       .arg(m_reconcileTimer.elapsed()).arg(reattached).arg(vanished).arg(interrupted)
-                                       .arg(leftovers).arg(unknown);
+                                       .arg(m_reconcileTimer.elapsed()).arg(countActions(plan, K::Reattach))
+                                       .arg(countActions(plan, K::MarkVanished)).arg(countActions(plan, K::CleanInterruptedCreate))
+                                       .arg(countActions(plan, K::RemoveLeftover) + countActions(plan, K::KeepLeftover))
+                                       .arg(countActions(plan, K::ReportUnknown));
 
     m_idleTimer.start();
     if (m_attacher) {

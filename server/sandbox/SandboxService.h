@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/Config.h"
+#include "sandbox/PortExposure.h"
 #include "sandbox/SandboxResolver.h"
 #include "state/SandboxRepository.h"
 #include "state/Workspace.h"
@@ -11,6 +12,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace chat2sbx {
@@ -22,7 +24,9 @@ class RuntimeAttacher;
 class SbxDriver;
 class WarmPool;
 class WorkspaceService;
+struct ReconcileAction;
 struct SbxResult;
+struct SbxRuntimeInfo;
 
 // The sandbox lifecycle (DESIGN.md "Sandbox lifecycle"): create / reuse / destroy / expose, the
 // maxActiveSandboxes limit, idle expiry and start-up reconciliation against `sbx ls`. Every state
@@ -46,18 +50,8 @@ public:
         bool exportFailed = false;   // refused because the work could not be kept (force overrides)
         QString exportError;         // why it could not be kept
     };
-    struct ExposeRequest {
-        int sandboxPort = 0;
-        QString hostIp = QStringLiteral("127.0.0.1");   // validated IPv4 address
-        int hostPort = 0;                                // 0: any free port
-        bool hostIpGiven = false;                        // the caller asked for hostIp explicitly
-    };
-    struct ExposeOutcome {
-        bool ok = false;
-        QString error;
-        SandboxPortRecord port;
-        bool existing = false;
-    };
+    using ExposeRequest = PortExposure::Request;
+    using ExposeOutcome = PortExposure::Outcome;
     using Done = std::function<void(const Outcome &)>;
 
     SandboxService(const Config &config, Database &db, WorkspaceService &workspaces, SbxDriver &sbx, Clock &clock,
@@ -105,8 +99,8 @@ public:
     // SandboxResolver: one indexed read; renews the idle deadline (written at most once a second).
     bool resolveRunning(const QString &sandboxId, RunningSandbox &out, QString &error) override;
 
-    // `text` fit for a tool result: runtime names become the sandbox id (or "<sandbox>"), managed
-    // workspace folders become ~/workspace, data-directory paths become <data dir>.
+    // `text` fit for a tool result (redactForAgent, SandboxPresenter.h): runtime names become the
+    // sandbox id (or "<sandbox>"), managed workspace folders ~/workspace, data-directory paths a placeholder.
     QString publicText(const QString &text) const;
 
     qint64 idleMs() const { return m_config.sandboxIdleSeconds * 1000; }
@@ -138,7 +132,8 @@ private:
     void finishDestroy(const QString &id, const Outcome &outcome);
     void removeAfterGuard(const QString &sandboxId, const QString &reason, const QString &keptBranch, const QString &keptSummary);
     void postponeIdleExpiry(const QString &sandboxId, const QString &why);
-    void reconcileWith(const QList<QString> &runtimeNames);
+    void reconcileWith(const QList<SbxRuntimeInfo> &runtimes);
+    void apply(const ReconcileAction &action, QList<RunningSandbox> &toAttach);
     void finishReconcile();
     void attachQueued();
     void persist(const QString &id, SandboxState state, const QString &reason);
@@ -152,10 +147,10 @@ private:
     RuntimeAttacher *m_attacher = nullptr;
     DestroyGuard *m_guard = nullptr;
     WarmPool *m_warm = nullptr;
+    std::unique_ptr<PortExposure> m_ports;
 
     QHash<QString, QList<Done>> m_creating;     // sandbox id -> callers waiting for it (first: the creator)
     QHash<QString, QList<Done>> m_destroying;
-    QHash<QString, QList<std::function<void(const ExposeOutcome &)>>> m_exposing;   // "id:port"
 
     bool m_available = true;
     QString m_unavailableReason;

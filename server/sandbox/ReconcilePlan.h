@@ -1,0 +1,49 @@
+#pragma once
+
+#include "state/SandboxRepository.h"
+
+#include <QList>
+#include <QSet>
+#include <QString>
+
+namespace chat2sbx {
+
+// What start-up reconciliation knows of one sandbox record.
+struct ReconcileRecord {
+    QString id;
+    QString runtimeName;
+    SandboxState state = SandboxState::Creating;
+    bool cloneWorkspace = false;   // its VM may hold the only copy of the user's work
+    bool inFlight = false;         // this process is creating or destroying it right now
+};
+
+// One `sbx ls --json` row.
+struct ReconcileRuntime {
+    QString name;
+    QString status;   // "running", "stopped", "creating", or whatever a newer sbx reports
+};
+
+struct ReconcileAction {
+    enum Kind {
+        Reattach,                // running record, runtime present and not stopped: attach its channel again
+        MarkVanished,            // running record, runtime gone: failed, with the reason
+        RemoveLeftover,          // failed record whose runtime still exists: remove the runtime
+        KeepLeftover,            // the same, but a clone workspace: leave it (sandbox_destroy removes it)
+        CleanInterruptedCreate,  // creating record from a previous run: failed, partial runtime removed
+        FinishDestroy,           // destroying record from a previous run: finish it
+        ReportUnknown,           // a runtime named like ours that no record owns: only reported
+    };
+    Kind kind;
+    QString sandboxId;     // empty for ReportUnknown
+    QString runtimeName;
+};
+
+// The decision part of reconciliation (records + `sbx ls` -> what to do), with no side effects.
+// `ownedElsewhere`: runtime names other owners account for (the warm pool). Actions come in the
+// order of the record kinds above, records oldest first, then unknown runtimes in `sbx ls` order.
+QList<ReconcileAction> planReconciliation(const QList<ReconcileRecord> &records, const QList<ReconcileRuntime> &runtimes,
+                                          const QSet<QString> &ownedElsewhere, const QString &runtimePrefix);
+
+int countActions(const QList<ReconcileAction> &plan, ReconcileAction::Kind kind);
+
+} // namespace chat2sbx

@@ -1,0 +1,136 @@
+// The decision part of start-up reconciliation (sandbox/ReconcilePlan): records and `sbx ls` rows
+// in, the list of actions out, one data row per situation.
+#include "sandbox/ReconcilePlan.h"
+
+#include <QtTest>
+
+using namespace chat2sbx;
+
+namespace {
+
+using K = ReconcileAction;
+const QString kPrefix = QStringLiteral("chat2sbx-");
+
+// "<id>:<state>[:clone][:busy]" -> a record whose runtime is chat2sbx-<id>.
+ReconcileRecord record(const QString &spec)
+{
+    const QStringList parts = spec.split(QLatin1Char(':'));
+    ReconcileRecord r;
+    r.id = parts.at(0);
+    r.runtimeName = kPrefix + r.id;
+    if (!parseSandboxState(parts.at(1), r.state))
+        qFatal("bad state in test row: %s", qPrintable(spec));
+    r.cloneWorkspace = parts.contains(QStringLiteral("clone"));
+    r.inFlight = parts.contains(QStringLiteral("busy"));
+    return r;
+}
+
+// "<name>:<status>"; a name without the prefix is taken as is when it starts with "other-".
+ReconcileRuntime runtime(const QString &spec)
+{
+    const QStringList parts = spec.split(QLatin1Char(':'));
+    const QString name = parts.at(0).startsWith(QLatin1String("other-")) ? parts.at(0) : kPrefix + parts.at(0);
+    return {name, parts.value(1)};
+}
+
+QString kindName(K::Kind k)
+{
+    switch (k) {
+    case K::Reattach: return QStringLiteral("reattach");
+    case K::MarkVanished: return QStringLiteral("vanished");
+    case K::RemoveLeftover: return QStringLiteral("remove-leftover");
+    case K::KeepLeftover: return QStringLiteral("keep-leftover");
+    case K::CleanInterruptedCreate: return QStringLiteral("clean-create");
+    case K::FinishDestroy: return QStringLiteral("finish-destroy");
+    case K::ReportUnknown: return QStringLiteral("unknown");
+    }
+    return {};
+}
+
+// "<kind> <sandbox id or runtime name>" per action.
+QStringList describe(const QList<ReconcileAction> &plan)
+{
+    QStringList out;
+    for (const ReconcileAction &a : plan)
+        out << kindName(a.kind) + QLatin1Char(' ') + (a.sandboxId.isEmpty() ? a.runtimeName : a.sandboxId);
+    return out;
+}
+
+} // namespace
+
+class TestReconcilePlan : public QObject {
+    Q_OBJECT
+private slots:
+    void plan_data()
+    {
+        QTest::addColumn<QStringList>("records");
+        QTest::addColumn<QStringList>("runtimes");
+        QTest::addColumn<QStringList>("ownedElsewhere");
+        QTest::addColumn<QStringList>("expected");
+
+        QTest::newRow("nothing") << QStringList{} << QStringList{} << QStringList{} << QStringList{};
+        QTest::newRow("running record, runtime running")
+            << QStringList{"a:running"} << QStringList{"a:running"} << QStringList{} << QStringList{"reattach a"};
+        QTest::newRow("running record, runtime missing")
+            << QStringList{"a:running"} << QStringList{} << QStringList{} << QStringList{"vanished a"};
+        QTest::newRow("running record, runtime in a status sbx may add")
+            << QStringList{"a:running"} << QStringList{"a:unresponsive"} << QStringList{} << QStringList{"reattach a"};
+        QTest::newRow("runtime of ours without a record")
+            << QStringList{} << QStringList{"zz:running"} << QStringList{} << QStringList{"unknown chat2sbx-zz"};
+        QTest::newRow("runtime of ours owned by the warm pool")
+            << QStringList{} << QStringList{"w1:stopped"} << QStringList{"chat2sbx-w1"} << QStringList{};
+        QTest::newRow("someone else's runtime is not ours to report")
+            << QStringList{} << QStringList{"other-vm:running"} << QStringList{} << QStringList{};
+        QTest::newRow("runtime of a destroyed record is unknown")
+            << QStringList{"d:destroyed"} << QStringList{"d:running"} << QStringList{} << QStringList{"unknown chat2sbx-d"};
+        QTest::newRow("failed record with its runtime: removed")
+            << QStringList{"f:failed"} << QStringList{"f:running"} << QStringList{} << QStringList{"remove-leftover f"};
+        QTest::newRow("failed clone record with its runtime: kept for its work")
+            << QStringList{"f:failed:clone"} << QStringList{"f:stopped"} << QStringList{} << QStringList{"keep-leftover f"};
+        QTest::newRow("failed record without runtime: nothing")
+            << QStringList{"f:failed"} << QStringList{} << QStringList{} << QStringList{};
+        QTest::newRow("failed record this process is working on: left to it")
+            << QStringList{"f:failed:busy"} << QStringList{"f:running"} << QStringList{} << QStringList{};
+        QTest::newRow("creating record from a previous run")
+            << QStringList{"c:creating"} << QStringList{"c:creating"} << QStringList{} << QStringList{"clean-create c"};
+        QTest::newRow("creating record of this process")
+            << QStringList{"c:creating:busy"} << QStringList{} << QStringList{} << QStringList{};
+        QTest::newRow("destroying record from a previous run")
+            << QStringList{"x:destroying"} << QStringList{"x:running"} << QStringList{} << QStringList{"finish-destroy x"};
+        QTest::newRow("destroying record of this process")
+            << QStringList{"x:destroying:busy"} << QStringList{} << QStringList{} << QStringList{};
+        QTest::newRow("everything at once, in order")
+            << QStringList{"x:destroying", "c:creating", "f:failed", "a:running", "b:running"}
+            << QStringList{"a:running", "f:running", "zz:running", "x:running"} << QStringList{}
+            << QStringList{"reattach a", "vanished b", "remove-leftover f", "clean-create c", "finish-destroy x",
+                           "unknown chat2sbx-zz"};
+    }
+
+    void plan()
+    {
+        QFETCH(QStringList, records);
+        QFETCH(QStringList, runtimes);
+        QFETCH(QStringList, ownedElsewhere);
+        QFETCH(QStringList, expected);
+        QList<ReconcileRecord> recs;
+        for (const QString &r : records)
+            recs << record(r);
+        QList<ReconcileRuntime> rts;
+        for (const QString &r : runtimes)
+            rts << runtime(r);
+        const QSet<QString> owned(ownedElsewhere.begin(), ownedElsewhere.end());
+        QCOMPARE(describe(planReconciliation(recs, rts, owned, kPrefix)), expected);
+    }
+
+    void counts()
+    {
+        const QList<ReconcileAction> plan = planReconciliation({record("a:running"), record("b:running")}, {runtime("a:running")},
+                                                               {}, kPrefix);
+        QCOMPARE(countActions(plan, K::Reattach), 1);
+        QCOMPARE(countActions(plan, K::MarkVanished), 1);
+        QCOMPARE(countActions(plan, K::ReportUnknown), 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestReconcilePlan)
+#include "tst_reconcile_plan.moc"
