@@ -46,7 +46,7 @@ QStringList SandboxChannel::helperCommands()
             QStringLiteral("cp"), QStringLiteral("cut"), QStringLiteral("dirname"), QStringLiteral("find"),
             QStringLiteral("git"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
             QStringLiteral("mkdir"), QStringLiteral("mkfifo"), QStringLiteral("mktemp"), QStringLiteral("mv"),
-            QStringLiteral("rm"), QStringLiteral("setsid"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
+            QStringLiteral("rm"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
             QStringLiteral("sort"), QStringLiteral("stat"),
             QStringLiteral("tail"), QStringLiteral("timeout")};
 }

@@ -18,7 +18,7 @@
 namespace chat2sbx {
 namespace {
 
-// What the in-sandbox helper needs: bash, coreutils, util-linux (setsid), grep, findutils and git;
+// What the in-sandbox helper needs: bash, coreutils, grep, findutils and git;
 // the exact programs are SandboxChannel::helperCommands(). Installed with the distribution's package
 // manager when missing, then verified. A fixed script ("@NEED@" is that fixed list), never built from input.
 const char kProvisionScript[] = R"SH(set -e

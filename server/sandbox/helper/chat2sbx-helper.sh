@@ -1,9 +1,9 @@
 # chat2sbx in-sandbox helper. Started by the host through one long-lived `sbx exec -i`; speaks the
-# framed protocol of server/sandbox/PROTOCOL.md on stdin/stdout. Needs bash, coreutils, util-linux
-# (setsid), grep and findutils; uses ripgrep for search when present.
+# framed protocol of server/sandbox/PROTOCOL.md on stdin/stdout. Needs bash, coreutils,
+# grep and findutils; uses ripgrep for search when present.
 # Every program started costs milliseconds in a VM: the paths every tool call takes (ping, read of
 # a text file, bash_start/bash_read of a quick command, small answers) use shell builtins only, and
-# start a program only for what needs one (sha256sum, base64 of answer data, the watcher).
+# start a program only for what needs one (sha256sum, base64 of answer data, the command itself).
 # Arguments: <workspace mount path> <managed 0|1>
 set -u
 export LC_ALL=C
@@ -36,45 +36,47 @@ else
     WS="$HOME"
 fi
 
-# The watcher: runs in its own session (setsid -f), outside the command's process group, so it can
-# record the exit code and enforce timeout_ms. $1 session dir, $2 timeout in ms (0: none).
-WATCHER='
-d=$1; t=$2
-echo $$ >"$d/watcher.pid"
-IFS= read -r -d "" cwd <"$d/cwd"; cd -- "$cwd" || exit 1
-while IFS= read -r -d "" kv; do export "$kv"; done <"$d/env"
-IFS= read -r -d "" cmd <"$d/command"
-in=/dev/null hp=
-if [ -p "$d/stdin" ]; then
-    # The holder keeps a writer open so the command sees EOF only when bash_input closes stdin.
-    sleep infinity 3<>"$d/stdin" </dev/null >/dev/null 2>&1 &
-    hp=$!
-    echo "$hp" >"$d/stdin.holder"
-    in=$d/stdin
-fi
-# Monitor mode puts the command in its own process group (pgid = its pid) without a setsid process.
-set -m
-bash -c "$cmd" <"$in" >>"$d/output" 2>&1 &
-pid=$!
-set +m
-echo "$pid" >"$d/pgid"
-tp=
-if [ "$t" -gt 0 ]; then
-    s=$((t / 1000)).$(printf "%03d" $((t % 1000)))
-    ( sp=; trap "kill \$sp 2>/dev/null; exit 0" TERM
-      sleep "$s" & sp=$!; wait "$sp"
-      echo timeout >"$d/timed_out"
-      kill -TERM -- "-$pid" 2>/dev/null
-      sleep 1.5 & sp=$!; wait "$sp"
-      kill -KILL -- "-$pid" 2>/dev/null ) &
-    tp=$!
-fi
-wait "$pid"; code=$?
-[ -n "$tp" ] && kill "$tp" 2>/dev/null
-[ -n "$hp" ] && kill "$hp" 2>/dev/null
-[ -f "$d/timed_out" ] && code=124
-echo "$code" >"$d/exit_code"
-'
+# The watcher of a bash session records the exit code and enforces timeout_ms. It runs as a job of
+# its own (a process group apart from the command's and from the handler's) whose parent exits at
+# once, so a cancel of the handler that started it, or a restarted helper, leaves it alone; and it
+# is a subshell, not a new program. $1 session dir, $2 timeout in ms (0: none).
+watch_session() {
+    set +u
+    local d=$1 t=$2 cwd kv cmd in=/dev/null hp= pid tp= s code
+    echo "$BASHPID" >"$d/watcher.pid"
+    IFS= read -r -d "" cwd <"$d/cwd"; cd -- "$cwd" || exit 1
+    while IFS= read -r -d "" kv; do export "$kv"; done <"$d/env"
+    IFS= read -r -d "" cmd <"$d/command"
+    if [ -p "$d/stdin" ]; then
+        # The holder keeps a writer open so the command sees EOF only when bash_input closes stdin.
+        sleep infinity 3<>"$d/stdin" </dev/null >/dev/null 2>&1 &
+        hp=$!
+        echo "$hp" >"$d/stdin.holder"
+        in=$d/stdin
+    fi
+    # Monitor mode puts the command in its own process group (pgid = its pid).
+    set -m
+    bash -c "$cmd" <"$in" >>"$d/output" 2>&1 &
+    pid=$!
+    set +m
+    echo "$pid" >"$d/pgid"
+    if [ "$t" -gt 0 ]; then
+        printf -v s '%d.%03d' $((t / 1000)) $((t % 1000))
+        ( sp=; trap "kill \$sp 2>/dev/null; exit 0" TERM
+          sleep "$s" & sp=$!; wait "$sp"
+          echo timeout >"$d/timed_out"
+          kill -TERM -- "-$pid" 2>/dev/null
+          sleep 1.5 & sp=$!; wait "$sp"
+          kill -KILL -- "-$pid" 2>/dev/null ) &
+        tp=$!
+    fi
+    wait "$pid"; code=$?
+    [ -n "$tp" ] && kill "$tp" 2>/dev/null
+    [ -n "$hp" ] && kill "$hp" 2>/dev/null
+    [ -f "$d/timed_out" ] && code=124
+    echo "$code" >"$d/exit_code"
+    exit 0
+}
 
 # Answers go through one writer process, the only one that writes to stdout, so lines never
 # interleave and no lock program runs per answer. A handler leaves its line in $RUN/<id>.resp (for
@@ -229,7 +231,7 @@ op_bash_start() { # id cwd timeout_ms command stdin(0/1) env(NUL separated NAME=
     if [ "${A[4]:-0}" = 1 ] && ! mkfifo -m 600 "$d/stdin"; then
         echo 127 >"$d/exit_code"; fail eio "cannot create the stdin pipe"; return
     fi
-    setsid -f bash -c "$WATCHER" chat2sbx-watch "$d" "$t" </dev/null >/dev/null 2>&1
+    ( set -m; watch_session "$d" "$t" </dev/null >/dev/null 2>&1 & )
     local i
     for ((i = 0; i < 500; i++)); do [ -f "$d/pgid" ] && break; nap 0.001; done
     # A quick command is usually done a moment later: the first snapshot then sees its exit.
@@ -672,7 +674,7 @@ is_gone() {
 }
 
 # SIGKILLs process $1, every process descended from it (timeout(1) moves its command to a group of
-# its own) and, with $2 = group, its process group. Detached session watchers (setsid -f) are no
+# its own) and, with $2 = group, its process group. Session watchers (detached jobs whose parent exited) are no
 # longer descendants of the handler that started them, so bash sessions are left alone.
 kill_tree() {
     local f line pid pp todo all=()
@@ -789,6 +791,7 @@ record_git_base
 sweep_stale_runs
 response_writer &
 WRITER=$!
+echo "$WRITER" >"$RUN/writer.pid"
 # Each handler becomes a job with a process group of its own, which `cancel` can kill as a whole.
 set -m
 
