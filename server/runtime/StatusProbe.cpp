@@ -35,7 +35,12 @@ StatusProbe::StatusProbe(const Config &config, QObject *parent)
     m_sbx->setTimeouts(timeouts);
 }
 
-StatusProbe::~StatusProbe() = default;
+StatusProbe::~StatusProbe()
+{
+    // A check still running ends with the driver, while this object is still whole; nobody hears of it.
+    m_done = nullptr;
+    delete m_sbx;
+}
 
 void StatusProbe::get(const QString &path, const QList<QPair<QByteArray, QByteArray>> &headers,
                       std::function<void(const Answer &)> done)

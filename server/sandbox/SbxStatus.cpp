@@ -27,9 +27,10 @@ QString signInProblem(const QString &error)
     return advice.contains(QLatin1String("sbx login")) ? advice : QString();
 }
 
-// One check run: keeps the driver's callbacks pointing at a live object.
+// One check run. The driver is watched: a driver being destroyed finishes its running children, and
+// their callbacks must not start the next step on it.
 struct Check {
-    SbxDriver &sbx;
+    QPointer<SbxDriver> sbx;
     SbxStatus status;
     std::function<void(const SbxStatus &)> done;
 
@@ -43,7 +44,9 @@ struct Check {
 
 void listTemplates(const std::shared_ptr<Check> &check)
 {
-    check->sbx.templateList([check](const SbxResult &r, const QStringList &refs) {
+    if (!check->sbx)
+        return;
+    check->sbx->templateList([check](const SbxResult &r, const QStringList &refs) {
         if (!r.ok) {
             const QString signIn = signInProblem(r.error);
             if (!signIn.isEmpty()) {
@@ -159,7 +162,7 @@ SbxStatus SbxStatus::fromHealthJson(const QJsonObject &o)
 
 void checkSbxStatus(SbxDriver &sbx, const QString &templateRef, std::function<void(const SbxStatus &)> done)
 {
-    auto check = std::make_shared<Check>(Check{sbx, SbxStatus{}, std::move(done)});
+    auto check = std::make_shared<Check>(Check{QPointer<SbxDriver>(&sbx), SbxStatus{}, std::move(done)});
     check->status.sbxPath = sbx.sbxPath();
     check->status.templateRef = templateRef;
     sbx.versionJson([check](const SbxResult &r) {
@@ -169,7 +172,9 @@ void checkSbxStatus(SbxDriver &sbx, const QString &templateRef, std::function<vo
                 return checkFloor(check, version);
         }
         // `--json` exists since v0.42 (and fails before a sign-in on some versions): ask the plain form.
-        check->sbx.version([check, jsonError = r.error](const SbxResult &plain) {
+        if (!check->sbx)
+            return;
+        check->sbx->version([check, jsonError = r.error](const SbxResult &plain) {
             if (!plain.ok)
                 return check->finish(SbxStatus::State::NotInstalled,
                                      QStringLiteral("sbx is not installed or not working (%1): install Docker Sandboxes or "
