@@ -53,6 +53,7 @@ public:
 
 private:
     bool migrate(QString &error);
+    bool migrateLocked(QString &error);
 
     QString m_connectionName;
     QString m_path;

@@ -7,6 +7,7 @@
 #include "sandbox/ExposedPort.h"
 #include "sandbox/ListeningProbe.h"
 #include "sandbox/SandboxService.h"
+#include "tools/SandboxSleepJson.h"
 #include "tools/SandboxToolArgs.h"
 
 #include <QJsonArray>
@@ -64,10 +65,11 @@ QJsonObject portProperties()
 // results carry structuredContent too ({"error": ...}), and clients validate it against them.
 QJsonObject summarySchemaProperties()
 {
-    QJsonObject stateProp = str(QStringLiteral("creating, running, destroying, failed or destroyed"));
+    QJsonObject stateProp = str(QStringLiteral("creating, running, stopped (asleep: wakes on the next tool call), destroying, "
+                                               "failed or destroyed"));
     stateProp.insert(QStringLiteral("enum"), QJsonArray{QStringLiteral("creating"), QStringLiteral("running"),
-                                                        QStringLiteral("destroying"), QStringLiteral("failed"),
-                                                        QStringLiteral("destroyed")});
+                                                        QStringLiteral("stopped"), QStringLiteral("destroying"),
+                                                        QStringLiteral("failed"), QStringLiteral("destroyed")});
     QJsonObject port = QJsonObject{
         {QStringLiteral("type"), QStringLiteral("object")},
         {QStringLiteral("properties"), portProperties()},
@@ -89,6 +91,9 @@ QJsonObject summarySchemaProperties()
 QJsonObject summarySchema(const QJsonObject &extra = {})
 {
     QJsonObject props = summarySchemaProperties();
+    const QJsonObject sleep = sleepSchemaProperties();
+    for (auto it = sleep.begin(); it != sleep.end(); ++it)
+        props.insert(it.key(), it.value());
     for (auto it = extra.begin(); it != extra.end(); ++it)
         props.insert(it.key(), it.value());
     return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")}, {QStringLiteral("properties"), props}};
@@ -351,6 +356,7 @@ QJsonObject sandboxSummary(const SandboxView &view, const SandboxService &sandbo
     for (const SandboxPortRecord &p : view.ports)
         ports.append(portJson(p.sandboxPort, p.hostIp, p.hostPort));
     o.insert(QStringLiteral("ports"), ports);
+    insertSleepFields(o, view);
     return o;
 }
 
