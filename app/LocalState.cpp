@@ -50,19 +50,4 @@ QJsonObject approvalToJson(const Approval &a)
     };
 }
 
-QJsonObject workspaceToJson(const WorkspaceOverview &o)
-{
-    const Workspace &w = o.workspace;
-    return QJsonObject{
-        {QStringLiteral("workspace_id"), w.id},
-        {QStringLiteral("mode"), workspaceModeName(w.mode)},
-        {QStringLiteral("display_name"), w.displayName},
-        {QStringLiteral("host_path"), w.hostPath},
-        {QStringLiteral("sandbox_id"), textOrNull(o.activeSandboxId)},
-        {QStringLiteral("retention_deadline"), timeOrNull(o.retentionDeadline)},
-        {QStringLiteral("created_at"), isoTime(w.createdAt)},
-        {QStringLiteral("last_used_at"), isoTime(w.lastUsedAt)},
-    };
-}
-
 } // namespace chat2sbx::app

@@ -29,8 +29,7 @@ private:
     ApprovalService m_approvals;
 };
 
-// The --json shapes the workspace and approval commands print.
+// The --json shape the approval commands print (workspaces: workspaceJson, sandbox/SandboxPresenter.h).
 QJsonObject approvalToJson(const Approval &a);
-QJsonObject workspaceToJson(const WorkspaceOverview &o);
 
 } // namespace chat2sbx::app

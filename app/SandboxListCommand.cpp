@@ -2,7 +2,7 @@
 #include "Command.h"
 #include "SandboxCli.h"
 
-#include "tools/SandboxTools.h"
+#include "sandbox/SandboxPresenter.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -21,12 +21,8 @@ int runSandboxList(CommandContext &ctx)
     const QList<SandboxView> views = cli.sandboxes.list();
     if (ctx.json) {
         QJsonArray items;
-        for (const SandboxView &v : views) {
-            QJsonObject o = sandboxSummary(v, cli.sandboxes);
-            if (v.workspace)
-                o.insert(QStringLiteral("workspace_host_path"), v.workspace->hostPath);
-            items.append(o);
-        }
+        for (const SandboxView &v : views)
+            items.append(sandboxJson(v, cli.sandboxes, Audience::LocalUser));
         ctx.printJson(QJsonObject{{QStringLiteral("sandboxes"), items}});
         return 0;
     }
@@ -45,7 +41,7 @@ int runSandboxList(CommandContext &ctx)
             ws += QStringLiteral(" (%1 %2)").arg(workspaceModeName(v.workspace->mode), v.workspace->hostPath);
         text += QStringLiteral("%1  %2  %3  %4  %5\n")
                     .arg(r.id.leftJustified(28), sandboxStateName(r.state).leftJustified(10),
-                         (r.memory.isEmpty() ? QStringLiteral("default") : r.memory).leftJustified(7),
+                         memoryText(r.memory).leftJustified(7),
                          isoTime(r.createdAt).left(19).replace(QLatin1Char('T'), QLatin1Char(' ')), ws);
         if (!r.reason.isEmpty())
             text += QStringLiteral("    reason: %1\n").arg(r.reason);

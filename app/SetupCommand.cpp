@@ -1,303 +1,32 @@
-// `chat2sbx setup`: with the tunnel enabled, first checks the Secure MCP Tunnel (TunnelDoctor: client,
-// credentials, `tunnel-client doctor --explain`); then checks sbx (version floor, sign-in, network
-// policy) and builds the pinned sandbox
-// template (Config::templateRef()) when `sbx template ls` lacks it: builder sandbox, provision, stop,
-// template save, remove. Idempotent; prints each step as it goes; never leaves the builder behind.
+// `chat2sbx setup`: runs sandbox/TemplateBuilder (tunnel check, sbx checks, the pinned template) and
+// prints its progress lines; exit 0 when the template is ready.
 #include "Command.h"
 
-#include "core/Ids.h"
-#include "sandbox/SandboxChannel.h"
-#include "sandbox/SbxDriver.h"
-#include "sandbox/SbxPreflight.h"
-#include "sandbox/SbxVersion.h"
-#include "tunnel/TunnelDoctor.h"
-#include "state/Database.h"
-#include "state/WarmSandboxRepository.h"
+#include "sandbox/TemplateBuilder.h"
 
 #include <QCoreApplication>
-#include <QDir>
-#include <QElapsedTimer>
-#include <QFile>
-#include <QTimer>
-#include <QFileInfo>
-
-#include <functional>
 
 namespace chat2sbx::app {
 namespace {
-
-// What the in-sandbox helper needs: bash, coreutils, util-linux (setsid, flock), grep, findutils and git;
-// the exact programs are SandboxChannel::helperCommands(). Installed with the distribution's package
-// manager when missing, then verified. A fixed script ("@NEED@" is that fixed list), never built from input.
-const char kProvisionScript[] = R"SH(set -e
-need="bash @NEED@"
-missing=""
-for c in $need; do command -v "$c" >/dev/null 2>&1 || missing="$missing $c"; done
-if [ -n "$missing" ]; then
-  echo "installing:$missing"
-  if command -v apt-get >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash coreutils util-linux grep findutils git
-  elif command -v apk >/dev/null 2>&1; then apk add --no-cache bash coreutils util-linux grep findutils git
-  elif command -v dnf >/dev/null 2>&1; then dnf install -y bash coreutils util-linux grep findutils git
-  else echo "no supported package manager to install:$missing" >&2; exit 1; fi
-fi
-for c in $need; do command -v "$c" >/dev/null 2>&1 || { echo "still missing: $c" >&2; exit 1; }; done
-test "$(printf 'chat2sbx' | base64)" = "Y2hhdDJzYng="
-echo "helper prerequisites present: $need"
-)SH";
-
-class Setup {
-public:
-    Setup(CommandContext &ctx) : m_ctx(ctx), m_sbx(ctx.config.sbxPath), m_ref(ctx.config.templateRef())
-    {
-        // While a long step (image pull, provisioning, template save) runs, say so now and then.
-        m_ticker.setInterval(qEnvironmentVariableIntValue("CHAT2SBX_SETUP_PROGRESS_MS") > 0
-                                 ? qEnvironmentVariableIntValue("CHAT2SBX_SETUP_PROGRESS_MS")
-                                 : 15000);
-        QObject::connect(&m_ticker, &QTimer::timeout, [this] {
-            m_ctx.print(QStringLiteral("      … still working (%1 s)").arg(m_step.elapsed() / 1000));
-        });
-    }
-
-    int run()
-    {
-        m_total.start();
-        if (m_ctx.config.enableTunnel)
-            checkTunnel();
-        else
-            checkVersion();
-        return QCoreApplication::exec();
-    }
-
-private:
-    static constexpr int kSteps = 7;
-
-    void step(int n, const QString &what)
-    {
-        m_step.start();
-        m_ticker.start();
-        m_ctx.print(QStringLiteral("[%1/%2] %3 …").arg(n).arg(kSteps).arg(what));
-    }
-    void done(const QString &detail)
-    {
-        m_ticker.stop();
-        m_ctx.print(QStringLiteral("      %1 (%2 s)").arg(detail).arg(m_step.elapsed() / 1000.0, 0, 'f', 1));
-    }
-    void finish(int code, QString message)
-    {
-        m_ticker.stop();
-        if (!m_tunnelProblem.isEmpty()) {
-            message = code == 0 ? QStringLiteral("the sandbox side is ready, but the tunnel is not: %1").arg(m_tunnelProblem)
-                                : QStringLiteral("%1; the tunnel is not ready either: %2").arg(message, m_tunnelProblem);
-            code = 1;
-        }
-        if (code == 0)
-            m_ctx.print(message);
-        else
-            m_ctx.fail(message);
-        QCoreApplication::exit(code);
-    }
-    // A failed sbx command: the exact command to run when sign-in or policy is missing, else its error.
-    static QString explain(const QString &error)
-    {
-        const QString advice = sbxPreflightAdvice(error);
-        return advice.isEmpty() ? error : advice + QStringLiteral(" (") + error + QLatin1Char(')');
-    }
-    // A failure after the builder exists: remove it, then fail.
-    void abortWithBuilder(const QString &message)
-    {
-        m_ctx.print(QStringLiteral("      failed; removing the builder sandbox"));
-        m_sbx.remove(m_builder, [this, message](const SbxResult &r) {
-            if (!r.ok && !r.error.contains(QLatin1String("not found")))
-                m_ctx.print(QStringLiteral("      warning: %1 (remove it with `sbx rm --force %2`)").arg(r.error, m_builder));
-            QDir(m_workdir).removeRecursively();
-            finish(1, message);
-        });
-    }
-
-    // Not a numbered sbx step: only when the tunnel is enabled. Its failure is reported at the end.
-    void checkTunnel()
-    {
-        m_step.start();
-        m_ctx.print(QStringLiteral("[tunnel] Checking the Secure MCP Tunnel (tunnel-client, credentials, doctor) …"));
-        TunnelDoctor::run(m_ctx.config, m_ctx.config.mcpUrl(), [this](const TunnelDoctor::Result &r) {
-            for (const QString &line : r.steps)
-                m_ctx.print(QStringLiteral("      ") + line);
-            if (!r.doctorOutput.isEmpty()) {
-                QString indented;
-                for (const QString &line : r.doctorOutput.split(QLatin1Char('\n')))
-                    indented += QStringLiteral("      | ") + line + QLatin1Char('\n');
-                m_ctx.print(indented.chopped(1));
-            }
-            if (r.ok) {
-                done(QStringLiteral("tunnel checks passed (doctor does not contact OpenAI: a refused key shows as "
-                                    "`unauthorized` in `chat2sbx status` once the tunnel runs)"));
-            } else {
-                m_tunnelProblem = r.problem;
-                done(QStringLiteral("tunnel check failed: %1").arg(r.problem));
-            }
-            checkVersion();
-        });
-    }
-
-    void checkVersion()
-    {
-        step(1, QStringLiteral("Checking sbx (%1), needs %2 or newer").arg(m_ctx.config.sbxPath, minimumSbxVersionText()));
-        m_sbx.versionJson([this](const SbxResult &r) {
-            if (r.ok) {
-                const QString version = parseSbxVersionJson(r.out);
-                if (version.isEmpty())
-                    return finish(1, QStringLiteral("`sbx version --json` did not report a version; update Docker Sandboxes to %1 "
-                                                    "or newer").arg(minimumSbxVersionText()));
-                return checkVersionFloor(version);
-            }
-            // `--json` exists since v0.42: ask the plain form which version this is.
-            m_sbx.version([this, jsonError = r.error](const SbxResult &plain) {
-                if (!plain.ok)
-                    return finish(1, QStringLiteral("sbx is not installed or not working (%1). Install Docker Sandboxes "
-                                                    "(macOS 14+ on Apple silicon, Windows 11, or Ubuntu 24.04+ with KVM: the "
-                                                    "docker-sbx package), or point CHAT2SBX_SBX at it, then run setup again")
-                                            .arg(plain.error));
-                const QString version = findSbxVersion(QString::fromUtf8(plain.out));
-                if (version.isEmpty() || sbxVersionSupported(version))
-                    return finish(1, QStringLiteral("`sbx version --json` failed: %1").arg(explain(jsonError)));
-                checkVersionFloor(version);
-            });
-        });
-    }
-
-    void checkVersionFloor(const QString &version)
-    {
-        if (!sbxVersionSupported(version))
-            return finish(1, QStringLiteral("sbx %1 is too old: chat2sbx needs %2 or newer (clone mode, exec and sandbox names "
-                                            "changed before it). Update Docker Sandboxes, then run setup again")
-                                 .arg(version, minimumSbxVersionText()));
-        done(QStringLiteral("found: sbx %1").arg(version));
-        checkTemplate();
-    }
-
-    void checkTemplate()
-    {
-        step(2, QStringLiteral("Looking for the template %1 (this also checks the sign-in)").arg(m_ref));
-        m_sbx.templateList([this](const SbxResult &r, const QStringList &refs) {
-            if (!r.ok)
-                return finish(1, explain(r.error));
-            if (refs.contains(m_ref)) {
-                done(QStringLiteral("present"));
-                return finish(0, QStringLiteral("setup complete: the template %1 is ready (nothing to do)").arg(m_ref));
-            }
-            done(QStringLiteral("missing, building it"));
-            createBuilder();
-        });
-    }
-
-    void createBuilder()
-    {
-        m_builder = QStringLiteral("chat2sbx-setup-") + randomHex(6);
-        m_workdir = m_ctx.config.stateDir + QStringLiteral("/setup-workspace");
-        QDir().mkpath(m_workdir);
-        QFile::setPermissions(m_workdir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-        step(3, QStringLiteral("Creating a builder sandbox from the stock shell template (the first image pull may take minutes)"));
-        SbxCreateSpec spec;
-        spec.runtimeName = m_builder;
-        spec.workspaceRoot = m_workdir;   // templateRef empty: the stock shell template
-        m_sbx.create(spec, [this](const SbxResult &r) {
-            if (!r.ok)
-                return abortWithBuilder(explain(r.error));
-            done(QStringLiteral("created %1").arg(m_builder));
-            provision();
-        });
-    }
-
-    void provision()
-    {
-        step(4, QStringLiteral("Installing and verifying what the helper needs: bash, coreutils, util-linux, grep, findutils (as root)"));
-        SbxExecSpec spec;
-        spec.runtimeName = m_builder;
-        spec.asRoot = true;
-        const QString script = QString::fromLatin1(kProvisionScript)
-                                   .replace(QStringLiteral("@NEED@"), SandboxChannel::helperCommands().join(QLatin1Char(' ')));
-        spec.command = {QStringLiteral("sh"), QStringLiteral("-c"), script};
-        m_sbx.exec(spec, [this](const SbxResult &r) {
-            if (!r.ok)
-                return abortWithBuilder(QStringLiteral("provisioning the builder failed: %1").arg(explain(r.error)));
-            done(QString::fromUtf8(r.out).trimmed().section(QLatin1Char('\n'), -1));
-            stopBuilder();
-        }, 600000);
-    }
-
-    // sbx-contract.md: `template save` needs a stopped sandbox; with no terminal its prompt fails.
-    void stopBuilder()
-    {
-        step(5, QStringLiteral("Stopping the builder sandbox (a template is saved from a stopped sandbox)"));
-        m_sbx.stop(m_builder, [this](const SbxResult &r) {
-            if (!r.ok)
-                return abortWithBuilder(QStringLiteral("stopping the builder failed: %1").arg(r.error));
-            done(QStringLiteral("stopped"));
-            save();
-        });
-    }
-
-    void save()
-    {
-        step(6, QStringLiteral("Saving the template %1 (may take minutes)").arg(m_ref));
-        m_sbx.templateSave(m_builder, m_ref, [this](const SbxResult &r) {
-            if (!r.ok)
-                return abortWithBuilder(explain(r.error));
-            done(QStringLiteral("saved"));
-            retireWarmSandboxes();
-            removeBuilder();
-        });
-    }
-
-    // Warm sandboxes made from the template before it was rebuilt must not be handed over: the
-    // server's pool removes the rows marked stale here and makes new ones from the saved template.
-    void retireWarmSandboxes()
-    {
-        if (!QFileInfo::exists(m_ctx.config.databasePath))
-            return;
-        Database db;
-        QString error;
-        if (!db.open(m_ctx.config.databasePath, error) || !WarmSandboxRepository(db).markAllStale(error))
-            m_ctx.print(QStringLiteral("      note: warm sandboxes could not be marked for replacement (%1); "
-                                       "restart chat2sbx serve to replace them").arg(error));
-    }
-
-    void removeBuilder()
-    {
-        step(7, QStringLiteral("Removing the builder sandbox"));
-        m_sbx.remove(m_builder, [this](const SbxResult &r) {
-            if (!r.ok)
-                m_ctx.print(QStringLiteral("      warning: %1 (remove it with `sbx rm --force %2`)").arg(r.error, m_builder));
-            else
-                done(QStringLiteral("removed"));
-            QDir(m_workdir).removeRecursively();
-            m_sbx.templateList([this](const SbxResult &lr, const QStringList &refs) {
-                if (!lr.ok || !refs.contains(m_ref))
-                    return finish(1, QStringLiteral("the template %1 was saved but `sbx template ls` does not list it").arg(m_ref));
-                finish(0, QStringLiteral("setup complete: the template %1 is ready (%2 s)")
-                              .arg(m_ref).arg(m_total.elapsed() / 1000.0, 0, 'f', 1));
-            });
-        });
-    }
-
-    CommandContext &m_ctx;
-    SbxDriver m_sbx;
-    QString m_ref;
-    QString m_builder;
-    QString m_workdir;
-    QElapsedTimer m_total;
-    QElapsedTimer m_step;
-    QTimer m_ticker;
-    QString m_tunnelProblem;
-};
 
 int runSetup(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
         return ctx.usage(QStringLiteral("setup takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
-    Setup setup(ctx);
-    return setup.run();
+    TemplateBuilder builder(ctx.config);
+    if (qEnvironmentVariableIntValue("CHAT2SBX_SETUP_PROGRESS_MS") > 0)
+        builder.setProgressIntervalMs(qEnvironmentVariableIntValue("CHAT2SBX_SETUP_PROGRESS_MS"));
+    int code = 0;
+    builder.run([&ctx](const QString &line) { ctx.print(line); },
+                [&ctx, &code](bool ok, const QString &message) {
+                    if (ok)
+                        ctx.print(message);
+                    else
+                        code = ctx.fail(message);
+                    QCoreApplication::exit(code);
+                });
+    QCoreApplication::exec();
+    return code;
 }
 
 const bool registered = registerCommand({QStringLiteral("setup"), QStringLiteral("setup"),

@@ -3,6 +3,8 @@
 #include "Command.h"
 #include "LocalState.h"
 
+#include "sandbox/SandboxPresenter.h"
+
 #include <QDir>
 
 namespace chat2sbx::app {
@@ -35,7 +37,7 @@ int runWorkspaceAdd(CommandContext &ctx)
         return ctx.fail(QStringLiteral("cannot add the workspace: %1").arg(error));
     const bool created = state.workspaces().list().size() > before;
     if (ctx.json) {
-        QJsonObject out = workspaceToJson(WorkspaceOverview{*ws, {}, 0});
+        QJsonObject out = workspaceJson(WorkspaceOverview{*ws, {}, 0}, Audience::LocalUser);
         out.insert(QStringLiteral("created"), created);
         ctx.printJson(out);
     } else {

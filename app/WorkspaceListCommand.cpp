@@ -2,6 +2,8 @@
 #include "Command.h"
 #include "LocalState.h"
 
+#include "sandbox/SandboxPresenter.h"
+
 #include <QJsonArray>
 
 namespace chat2sbx::app {
@@ -19,7 +21,7 @@ int runWorkspaceList(CommandContext &ctx)
     if (ctx.json) {
         QJsonArray items;
         for (const WorkspaceOverview &o : all)
-            items.append(workspaceToJson(o));
+            items.append(workspaceJson(o, Audience::LocalUser));
         ctx.printJson(items);
         return 0;
     }

@@ -62,16 +62,30 @@ def vm_status(pid):
     return out
 
 
+def find_build_dir(requested=None, need=("app/chat2sbx", "fakes/sbx/sbx")):
+    """`requested`, or the first of build/release and build/dev that holds every file in `need`."""
+    if requested:
+        return requested
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    for name in ("release", "dev"):
+        d = os.path.join(top, "build", name)
+        if all(os.access(os.path.join(d, n), os.X_OK) for n in need):
+            return d
+    return os.path.join(top, "build", "release")
+
+
 class Build:
-    def __init__(self, build_dir):
+    def __init__(self, build_dir, need_loadgen=True):
         self.dir = os.path.abspath(build_dir)
+        # The dev preset builds with ASan+UBSan: its memory figures include the sanitizers' shadow memory.
+        self.kind = "dev (Debug, ASan+UBSan)" if os.path.basename(self.dir) == "dev" else "release"
         self.chat2sbx = os.path.join(self.dir, "app", "chat2sbx")
         if not os.path.exists(self.chat2sbx):
             found = shutil.which("chat2sbx", path=os.path.join(self.dir, "app")) or ""
             self.chat2sbx = found or self.chat2sbx
         self.sbx = os.path.join(self.dir, "fakes", "sbx", "sbx")
         self.loadgen = os.path.join(self.dir, "bench", "chat2sbx-loadgen")
-        for p in (self.chat2sbx, self.sbx, self.loadgen):
+        for p in (self.chat2sbx, self.sbx) + ((self.loadgen,) if need_loadgen else ()):
             if not os.access(p, os.X_OK):
                 sys.exit(f"missing executable {p}: build it first (bench/run.sh does)")
 

@@ -1,6 +1,6 @@
 #include "ServiceSandboxesModel.h"
 
-#include "sandbox/ExposedPort.h"
+#include "sandbox/SandboxPresenter.h"
 #include "sandbox/SandboxService.h"
 
 #include <QPointer>
@@ -38,9 +38,9 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
         row.memory = r.memory;
         row.idleDeadlineMs = r.state == SandboxState::Running ? r.idleDeadline : 0;
         for (const SandboxPortRecord &p : v.ports) {
-            row.ports << QStringLiteral("%1 → %2:%3").arg(p.sandboxPort).arg(p.hostIp).arg(p.hostPort);
-            row.portLinks.append(PortLink{p.sandboxPort, p.hostIp, p.hostPort, exposedPortUrl(p.hostIp, p.hostPort),
-                                          isLanWide(p.hostIp)});
+            const PortView port = presentPort(p.sandboxPort, p.hostIp, p.hostPort);
+            row.ports << QStringLiteral("%1 → %2:%3").arg(port.sandboxPort).arg(port.hostIp).arg(port.hostPort);
+            row.portLinks.append(PortLink{port.sandboxPort, port.hostIp, port.hostPort, port.url, port.lanWide});
         }
         row.runningCommands = m_running && r.state == SandboxState::Running ? m_running(r.id) : 0;
         row.reason = m_service.publicText(r.reason);

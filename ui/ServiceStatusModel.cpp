@@ -1,8 +1,10 @@
 #include "ServiceStatusModel.h"
 
 #include "runtime/Controller.h"
+#include "sandbox/SandboxPresenter.h"
 #include "sandbox/SandboxService.h"
-#include "sandbox/WarmPool.h"
+#include "sandbox/SbxHealth.h"
+#include "runtime/StatusReportBuilder.h"
 #include "tunnel/TunnelSupervisor.h"
 
 namespace chat2sbx::ui {
@@ -21,6 +23,7 @@ ServiceStatusModel::ServiceStatusModel(Controller &controller, QObject *parent) 
     connect(&controller.tunnel(), &TunnelSupervisor::statusChanged, this, &StatusModel::changed);
     connect(&controller.tunnel(), &TunnelSupervisor::stateChanged, this, &StatusModel::changed);
     connect(&controller.sandboxes(), &SandboxService::sandboxesChanged, this, &StatusModel::changed);
+    connect(&controller.sbxHealth(), &SbxHealth::changed, this, &StatusModel::changed);
 }
 
 StatusInfo ServiceStatusModel::status() const
@@ -51,12 +54,13 @@ StatusInfo ServiceStatusModel::status() const
                         : !t.detail().isEmpty() && t.state() != TunnelSupervisor::State::Starting ? t.detail()
                                                                                                   : t.lastError();
     }
-    if (m_controller.state() == Controller::State::Running) {
-        s.activeSandboxes = m_controller.sandboxes().countActive();
-        s.warmSandboxes = m_controller.warmPool().readyCount();
-    }
-    s.sandboxLimit = c.maxActiveSandboxes;
-    s.version = QStringLiteral(CHAT2SBX_VERSION);
+    const StatusReport report = statusFromServer(m_controller);
+    s.activeSandboxes = int(qMax<qint64>(report.activeSandboxes, 0));
+    s.warmSandboxes = int(qMax<qint64>(report.warmSandboxes, 0));
+    s.sandboxLimit = sandboxLimitText(report.maxActiveSandboxes);
+    s.version = report.version;
+    s.sbx = report.sbx.summary();
+    s.sbxProblem = report.sbx.checked() ? report.sbx.currentProblem() : QString();
     return s;
 }
 

@@ -8,7 +8,8 @@ class Controller;
 
 namespace chat2sbx::ui {
 
-// StatusModel over the Controller (server state, endpoint), its TunnelSupervisor and SandboxService.
+// StatusModel over the Controller (server state, endpoint), its TunnelSupervisor, SandboxService and
+// SbxHealth, read through runtime/StatusReportBuilder.
 class ServiceStatusModel : public StatusModel {
     // No Q_OBJECT: it adds no signals or slots of its own.
 public:

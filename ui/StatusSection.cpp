@@ -45,6 +45,17 @@ StatusSection::StatusSection(StatusModel &model, QWidget *parent) : QGroupBox(QS
     m_sandboxes = makeLabel(QString(), this);
     m_sandboxes->setObjectName(QStringLiteral("active"));
     form->addRow(QStringLiteral("Sandboxes:"), m_sandboxes);
+    auto *sbx = new QVBoxLayout;
+    sbx->setContentsMargins(0, 0, 0, 0);
+    m_sbx = makeLabel(QString(), this);
+    m_sbx->setObjectName(QStringLiteral("sbx"));
+    m_sbxProblem = makeLabel(QString(), this);
+    m_sbxProblem->setObjectName(QStringLiteral("sbxProblem"));
+    m_sbxProblem->setStyleSheet(QStringLiteral("color: #b42318;"));
+    m_sbxProblem->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    sbx->addWidget(m_sbx);
+    sbx->addWidget(m_sbxProblem);
+    form->addRow(QStringLiteral("Docker Sandboxes:"), sbx);
     m_version = makeLabel(QString(), this);
     m_version->setObjectName(QStringLiteral("version"));
     form->addRow(QStringLiteral("Version:"), m_version);
@@ -72,8 +83,10 @@ void StatusSection::refresh()
     showError(m_tunnelError, error);
     m_sandboxes->setText(QStringLiteral("%1 active / limit %2, %3 warm")
                              .arg(s.activeSandboxes)
-                             .arg(s.sandboxLimit > 0 ? QString::number(s.sandboxLimit) : QStringLiteral("unlimited"))
+                             .arg(s.sandboxLimit)
                              .arg(s.warmSandboxes));
+    m_sbx->setText(s.sbx);
+    showError(m_sbxProblem, s.sbxProblem);
     m_version->setText(s.version);
     emit refreshed();
 }

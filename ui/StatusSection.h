@@ -9,7 +9,8 @@ class QPushButton;
 
 namespace chat2sbx::ui {
 
-// "Status": endpoint URL, server and tunnel state (with the last error), active/limit, version.
+// "Status": endpoint URL, server and tunnel state (with the last error), active/limit, sbx (and what
+// to fix), version.
 class StatusSection : public QGroupBox {
     Q_OBJECT
 public:
@@ -29,6 +30,8 @@ private:
     QLabel *m_tunnel = nullptr;
     QLabel *m_tunnelError = nullptr;
     QLabel *m_sandboxes = nullptr;
+    QLabel *m_sbx = nullptr;
+    QLabel *m_sbxProblem = nullptr;
     QLabel *m_version = nullptr;
     QPushButton *m_copy = nullptr;
 };

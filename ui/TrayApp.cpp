@@ -15,6 +15,7 @@
 #include <QUrl>
 
 #include <cstdio>
+#include <utility>
 
 namespace chat2sbx::ui {
 
@@ -71,6 +72,9 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     connect(&m_status, &StatusModel::changed, this, &TrayApp::refreshIcon);
     connect(&m_approvals, &ApprovalsModel::changed, this, &TrayApp::refreshIcon);
     connect(&m_approvals, &ApprovalsModel::requested, this, &TrayApp::notifyApproval);
+    m_noticeWindow.setSingleShot(true);
+    m_noticeWindow.setInterval(kApprovalNoticeWindowMs);
+    connect(&m_noticeWindow, &QTimer::timeout, this, &TrayApp::endApprovalNoticeWindow);
     refreshIcon();
 }
 
@@ -123,13 +127,33 @@ void TrayApp::addWorkspaces(WorkspacesModel &workspaces)
 
 void TrayApp::notifyApproval(const ApprovalRow &row)
 {
-    const QString title = QStringLiteral("chat2sbx: approval requested");
+    if (m_noticeWindow.isActive()) {
+        ++m_heldNotices;
+        return;
+    }
     QString body = QStringLiteral("%1 asks for %2 access to %3.")
                        .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.mode, row.path);
     if (!row.reason.isEmpty())
         body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
     body += QStringLiteral(" Click to review.");
+    showApprovalNotice(body);
+}
+
+void TrayApp::endApprovalNoticeWindow()
+{
+    if (m_heldNotices == 0)
+        return;
+    const int held = std::exchange(m_heldNotices, 0);
+    showApprovalNotice(held == 1 ? QStringLiteral("1 more workspace request is waiting for your decision. Click to review.")
+                                 : QStringLiteral("%1 more workspace requests are waiting for your decision. Click to review.")
+                                       .arg(held));
+}
+
+void TrayApp::showApprovalNotice(const QString &body)
+{
+    const QString title = QStringLiteral("chat2sbx: approval requested");
     m_tray->showMessage(title, body, ui::trayIcon(m_state, 1), 15000);
+    m_noticeWindow.start();
     emit notified(title, body);
 }
 

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QSystemTrayIcon>
+#include <QTimer>
 
 class QAction;
 class QMenu;
@@ -49,6 +50,11 @@ public:
     void copyMcpUrl();
     bool setStartAtLogin(bool enabled, QString &error);
 
+    // Approval notifications are coalesced: the first is shown at once, the ones that follow within
+    // this window become one "N more" notification at its end (a burst of requests is two messages).
+    static constexpr int kApprovalNoticeWindowMs = 10000;
+    void setApprovalNoticeWindow(int ms) { m_noticeWindow.setInterval(ms); }
+
 signals:
     void quitRequested();
     // A notification was shown (title, body); tests observe it.
@@ -57,6 +63,8 @@ signals:
 private:
     void refreshIcon();
     void notifyApproval(const ApprovalRow &row);
+    void showApprovalNotice(const QString &body);
+    void endApprovalNoticeWindow();
     void reportError(const QString &text);
 
     ApprovalsModel &m_approvals;
@@ -69,6 +77,8 @@ private:
     QAction *m_autostart = nullptr;
     TrayState m_state = TrayState::Stopped;
     int m_pending = -1;
+    QTimer m_noticeWindow;
+    int m_heldNotices = 0;   // approval requests that arrived during the window, not shown yet
 };
 
 } // namespace chat2sbx::ui

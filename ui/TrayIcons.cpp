@@ -12,7 +12,7 @@ TrayState trayStateOf(const StatusInfo &s)
         return TrayState::Error;
     if (s.server != StatusInfo::Server::Running)
         return TrayState::Stopped;
-    if (s.tunnel == StatusInfo::Tunnel::Failed || s.tunnel == StatusInfo::Tunnel::Unauthorized)
+    if (s.tunnel == StatusInfo::Tunnel::Failed || s.tunnel == StatusInfo::Tunnel::Unauthorized || !s.sbxProblem.isEmpty())
         return TrayState::Error;
     if (s.tunnel == StatusInfo::Tunnel::Connected)
         return TrayState::TunnelReady;
@@ -68,6 +68,8 @@ QString trayToolTip(const StatusInfo &status, int pendingApprovals)
         text += QStringLiteral("\ntunnel: ") + status.tunnelError;
     if (status.server == StatusInfo::Server::Failed && !status.serverError.isEmpty())
         text += QStringLiteral("\n") + status.serverError;
+    if (!status.sbxProblem.isEmpty())
+        text += QStringLiteral("\n") + status.sbxProblem;
     if (pendingApprovals == 1)
         text += QStringLiteral("\n1 approval pending");
     else if (pendingApprovals > 1)

@@ -55,9 +55,11 @@ struct StatusInfo {
     Tunnel tunnel = Tunnel::Disabled;
     QString tunnelError;    // what is wrong and what to do (unauthorized, failed)
     int activeSandboxes = 0;
-    int sandboxLimit = 0;   // 0: unlimited
+    QString sandboxLimit;   // the number, or "unlimited" (sandboxLimitText)
     int warmSandboxes = 0;  // made ahead of need, ready to hand over
     QString version;
+    QString sbx;            // "sbx v0.47.0, signed in, template chat2sbx-shell:1.0 present" (or "checking sbx …")
+    QString sbxProblem;     // what is wrong with sbx and the command that fixes it; empty: ready
 };
 
 QString tunnelStateText(StatusInfo::Tunnel tunnel);

@@ -1,20 +1,18 @@
 #include "config/LocalTokenStore.h"
 
+#include "config/Keychain.h"
 #include "core/Ids.h"
 
 #include <QDir>
 #include <QFile>
 #include <QLoggingCategory>
-#include <QPointer>
 #include <QTimer>
-#include <qt6keychain/keychain.h>
 
 namespace chat2sbx {
 
 Q_LOGGING_CATEGORY(lcLocalToken, "chat2sbx.localtoken")
 
 namespace {
-const QString kService = QStringLiteral("chat2sbx");
 const QString kKey = QStringLiteral("mcp-local-token");
 
 bool wellFormed(const QString &token)
@@ -38,7 +36,7 @@ QString LocalTokenStore::filePath() const
 bool LocalTokenStore::keychainPlausible()
 {
     // Without a session bus neither libsecret nor KWallet can answer; asking would only wait.
-    return !qEnvironmentVariableIsEmpty("DBUS_SESSION_BUS_ADDRESS");
+    return keychain::unavailableReason().isEmpty();
 }
 
 void LocalTokenStore::load(std::function<void(const QString &error)> done)
@@ -55,55 +53,35 @@ void LocalTokenStore::load(std::function<void(const QString &error)> done)
 
 void LocalTokenStore::readKeychain()
 {
-    const quint64 generation = ++m_generation;
-    QTimer::singleShot(m_timeoutMs, this, [this, generation] {
-        if (generation != m_generation || m_done)
+    keychain::read(kKey, [this](const keychain::Result &r) {
+        if (m_done)
             return;
-        ++m_generation;
-        qCInfo(lcLocalToken) << "keychain did not answer within" << m_timeoutMs << "ms; using the state file";
-        useFile();
-    });
-    auto *job = new QKeychain::ReadPasswordJob(kService, this);
-    job->setAutoDelete(true);
-    job->setKey(kKey);
-    connect(job, &QKeychain::Job::finished, this, [this, generation, job] {
-        if (generation != m_generation || m_done)
-            return;
-        if (job->error() == QKeychain::NoError && wellFormed(job->textData())) {
-            ++m_generation;
-            m_token = job->textData();
+        if (r.ok() && wellFormed(r.text)) {
+            m_token = r.text;
             m_source = Source::Keychain;
             return finish({});
         }
-        if (job->error() == QKeychain::EntryNotFound)
+        if (r.notFound)
             return writeKeychain(randomHex(32));
-        ++m_generation;
-        qCInfo(lcLocalToken).noquote() << "keychain unavailable (" + job->errorString() + "); using the state file";
+        qCInfo(lcLocalToken).noquote() << (r.timedOut ? r.error : QStringLiteral("keychain unavailable (%1)").arg(r.error))
+                                              + QStringLiteral("; using the state file");
         useFile();
-    });
-    job->start();
+    }, this, m_timeoutMs);
 }
 
 void LocalTokenStore::writeKeychain(const QString &token)
 {
-    const quint64 generation = m_generation;
-    auto *job = new QKeychain::WritePasswordJob(kService, this);
-    job->setAutoDelete(true);
-    job->setKey(kKey);
-    job->setTextData(token);
-    connect(job, &QKeychain::Job::finished, this, [this, generation, job, token] {
-        if (generation != m_generation || m_done)
+    keychain::write(kKey, token, [this, token](const keychain::Result &r) {
+        if (m_done)
             return;
-        ++m_generation;
-        if (job->error() == QKeychain::NoError) {
+        if (r.ok()) {
             m_token = token;
             m_source = Source::Keychain;
             return finish({});
         }
-        qCInfo(lcLocalToken).noquote() << "cannot store in the keychain (" + job->errorString() + "); using the state file";
+        qCInfo(lcLocalToken).noquote() << QStringLiteral("cannot store in the keychain (%1); using the state file").arg(r.error);
         useFile();
-    });
-    job->start();
+    }, this, m_timeoutMs);
 }
 
 void LocalTokenStore::useFile()

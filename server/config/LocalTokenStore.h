@@ -44,7 +44,6 @@ private:
     int m_timeoutMs = 3000;
     bool m_useKeychain = true;
     bool m_done = false;
-    quint64 m_generation = 0;    // ignores a keychain answer that arrives after the timeout
     std::function<void(const QString &)> m_callback;
 };
 

@@ -1,10 +1,13 @@
 #include "mcp/HttpConnectionGuard.h"
 
+#include "mcp/ClientRelay.h"
 #include "mcp/JsonRpc.h"
 
 #include <QLoggingCategory>
 #include <QTcpSocket>
 
+#include <cerrno>
+#include <cstring>
 #include <sys/socket.h>
 
 namespace chat2sbx {
@@ -80,21 +83,24 @@ void HttpConnectionGuard::incomingConnection(qintptr socketDescriptor)
         QTimer::singleShot(kLingerMs, busy, [busy] { busy->abort(); busy->deleteLater(); });
         return;
     }
-    auto *socket = new QTcpSocket(this);
-    if (!socket->setSocketDescriptor(socketDescriptor)) {
-        delete socket;
+    QTcpSocket *socket = nullptr;
+    ClientRelay *relay = ClientRelay::create(socketDescriptor, this, socket);
+    if (!relay) {
+        warn(QStringLiteral("cannot set up a connection: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
         return;
     }
     // QtHttpServer keeps every byte of a request in the socket's buffer until it has the whole
     // request; past this size the socket stops reading and HttpIntake has refused the request.
     socket->setReadBufferSize(HttpIntake(m_options.limits).budget() + 1);
     Connection connection(m_options.limits);
+    connection.relay = relay;
     connection.lastActivityMs = m_clock.elapsed();
     m_connections.insert(socket, connection);
     // Slots run in connection order: ours first, then QtHttpServer's (connected inside
     // addPendingConnection), then ours again.
     connect(socket, &QTcpSocket::readyRead, this, [this, socket] { beforeHttpServer(socket); });
     connect(socket, &QObject::destroyed, this, [this, socket] { m_connections.remove(socket); });
+    connect(relay, &ClientRelay::clientEnded, this, [this, socket] { endIfAnswered(socket); });
     connect(socket, &QTcpSocket::bytesWritten, this, [this, socket] { onBytesWritten(socket); });
     addPendingConnection(socket);
     connect(socket, &QTcpSocket::readyRead, this, [this, socket] { afterHttpServer(socket); });
@@ -155,7 +161,34 @@ void HttpConnectionGuard::onBytesWritten(QTcpSocket *socket)
         it->awaitingAnswer = false;
         if (it->rejected)
             ::shutdown(int(socket->socketDescriptor()), SHUT_WR);   // the refusal is out: FIN, keep draining
+        else
+            endIfAnswered(socket);
     }
+}
+
+void HttpConnectionGuard::endIfAnswered(QTcpSocket *socket)
+{
+    auto it = m_connections.find(socket);
+    if (it == m_connections.end() || it->rejected || !it->relay || !it->relay->hasClientEnded())
+        return;
+    // A request still on its way to QtHttpServer, or taken and not answered, ends it later.
+    if (it->awaitingAnswer || socket->bytesAvailable() > 0 || it->relay->hasUndelivered() || socket->bytesToWrite() > 0)
+        return;
+    m_connections.remove(socket);
+    socket->disconnect(this);
+    socket->disconnectFromHost();   // the relay writes what is left, then FIN
+}
+
+void HttpConnectionGuard::drop(QTcpSocket *socket)
+{
+    auto it = m_connections.find(socket);
+    if (it != m_connections.end()) {
+        if (it->relay)
+            it->relay->abort();
+        m_connections.erase(it);
+    }
+    socket->disconnect(this);
+    socket->abort();
 }
 
 void HttpConnectionGuard::reject(QTcpSocket *socket, int status, const QString &message)
@@ -172,7 +205,7 @@ void HttpConnectionGuard::reject(QTcpSocket *socket, int status, const QString &
     socket->skip(socket->bytesAvailable());
     socket->write(refusal(status, message));
     // Read and drop the rest for a moment so the client sees the answer rather than a reset.
-    QTimer::singleShot(kLingerMs, socket, [socket] { socket->abort(); });
+    QTimer::singleShot(kLingerMs, socket, [this, socket] { drop(socket); });
 }
 
 bool HttpConnectionGuard::closeLongestIdle()
@@ -191,9 +224,7 @@ bool HttpConnectionGuard::closeLongestIdle()
     }
     if (!victim)
         return false;
-    m_connections.remove(victim);
-    victim->disconnect(this);
-    victim->abort();
+    drop(victim);
     return true;
 }
 

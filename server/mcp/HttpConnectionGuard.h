@@ -5,12 +5,15 @@
 
 #include <QElapsedTimer>
 #include <QHash>
+#include <QPointer>
 #include <QTcpServer>
 #include <QTimer>
 
 class QTcpSocket;
 
 namespace chat2sbx {
+
+class ClientRelay;
 
 // The listening socket under QHttpServer (bound with QHttpServer::bind). It sees every byte before
 // QtHttpServer parses it and keeps each connection within bounds:
@@ -22,7 +25,9 @@ namespace chat2sbx {
 // - a connection with nothing in flight for idleTimeoutMs is closed, and a request that is not
 //   complete requestTimeoutMs after its first byte is refused with 408 (slow senders);
 // - at most maxBufferedBytes of unfinished requests over all connections (503 past it);
-// - an accept error pauses accepting for a moment instead of retrying in a loop.
+// - an accept error pauses accepting for a moment instead of retrying in a loop;
+// - a client that half-closes its socket after its request still gets the answer (ClientRelay),
+//   and the connection ends once nothing is left to answer.
 // Connections waiting for a tool's answer are never closed by these rules.
 class HttpConnectionGuard : public QTcpServer {
     Q_OBJECT
@@ -48,6 +53,7 @@ private:
     struct Connection {
         explicit Connection(const HttpIntake::Limits &limits) : intake(limits) {}
         HttpIntake intake;
+        QPointer<ClientRelay> relay;
         qint64 unread = 0;             // bytes QtHttpServer left unread after its last look
         qint64 lastActivityMs = 0;
         qint64 requestStartedMs = -1;  // first byte of an unfinished request
@@ -58,6 +64,9 @@ private:
     void beforeHttpServer(QTcpSocket *socket);
     void afterHttpServer(QTcpSocket *socket);
     void onBytesWritten(QTcpSocket *socket);
+    // The client sends nothing more: end the connection when nothing of it is left to answer.
+    void endIfAnswered(QTcpSocket *socket);
+    void drop(QTcpSocket *socket);
     void reject(QTcpSocket *socket, int status, const QString &message);
     bool closeLongestIdle();
     void sweep();

@@ -21,7 +21,7 @@ McpSession &McpSessions::create(const QString &protocolVersion)
 
 bool McpSessions::isExpired(const McpSession &s) const
 {
-    return s.pendingCalls == 0 && m_clock.nowMs() - s.lastUsedAt >= m_idleMs;
+    return m_clock.nowMs() - s.lastUsedAt >= m_idleMs && !isBusy(s);
 }
 
 McpSession *McpSessions::find(const QString &id)
@@ -39,6 +39,13 @@ McpSession *McpSessions::find(const QString &id)
 void McpSessions::touch(McpSession &session)
 {
     session.lastUsedAt = m_clock.nowMs();
+}
+
+void McpSessions::touch(const QString &id)
+{
+    auto it = m_sessions.find(id);
+    if (it != m_sessions.end())
+        it->lastUsedAt = m_clock.nowMs();
 }
 
 bool McpSessions::remove(const QString &id)
@@ -64,7 +71,7 @@ void McpSessions::evictOldestIdle()
 {
     auto oldest = m_sessions.end();
     for (auto it = m_sessions.begin(); it != m_sessions.end(); ++it)
-        if (it->pendingCalls == 0 && (oldest == m_sessions.end() || it->lastUsedAt < oldest->lastUsedAt))
+        if (!isBusy(*it) && (oldest == m_sessions.end() || it->lastUsedAt < oldest->lastUsedAt))
             oldest = it;
     if (oldest != m_sessions.end())
         m_sessions.erase(oldest);

@@ -3,6 +3,8 @@
 #include <QHash>
 #include <QString>
 
+#include <functional>
+
 namespace chat2sbx {
 
 class Clock;
@@ -17,14 +19,17 @@ struct McpSession {
     bool initializedNotified = false;
     qint64 createdAt = 0;
     qint64 lastUsedAt = 0;
-    int pendingCalls = 0;       // tools/call requests not answered yet; such a session does not expire
 };
 
 // The live sessions. Ids are 32 hex characters from the system CSPRNG. A session unused for
-// `idleSeconds` (by the Clock) is expired when next looked up or swept.
+// `idleSeconds` (by the Clock) is expired when next looked up or swept, unless it is busy (a
+// tools/call of it is still pending, as the busy check says).
 class McpSessions {
 public:
+    using BusyCheck = std::function<bool(const QString &sessionId)>;
+
     McpSessions(const Clock &clock, int idleSeconds) : m_clock(clock), m_idleMs(qint64(idleSeconds) * 1000) {}
+    void setBusyCheck(BusyCheck busy) { m_busy = std::move(busy); }
 
     static constexpr int kMaxSessions = 512;
 
@@ -32,6 +37,8 @@ public:
     // nullptr when unknown, ended or expired (an expired session is removed here).
     McpSession *find(const QString &id);
     void touch(McpSession &session);
+    // Marks a session used without the expiry check of find() (a call of it just finished).
+    void touch(const QString &id);
     bool remove(const QString &id);
     // Removes expired sessions; returns their ids.
     QStringList sweep();
@@ -39,11 +46,13 @@ public:
     qint64 idleMs() const { return m_idleMs; }
 
 private:
+    bool isBusy(const McpSession &s) const { return m_busy && m_busy(s.id); }
     bool isExpired(const McpSession &s) const;
     void evictOldestIdle();
 
     const Clock &m_clock;
     qint64 m_idleMs;
+    BusyCheck m_busy;
     QHash<QString, McpSession> m_sessions;
 };
 

@@ -1,11 +1,11 @@
 #include "mcp/ToolCallRunner.h"
 
+#include "mcp/AuditSink.h"
 #include "mcp/AuditSummary.h"
 #include "mcp/JsonRpc.h"
 #include "mcp/SchemaValidator.h"
 #include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
-#include "state/AuditLogRepository.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -44,39 +44,40 @@ QString oneLine(const QString &s, int max = 200)
 
 } // namespace
 
-ToolCallRunner::ToolCallRunner(ToolRegistry &tools, Database &db, const Clock &clock, QObject *parent)
-    : QObject(parent), m_tools(tools), m_audit(std::make_unique<AuditLogRepository>(db)), m_clock(clock)
+ToolCallRunner::ToolCallRunner(ToolRegistry &tools, AuditSink &audit, const Clock &clock, QObject *parent)
+    : QObject(parent), m_tools(tools), m_audit(audit), m_clock(clock)
 {
 }
 
 ToolCallRunner::~ToolCallRunner()
 {
     // Shutting down: handlers stop their work; their HTTP requests are dropped with the server.
-    const auto pending = m_pending;
+    const auto sessions = m_pending;
     m_pending.clear();
-    for (const auto &p : pending) {
-        audit(Subject{p->sessionId, p->client, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
-              QStringLiteral("cancelled"), QStringLiteral("server shutting down"));
-        p->token.cancel();
+    for (const auto &calls : sessions) {
+        for (const auto &p : calls) {
+            audit(Subject{p->sessionId, p->client, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
+                  QStringLiteral("cancelled"), QStringLiteral("server shutting down"));
+            p->token.cancel();
+        }
     }
 }
 
-QString ToolCallRunner::pendingKey(const QString &sessionId, const QJsonValue &rpcId)
+std::shared_ptr<ToolCallRunner::Pending> ToolCallRunner::findPending(const QString &sessionId, const QJsonValue &rpcId) const
 {
-    return sessionId + QLatin1Char('|') + jsonrpc::idKey(rpcId);
+    const auto session = m_pending.constFind(sessionId);
+    return session == m_pending.cend() ? nullptr : session->value(jsonrpc::idKey(rpcId));
 }
 
 bool ToolCallRunner::isPending(const QString &sessionId, const QJsonValue &rpcId) const
 {
-    return m_pending.contains(pendingKey(sessionId, rpcId));
+    return findPending(sessionId, rpcId) != nullptr;
 }
 
 int ToolCallRunner::pendingCount(const QString &sessionId) const
 {
-    int n = 0;
-    for (const auto &p : m_pending)
-        n += p->sessionId == sessionId ? 1 : 0;
-    return n;
+    const auto session = m_pending.constFind(sessionId);
+    return session == m_pending.cend() ? 0 : int(session->size());
 }
 
 QJsonObject ToolCallRunner::toCallToolResult(const ToolResult &result, bool hasOutputSchema)
@@ -128,8 +129,8 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
         return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Unknown tool: %1").arg(oneLine(name, 64)),
                                     QJsonObject{{QStringLiteral("tool"), oneLine(name, 64)}}));
     }
-    const QString key = pendingKey(sessionId, rpcId);
-    if (m_pending.contains(key))
+    const QString key = jsonrpc::idKey(rpcId);
+    if (isPending(sessionId, rpcId))
         return reply(jsonrpc::error(rpcId, jsonrpc::InvalidRequest, QStringLiteral("Invalid Request: id already in use by a pending request")));
     if (pendingCount(sessionId) >= kMaxPendingPerSession) {
         const QString message = QStringLiteral("too many tool calls in progress in this session (limit %1); wait for one to finish")
@@ -158,7 +159,7 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     pending->startedAt = startedAt;
     pending->elapsed.start();
     pending->reply = std::move(reply);
-    m_pending.insert(key, pending);
+    m_pending[sessionId].insert(key, pending);
 
     QPointer<ToolCallRunner> self(this);
     std::weak_ptr<Pending> weak = pending;
@@ -166,10 +167,10 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
         // Deferred: this runs while the handler's state is being destroyed.
         QTimer::singleShot(0, [self, weak] {
             auto p = weak.lock();
-            if (!self || !p || !self->m_pending.contains(p->key) || self->m_pending.value(p->key) != p)
+            if (!self || !p || self->findPending(p->sessionId, p->rpcId) != p)
                 return;
             qCWarning(lcToolCall).noquote() << "tool" << p->tool << "dropped its call without an answer";
-            self->complete(p->key, jsonrpc::error(p->rpcId, jsonrpc::InternalError,
+            self->complete(p, jsonrpc::error(p->rpcId, jsonrpc::InternalError,
                                                   QStringLiteral("Internal error: the tool ended without a result")),
                            QStringLiteral("error"), QStringLiteral("internal error: no result"));
         });
@@ -185,9 +186,9 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     call.responder = ToolResponder([self, weak, guard, hasOutputSchema](const ToolResult &result) {
         guard->answered();
         auto p = weak.lock();
-        if (!self || !p || self->m_pending.value(p->key) != p)
+        if (!self || !p || self->findPending(p->sessionId, p->rpcId) != p)
             return;   // cancelled, or the session ended, before the handler answered
-        self->complete(p->key, jsonrpc::result(p->rpcId, toCallToolResult(result, hasOutputSchema)),
+        self->complete(p, jsonrpc::result(p->rpcId, toCallToolResult(result, hasOutputSchema)),
                        result.isError ? QStringLiteral("error") : QStringLiteral("ok"),
                        result.isError ? oneLine(result.message) : QString());
     });
@@ -195,11 +196,15 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     entry->handler(call);
 }
 
-void ToolCallRunner::complete(const QString &key, const QJsonObject &message, const QString &outcome, const QString &detail)
+void ToolCallRunner::complete(const std::shared_ptr<Pending> &p, const QJsonObject &message, const QString &outcome,
+                              const QString &detail)
 {
-    const auto p = m_pending.take(key);
-    if (!p)
+    auto session = m_pending.find(p->sessionId);
+    if (session == m_pending.end() || session->value(p->key) != p)
         return;
+    session->remove(p->key);
+    if (session->isEmpty())
+        m_pending.erase(session);
     audit(Subject{p->sessionId, p->client, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
           outcome, detail);
     auto reply = std::move(p->reply);
@@ -210,23 +215,19 @@ void ToolCallRunner::complete(const QString &key, const QJsonObject &message, co
 
 void ToolCallRunner::cancel(const QString &sessionId, const QJsonValue &rpcId, const QString &reason)
 {
-    const QString key = pendingKey(sessionId, rpcId);
-    const auto p = m_pending.value(key);
+    const auto p = findPending(sessionId, rpcId);
     if (!p)
         return;
     const QString why = reason.isEmpty() ? QStringLiteral("cancelled by the client") : oneLine(reason);
     // Answer and forget the call first, so whatever the handler does on cancel goes nowhere.
-    complete(key, jsonrpc::error(rpcId, jsonrpc::RequestCancelled, QStringLiteral("Request cancelled")),
+    complete(p, jsonrpc::error(rpcId, jsonrpc::RequestCancelled, QStringLiteral("Request cancelled")),
              QStringLiteral("cancelled"), why);
     p->token.cancel();
 }
 
 void ToolCallRunner::cancelSession(const QString &sessionId, const QString &reason)
 {
-    QList<std::shared_ptr<Pending>> calls;
-    for (const auto &p : m_pending)
-        if (p->sessionId == sessionId)
-            calls << p;
+    const auto calls = m_pending.value(sessionId);
     for (const auto &p : calls)
         cancel(sessionId, p->rpcId, reason);
 }
@@ -252,7 +253,7 @@ void ToolCallRunner::audit(const Subject &subject, qint64 startedAt, qint64 dura
     e.outcome = outcome;
     e.detail = detail;
     QString error;
-    if (!m_audit->insert(e, error))
+    if (!m_audit.record(e, error))
         qCWarning(lcToolCall).noquote() << "cannot write the audit log:" << error;
     else
         emit audited();

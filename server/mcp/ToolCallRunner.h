@@ -13,22 +13,21 @@
 
 namespace chat2sbx {
 
-class AuditLogRepository;
+class AuditSink;
 class Clock;
-class Database;
 class ToolRegistry;
 
 // Runs tools/call requests: checks params and arguments (SchemaValidator), starts the handler,
 // keeps the call pending until the handler answers (any time later), turns the ToolResult into a
-// CallToolResult, cancels on notifications/cancelled or session end, and writes one audit_log row
-// per call when it finishes.
+// CallToolResult, cancels on notifications/cancelled or session end, and writes one audit row per
+// call when it finishes (AuditSink). It holds the only record of which calls are pending.
 class ToolCallRunner : public QObject {
     Q_OBJECT
 public:
     // Receives the JSON-RPC response (result or error) for the request, exactly once.
     using Reply = std::function<void(const QJsonObject &message)>;
 
-    ToolCallRunner(ToolRegistry &tools, Database &db, const Clock &clock, QObject *parent = nullptr);
+    ToolCallRunner(ToolRegistry &tools, AuditSink &audit, const Clock &clock, QObject *parent = nullptr);
     ~ToolCallRunner() override;
 
     static constexpr int kMaxPendingPerSession = 32;
@@ -39,7 +38,8 @@ public:
     void setClientNameLookup(std::function<QString(const QString &sessionId)> lookup) { m_clientName = std::move(lookup); }
     bool isPending(const QString &sessionId, const QJsonValue &rpcId) const;
     int pendingCount(const QString &sessionId) const;
-    // The request gets JSON-RPC error -32800; the handler's token is cancelled. Unknown ids: no-op.
+    // The request gets JSON-RPC error -32800 at once; then the handler's token is cancelled, so its
+    // wait (e.g. a bash yield) ends early. Unknown ids: no-op.
     void cancel(const QString &sessionId, const QJsonValue &rpcId, const QString &reason);
     void cancelSession(const QString &sessionId, const QString &reason);
 
@@ -56,7 +56,7 @@ signals:
 
 private:
     struct Pending {
-        QString key;
+        QString key;             // jsonrpc::idKey of rpcId
         QString sessionId;
         QJsonValue rpcId;
         QString tool;
@@ -69,8 +69,9 @@ private:
         Reply reply;
     };
 
-    static QString pendingKey(const QString &sessionId, const QJsonValue &rpcId);
-    void complete(const QString &key, const QJsonObject &message, const QString &outcome, const QString &detail);
+    std::shared_ptr<Pending> findPending(const QString &sessionId, const QJsonValue &rpcId) const;
+    void complete(const std::shared_ptr<Pending> &call, const QJsonObject &message, const QString &outcome,
+                  const QString &detail);
     // Who and what a row is about; the rest is per outcome.
     struct Subject {
         QString sessionId;
@@ -84,10 +85,11 @@ private:
     void audit(const Subject &subject, qint64 startedAt, qint64 durationMs, const QString &outcome, const QString &detail);
 
     ToolRegistry &m_tools;
-    std::unique_ptr<AuditLogRepository> m_audit;
+    AuditSink &m_audit;
     const Clock &m_clock;
     std::function<QString(const QString &)> m_clientName;
-    QHash<QString, std::shared_ptr<Pending>> m_pending;
+    // session id -> request id key -> call
+    QHash<QString, QHash<QString, std::shared_ptr<Pending>>> m_pending;
 };
 
 } // namespace chat2sbx

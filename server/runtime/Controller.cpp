@@ -2,8 +2,10 @@
 
 #include "config/LocalTokenStore.h"
 #include "mcp/HttpConnectionGuard.h"
+#include "mcp/McpDispatcher.h"
 #include "mcp/McpEndpoint.h"
 #include "mcp/ToolCallRunner.h"
+#include "runtime/AuditLogSink.h"
 #include "runtime/FdLimit.h"
 #include "sandbox/ActivityMonitor.h"
 #include "state/AuditRetention.h"
@@ -14,6 +16,7 @@
 #include "sandbox/SandboxService.h"
 #include "sandbox/SandboxSleep.h"
 #include "sandbox/SbxDriver.h"
+#include "sandbox/SbxHealth.h"
 #include "sandbox/WarmPool.h"
 #include "state/Database.h"
 #include "tools/ImportFileTool.h"
@@ -53,6 +56,9 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_clock);
     m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_clock);
     m_channels = std::make_unique<ChannelPool>(*m_sbx);   // sandbox_expose probes ports through it
+    m_sbxHealth = std::make_unique<SbxHealth>(*m_sbx, m_config.templateRef());
+    connect(m_sandboxes.get(), &SandboxService::templateMissing, m_sbxHealth.get(), &SbxHealth::refresh);
+    connect(m_sandboxes.get(), &SandboxService::createFinished, m_sbxHealth.get(), &SbxHealth::noteCreateResult);
     registerSandboxTools(m_tools, *m_sandboxes, m_config, m_channels.get());
     // Workspaces and approvals.
     m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_clock);
@@ -177,6 +183,8 @@ void Controller::start()
                                                             m_config.auditMaxRows);
         m_auditRetention->start();
         installHealthEndpoint(http(), *this);
+        // sbx present, version, sign-in, template: checked beside reconciliation, logged once.
+        m_sbxHealth->start();
         // Reconcile records with `sbx ls` before listening (a missing sbx only warns).
         m_sandboxes->reconcile([this] { afterReconciliation(); });
     });
@@ -203,9 +211,12 @@ void Controller::afterReconciliation()
 
 void Controller::listenAndRun()
 {
-    m_mcp = std::make_unique<McpEndpoint>(m_tools, *m_db, m_config, m_clock, localToken());
+    m_auditSink = std::make_unique<AuditLogSink>(*m_db);
+    m_toolCalls = std::make_unique<ToolCallRunner>(m_tools, *m_auditSink, m_clock);
+    connect(m_toolCalls.get(), &ToolCallRunner::audited, this, &Controller::toolCallAudited);
+    m_dispatcher = std::make_unique<McpDispatcher>(m_tools, *m_toolCalls, m_clock, m_config.sessionIdleSeconds);
+    m_mcp = std::make_unique<McpEndpoint>(*m_dispatcher, m_config, localToken());
     m_mcp->install(http());
-    connect(&m_mcp->calls(), &ToolCallRunner::audited, this, &Controller::toolCallAudited);
     QString error;
     if (!listen(error))
         return fail(error);
@@ -230,10 +241,13 @@ void Controller::stop()
         return;
     setState(State::Stopping);
     QTimer::singleShot(0, this, [this] {
-        m_mcp.reset();   // cancels pending tool calls first
+        m_mcp.reset();
+        m_dispatcher.reset();
+        m_toolCalls.reset();   // cancels pending tool calls first
         m_activity->setWatching(false);
         m_sleep->stop();
         m_sandboxes->shutdown();
+        m_sbxHealth->stop();
         m_approvals->stopWatching();
         m_retention->stop();
         if (m_auditRetention)

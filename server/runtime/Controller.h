@@ -25,9 +25,13 @@ class BashSessions;
 class ChannelPool;
 class Database;
 class LocalTokenStore;
+class AuditLogSink;
+class McpDispatcher;
 class McpEndpoint;
+class ToolCallRunner;
 class PidFile;
 class SandboxService;
+class SbxHealth;
 class SbxDriver;
 class WorkspaceRetention;
 class WorkspaceService;
@@ -61,8 +65,11 @@ public:
     Clock &clock() const { return m_clock; }
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_tools; }
-    // Exists once start() got past loading the local token.
+    // Exist once start() got past loading the local token: the HTTP endpoint on /mcp, the protocol
+    // behind it and the tool calls in flight.
     McpEndpoint *mcpEndpoint() const { return m_mcp.get(); }
+    McpDispatcher *mcpDispatcher() const { return m_dispatcher.get(); }
+    ToolCallRunner *toolCalls() const { return m_toolCalls.get(); }
     // The shared secret for Config::localTokenHeader; empty unless Config::requireLocalToken.
     // tunnel-client gets it as --mcp.extra-headers "<header>: env:VAR".
     QString localToken() const;
@@ -72,6 +79,8 @@ public:
     WorkspaceService &workspaces() { return *m_workspaces; }
     SandboxService &sandboxes() { return *m_sandboxes; }
     WarmPool &warmPool() { return *m_warm; }
+    // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
+    SbxHealth &sbxHealth() { return *m_sbxHealth; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
     // Review and export of the work in sandboxes' git workspaces (show_changes, export_changes,
@@ -119,6 +128,7 @@ private:
     std::unique_ptr<WorkspaceRemoval> m_removal;
     std::unique_ptr<WarmPool> m_warm;   // sandboxes made ahead of need; outlives m_sandboxes
     std::unique_ptr<SandboxService> m_sandboxes;
+    std::unique_ptr<SbxHealth> m_sbxHealth;
     std::unique_ptr<ApprovalService> m_approvals;
     std::unique_ptr<WorkspaceRetention> m_retention;
     std::unique_ptr<AuditRetention> m_auditRetention;
@@ -126,6 +136,9 @@ private:
     std::unique_ptr<SandboxSleep> m_sleep;
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;
+    std::unique_ptr<AuditLogSink> m_auditSink;
+    std::unique_ptr<ToolCallRunner> m_toolCalls;     // outlives the dispatcher, which outlives the endpoint
+    std::unique_ptr<McpDispatcher> m_dispatcher;
     std::unique_ptr<McpEndpoint> m_mcp;
     std::unique_ptr<PidFile> m_pidFile;
     std::unique_ptr<TunnelSupervisor> m_tunnel;

@@ -5,6 +5,7 @@
 #include "sandbox/ChannelPool.h"
 #include "sandbox/StopReasons.h"
 
+#include <QPointer>
 #include <QTimer>
 
 #include <utility>
@@ -14,6 +15,9 @@ namespace chat2sbx {
 namespace {
 
 constexpr int kReadTimeoutMs = 10000;
+// Later checks of `bash` wait in the helper for the command to exit (it looks every few ms without
+// starting a program) for up to this long, instead of the host asking again after a timer.
+constexpr int kHelperWaitMs = 500;
 constexpr int kStartTimeoutMs = 20000;
 constexpr int kStopTimeoutMs = 15000;
 
@@ -46,6 +50,7 @@ struct BashSessions::Wait {
     int yieldMs = 0;
     int tickMs = 50;
     bool checkedOnce = false;
+    bool cancelled = false;      // answered "cancelled"; whatever of this wait is still under way is ignored
     QString lastError;
     std::function<void()> release;
     SnapshotDone done;
@@ -115,7 +120,21 @@ void BashSessions::runExclusive(const QString &sessionId, std::function<void(std
     task();
 }
 
-void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done)
+void BashSessions::endOnCancel(const std::shared_ptr<Wait> &w, const CancellationToken &cancel)
+{
+    QPointer<BashSessions> self(this);
+    std::weak_ptr<Wait> weak = w;
+    cancel.onCancel([self, weak] {
+        const auto wait = weak.lock();
+        if (!self || !wait || wait->cancelled || !wait->done)
+            return;
+        wait->cancelled = true;
+        self->finishWait(wait, false, QStringLiteral("cancelled"), {});
+    });
+}
+
+void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done,
+                         const CancellationToken &cancel)
 {
     auto w = std::make_shared<Wait>();
     w->clock.start();
@@ -144,6 +163,8 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
         {w->rec.id.toUtf8(), spec.cwd.toUtf8(), QByteArray::number(spec.timeoutMs), spec.command.toUtf8(),
          spec.stdinPipe ? "1" : "0", env},
         kStartTimeoutMs, [this, w](const ChannelReply &r) {
+            if (w->cancelled)
+                return;   // the command runs on; bash_list shows it
             if (!r.ok && !r.channelFailure) {
                 QString ignored;
                 m_repo.remove(w->rec.id, ignored);
@@ -152,12 +173,16 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
             w->launchUnknown = r.channelFailure;
             runExclusive(w->rec.id, [this, w](std::function<void()> release) {
                 w->release = std::move(release);
+                if (w->cancelled)
+                    return finishWait(w, false, {}, {});
                 tick(w);
             });
         });
+    endOnCancel(w, cancel);
 }
 
-void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done)
+void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done,
+                        const CancellationToken &cancel)
 {
     auto w = std::make_shared<Wait>();
     w->clock.start();
@@ -165,8 +190,11 @@ void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId,
     w->yieldMs = yieldMs;
     w->tickMs = m_firstTickMs;
     w->done = std::move(done);
+    endOnCancel(w, cancel);
     runExclusive(sessionId, [this, w, sessionId](std::function<void()> release) {
         w->release = std::move(release);
+        if (w->cancelled)
+            return finishWait(w, false, {}, {});
         const auto rec = m_repo.find(sessionId);
         if (!rec || rec->sandboxId != w->sandbox.sandboxId)
             return finishWait(w, false,
@@ -180,6 +208,8 @@ void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId,
 // is on its way waits for it instead of reading the same bytes again.
 void BashSessions::pollBuffered(const std::shared_ptr<Wait> &w)
 {
+    if (w->cancelled)
+        return;
     OutputPrefetch::Entry *e = m_prefetch.find(w->rec.id);
     if (e && e->offset != w->rec.readOffset) {
         m_prefetch.drop(w->rec.id);
@@ -199,7 +229,10 @@ void BashSessions::scheduleTick(const std::shared_ptr<Wait> &w)
     const qint64 left = w->yieldMs - w->clock.elapsed();
     const int delay = static_cast<int>(std::max<qint64>(0, std::min<qint64>(w->tickMs, left)));
     w->tickMs = std::min(m_maxTickMs, w->tickMs * 2);
-    QTimer::singleShot(delay, this, [this, w] { tick(w); });
+    QTimer::singleShot(delay, this, [this, w] {
+        if (!w->cancelled)
+            tick(w);
+    });
 }
 
 void BashSessions::finishWait(const std::shared_ptr<Wait> &w, bool ok, const QString &error, const BashSnapshot &s)
@@ -244,10 +277,17 @@ void BashSessions::tick(const std::shared_ptr<Wait> &w)
     // a quick command); later checks of `bash` only look at state and size until it is time to answer.
     const bool withData = !w->untilExit || !w->checkedOnce;
     w->checkedOnce = true;
+    QList<QByteArray> args{w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset),
+                           QByteArray::number(withData ? kPrefetchBytes : 0)};
+    const qint64 left = w->yieldMs - w->clock.elapsed();
+    const bool helperWaits = !withData && left > 0;
+    if (helperWaits)
+        args.append(QByteArray::number(std::min<qint64>(left, kHelperWaitMs)));
     m_channels.channelFor(w->sandbox).request(
-        QStringLiteral("bash_read"),
-        {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(withData ? kPrefetchBytes : 0)},
-        kReadTimeoutMs, [this, w, withData](const ChannelReply &r) {
+        QStringLiteral("bash_read"), args,
+        kReadTimeoutMs + kHelperWaitMs, [this, w, withData, helperWaits](const ChannelReply &r) {
+            if (w->cancelled)
+                return;
             if (!r.ok) {
                 if (!r.channelFailure) {
                     if (r.code == QLatin1String("enoent") && w->launchUnknown) {
@@ -278,7 +318,7 @@ void BashSessions::tick(const std::shared_ptr<Wait> &w)
             const qint64 avail = r.meta.value(QStringLiteral("size")).toLongLong() - w->rec.readOffset;
             const bool ready = exited || avail >= kMaxOutputBytes || w->expired() || (!w->untilExit && avail > 0);
             if (!ready)
-                return scheduleTick(w);
+                return helperWaits ? tick(w) : scheduleTick(w);
             if (withData)
                 return answerWith(w, r);
             readData(w);
@@ -291,6 +331,8 @@ void BashSessions::readData(const std::shared_ptr<Wait> &w)
         QStringLiteral("bash_read"),
         {w->rec.id.toUtf8(), QByteArray::number(w->rec.readOffset), QByteArray::number(kPrefetchBytes)}, kReadTimeoutMs,
         [this, w](const ChannelReply &r) {
+            if (w->cancelled)
+                return;
             if (!r.ok) {
                 if (r.channelFailure && !w->expired())
                     return scheduleTick(w);
@@ -397,7 +439,7 @@ void BashSessions::stop(const RunningSandbox &sandbox, const QString &sessionId,
 }
 
 void BashSessions::write(const RunningSandbox &sandbox, const QString &sessionId, const QByteArray &input, bool closeStdin,
-                         int yieldMs, SnapshotDone done)
+                         int yieldMs, SnapshotDone done, const CancellationToken &cancel)
 {
     auto rec = m_repo.find(sessionId);
     if (!rec || rec->sandboxId != sandbox.sandboxId)
@@ -406,10 +448,10 @@ void BashSessions::write(const RunningSandbox &sandbox, const QString &sessionId
         return done(false, QStringLiteral("bash session %1 has already exited; its input is closed").arg(sessionId), {});
     m_channels.channelFor(sandbox).request(
         QStringLiteral("bash_input"), {sessionId.toUtf8(), closeStdin ? "1" : "0", input}, kStopTimeoutMs,
-        [this, sandbox, sessionId, yieldMs, done](const ChannelReply &r) {
+        [this, sandbox, sessionId, yieldMs, done, cancel](const ChannelReply &r) {
             if (!r.ok)
                 return done(false, r.channelFailure ? unreachable(r.error) : r.error, {});
-            poll(sandbox, sessionId, yieldMs, done);
+            poll(sandbox, sessionId, yieldMs, done, cancel);
         });
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "mcp/Tool.h"
 #include "sandbox/OutputPrefetch.h"
 #include "sandbox/SandboxResolver.h"
 #include "state/BashSessionRepository.h"
@@ -47,7 +48,9 @@ struct BashStartSpec {
 // Bash sessions: commands started detached inside the VM (own process group, combined output in
 // a file there, exit code recorded by a watcher) and read back from a persisted offset. The host
 // does all waiting with timers; every wait is a sequence of short requests on the channel. Polls
-// (and the first snapshot) of one session run one after another.
+// (and the first snapshot) of one session run one after another. A wait whose `cancel` token fires
+// ends at once, answers "cancelled" and consumes no output: the session's next poll runs right away
+// and returns what the cancelled wait would have.
 class BashSessions : public QObject {
     Q_OBJECT
 public:
@@ -68,13 +71,15 @@ public:
     BashSessions(Database &db, ChannelPool &channels, Clock &clock, QObject *parent = nullptr);
     ~BashSessions() override;
 
-    void start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done);
-    void poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done);
+    void start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done,
+               const CancellationToken &cancel = {});
+    void poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done,
+              const CancellationToken &cancel = {});
     // Stops the command, then answers like poll: final status and output not returned yet.
     void stop(const RunningSandbox &sandbox, const QString &sessionId, SnapshotDone done);
     // Writes `input` to the command's stdin (and closes it when closeStdin), then answers like poll.
     void write(const RunningSandbox &sandbox, const QString &sessionId, const QByteArray &input, bool closeStdin,
-               int yieldMs, SnapshotDone done);
+               int yieldMs, SnapshotDone done, const CancellationToken &cancel = {});
     void list(const RunningSandbox &sandbox, ListDone done);
     // Whether the database still thinks a command of the sandbox runs (no round trip to the VM).
     bool hasRunning(const QString &sandboxId) const { return m_repo.hasRunning(sandboxId); }
@@ -88,6 +93,7 @@ public:
 private:
     struct Wait;
     void runExclusive(const QString &sessionId, std::function<void(std::function<void()> release)> fn);
+    void endOnCancel(const std::shared_ptr<Wait> &w, const CancellationToken &cancel);
     void tick(const std::shared_ptr<Wait> &w);
     void readData(const std::shared_ptr<Wait> &w);
     void answerWith(const std::shared_ptr<Wait> &w, const ChannelReply &reply);

@@ -24,4 +24,14 @@ std::optional<HelperFrame> parseHelperFrame(const QByteArray &line)
     return frame;
 }
 
+QByteArray encodeHelperRequest(quint64 id, const QByteArray &op, const QList<QByteArray> &args)
+{
+    QByteArray blob;
+    for (const QByteArray &a : args)
+        blob += QByteArray::number(a.size()) + '\n' + a;
+    const bool raw = !blob.contains('\0');
+    const QByteArray body = raw ? blob : blob.toBase64() + '\n';
+    return QByteArray::number(id) + ' ' + op + ' ' + QByteArray::number(body.size()) + (raw ? " raw\n" : "\n") + body;
+}
+
 } // namespace chat2sbx

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QList>
 #include <QMap>
 #include <QString>
 
@@ -19,5 +20,10 @@ struct HelperFrame {
 
 // nullopt when the line is not a frame (wrong field count, id not a number).
 std::optional<HelperFrame> parseHelperFrame(const QByteArray &line);
+
+// One request (PROTOCOL.md): "<id> <op> <length>[ raw]\n<body>". The body is the argument list
+// itself ("raw") when it has no NUL byte, which the helper's shell cannot hold, so the helper
+// starts no base64 decoder for it; else its base64 and a newline.
+QByteArray encodeHelperRequest(quint64 id, const QByteArray &op, const QList<QByteArray> &args);
 
 } // namespace chat2sbx

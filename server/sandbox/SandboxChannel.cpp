@@ -43,8 +43,8 @@ QByteArray SandboxChannel::helperScript()
 QStringList SandboxChannel::helperCommands()
 {
     return {QStringLiteral("base64"), QStringLiteral("basename"), QStringLiteral("cat"), QStringLiteral("chmod"),
-            QStringLiteral("cp"), QStringLiteral("cut"), QStringLiteral("date"), QStringLiteral("dirname"), QStringLiteral("find"),
-            QStringLiteral("flock"), QStringLiteral("git"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
+            QStringLiteral("cp"), QStringLiteral("cut"), QStringLiteral("dirname"), QStringLiteral("find"),
+            QStringLiteral("git"), QStringLiteral("grep"), QStringLiteral("head"), QStringLiteral("ln"),
             QStringLiteral("mkdir"), QStringLiteral("mkfifo"), QStringLiteral("mktemp"), QStringLiteral("mv"),
             QStringLiteral("rm"), QStringLiteral("setsid"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
             QStringLiteral("sort"), QStringLiteral("stat"),
@@ -78,10 +78,6 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
 {
     ensureStarted();
     const quint64 id = m_nextId++;
-    QByteArray blob;
-    for (const QByteArray &a : args)
-        blob += QByteArray::number(a.size()) + '\n' + a;
-    const QByteArray body = blob.toBase64() + '\n';
     Pending p;
     p.op = op;
     p.done = std::move(done);
@@ -90,7 +86,36 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
     connect(p.timer, &QTimer::timeout, this, [this, id] { onRequestTimeout(id); });
     p.timer->start(timeoutMs > 0 ? timeoutMs : m_options.defaultTimeoutMs);
     m_pending.insert(id, p);
-    m_proc->write(QByteArray::number(id) + ' ' + op.toLatin1() + ' ' + QByteArray::number(body.size()) + '\n' + body);
+    writeFrame(id, op, args);
+}
+
+void SandboxChannel::writeFrame(quint64 id, const QString &op, const QList<QByteArray> &args)
+{
+    m_proc->write(encodeHelperRequest(id, op.toLatin1(), args));
+}
+
+void SandboxChannel::cancelRemote(quint64 id)
+{
+    if (m_proc)
+        writeFrame(m_nextId++, QStringLiteral("cancel"), {QByteArray::number(id)});
+}
+
+void SandboxChannel::reapReplacedHelper()
+{
+    if (m_replacedPid.isEmpty())
+        return;
+    const QByteArray pid = m_replacedPid;
+    request(QStringLiteral("reap"), {pid}, m_options.pingTimeoutMs + 5000, [this, pid](const ChannelReply &r) {
+        if (r.ok && r.meta.value(QStringLiteral("gone")) == QLatin1String("1")) {
+            if (m_replacedPid == pid)
+                m_replacedPid.clear();
+            return;
+        }
+        // Kept: the next helper tries again. A channel failure is logged by the channel itself.
+        if (!r.channelFailure)
+            qCWarning(lcChannel).noquote() << m_sandbox.sandboxId << "the replaced helper (pid" << logSafe(QString::fromLatin1(pid), 20)
+                                       << ") is still running in the sandbox:" << logSafe(r.error, 200);
+    });
 }
 
 void SandboxChannel::ping(int timeoutMs, Callback done)
@@ -99,6 +124,9 @@ void SandboxChannel::ping(int timeoutMs, Callback done)
         if (r.ok && r.meta.value(QStringLiteral("pong")) == QLatin1String("1")) {
             m_healthy = true;
             m_failedStarts = 0;
+            const QString pid = r.meta.value(QStringLiteral("pid"));
+            if (!pid.isEmpty() && pid.size() <= 10 && pid.toULongLong() > 1)
+                m_helperPid = pid.toLatin1();
         }
         if (done)
             done(r);
@@ -117,10 +145,20 @@ void SandboxChannel::release(QProcess *proc)
     }
     connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
     proc->kill();
+    // Confirms it went: a child that outlives SIGKILL (stuck in the kernel) is at least reported.
+    const QString sandboxId = m_sandbox.sandboxId;
+    QTimer::singleShot(10000, proc, [proc, sandboxId] {
+        if (proc->state() != QProcess::NotRunning)
+            qCWarning(lcChannel).noquote() << sandboxId << "a replaced control channel (sbx exec, pid" << proc->processId()
+                                           << ") is still running 10 s after SIGKILL";
+    });
 }
 
 void SandboxChannel::stop()
 {
+    if (!m_helperPid.isEmpty())
+        m_replacedPid = m_helperPid;
+    m_helperPid.clear();
     if (m_proc) {
         QProcess *proc = m_proc;
         m_proc = nullptr;
@@ -174,12 +212,18 @@ void SandboxChannel::startChild()
     }
     // The first pong says the helper runs; until then requests simply queue in the pipe.
     ping(m_options.startTimeoutMs, {});
+    // Killing `sbx exec` need not stop the helper inside the VM (sbx-contract.md, exec row), and a
+    // stopped or stuck helper never notices its closed stdin: the new helper removes it.
+    reapReplacedHelper();
 }
 
 void SandboxChannel::onChildGone(const QString &why)
 {
     QProcess *proc = m_proc;
     m_proc = nullptr;
+    if (!m_helperPid.isEmpty())
+        m_replacedPid = m_helperPid;
+    m_helperPid.clear();
     const bool wasHealthy = m_healthy;
     m_healthy = false;
     if (proc) {
@@ -295,6 +339,8 @@ void SandboxChannel::onRequestTimeout(quint64 id)
     r.code = QStringLiteral("timeout");
     r.error = QStringLiteral("the sandbox did not answer in time (%1)").arg(op);
     complete(id, r);
+    // Its handler may hang in the VM for good (a FIFO without a writer, a stuck mount): kill it.
+    cancelRemote(id);
     if (op == QLatin1String("ping")) {
         // The helper is stuck (or never came up): restart the child.
         if (m_proc) {

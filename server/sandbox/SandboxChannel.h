@@ -101,6 +101,11 @@ private:
     void healthCheck();
     void failAll(const QString &why);
     void scheduleRestart();
+    void writeFrame(quint64 id, const QString &op, const QList<QByteArray> &args);
+    // Tells the helper to kill the handler of a request the host gave up on (PROTOCOL.md, `cancel`).
+    void cancelRemote(quint64 id);
+    // Asks a new helper to kill the one it replaced (and that one's handlers), when that may still run.
+    void reapReplacedHelper();
 
     SbxDriver &m_driver;
     RunningSandbox m_sandbox;
@@ -119,6 +124,8 @@ private:
     bool m_stopping = false;
     int m_starts = 0;
     int m_failedStarts = 0;
+    QByteArray m_helperPid;     // pid (in the VM) of the current child's helper, from its pong
+    QByteArray m_replacedPid;   // the previous helper's pid, until the new helper has reaped it
 };
 
 } // namespace chat2sbx

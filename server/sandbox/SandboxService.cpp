@@ -6,10 +6,12 @@
 #include "sandbox/PortExposure.h"
 #include "sandbox/ReconcilePlan.h"
 #include "sandbox/RuntimeAttacher.h"
+#include "sandbox/SandboxPresenter.h"
 #include "sandbox/SbxDriver.h"
 #include "sandbox/StopReasons.h"
 #include "sandbox/WarmPool.h"
 #include "state/Database.h"
+#include "workspace/FolderSwapWatch.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QDir>
@@ -17,7 +19,6 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QRegularExpression>
 #include <QSet>
 
 #include <algorithm>
@@ -84,24 +85,7 @@ QList<SandboxView> SandboxService::list() const
 
 QString SandboxService::publicText(const QString &text) const
 {
-    QString t = text;
-    // Runtime names of known sandboxes become their public ids, any other name of ours a placeholder.
-    static const QRegularExpression runtimeRe(QStringLiteral("chat2sbx-[0-9a-f]{16}"));
-    if (t.contains(runtimeRe)) {
-        for (const SandboxRecord &r : m_repo.list(true))
-            t.replace(r.runtimeName, r.id);
-        t.replace(runtimeRe, QStringLiteral("<sandbox>"));
-    }
-    QStringList roots{m_config.workspaceRoot, m_config.stateDir, m_config.dataRoot};
-    roots.removeAll(QString());
-    std::sort(roots.begin(), roots.end(), [](const QString &a, const QString &b) { return a.size() > b.size(); });
-    if (!m_config.workspaceRoot.isEmpty()) {
-        const QRegularExpression wsRe(QRegularExpression::escape(m_config.workspaceRoot) + QStringLiteral("/ws_[0-9a-f]{24}"));
-        t.replace(wsRe, QStringLiteral("~/workspace"));
-    }
-    for (const QString &root : roots)
-        t.replace(root, QStringLiteral("<data dir>"));
-    return t;
+    return redactForAgent(text, m_config, [this] { return m_repo.list(true); });
 }
 
 QString SandboxService::limitError() const
@@ -213,6 +197,8 @@ void SandboxService::create(const CreateRequest &request, Done done)
         }
     }
 
+    // Armed first, so a swap of the folder between the check below and the end of `sbx create` is seen.
+    const std::shared_ptr<FolderSwapWatch> swapWatch = m_workspaces.watchForCreate(*workspace);
     // Trashed? Managed folder missing (recreated)? Host directory still the approved one?
     if (!m_workspaces.checkBeforeUse(*workspace, error))
         return failNow(error);
@@ -242,11 +228,15 @@ void SandboxService::create(const CreateRequest &request, Done done)
     spec.workspaceRoot = workspace->hostPath;
     QPointer<SandboxService> self(this);
     const QString id = r.id;
-    m_sbx.create(spec, [self, id](const SbxResult &result) {
+    m_sbx.create(spec, [self, id, used = *workspace, swapWatch](const SbxResult &result) {
         if (!self)
             return;
         if (!result.ok)
             return self->failCreate(id, result.error);
+        // Before anything runs in it: the VM must have got the approved folder (issue 22, mount race).
+        QString swapped;
+        if (!self->m_workspaces.checkAfterCreate(used, swapWatch.get(), swapped))
+            return self->failCreate(id, swapped);
         self->attachCreated(id);
     });
 }
@@ -348,6 +338,7 @@ void SandboxService::dropForMissingTemplate(const QString &id, const QString &ru
 {
     // Not the sandbox's failure but the host's set-up: nothing is left listed as failed.
     const QString reason = templateMissingMessage();
+    emit templateMissing();
     if (const auto r = m_repo.find(id); r && r->state == SandboxState::Creating)
         persist(id, SandboxState::Destroyed, reason);
     if (m_attacher)
@@ -372,6 +363,7 @@ QString SandboxService::templateMissingMessage() const
 
 void SandboxService::finishCreate(const QString &id, const Outcome &outcome)
 {
+    emit createFinished(outcome.error);
     const QList<Done> waiters = m_creating.take(id);
     for (const Done &d : waiters)
         if (d)

@@ -102,8 +102,8 @@ public:
     // SandboxResolver: one indexed read; renews the idle deadline (written at most once a second).
     bool resolveRunning(const QString &sandboxId, RunningSandbox &out, QString &error) override;
 
-    // `text` fit for a tool result: runtime names become the sandbox id (or "<sandbox>"), managed
-    // workspace folders become ~/workspace, data-directory paths become <data dir>.
+    // `text` fit for a tool result (redactForAgent, SandboxPresenter.h): runtime names become the
+    // sandbox id (or "<sandbox>"), managed workspace folders ~/workspace, data-directory paths a placeholder.
     QString publicText(const QString &text) const;
 
     qint64 idleMs() const { return m_config.sandboxIdleSeconds * 1000; }
@@ -125,6 +125,10 @@ public:
 
 signals:
     void sandboxesChanged();
+    // A create ended (error empty: it succeeded): SbxHealth learns missing sign-in or policy from it.
+    void createFinished(const QString &error);
+    // A create found the pinned template missing (SbxHealth checks again).
+    void templateMissing();
     // Idle expiry could not keep a sandbox's work, so the sandbox was left in place (tray warning).
     void workNotKept(const QString &sandboxId, const QString &message);
     // A destroy saved the sandbox's work on a host branch first (tray notification).

@@ -195,6 +195,32 @@ bool Database::open(const QString &path, QString &error)
     return true;
 }
 
+bool Database::openReadOnly(const QString &path, QString &error)
+{
+    close();
+    m_path = QFileInfo(path).absoluteFilePath();
+    if (!QFileInfo(m_path).isFile()) {
+        error = QStringLiteral("no database at %1").arg(m_path);
+        return false;
+    }
+    m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
+    m_db.setDatabaseName(m_path);
+    m_db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=%1").arg(m_busyTimeoutMs));
+    if (!m_db.open()) {
+        error = QStringLiteral("cannot open database %1: %2").arg(m_path, m_db.lastError().text());
+        close();
+        return false;
+    }
+    const int version = schemaVersion();
+    if (version != latestSchemaVersion()) {
+        error = QStringLiteral("database %1 has schema version %2, this chat2sbx reads version %3")
+                    .arg(m_path).arg(version).arg(latestSchemaVersion());
+        close();
+        return false;
+    }
+    return true;
+}
+
 bool Database::migrate(QString &error)
 {
     // A migration may rebuild a table others reference (SQLite's way to change a constraint): that

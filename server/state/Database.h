@@ -20,6 +20,9 @@ public:
     // Opens (creating if needed) and migrates. On failure returns false with a one-line error and
     // leaves an existing file as it was when its schema is newer than this build knows.
     bool open(const QString &path, QString &error);
+    // Opens an existing database read-only, without migrating or creating anything (what
+    // `chat2sbx status` reads when no server answers). False with a one-line error otherwise.
+    bool openReadOnly(const QString &path, QString &error);
     void close();
     bool isOpen() const;
 

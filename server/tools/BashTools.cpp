@@ -1,13 +1,11 @@
-#include "tools/InSandboxTools.h"
+#include "tools/BashTools.h"
 
 #include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "sandbox/BashSessions.h"
 #include "sandbox/SandboxResolver.h"
-#include "tools/ImageTools.h"
 #include "tools/InSandboxSupport.h"
-#include "tools/PatchTools.h"
 #include "tools/ToolArgs.h"
 
 #include <QJsonArray>
@@ -160,7 +158,7 @@ void handleBash(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
         return;
-    sessions.start(sandbox, spec, answer(call.responder));
+    sessions.start(sandbox, spec, answer(call.responder), call.cancellation);
 }
 
 void handlePoll(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
@@ -175,7 +173,7 @@ void handlePoll(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
         return;
-    sessions.poll(sandbox, sessionId, static_cast<int>(yield), answer(call.responder));
+    sessions.poll(sandbox, sessionId, static_cast<int>(yield), answer(call.responder), call.cancellation);
 }
 
 void handleStop(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
@@ -207,7 +205,8 @@ void handleWrite(SandboxResolver &resolver, BashSessions &sessions, const ToolCa
     RunningSandbox sandbox;
     if (!resolve(resolver, call, args, sandbox))
         return;
-    sessions.write(sandbox, sessionId, input.toUtf8(), close, static_cast<int>(yield), answer(call.responder));
+    sessions.write(sandbox, sessionId, input.toUtf8(), close, static_cast<int>(yield), answer(call.responder),
+                   call.cancellation);
 }
 
 void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &call)
@@ -340,14 +339,6 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
         {QStringLiteral("sessions")});
     list.annotations = {true, false, true, false};
     registry.add(list, [&resolver, &sessions](const ToolCall &call) { handleList(resolver, sessions, call); });
-}
-
-void registerInSandboxTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels, BashSessions &sessions)
-{
-    registerBashTools(registry, resolver, sessions);
-    registerFileTools(registry, resolver, channels);
-    registerPatchTools(registry, resolver, channels);
-    registerImageTools(registry, resolver, channels);
 }
 
 } // namespace chat2sbx

@@ -1,4 +1,4 @@
-#include "tools/InSandboxTools.h"
+#include "tools/FileTools.h"
 
 #include "mcp/ToolRegistry.h"
 #include "sandbox/ChannelPool.h"
@@ -73,7 +73,9 @@ void handleRead(Context &ctx, const ToolCall &call)
             if (!r.ok)
                 return responder.error(failure(r));
             const qint64 size = r.meta.value(QStringLiteral("size")).toLongLong();
-            const QString sha = r.meta.value(QStringLiteral("sha256"));
+            QString sha = r.meta.value(QStringLiteral("sha256"));
+            if (r.meta.value(QStringLiteral("whole")) == QLatin1String("1"))   // the data is the whole file
+                sha = QString::fromLatin1(QCryptographicHash::hash(r.data, QCryptographicHash::Sha256).toHex());
             if (r.meta.value(QStringLiteral("binary")) == QLatin1String("1"))
                 return responder.ok({{QStringLiteral("path"), shown},
                                      {QStringLiteral("binary"), true},

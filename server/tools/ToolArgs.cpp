@@ -98,6 +98,39 @@ QJsonObject boolean(const QString &description)
     return {{QStringLiteral("type"), QStringLiteral("boolean")}, {QStringLiteral("description"), description}};
 }
 
+QJsonObject oneOf(const QStringList &values, const QString &description)
+{
+    return {{QStringLiteral("type"), QStringLiteral("string")},
+            {QStringLiteral("enum"), QJsonArray::fromStringList(values)},
+            {QStringLiteral("description"), description}};
+}
+
+QJsonObject typed(const QString &type, const QString &description)
+{
+    QJsonObject o{{QStringLiteral("type"), type}};
+    if (!description.isEmpty())
+        o.insert(QStringLiteral("description"), description);
+    return o;
+}
+
+QJsonObject nullable(QJsonObject property)
+{
+    const QJsonValue type = property.value(QStringLiteral("type"));
+    QJsonArray types = type.isArray() ? type.toArray() : QJsonArray{type};
+    if (!types.contains(QStringLiteral("null")))
+        types.append(QStringLiteral("null"));
+    property.insert(QStringLiteral("type"), types);
+    return property;
+}
+
+QJsonObject arrayOf(const QJsonObject &items, const QString &description)
+{
+    QJsonObject o{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), items}};
+    if (!description.isEmpty())
+        o.insert(QStringLiteral("description"), description);
+    return o;
+}
+
 QJsonObject object(const QJsonObject &properties, const QStringList &required)
 {
     QJsonObject o{{QStringLiteral("type"), QStringLiteral("object")},
@@ -116,11 +149,16 @@ QJsonObject result(const QJsonObject &properties, const QStringList &required)
     return {{QStringLiteral("type"), QStringLiteral("object")}, {QStringLiteral("properties"), properties}};
 }
 
+QJsonObject id(const QString &prefix, const QString &description)
+{
+    QJsonObject o = str(description, static_cast<int>(prefix.size()) + 24);
+    o.insert(QStringLiteral("pattern"), QStringLiteral("^%1[0-9a-f]{24}$").arg(prefix));
+    return o;
+}
+
 QJsonObject sandboxIdProperty()
 {
-    QJsonObject o = str(QStringLiteral("The sandbox to run in (sbx_...), as returned by sandbox_create."), 64);
-    o.insert(QStringLiteral("pattern"), QStringLiteral("^sbx_[0-9a-f]{24}$"));
-    return o;
+    return id(QStringLiteral("sbx_"), QStringLiteral("The sandbox to run in (sbx_...), as returned by sandbox_create."));
 }
 
 } // namespace schema

@@ -28,14 +28,24 @@ private:
     QString m_error;
 };
 
-// JSON-schema fragments used by the in-sandbox tool definitions.
+// JSON-schema fragments every tool definition is written with. An input schema is the one statement
+// of its arguments' rules: SchemaValidator checks it before the handler runs.
 namespace schema {
 QJsonObject str(const QString &description, int maxLength = 0);
 QJsonObject integer(const QString &description, qint64 min, qint64 max);
 QJsonObject boolean(const QString &description);
+// A string that is one of `values`.
+QJsonObject oneOf(const QStringList &values, const QString &description);
+// A value of `type` with no further rule (output schemas).
+QJsonObject typed(const QString &type, const QString &description = QString());
+// `property` that may also be null.
+QJsonObject nullable(QJsonObject property);
+QJsonObject arrayOf(const QJsonObject &items, const QString &description = QString());
 QJsonObject object(const QJsonObject &properties, const QStringList &required);
 // An output schema: like object() but open, so a later field does not break clients.
 QJsonObject result(const QJsonObject &properties, const QStringList &required);
+// An id of the form <prefix> + 24 lower-case hex digits (core/Ids.h), e.g. sbx_, ws_, bash_.
+QJsonObject id(const QString &prefix, const QString &description);
 QJsonObject sandboxIdProperty();
 } // namespace schema
 

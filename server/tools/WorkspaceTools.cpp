@@ -1,7 +1,8 @@
 #include "tools/WorkspaceTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "core/Clock.h"
+#include "sandbox/SandboxPresenter.h"
+#include "tools/ToolArgs.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/PathPolicy.h"
 #include "workspace/WorkspaceService.h"
@@ -13,23 +14,8 @@
 namespace chat2sbx {
 namespace {
 
-QJsonObject str(const QString &description)
-{
-    return {{QStringLiteral("type"), QStringLiteral("string")}, {QStringLiteral("description"), description}};
-}
-
-QJsonObject nullableStr(const QString &description)
-{
-    return {{QStringLiteral("type"), QJsonArray{QStringLiteral("string"), QStringLiteral("null")}},
-            {QStringLiteral("description"), description}};
-}
-
-QJsonObject enumOf(const QStringList &values, const QString &description)
-{
-    return {{QStringLiteral("type"), QStringLiteral("string")},
-            {QStringLiteral("enum"), QJsonArray::fromStringList(values)},
-            {QStringLiteral("description"), description}};
-}
+constexpr int kMaxReasonChars = 500;
+constexpr int kMaxModeChars = 16;
 
 ToolDefinition listDefinition()
 {
@@ -41,35 +27,21 @@ ToolDefinition listDefinition()
         "the sandbox) and host directories the user approved (clone: private clone of a host repository; direct: "
         "the host directory itself, read-write). Shows each workspace's running sandbox and, for managed "
         "workspaces without a sandbox, when it will be moved to the trash.");
-    d.inputSchema = QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                                {QStringLiteral("properties"), QJsonObject{}},
-                                {QStringLiteral("additionalProperties"), false}};
-    const QJsonObject item{
-        {QStringLiteral("type"), QStringLiteral("object")},
-        {QStringLiteral("properties"), QJsonObject{
-             {QStringLiteral("workspace_id"), str(QStringLiteral("ws_ id to pass to sandbox_create"))},
-             {QStringLiteral("mode"), enumOf({QStringLiteral("managed"), QStringLiteral("clone"), QStringLiteral("direct")},
-                                             QStringLiteral("managed, clone or direct"))},
-             {QStringLiteral("display_name"), str(QStringLiteral("human-readable name"))},
-             {QStringLiteral("path_in_sandbox"), str(QStringLiteral("where the workspace appears inside a sandbox"))},
-             {QStringLiteral("host_path"), str(QStringLiteral("approved host directory (clone and direct only)"))},
-             {QStringLiteral("sandbox_id"), nullableStr(QStringLiteral("the sandbox using it now, if any"))},
-             {QStringLiteral("retention_deadline"),
-              nullableStr(QStringLiteral("managed only: when it moves to the trash if no sandbox uses it (ISO-8601 UTC)"))},
-             {QStringLiteral("last_used_at"), str(QStringLiteral("ISO-8601 UTC"))},
-         }},
-        {QStringLiteral("required"), QJsonArray{QStringLiteral("workspace_id"), QStringLiteral("mode"),
-                                                QStringLiteral("display_name"), QStringLiteral("sandbox_id")}},
-        {QStringLiteral("additionalProperties"), false},
-    };
-    d.outputSchema = QJsonObject{
-        {QStringLiteral("type"), QStringLiteral("object")},
-        {QStringLiteral("properties"), QJsonObject{{QStringLiteral("workspaces"),
-                                                    QJsonObject{{QStringLiteral("type"), QStringLiteral("array")},
-                                                                {QStringLiteral("items"), item}}}}},
-        {QStringLiteral("required"), QJsonArray{QStringLiteral("workspaces")}},
-        {QStringLiteral("additionalProperties"), false},
-    };
+    d.inputSchema = schema::object({}, {});
+    // Closed: workspaceJson (SandboxPresenter) shows agents exactly these fields.
+    const QJsonObject item = schema::object(
+        {{QStringLiteral("workspace_id"), schema::str(QStringLiteral("ws_ id to pass to sandbox_create"))},
+         {QStringLiteral("mode"), schema::oneOf({QStringLiteral("managed"), QStringLiteral("clone"), QStringLiteral("direct")},
+                                                QStringLiteral("managed, clone or direct"))},
+         {QStringLiteral("display_name"), schema::str(QStringLiteral("human-readable name"))},
+         {QStringLiteral("path_in_sandbox"), schema::str(QStringLiteral("where the workspace appears inside a sandbox"))},
+         {QStringLiteral("host_path"), schema::str(QStringLiteral("approved host directory (clone and direct only)"))},
+         {QStringLiteral("sandbox_id"), schema::nullable(schema::str(QStringLiteral("the sandbox using it now, if any")))},
+         {QStringLiteral("retention_deadline"),
+          schema::nullable(schema::str(QStringLiteral("managed only: when it moves to the trash if no sandbox uses it (ISO-8601 UTC)")))},
+         {QStringLiteral("last_used_at"), schema::str(QStringLiteral("ISO-8601 UTC"))}},
+        {QStringLiteral("workspace_id"), QStringLiteral("mode"), QStringLiteral("display_name"), QStringLiteral("sandbox_id")});
+    d.outputSchema = schema::object({{QStringLiteral("workspaces"), schema::arrayOf(item)}}, {QStringLiteral("workspaces")});
     d.annotations = ToolAnnotations{true, false, true, false};
     return d;
 }
@@ -85,62 +57,29 @@ ToolDefinition requestDefinition()
         "sandbox_create. mode clone (default): a private git clone of the committed work of a repository's top "
         "folder (uncommitted and untracked files stay on the host; no linked worktrees). mode direct: the folder "
         "is mounted read-write, so commands change the host files. Give a short reason: the user sees it.");
-    d.inputSchema = QJsonObject{
-        {QStringLiteral("type"), QStringLiteral("object")},
-        {QStringLiteral("properties"), QJsonObject{
-             {QStringLiteral("host_path"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
-                                                       {QStringLiteral("minLength"), 1},
-                                                       {QStringLiteral("maxLength"), PathPolicy::kMaxPathBytes},
-                                                       {QStringLiteral("description"),
-                                                        QStringLiteral("absolute path of the host directory")}}},
-             {QStringLiteral("mode"), enumOf({QStringLiteral("clone"), QStringLiteral("direct")},
-                                             QStringLiteral("clone (default): private clone of a git repository; "
-                                                            "direct: the directory itself, read-write"))},
-             {QStringLiteral("reason"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
-                                                    {QStringLiteral("maxLength"), 500},
-                                                    {QStringLiteral("description"),
-                                                     QStringLiteral("why you need this folder, shown to the user (at most 500 characters)")}}},
-         }},
-        {QStringLiteral("required"), QJsonArray{QStringLiteral("host_path")}},
-        {QStringLiteral("additionalProperties"), false},
-    };
-    d.outputSchema = QJsonObject{
-        {QStringLiteral("type"), QStringLiteral("object")},
-        {QStringLiteral("properties"), QJsonObject{
-             {QStringLiteral("status"), enumOf({QStringLiteral("approval_required"), QStringLiteral("approved"), QStringLiteral("rejected")},
-                                               QStringLiteral("where the request stands"))},
-             {QStringLiteral("approval_id"), str(QStringLiteral("apr_ id of the pending (or rejected) approval"))},
-             {QStringLiteral("canonical_path"), str(QStringLiteral("the directory after resolving symbolic links"))},
-             {QStringLiteral("mode"), enumOf({QStringLiteral("clone"), QStringLiteral("direct")}, QStringLiteral("requested mode"))},
-             {QStringLiteral("how_to_approve"), str(QStringLiteral("what to tell the user"))},
-             {QStringLiteral("workspace_id"), str(QStringLiteral("approved: the ws_ id for sandbox_create"))},
-             {QStringLiteral("message"), str(QStringLiteral("rejected: what to tell the user"))},
-             {QStringLiteral("clone_note"), str(QStringLiteral("clone mode: what the clone holds"))},
-         }},
-        {QStringLiteral("required"), QJsonArray{QStringLiteral("status"), QStringLiteral("canonical_path"), QStringLiteral("mode")}},
-        {QStringLiteral("additionalProperties"), false},
-    };
+    QJsonObject hostPath = schema::str(QStringLiteral("absolute path of the host directory"), PathPolicy::kMaxPathBytes);
+    hostPath.insert(QStringLiteral("minLength"), 1);
+    d.inputSchema = schema::object(
+        {{QStringLiteral("host_path"), hostPath},
+         {QStringLiteral("mode"), schema::oneOf({QStringLiteral("clone"), QStringLiteral("direct")},
+                                                QStringLiteral("clone (default): private clone of a git repository; "
+                                                               "direct: the directory itself, read-write"))},
+         {QStringLiteral("reason"), schema::str(QStringLiteral("why you need this folder, shown to the user (at most 500 characters)"),
+                                                kMaxReasonChars)}},
+        {QStringLiteral("host_path")});
+    d.outputSchema = schema::object(
+        {{QStringLiteral("status"), schema::oneOf({QStringLiteral("approval_required"), QStringLiteral("approved"), QStringLiteral("rejected")},
+                                                  QStringLiteral("where the request stands"))},
+         {QStringLiteral("approval_id"), schema::str(QStringLiteral("apr_ id of the pending (or rejected) approval"))},
+         {QStringLiteral("canonical_path"), schema::str(QStringLiteral("the directory after resolving symbolic links"))},
+         {QStringLiteral("mode"), schema::oneOf({QStringLiteral("clone"), QStringLiteral("direct")}, QStringLiteral("requested mode"))},
+         {QStringLiteral("how_to_approve"), schema::str(QStringLiteral("what to tell the user"))},
+         {QStringLiteral("workspace_id"), schema::str(QStringLiteral("approved: the ws_ id for sandbox_create"))},
+         {QStringLiteral("message"), schema::str(QStringLiteral("rejected: what to tell the user"))},
+         {QStringLiteral("clone_note"), schema::str(QStringLiteral("clone mode: what the clone holds"))}},
+        {QStringLiteral("status"), QStringLiteral("canonical_path"), QStringLiteral("mode")});
     d.annotations = ToolAnnotations{false, false, true, false};
     return d;
-}
-
-QJsonObject workspaceJson(const WorkspaceOverview &o)
-{
-    const Workspace &w = o.workspace;
-    QJsonObject j{
-        {QStringLiteral("workspace_id"), w.id},
-        {QStringLiteral("mode"), workspaceModeName(w.mode)},
-        {QStringLiteral("display_name"), w.displayName},
-        {QStringLiteral("path_in_sandbox"), w.pathInSandbox()},
-        {QStringLiteral("sandbox_id"), o.activeSandboxId.isEmpty() ? QJsonValue() : QJsonValue(o.activeSandboxId)},
-        {QStringLiteral("last_used_at"), isoTime(w.lastUsedAt)},
-    };
-    // Managed workspaces live in the data directory, which results never show.
-    if (!w.isManaged())
-        j.insert(QStringLiteral("host_path"), w.hostPath);
-    if (w.isManaged())
-        j.insert(QStringLiteral("retention_deadline"), o.retentionDeadline ? QJsonValue(isoTime(o.retentionDeadline)) : QJsonValue());
-    return j;
 }
 
 void handleList(const ToolCall &call, WorkspaceService &workspaces, ApprovalService &approvals)
@@ -152,40 +91,21 @@ void handleList(const ToolCall &call, WorkspaceService &workspaces, ApprovalServ
     call.responder.ok(QJsonObject{{QStringLiteral("workspaces"), items}});
 }
 
-// Results never show where chat2sbx keeps its data, even when a request echoes such a path.
-QString redacted(QString text, const Config &config)
-{
-    for (const QString &p : {config.workspaceRoot, config.stateDir, config.dataRoot}) {
-        if (!p.isEmpty())
-            text.replace(p, QStringLiteral("<chat2sbx data directory>"));
-    }
-    return text;
-}
-
 void handleRequest(const ToolCall &call, WorkspaceService &workspaces, ApprovalService &approvals)
 {
     approvals.checkForExternalChanges();
-    const QJsonValue pathValue = call.arguments.value(QStringLiteral("host_path"));
-    const QJsonValue modeValue = call.arguments.value(QStringLiteral("mode"));
-    if (!pathValue.isString())
-        return call.responder.error(QStringLiteral("host_path must be a string"));
-    const QString path = pathValue.toString();
-    if (path.size() > PathPolicy::kMaxPathBytes)
-        return call.responder.error(QStringLiteral("host_path is too long (at most %1 bytes)").arg(PathPolicy::kMaxPathBytes));
-    WorkspaceMode mode = WorkspaceMode::Clone;
-    if (!modeValue.isUndefined() && !modeValue.isNull()) {
-        if (!modeValue.isString() || !parseWorkspaceMode(modeValue.toString(), mode) || mode == WorkspaceMode::Managed)
-            return call.responder.error(QStringLiteral("mode must be clone or direct"));
-    }
-
-    const QJsonValue reasonValue = call.arguments.value(QStringLiteral("reason"));
-    if (!reasonValue.isUndefined() && !reasonValue.isNull() && !reasonValue.isString())
-        return call.responder.error(QStringLiteral("reason must be a string"));
+    ToolArgs args(call.arguments);
+    QString path, modeName, reason;
+    // PathPolicy::kMaxPathBytes counts bytes, the schema's maxLength characters: ToolArgs checks the bytes.
+    if (!args.string(QStringLiteral("host_path"), path, PathPolicy::kMaxPathBytes)
+        || !args.string(QStringLiteral("mode"), modeName, kMaxModeChars, false)
+        || !args.string(QStringLiteral("reason"), reason, kMaxReasonChars * 4, false))
+        return call.responder.error(args.error());
+    // The schema allows clone and direct only; anything but an explicit direct stays the safe clone.
+    const WorkspaceMode mode = modeName == QLatin1String("direct") ? WorkspaceMode::Direct : WorkspaceMode::Clone;
     // One line, no control characters: it is shown in the tray, a notification and the CLI.
-    QString reason = reasonValue.toString().simplified();
+    reason = reason.simplified();
     reason.remove(QRegularExpression(QStringLiteral("[\\x00-\\x1f\\x7f]")));
-    if (reason.size() > 500)
-        return call.responder.error(QStringLiteral("reason is too long (%1 characters; at most 500)").arg(reason.size()));
 
     const ApprovalService::RequestOutcome out = approvals.request(path, mode, reason, call.clientName.left(100));
     using Status = ApprovalService::RequestOutcome::Status;
@@ -199,7 +119,8 @@ void handleRequest(const ToolCall &call, WorkspaceService &workspaces, ApprovalS
                                      "when it is created; uncommitted, untracked and ignored files stay on the host"));
     switch (out.status) {
     case Status::Refused:
-        return call.responder.error(redacted(QStringLiteral("host path refused: %1").arg(out.reason), workspaces.config()));
+        // Results never show where chat2sbx keeps its data, even when a request echoes such a path.
+        return call.responder.error(redactDataPaths(QStringLiteral("host path refused: %1").arg(out.reason), workspaces.config()));
     case Status::Approved:
         result.insert(QStringLiteral("status"), QStringLiteral("approved"));
         result.insert(QStringLiteral("workspace_id"), out.workspaceId);

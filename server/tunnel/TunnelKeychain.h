@@ -6,7 +6,7 @@
 
 namespace chat2sbx {
 
-// The tunnel id and key in the OS keychain (QtKeychain; service "chat2sbx", entries "tunnel-id" and
+// The tunnel id and key in the OS keychain (config/Keychain; service "chat2sbx", entries "tunnel-id" and
 // "tunnel-key"). All calls are asynchronous and finish within a few seconds even when the keychain
 // service never answers. On a headless machine without a D-Bus session bus (CI) they fail at once with
 // a clear message. There is deliberately no plain-file fallback: the files in the secret directory are

@@ -6,6 +6,8 @@
 
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace chat2sbx {
 
 ApprovalService::ApprovalService(WorkspaceService &workspaces, Database &db, Clock &clock, QObject *parent)
@@ -44,11 +46,22 @@ ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath
     }
     // Every pending request is a question to the user (and a notification): a client cannot pile
     // them up. The same path asked again is answered above without counting.
-    if (m_repo.list(true).size() >= kMaxPending) {
+    const QString client = clientName.left(100);
+    const QList<Approval> waiting = m_repo.list(true);
+    if (waiting.size() >= kMaxPending) {
         out.status = RequestOutcome::Status::Refused;
         out.reason = QStringLiteral("%1 workspace requests are already waiting for the user's decision; ask the user to "
                                     "approve or reject them (chat2sbx approval list) before requesting more")
                          .arg(kMaxPending);
+        return out;
+    }
+    const auto fromClient = std::count_if(waiting.cbegin(), waiting.cend(),
+                                          [&client](const Approval &w) { return w.clientName == client; });
+    if (fromClient >= kMaxPendingPerClient) {
+        out.status = RequestOutcome::Status::Refused;
+        out.reason = QStringLiteral("this client already has %1 workspace requests waiting for the user's decision; ask "
+                                    "the user to approve or reject them (chat2sbx approval list) before requesting more")
+                         .arg(kMaxPendingPerClient);
         return out;
     }
     Approval a;
@@ -61,7 +74,7 @@ ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath
     a.hostDevice = check.directory.device;
     a.hostInode = check.directory.inode;
     a.reason = reason.left(500);
-    a.clientName = clientName.left(100);
+    a.clientName = client;
     QString error;
     if (!m_repo.insert(a, error)) {
         // Another process may have inserted the pending approval in between (unique index).

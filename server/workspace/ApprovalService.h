@@ -48,8 +48,11 @@ public:
     // `reason` (the agent's words) and `clientName` (MCP initialize) are stored with a new approval.
     RequestOutcome request(const QString &hostPath, WorkspaceMode mode, const QString &reason = {},
                            const QString &clientName = {});
-    // At most this many approvals wait at once; further new paths are refused until some are decided.
+    // At most this many approvals wait at once, and at most kMaxPendingPerClient of them from one
+    // client (by its MCP client name), so one noisy client leaves room for the others; further new
+    // paths are refused until some are decided.
     static constexpr int kMaxPending = 20;
+    static constexpr int kMaxPendingPerClient = 5;
 
     // Re-checks the directory (still accepted by the policy, still the same device/inode as when it
     // was requested), registers the workspace (reusing a live one for the same path and mode) and

@@ -1,5 +1,7 @@
 #include "workspace/PathPolicy.h"
 
+#include "workspace/HostExposure.h"
+
 #include <QDir>
 #include <QFile>
 
@@ -136,6 +138,7 @@ const QStringList &PathPolicy::credentialNames()
 }
 
 PathPolicy::PathPolicy(const QStringList &allowedRoots, const QStringList &protectedPaths)
+    : m_home(QDir::homePath())
 {
     for (const QString &root : allowedRoots) {
         if (root.trimmed().isEmpty())
@@ -200,10 +203,8 @@ PathCheck PathPolicy::check(const QString &requested, WorkspaceMode mode) const
         if (isStrictlyBelow(p, canonical))
             return PathCheck::refused(QStringLiteral("%1 contains chat2sbx's own data directory").arg(requested));
     }
-    bool below = false;
-    for (const QString &root : m_roots)
-        below = below || isStrictlyBelow(canonical, root);
-    if (!below) {
+    const QString ownRoot = containingRoot(canonical);
+    if (ownRoot.isEmpty()) {
         bool lexicallyBelow = false;
         for (const QString &root : m_roots)
             lexicallyBelow = lexicallyBelow || isStrictlyBelow(requested, root);
@@ -250,6 +251,10 @@ PathCheck PathPolicy::check(const QString &requested, WorkspaceMode mode) const
             return PathCheck::refused(QStringLiteral("%1 looks like a home directory (it contains %2); choose a project folder inside it")
                                           .arg(requested, marker));
     }
+    const QString exposure = exposureRefusal(requested, canonical, ownRoot, m_mounts ? m_mounts : readOwnMountTable(),
+                                             guardedFolders(m_home, credentialNames(), m_protected));
+    if (!exposure.isEmpty())
+        return PathCheck::refused(exposure);
     if (mode == WorkspaceMode::Clone) {
         // sbx --clone makes a git clone of the checked-out commit from the top of a repository; a
         // linked worktree (whose .git is a file pointing elsewhere) is refused by sbx itself.
@@ -272,6 +277,16 @@ PathCheck PathPolicy::check(const QString &requested, WorkspaceMode mode) const
     ok.directory.device = static_cast<qint64>(st.st_dev);
     ok.directory.inode = static_cast<qint64>(st.st_ino);
     return ok;
+}
+
+QString PathPolicy::containingRoot(const QString &canonical) const
+{
+    QString innermost;
+    for (const QString &root : m_roots) {
+        if (isStrictlyBelow(canonical, root) && root.size() > innermost.size())
+            innermost = root;
+    }
+    return innermost;
 }
 
 PathCheck PathPolicy::revalidate(const HostDirectory &recorded, WorkspaceMode mode) const

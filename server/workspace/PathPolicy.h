@@ -1,6 +1,7 @@
 #pragma once
 
 #include "state/Workspace.h"
+#include "workspace/MountTable.h"
 
 #include <QString>
 #include <QStringList>
@@ -36,6 +37,9 @@ struct PathCheck {
 //     .aws, .azure, .kube, .docker, .config/gcloud, .password-store, .netrc, .pgpass,
 //     .git-credentials, ...), and not a home-like folder that directly contains one of them;
 //   - neither inside nor containing one of the protected folders (chat2sbx's data directory);
+//   - free of mount points between the allowed root and the folder and inside it, and of directories
+//     that are a credential folder of the home directory or a protected folder under another path
+//     (HostExposure.h: a bind mount of ~/.ssh below an allowed root);
 //   - for clone mode, a git repository (.git directory or file at its top).
 // Host access is disabled altogether while no allowed root is configured.
 class PathPolicy {
@@ -52,6 +56,13 @@ public:
     // the directory or of a parent for a symlink in between is detected.
     PathCheck revalidate(const HostDirectory &recorded, WorkspaceMode mode) const;
 
+    // The innermost allowed root that `canonical` lies strictly below; empty when none.
+    QString containingRoot(const QString &canonical) const;
+
+    // Replaces this process's mount table and home directory (tests).
+    void useMountTable(const QList<MountEntry> &mounts) { m_mounts = mounts; }
+    void useHome(const QString &home) { m_home = home; }
+
     // Names treated as credential stores when they appear as a path component.
     static const QStringList &credentialNames();
 
@@ -61,6 +72,8 @@ public:
 private:
     QStringList m_roots;        // as configured (cleaned)
     QStringList m_protected;    // canonical when they exist, cleaned otherwise
+    std::optional<QList<MountEntry>> m_mounts;   // unset: read /proc/self/mountinfo per check
+    QString m_home;
 };
 
 } // namespace chat2sbx

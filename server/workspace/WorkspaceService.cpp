@@ -1,5 +1,7 @@
 #include "workspace/WorkspaceService.h"
 
+#include "workspace/FolderSwapWatch.h"
+
 #include "core/Clock.h"
 #include "core/Ids.h"
 
@@ -171,6 +173,44 @@ bool WorkspaceService::recordTrashed(const QString &id, const QString &trashPath
 bool WorkspaceService::recordRevoked(const QString &id, qint64 nowMs, QString &error)
 {
     return m_repo.markRevoked(id, nowMs, error);
+}
+
+} // namespace chat2sbx
+
+namespace chat2sbx {
+
+std::shared_ptr<FolderSwapWatch> WorkspaceService::watchForCreate(const Workspace &w) const
+{
+    if (w.isManaged())
+        return nullptr;
+    auto watch = std::make_shared<FolderSwapWatch>();
+    const QString root = policy().containingRoot(w.hostPath);
+    QString ignored;   // a failure to arm shows up in changed()
+    if (!root.isEmpty())
+        watch->arm(root, w.hostPath, ignored);
+    return watch;
+}
+
+bool WorkspaceService::checkAfterCreate(const Workspace &w, FolderSwapWatch *watch, QString &error) const
+{
+    if (w.isManaged())
+        return true;
+    QString what;
+    if (watch && watch->changed(what)) {
+        error = QStringLiteral("the host folder %1 changed while the sandbox was being created (%2), so the sandbox may "
+                               "have been given another folder; it was removed before anything ran in it. Check the "
+                               "folder and call sandbox_create again")
+                    .arg(w.hostPath, what);
+        return false;
+    }
+    QString why;
+    if (!checkBeforeUse(w, why)) {
+        error = QStringLiteral("the host folder %1 is no longer the approved one after the sandbox was created (%2); the "
+                               "sandbox was removed before anything ran in it")
+                    .arg(w.hostPath, why);
+        return false;
+    }
+    return true;
 }
 
 } // namespace chat2sbx

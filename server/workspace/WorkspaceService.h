@@ -6,12 +6,14 @@
 #include "state/Workspace.h"
 
 #include <QObject>
+#include <memory>
 #include <optional>
 
 namespace chat2sbx {
 
 class Clock;
 class Database;
+class FolderSwapWatch;
 
 // One row of a workspace listing: the workspace plus what the sandboxes table says about it.
 struct WorkspaceOverview {
@@ -50,6 +52,12 @@ public:
     // recreates a missing managed folder (0700); re-checks a host directory under the policy and
     // refuses it when it is no longer the directory that was registered (device/inode changed).
     bool checkBeforeUse(const Workspace &workspace, QString &error) const;
+    // For a host workspace, armed before checkBeforeUse: notices the folder (or one above it) being
+    // renamed or swapped while `sbx create` mounts it. Null for a managed workspace.
+    std::shared_ptr<FolderSwapWatch> watchForCreate(const Workspace &workspace) const;
+    // When `sbx create` returned: the folder the sandbox got must be the approved one, unchanged
+    // since the check before create. False with a readable reason otherwise.
+    bool checkAfterCreate(const Workspace &workspace, FolderSwapWatch *watch, QString &error) const;
 
     // Managed workspaces without a sandbox are kept this long after their last use.
     qint64 retentionMs() const;

@@ -331,7 +331,7 @@ private slots:
                     QStringLiteral("does not exist"));
         QVERIFY(!QFileInfo::exists(ws("w-none.txt")));
         expectError(f.call(QStringLiteral("write"), {{"path", "w.txt"}, {"content", "x"}, {"expected_sha256", "abc"}}),
-                    QStringLiteral("64 hexadecimal"));
+                    QStringLiteral(R"("expected_sha256": must match the pattern ^[0-9a-fA-F]{64}$)"));
     }
 
     void editWithExpectations()

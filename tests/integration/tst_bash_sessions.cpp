@@ -200,6 +200,44 @@ private slots:
         f.call(QStringLiteral("bash_stop"), {{"session_id", sessionOf(other)}});
     }
 
+    // A cancelled wait ends at once and takes no output: the session's next poll neither waits out the
+    // cancelled yield nor misses what arrived.
+    void cancelledWaitsEndAtOnce()
+    {
+        const ToolResult first = f.call(QStringLiteral("bash"), {{"command", "sleep 1.5; echo late; sleep 100"}, {"yield_time_ms", 0}});
+        QVERIFY2(!first.isError, qPrintable(InSandboxFixture::describe(first)));
+        const QString session = sessionOf(first);
+
+        CancellationToken pollToken;
+        const PendingCall longPoll = f.start(QStringLiteral("bash_poll"), {{"session_id", session}, {"yield_time_ms", 30000}},
+                                             true, pollToken);
+        QTest::qWait(300);
+        QVERIFY(!longPoll.done());
+        QElapsedTimer t;
+        t.start();
+        pollToken.cancel();
+        QVERIFY(waitFor([&] { return longPoll.done(); }, 1000));
+        QVERIFY(longPoll.get().isError);
+        const ToolResult next = f.call(QStringLiteral("bash_poll"), {{"session_id", session}, {"yield_time_ms", 10000}}, 15000);
+        const qint64 nextMs = t.elapsed();
+        QVERIFY2(!next.isError, qPrintable(InSandboxFixture::describe(next)));
+        QCOMPARE(output(next), QStringLiteral("late\n"));
+        qInfo("poll after a cancelled 30 s poll answered in %lld ms", nextMs);
+        QVERIFY2(nextMs < 5000, qPrintable(QString::number(nextMs)));
+
+        // `bash` waiting for its command to exit.
+        CancellationToken bashToken;
+        const PendingCall longBash = f.start(QStringLiteral("bash"), {{"command", "sleep 100"}, {"yield_time_ms", 30000}}, true, bashToken);
+        QTest::qWait(500);
+        QVERIFY(!longBash.done());
+        t.restart();
+        bashToken.cancel();
+        QVERIFY(waitFor([&] { return longBash.done(); }, 1000));
+        QVERIFY2(t.elapsed() < 1000, qPrintable(QString::number(t.elapsed())));
+
+        f.call(QStringLiteral("bash_stop"), {{"session_id", session}});
+    }
+
     void twentyConcurrentSessions()
     {
         QStringList ids;

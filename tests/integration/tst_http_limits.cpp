@@ -1,7 +1,8 @@
 // The real `chat2sbx serve` under hostile HTTP clients (issue 22, items 3, 4, 12): a huge
 // Content-Length is refused before the body, a chunked body is cut off at the limit, an
 // idle-connection flood neither exhausts descriptors nor locks out a normal client, and an
-// absolute-form target for another host is refused. After each, the server still answers.
+// absolute-form target for another host is refused, and clients that half-close their socket
+// after the request get their answers (item 17). After each, the server still answers.
 #include "TestSupport.h"
 
 #include "runtime/FdLimit.h"
@@ -14,6 +15,12 @@
 
 #include <memory>
 #include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace chat2sbx;
 using namespace chat2sbx::test;
@@ -162,6 +169,62 @@ private slots:
         QVERIFY2(out.contains("evil\\nFORGED: approval granted\\u{001b}[31m"), qPrintable(out.right(2000)));
         QVERIFY(!out.contains("\nFORGED"));
         QVERIFY(!out.contains(QChar(0x1b)));
+    }
+
+    // Issue 22, item 17: request, then shutdown(SHUT_WR), then read. Each client gets its answer and
+    // then the server's FIN.
+    void halfClosedClientsGetTheirAnswers()
+    {
+        constexpr int kClients = 20;
+        struct Client {
+            int fd = -1;
+            QByteArray in;
+            bool ended = false;
+        };
+        std::vector<Client> clients(kClients);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(m_env->port());
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        for (Client &c : clients) {
+            c.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            QVERIFY(c.fd >= 0);
+            QVERIFY(::connect(c.fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+            const QByteArray request = post(m_env->port(), kInitialize);
+            QCOMPARE(::send(c.fd, request.constData(), size_t(request.size()), MSG_NOSIGNAL), ssize_t(request.size()));
+            QCOMPARE(::shutdown(c.fd, SHUT_WR), 0);
+        }
+        QElapsedTimer t;
+        t.start();
+        int open = kClients;
+        while (open > 0 && t.elapsed() < 15000) {
+            std::vector<pollfd> fds;
+            for (const Client &c : clients)
+                fds.push_back(pollfd{c.ended ? -1 : c.fd, POLLIN, 0});
+            ::poll(fds.data(), fds.size(), 100);
+            for (size_t i = 0; i < fds.size(); ++i) {
+                if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                    continue;
+                char buffer[4096];
+                const ssize_t n = ::recv(clients[i].fd, buffer, sizeof buffer, 0);
+                if (n > 0) {
+                    clients[i].in.append(buffer, n);
+                } else {
+                    clients[i].ended = true;
+                    --open;
+                }
+            }
+        }
+        int answered = 0;
+        for (Client &c : clients) {
+            answered += statusOf(c.in) == 200 && c.in.contains("\"result\"") ? 1 : 0;
+            ::close(c.fd);
+        }
+        qInfo("%d of %d half-closed clients got their answer; %d connections closed by the server after %lld ms",
+              answered, kClients, kClients - open, t.elapsed());
+        QCOMPARE(answered, kClients);
+        QCOMPARE(open, 0);   // and each connection ended: nothing is held for a client that left
+        QVERIFY(serverAnswers(m_env->port()));
     }
 
     void idleConnectionFloodDoesNotLockClientsOut()

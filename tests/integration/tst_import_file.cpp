@@ -177,7 +177,7 @@ private slots:
         expectError(import(https.url(QStringLiteral("localhost"), "/nothing"), QStringLiteral("h.bin")), QStringLiteral("404"));
         for (const char *name : {"a.bin", "b.bin", "c.bin", "d.bin", "e.bin", "f.bin", "g.bin", "h.bin"})
             QVERIFY2(!QFileInfo::exists(ws(QLatin1String(name))), name);
-        expectError(f.call(QStringLiteral("import_file"), {{"file", "https://x"}}), QStringLiteral("attachment object"));
+        expectError(f.call(QStringLiteral("import_file"), {{"file", "https://x"}}), QStringLiteral(R"("file": must be an object)"));
         expectError(f.call(QStringLiteral("import_file"), {{"file", QJsonObject{{"file_id", "x"}}}}), QStringLiteral("file.download_url"));
     }
 

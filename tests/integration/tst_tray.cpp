@@ -13,6 +13,7 @@
 #include "WorkspacesSection.h"
 #include "runtime/Controller.h"
 #include "sandbox/SandboxService.h"
+#include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QDir>
@@ -174,6 +175,45 @@ private slots:
         QVERIFY(stopped.wait(15000));
         QCOMPARE(s.labelText(QStringLiteral("server")), QStringLiteral("stopped"));
         QCOMPARE(s.tray->state(), ui::TrayState::Stopped);
+    }
+
+    // Issue 22, item 10: 300 workspace_request calls from one client leave 5 questions for the user
+    // and two notifications (the first request, then "N more"), and another client is still heard.
+    void requestFloodIsBoundedAndCoalesced()
+    {
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        for (int i = 0; i < 300; ++i)
+            QVERIFY(QDir().mkpath(roots + QStringLiteral("/d%1").arg(i)));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        TraySession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        s.tray->setApprovalNoticeWindow(1000);
+        QSignalSpy notified(s.tray.get(), &ui::TrayApp::notified);
+        int asked = 0, refused = 0;
+        QString refusal;
+        for (int i = 0; i < 300; ++i) {
+            const QJsonObject r = s.mcp.callTool(QStringLiteral("workspace_request"),
+                                                 {{QStringLiteral("host_path"), roots + QStringLiteral("/d%1").arg(i)},
+                                                  {QStringLiteral("mode"), QStringLiteral("direct")}});
+            const QJsonObject out = r.value(QStringLiteral("structuredContent")).toObject();
+            if (out.value(QStringLiteral("status")).toString() == QLatin1String("approval_required"))
+                ++asked;
+            else if (r.value(QStringLiteral("isError")).toBool() && ++refused == 1)
+                refusal = compact(r);
+        }
+        QCOMPARE(asked, ApprovalService::kMaxPendingPerClient);
+        QCOMPARE(refused, 300 - ApprovalService::kMaxPendingPerClient);
+        QVERIFY2(refusal.contains(QLatin1String("this client already has")), qPrintable(refusal));
+        QTRY_COMPARE(s.tray->pendingApprovals(), ApprovalService::kMaxPendingPerClient);
+        QTRY_COMPARE(notified.size(), 2);
+        QVERIFY2(notified.at(1).at(1).toString().startsWith(QLatin1String("4 more workspace requests")),
+                 qPrintable(notified.at(1).at(1).toString()));
+        QTest::qWait(1500);
+        QCOMPARE(notified.size(), 2);
+        qInfo("300 workspace_request calls: %d pending approvals, %d refused, %lld notifications", asked, refused,
+              qint64(notified.size()));
     }
 
     void approveThroughPopupGivesMcpWorkspaceId()

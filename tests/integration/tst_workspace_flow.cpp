@@ -3,6 +3,7 @@
 // running server notices without restart (approvalsChanged) and workspace_request then answers with
 // the workspace id, which workspace_list shows.
 #include "TestSupport.h"
+#include "ToolCallSupport.h"
 
 #include "mcp/ToolRegistry.h"
 #include "runtime/Controller.h"
@@ -26,6 +27,8 @@ ToolResult callTool(Controller &c, const QString &name, const QJsonObject &args)
     const ToolRegistry::Entry *entry = c.tools().find(name);
     if (!entry)
         return ToolResult::error(QStringLiteral("no tool ") + name);
+    if (const auto invalid = schemaViolation(*entry, args))
+        return *invalid;
     ToolCall call;
     call.toolName = name;
     call.arguments = args;

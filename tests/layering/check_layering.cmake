@@ -2,6 +2,7 @@
 #  - inside server/, an include never runs up the order
 #      core < state < config < {workspace, mcp, tunnel} < sandbox < tools < runtime
 #    (folders on the same floor do not include each other either);
+#  - mcp/ (the protocol) includes no storage of state/: records yes, repositories and the database no;
 #  - nothing in server/ includes a QtWidgets header;
 #  - a QProcess is created only in SbxDriver, SandboxChannel, TunnelSupervisor, TunnelDoctor and HostGit.
 # Usage: cmake -DROOT=<tree holding server/> -P check_layering.cmake
@@ -37,6 +38,9 @@ foreach(rel ${sources})
          AND NOT rank_${target} LESS rank_${layer})
         list(APPEND violations "${rel}: ${layer}/ may not include ${target}/ (${line})")
       endif()
+    endif()
+    if(layer STREQUAL "mcp" AND line MATCHES "#[ \t]*include[ \t]*\"state/([A-Za-z_]*Repository|Database|SqlStatement|StatementCache)\\.h\"")
+      list(APPEND violations "${rel}: mcp/ may not include state/ storage (${line})")
     endif()
     if(line MATCHES "#[ \t]*include[ \t]*<(${widget_headers})[/>]")
       list(APPEND violations "${rel}: server/ includes a widgets header (${line})")

@@ -4,6 +4,7 @@
 // fixed SandboxResolver. Header-only on purpose (each test includes it once).
 
 #include "TestSupport.h"
+#include "ToolCallSupport.h"
 
 #include "config/Config.h"
 #include "mcp/ToolRegistry.h"
@@ -119,7 +120,9 @@ public:
         return true;
     }
 
-    PendingCall start(const QString &name, QJsonObject args, bool addSandboxId = true)
+    // `cancellation`: what the MCP layer cancels on notifications/cancelled (tests cancel it by hand).
+    PendingCall start(const QString &name, QJsonObject args, bool addSandboxId = true,
+                      const CancellationToken &cancellation = {})
     {
         PendingCall pending;
         if (addSandboxId && !args.contains(QStringLiteral("sandbox_id")))
@@ -129,9 +132,14 @@ public:
             *pending.result = ToolResult::error(QStringLiteral("no tool ") + name);
             return pending;
         }
+        if (const auto invalid = schemaViolation(*entry, args)) {
+            *pending.result = *invalid;
+            return pending;
+        }
         ToolCall call;
         call.toolName = name;
         call.arguments = args;
+        call.cancellation = cancellation;
         auto result = pending.result;
         call.responder = ToolResponder([result](const ToolResult &r) { *result = r; });
         entry->handler(call);

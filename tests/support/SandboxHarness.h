@@ -4,6 +4,7 @@
 // tools and to look at the fake's state. Header-only so tests need no CMake change.
 
 #include "TestSupport.h"
+#include "ToolCallSupport.h"
 
 #include "mcp/ToolRegistry.h"
 #include "ManualClock.h"
@@ -74,6 +75,11 @@ public:
         if (!entry) {
             out->finished = true;
             out->result = ToolResult::error(QStringLiteral("no such tool ") + name);
+            return out;
+        }
+        if (const auto invalid = schemaViolation(*entry, args)) {
+            out->finished = true;
+            out->result = *invalid;
             return out;
         }
         ToolCall call;

@@ -112,7 +112,9 @@ private slots:
             QVERIFY(QDir().mkpath(m_root + QStringLiteral("/many/d%1").arg(i)));
         int refused = 0;
         for (int i = 0; i < 30; ++i) {
-            const auto r = svc.request(m_root + QStringLiteral("/many/d%1").arg(i), WorkspaceMode::Direct);
+            // Six clients, none past its own cap: the total cap is what refuses.
+            const auto r = svc.request(m_root + QStringLiteral("/many/d%1").arg(i), WorkspaceMode::Direct, {},
+                                       QStringLiteral("client%1").arg(i % 6));
             if (r.status == Status::Refused) {
                 ++refused;
                 QVERIFY2(r.reason.contains("already waiting for the user's decision"), qPrintable(r.reason));
@@ -127,6 +129,36 @@ private slots:
         QString error;
         QVERIFY(svc.reject(svc.pending().first().id, "test", error));
         QCOMPARE(svc.request(m_root + "/many/d29", WorkspaceMode::Direct).status, Status::ApprovalRequired);
+    }
+
+    // Issue 22, item 10: one client's flood of requests takes its own share only.
+    void pendingApprovalsArePerClient()
+    {
+        ApprovalService &svc = *m_server->approvals;
+        QSignalSpy requested(&svc, &ApprovalService::approvalRequested);
+        int refused = 0;
+        for (int i = 0; i < 300; ++i) {
+            const QString dir = m_root + QStringLiteral("/noisy/d%1").arg(i);
+            QVERIFY(QDir().mkpath(dir));
+            const auto r = svc.request(dir, WorkspaceMode::Direct, {}, QStringLiteral("noisy"));
+            if (r.status == Status::Refused) {
+                ++refused;
+                QVERIFY2(r.reason.contains("this client already has 5 workspace requests waiting"), qPrintable(r.reason));
+            }
+        }
+        QCOMPARE(refused, 300 - ApprovalService::kMaxPendingPerClient);
+        QCOMPARE(requested.count(), ApprovalService::kMaxPendingPerClient);
+        QCOMPARE(svc.pending().size(), ApprovalService::kMaxPendingPerClient);
+        // Another client still gets its question to the user.
+        QVERIFY(QDir().mkpath(m_root + "/quiet"));
+        QCOMPARE(svc.request(m_root + "/quiet", WorkspaceMode::Direct, {}, QStringLiteral("ChatGPT")).status, Status::ApprovalRequired);
+        // A decision gives the noisy client room for one more.
+        QString error;
+        const QList<Approval> waiting = svc.pending();
+        const auto noisy = std::find_if(waiting.cbegin(), waiting.cend(), [](const Approval &a) { return a.clientName == "noisy"; });
+        QVERIFY(noisy != waiting.cend());
+        QVERIFY(svc.reject(noisy->id, "test", error));
+        QCOMPARE(svc.request(m_root + "/noisy/d299", WorkspaceMode::Direct, {}, QStringLiteral("noisy")).status, Status::ApprovalRequired);
     }
 
     void refusedRequestsCreateNothing()

@@ -32,6 +32,12 @@ Loaded load(LocalTokenStore &store, int timeoutMs = 10000)
 class TestLocalTokenStore : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase()
+    {
+        // No session bus at its default place either: the keychain is unavailable unless a test says otherwise.
+        qputenv("XDG_RUNTIME_DIR", m_noBus.path().toUtf8());
+    }
+
     void fileFallbackWithoutSessionBus()
     {
         qunsetenv("DBUS_SESSION_BUS_ADDRESS");
@@ -89,6 +95,9 @@ private slots:
         QVERIFY(!r.error.isEmpty());
         QVERIFY(store.token().isEmpty());
     }
+
+private:
+    QTemporaryDir m_noBus;
 };
 
 QTEST_GUILESS_MAIN(TestLocalTokenStore)

@@ -3,7 +3,7 @@
 #include "config/Config.h"
 #include "mcp/HttpGuard.h"
 #include "mcp/JsonRpc.h"
-#include "mcp/McpEndpoint.h"
+#include "mcp/McpDispatcher.h"
 #include "mcp/McpSessions.h"
 #include "ManualClock.h"
 
@@ -99,16 +99,18 @@ private slots:
 
     void versionNegotiation()
     {
-        QCOMPARE(McpEndpoint::negotiateProtocolVersion("2025-06-18"), QStringLiteral("2025-06-18"));
-        QCOMPARE(McpEndpoint::negotiateProtocolVersion("2024-11-05"), QStringLiteral("2024-11-05"));
-        QCOMPARE(McpEndpoint::negotiateProtocolVersion("2026-07-28"), QStringLiteral("2025-11-25"));
-        QCOMPARE(McpEndpoint::negotiateProtocolVersion(""), QStringLiteral("2025-11-25"));
+        QCOMPARE(McpDispatcher::negotiateProtocolVersion("2025-06-18"), QStringLiteral("2025-06-18"));
+        QCOMPARE(McpDispatcher::negotiateProtocolVersion("2024-11-05"), QStringLiteral("2024-11-05"));
+        QCOMPARE(McpDispatcher::negotiateProtocolVersion("2026-07-28"), QStringLiteral("2025-11-25"));
+        QCOMPARE(McpDispatcher::negotiateProtocolVersion(""), QStringLiteral("2025-11-25"));
     }
 
     void sessionExpiry()
     {
         ManualClock clock(1000000);
         McpSessions sessions(clock, 60);
+        QSet<QString> busy;
+        sessions.setBusyCheck([&busy](const QString &id) { return busy.contains(id); });
         McpSession &a = sessions.create("2025-06-18");
         const QString idA = a.id;
         const QString idB = sessions.create("2025-06-18").id;
@@ -120,10 +122,10 @@ private slots:
         clock.advance(2000);
         QVERIFY(sessions.find(idA));
         QVERIFY(!sessions.find(idB));       // 61 s idle
-        sessions.find(idA)->pendingCalls = 1;
+        busy.insert(idA);
         clock.advance(600000);
         QVERIFY(sessions.find(idA));        // busy sessions do not expire
-        sessions.find(idA)->pendingCalls = 0;
+        busy.remove(idA);
         QCOMPARE(sessions.sweep(), QStringList{idA});
         QCOMPARE(sessions.count(), 0);
         QVERIFY(!sessions.remove(idA));

@@ -7,7 +7,8 @@
 #include "state/Database.h"
 #include "state/SandboxRepository.h"
 #include "state/WorkspaceRepository.h"
-#include "tools/SandboxToolArgs.h"
+#include "config/AgentsMd.h"
+#include "tools/MemoryArgument.h"
 
 #include <QDir>
 #include <QFile>

@@ -56,7 +56,7 @@ StatusInfo runningStatus()
     s.endpointUrl = QStringLiteral("http://127.0.0.1:18788/mcp");
     s.tunnel = StatusInfo::Tunnel::Connected;
     s.activeSandboxes = 1;
-    s.sandboxLimit = 3;
+    s.sandboxLimit = QStringLiteral("3");
     s.version = QStringLiteral(CHAT2SBX_VERSION);
     return s;
 }
@@ -192,7 +192,7 @@ private slots:
         StatusInfo s = status.info;
         s.tunnel = StatusInfo::Tunnel::Failed;
         s.tunnelError = QStringLiteral("tunnel-client exited with code 1: invalid api key");
-        s.sandboxLimit = 0;
+        s.sandboxLimit = QStringLiteral("unlimited");
         status.set(s);
         QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("failed"));
         QVERIFY(child<QLabel>(popup, QStringLiteral("tunnelError"))->isVisible());
@@ -295,6 +295,32 @@ private slots:
         QVERIFY(!QFile::exists(entry));
         QVERIFY(!tray.action(QStringLiteral("startAtLogin"))->isChecked());
         qunsetenv("XDG_CONFIG_HOME");
+    }
+
+    // Issue 22, item 10: a burst of approval requests is two notifications, not one per request.
+    void approvalNotificationsAreCoalesced()
+    {
+        QTemporaryDir dir;
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        TrayApp tray(approvals, sandboxes, status,
+                     TrayPaths{dir.path() + QStringLiteral("/data"), dir.path() + QStringLiteral("/data/AGENTS.md"), QString()});
+        tray.setApprovalNoticeWindow(300);
+        QSignalSpy notified(&tray, &TrayApp::notified);
+        for (int i = 0; i < 40; ++i)   // (each request re-reads the popup's list: keep the burst small here)
+            approvals.add({QStringLiteral("apr_%1").arg(i), QStringLiteral("/srv/r%1").arg(i), QStringLiteral("direct"), fixedTime(9, 0)});
+        QCOMPARE(notified.size(), 1);
+        QVERIFY(notified.at(0).at(1).toString().contains(QLatin1String("/srv/r0")));
+        QTRY_COMPARE(notified.size(), 2);
+        QVERIFY2(notified.at(1).at(1).toString().startsWith(QLatin1String("39 more workspace requests are waiting")),
+                 qPrintable(notified.at(1).at(1).toString()));
+        QTest::qWait(700);
+        QCOMPARE(notified.size(), 2);   // nothing more to say
+        // A later request, after a quiet window, is shown with its path again.
+        approvals.add({QStringLiteral("apr_late"), QStringLiteral("/srv/late"), QStringLiteral("clone"), fixedTime(9, 5)});
+        QCOMPARE(notified.size(), 3);
+        QVERIFY(notified.at(2).at(1).toString().contains(QLatin1String("/srv/late")));
     }
 
     void globalInstructionsFromExample()

@@ -4,6 +4,7 @@
 // data-directory path in any result.
 #include "mcp/ToolRegistry.h"
 #include "ManualClock.h"
+#include "ToolCallSupport.h"
 #include "state/Database.h"
 #include "tools/WorkspaceTools.h"
 #include "workspace/ApprovalService.h"
@@ -36,6 +37,8 @@ class TestWorkspaceTools : public QObject {
         const ToolRegistry::Entry *entry = m_tools->find(tool);
         if (!entry)
             qFatal("no tool %s", qPrintable(tool));
+        if (const auto invalid = test::schemaViolation(*entry, args))
+            return *invalid;
         ToolResult result;
         bool done = false;
         ToolCall c;
@@ -154,8 +157,8 @@ private slots:
         QTest::newRow("credential") << QJsonObject{{"host_path", "/ROOT/cred/.ssh"}, {"mode", "direct"}} << "credential folder .ssh";
         QTest::newRow("data dir") << QJsonObject{{"host_path", "/ROOT/.chat2sbx/workspaces"}, {"mode", "direct"}} << "inside chat2sbx's own data directory";
         QTest::newRow("data dir echoed") << QJsonObject{{"host_path", "/ROOT/.chat2sbx/state/../x"}, {"mode", "direct"}} << "<chat2sbx data directory>";
-        QTest::newRow("bad mode") << QJsonObject{{"host_path", "/ROOT/repo"}, {"mode", "managed"}} << "mode must be clone or direct";
-        QTest::newRow("not string") << QJsonObject{{"host_path", 5}} << "host_path must be a string";
+        QTest::newRow("bad mode") << QJsonObject{{"host_path", "/ROOT/repo"}, {"mode", "managed"}} << R"(invalid argument "mode": must be one of "clone", "direct", got "managed")";
+        QTest::newRow("not string") << QJsonObject{{"host_path", 5}} << R"(invalid argument "host_path": must be a string, got an integer)";
     }
     void refusalsAreErrorsWithTheReason()
     {

@@ -1,6 +1,9 @@
 # chat2sbx in-sandbox helper. Started by the host through one long-lived `sbx exec -i`; speaks the
 # framed protocol of server/sandbox/PROTOCOL.md on stdin/stdout. Needs bash, coreutils, util-linux
-# (setsid, flock), grep and findutils; uses ripgrep for search when present.
+# (setsid), grep and findutils; uses ripgrep for search when present.
+# Every program started costs milliseconds in a VM: the paths every tool call takes (ping, read of
+# a text file, bash_start/bash_read of a quick command, small answers) use shell builtins only, and
+# start a program only for what needs one (sha256sum, base64 of answer data, the watcher).
 # Arguments: <workspace mount path> <managed 0|1>
 set -u
 export LC_ALL=C
@@ -11,12 +14,12 @@ STATE="$HOME/.chat2sbx"
 SESS="$STATE/sessions"
 mkdir -p "$SESS" "$STATE/run" || exit 3
 RUN=$(mktemp -d "$STATE/run/h.XXXXXX") || exit 3
-LOCK="$RUN/lock"
-: >"$LOCK"
 trap 'rm -rf "$RUN"' EXIT
+echo $$ >"$RUN/pid"
 echo $$ >"$STATE/helper.pid"
 HELPER_PID=$$
 HAVE_RG=0
+SMALL_FILE=262144
 # A pipe that nobody writes to: `read -t` on it sleeps without forking a `sleep`.
 exec {NAPFD}<> <(:)
 nap() { read -r -t "$1" -u "$NAPFD" _ 2>/dev/null; return 0; }
@@ -49,9 +52,12 @@ if [ -p "$d/stdin" ]; then
     echo "$hp" >"$d/stdin.holder"
     in=$d/stdin
 fi
-setsid bash -c "$cmd" <"$in" >>"$d/output" 2>&1 &
+# Monitor mode puts the command in its own process group (pgid = its pid) without a setsid process.
+set -m
+bash -c "$cmd" <"$in" >>"$d/output" 2>&1 &
 pid=$!
-echo "$pid" >"$d/pgid.tmp" && mv -f "$d/pgid.tmp" "$d/pgid"
+set +m
+echo "$pid" >"$d/pgid"
 tp=
 if [ "$t" -gt 0 ]; then
     s=$((t / 1000)).$(printf "%03d" $((t % 1000)))
@@ -67,18 +73,53 @@ wait "$pid"; code=$?
 [ -n "$tp" ] && kill "$tp" 2>/dev/null
 [ -n "$hp" ] && kill "$hp" 2>/dev/null
 [ -f "$d/timed_out" ] && code=124
-echo "$code" >"$d/exit_code.tmp" && mv -f "$d/exit_code.tmp" "$d/exit_code"
+echo "$code" >"$d/exit_code"
 '
 
-b64field() { if [ -s "$1" ]; then base64 -w0 <"$1"; else printf -- '-'; fi; }
-
+# Answers go through one writer process, the only one that writes to stdout, so lines never
+# interleave and no lock program runs per answer. A handler leaves its line in $RUN/<id>.resp (for
+# a large answer only the head, the base64 data stays in $RUN/<id>.b64) and sends "<id> s|l" on
+# RESPFD (a pipe; such short writes are atomic).
+exec {RESPFD}<> <(:)
 respond() { # id status datafile
-    {
-        flock 9
-        printf '%s %s %s ' "$1" "$2" "${MV:--}"
-        b64field "$3"
-        printf '\n'
-    } 9>>"$LOCK"
+    local d=- kind=s
+    if [ -s "$3" ]; then
+        base64 -w0 <"$3" >"$RUN/$1.b64"
+        IFS= read -r -N 65536 d <"$RUN/$1.b64" && kind=l
+    fi
+    if [ "$kind" = s ]; then
+        printf '%s %s %s %s\n' "$1" "$2" "${MV:--}" "$d" >"$RUN/$1.resp"
+    else
+        printf '%s %s %s ' "$1" "$2" "${MV:--}" >"$RUN/$1.resp"
+    fi
+    printf '%s %s\n' "$1" "$kind" >&"$RESPFD"
+}
+
+# Files of answered requests are removed 32 at a time (one rm), a large answer's at once.
+response_writer() {
+    local rq kind line done_ids=() f
+    while IFS=' ' read -r rq kind <&"$RESPFD"; do
+        [ "$kind" = quit ] && break
+        [[ $rq =~ ^[0-9]+$ ]] || continue
+        # A request cancelled just as it answered has lost its files: nothing to write.
+        line=
+        IFS= read -r -d '' line <"$RUN/$rq.resp" 2>/dev/null
+        [ -n "$line" ] || continue
+        printf '%s' "$line"
+        if [ "$kind" = l ]; then
+            cat -- "$RUN/$rq.b64"
+            printf '\n'
+            rm -f -- "$RUN/$rq".*
+            continue
+        fi
+        done_ids+=("$rq")
+        if ((${#done_ids[@]} >= 32)); then
+            f=()
+            for rq in "${done_ids[@]}"; do f+=("$RUN/$rq".*); done
+            rm -f -- "${f[@]}"
+            done_ids=()
+        fi
+    done
 }
 
 # The decoded request ($BIN) is a sequence of "<length>\n<bytes>" arguments. Small ones are read into
@@ -143,16 +184,25 @@ sha_of() { SHA=$(sha256sum <"$1"); SHA=${SHA%% *}; }
 valid_session() { [[ $1 =~ ^bash_[0-9a-f]{24}$ ]]; }
 
 session_state() { # dir -> SS="exited:<code>" / "running" / "lost" (builtins only: no fork)
-    local d=$1 c= w=
-    if [ -f "$d/exit_code" ]; then
-        read -r c <"$d/exit_code"
+    local d=$1 c= w= t=
+    [ -f "$d/exit_code" ] && read -r c <"$d/exit_code"
+    if [[ $c =~ ^[0-9]+$ ]]; then
         if [ -f "$d/timed_out" ]; then SS="timedout:$c"; else SS="exited:$c"; fi
-    elif [ -f "$d/watcher.pid" ] && { read -r w <"$d/watcher.pid"; ! kill -0 "$w" 2>/dev/null; } && [ ! -f "$d/exit_code" ]; then
-        SS=lost
+    elif [ -f "$d/watcher.pid" ]; then
+        # exit_code is written in place: empty for a moment while the watcher writes it.
+        read -r w <"$d/watcher.pid"
+        if [[ $w =~ ^[0-9]+$ ]] && ! kill -0 "$w" 2>/dev/null && [ ! -s "$d/exit_code" ]; then SS=lost; else SS=running; fi
     else
+        # The session directory is made before its watcher starts; a watcher that never wrote its
+        # pid within 10 s (the helper died in between) never will.
         SS=running
+        read -r t <"$d/started" 2>/dev/null
+        now_ms
+        [[ $t =~ ^[0-9]+$ ]] && ((NOW - t > 10000)) && SS=lost
     fi
 }
+
+now_ms() { local us=${EPOCHREALTIME/[.,]/}; NOW=${us:0:${#us}-3}; }   # sets NOW (no fork)
 
 op_ping() { meta pong 1; meta version "$HELPER_VERSION"; meta pid "$HELPER_PID"; meta rg "$HAVE_RG"; }
 
@@ -166,17 +216,19 @@ op_bash_start() { # id cwd timeout_ms command stdin(0/1) env(NUL separated NAME=
     if [ ! -d "$cwd" ]; then fail enoent "working directory does not exist: ${A[1]:-}"; return; fi
     d=$SESS/$sid
     if [ -e "$d" ]; then meta existed 1; return; fi
-    mkdir -p "$d.tmp" || { fail eio "cannot create session directory"; return; }
-    printf '%s' "${A[3]:-}" >"$d.tmp/command"
-    argfile 6 "$d.tmp/env"
-    if [ "${A[4]:-0}" = 1 ] && ! mkfifo -m 600 "$d.tmp/stdin"; then
-        rm -rf -- "$d.tmp"; fail eio "cannot create the stdin pipe"; return
+    # mkdir without -p fails when the directory exists: of two starts of one session id, one wins.
+    if ! mkdir -- "$d" 2>/dev/null; then
+        if [ -e "$d" ]; then meta existed 1; else fail eio "cannot create session directory"; fi
+        return
     fi
-    printf '%s' "$cwd" >"$d.tmp/cwd"
-    : >"$d.tmp/output"
-    if [ -n "${EPOCHREALTIME:-}" ]; then local us=${EPOCHREALTIME/[.,]/}; echo "${us:0:${#us}-3}" >"$d.tmp/started"
-    else date +%s%3N >"$d.tmp/started"; fi
-    mv "$d.tmp" "$d" || { fail eio "cannot create session directory"; return; }
+    now_ms; echo "$NOW" >"$d/started"
+    printf '%s' "${A[3]:-}" >"$d/command"
+    argfile 6 "$d/env"
+    printf '%s' "$cwd" >"$d/cwd"
+    : >"$d/output"
+    if [ "${A[4]:-0}" = 1 ] && ! mkfifo -m 600 "$d/stdin"; then
+        echo 127 >"$d/exit_code"; fail eio "cannot create the stdin pipe"; return
+    fi
     setsid -f bash -c "$WATCHER" chat2sbx-watch "$d" "$t" </dev/null >/dev/null 2>&1
     local i
     for ((i = 0; i < 500; i++)); do [ -f "$d/pgid" ] && break; nap 0.001; done
@@ -185,17 +237,35 @@ op_bash_start() { # id cwd timeout_ms command stdin(0/1) env(NUL separated NAME=
     meta started 1
 }
 
-op_bash_read() { # id offset max
-    local sid off max d st
-    sid=${A[0]:-}; off=${A[1]:-}; max=${A[2]:-}
+op_bash_read() { # id offset max [wait_ms: while running, wait up to this long for the exit]
+    local sid off max d st wait deadline
+    sid=${A[0]:-}; off=${A[1]:-}; max=${A[2]:-}; wait=${A[3]:-0}
     valid_session "$sid" || { fail einval "bad session id"; return; }
     [[ $off =~ ^[0-9]+$ ]] || off=0
     [[ $max =~ ^[0-9]+$ ]] || max=60000
+    [[ $wait =~ ^[0-9]{1,4}$ ]] || wait=0
     d=$SESS/$sid
     [ -d "$d" ] || { fail enoent "no such session in this sandbox"; return; }
     session_state "$d"; st=$SS   # before reading, so an exit seen here means all output is in the file
-    tail -c +$((off + 1)) -- "$d/output" 2>/dev/null | head -c "$max" >"$O"
-    meta size "$(stat -c %s -- "$d/output" 2>/dev/null || echo 0)"
+    if ((wait > 0)) && [ "$st" = running ]; then
+        now_ms; deadline=$((NOW + wait))
+        while [ "$st" = running ] && ((NOW < deadline)); do
+            nap 0.003
+            now_ms
+            session_state "$d"; st=$SS
+        done
+    fi
+    local c=
+    if [ ! -s "$d/output" ]; then
+        meta size 0
+    elif ! IFS= read -r -d '' -n "$SMALL_FILE" c <"$d/output"; then
+        # The whole output is in c (EOF before a NUL byte or the bound): no program needed.
+        meta size "${#c}"
+        ((max > 0 && off < ${#c})) && printf '%s' "${c:off:max}" >"$O"
+    else
+        tail -c +$((off + 1)) -- "$d/output" 2>/dev/null | head -c "$max" >"$O"
+        meta size "$(stat -c %s -- "$d/output" 2>/dev/null || echo 0)"
+    fi
     meta state "$st"
     [ -f "$d/timed_out" ] && meta timed_out 1
     return 0
@@ -264,11 +334,33 @@ op_read() { # path line_offset(1-based) line_limit max_bytes
     local shown p off lim max
     shown=${A[0]:-}; resolve "$shown"; p=$RP; off=${A[1]:-}; lim=${A[2]:-}; max=${A[3]:-}
     need_file "$p" "$shown" || return
+    local c= n out
+    if [[ $off =~ ^[1-9][0-9]{0,8}$ && $lim =~ ^[0-9]{1,9}$ && $max =~ ^[0-9]{1,9}$ ]] \
+        && ! IFS= read -r -d '' -n "$SMALL_FILE" c <"$p"; then
+        # A text file under SMALL_FILE bytes is read whole by the shell (EOF came before any NUL
+        # byte): size, line count and the selected lines need no program. When the answer is the
+        # whole file, the host hashes it (whole=1) and no sha256sum runs either.
+        mapfile -t L <"$p"
+        n=${#L[@]}
+        meta size "${#c}"; meta binary 0; meta total_lines "$n"
+        if ((off == 1 && lim >= n && max > ${#c})); then
+            meta whole 1
+            printf '%s' "$c" >"$O"
+            return
+        fi
+        sha_of "$p"; meta sha256 "$SHA"
+        ((off > n || lim == 0)) && return
+        printf -v out '%s\n' "${L[@]:off-1:lim}"
+        # The selection ends with the file's last line, which has no newline.
+        ((off - 1 + lim >= n)) && [ "${c: -1}" != $'\n' ] && out=${out%$'\n'}
+        printf '%s' "${out:0:max}" >"$O"
+        return
+    fi
     meta size "$(stat -L -c %s -- "$p")"
     sha_of "$p"; meta sha256 "$SHA"
     if is_binary "$p"; then meta binary 1; return; fi
     meta binary 0
-    meta total_lines "$(grep -c '' -- "$p")"
+    meta total_lines "$(grep -ac '' -- "$p")"   # -a: a NUL byte is not a line end
     if [ "$off" = 1 ]; then
         head -n "$lim" -- "$p" | head -c "$max" >"$O"
     else
@@ -559,14 +651,114 @@ op_port_listening() { # port -> listening=0/1 (a TCP socket in LISTEN state on i
     meta listening "$found"
 }
 
-handle() {
+# ---- stuck handlers and replaced helpers --------------------------------------------------------
+# Every handler runs as a job of its own (set -m below): its process group id is in $RUN/<id>.pg
+# while it runs, so a `cancel` from the host (the request timed out there) can kill it.
+
+# 0 when process $1 runs this script (a helper or one of its handlers).
+is_helper() {
+    local parts
+    [ -r "/proc/$1/cmdline" ] || return 1
+    mapfile -d '' -t parts <"/proc/$1/cmdline" 2>/dev/null || return 1
+    [[ " ${parts[*]:0:3} " == *"/.chat2sbx/helper.sh "* ]]
+}
+
+# 0 when process $1 no longer exists (or is a zombie nobody reaped yet).
+is_gone() {
+    local line
+    IFS= read -r line <"/proc/$1/stat" 2>/dev/null || return 0
+    line=${line##*) }
+    [ "${line%% *}" = Z ]
+}
+
+# SIGKILLs process $1, every process descended from it (timeout(1) moves its command to a group of
+# its own) and, with $2 = group, its process group. Detached session watchers (setsid -f) are no
+# longer descendants of the handler that started them, so bash sessions are left alone.
+kill_tree() {
+    local f line pid pp todo all=()
+    local -A kids=()
+    for f in /proc/[0-9]*/stat; do
+        IFS= read -r line <"$f" 2>/dev/null || continue
+        pid=${f#/proc/}; pid=${pid%/stat}
+        line=${line##*) }; line=${line#* }
+        pp=${line%% *}
+        kids[$pp]+=" $pid"
+    done
+    todo=("$1")
+    while ((${#todo[@]})); do
+        pid=${todo[0]}; todo=("${todo[@]:1}")
+        all+=("$pid")
+        todo+=(${kids[$pid]:-})
+    done
+    if [ "${2:-}" = group ]; then kill -KILL -- "-$1" 2>/dev/null; fi
+    kill -KILL -- "${all[@]}" 2>/dev/null
+    return 0
+}
+
+# Waits up to 2 s for process $1 to be gone.
+wait_gone() {
+    local i
+    for ((i = 0; i < 40; i++)); do
+        is_gone "$1" && return 0
+        nap 0.05
+    done
+    is_gone "$1"
+}
+
+# Kills the handler group recorded in file $1, unless its leader is alive and no longer a handler
+# (the number was reused).
+kill_recorded_group() {
+    local pg
+    IFS= read -r pg <"$1" 2>/dev/null || return 0
+    [[ $pg =~ ^[0-9]+$ ]] && ((pg > 1)) || return 0
+    if [ -e "/proc/$pg" ] && ! is_helper "$pg"; then return 0; fi
+    kill_tree "$pg" group
+}
+
+# The run folders of helpers that are gone: their handlers (which may still hang) are killed and the
+# folders removed. A folder of a helper that still runs is left alone.
+sweep_stale_runs() {
+    local d owner f
+    for d in "$STATE"/run/h.*; do
+        [ -d "$d" ] && [ "$d" != "$RUN" ] || continue
+        owner=
+        [ -f "$d/pid" ] && IFS= read -r owner <"$d/pid"
+        if [[ $owner =~ ^[0-9]+$ ]] && ! is_gone "$owner" && is_helper "$owner"; then continue; fi
+        for f in "$d"/*.pg; do
+            [ -f "$f" ] && kill_recorded_group "$f"
+        done
+        rm -rf -- "$d"
+    done
+}
+
+# `cancel` (no response): kills the handler of request $1 if it still runs.
+cancel_request() {
+    local t=$1
+    [[ $t =~ ^[0-9]+$ ]] || return 0
+    [ -f "$RUN/$t.pg" ] && kill_recorded_group "$RUN/$t.pg"
+    rm -rf -- "$RUN/$t" "$RUN/$t".*
+}
+
+op_reap() { # pid of the helper this one replaced
+    local old=${A[0]:-}
+    [[ $old =~ ^[0-9]+$ ]] || { fail einval "bad pid"; return; }
+    if [ "$old" != "$HELPER_PID" ] && ! is_gone "$old" && is_helper "$old"; then
+        kill_tree "$old"
+        wait_gone "$old" || { meta gone 0; return; }
+    fi
+    meta gone 1
+    sweep_stale_runs
+}
+
+handle() { # id op encoding (raw: the body is the argument list itself; else its base64)
     ID=$1
-    local op=$2 req=$3
+    local op=$2
     O="$RUN/$ID.out"
     BIN="$RUN/$ID.bin"
+    echo "$BASHPID" >"$RUN/$ID.pg"
     MV=
     : >"$O"
-    base64 -d <"$req" >"$BIN" 2>/dev/null
+    [ "$3" = raw ] || base64 -d <"$RUN/$ID.req" >"$BIN" 2>/dev/null
     parse_args
     ST=ok
     case $op in
@@ -585,27 +777,46 @@ handle() {
         port_listening) op_port_listening ;;
         git_changes) op_git_changes ;;
         git_bundle) op_git_bundle ;;
+        reap) op_reap ;;
         *) fail einval "unknown operation: $op" ;;
     esac
+    # Done: a late cancel finds no group to kill (emptied, not removed: the writer removes the files).
+    : >"$RUN/$ID.pg"
     respond "$ID" "$ST" "$O"
-    rm -f "$req" "$BIN" "$O"
 }
 
 record_git_base
+sweep_stale_runs
+response_writer &
+WRITER=$!
+# Each handler becomes a job with a process group of its own, which `cancel` can kill as a whole.
+set -m
 
-while IFS=' ' read -r rid rop rlen; do
-    if ! [[ $rid =~ ^[0-9]+$ && $rlen =~ ^[0-9]+$ && $rop =~ ^[a-z_]+$ ]]; then
+while IFS=' ' read -r rid rop rlen renc; do
+    if ! [[ $rid =~ ^[0-9]+$ && $rlen =~ ^[0-9]+$ && $rop =~ ^[a-z_]+$ && ( -z $renc || $renc = raw ) ]]; then
         echo "chat2sbx-helper: malformed frame header" >&2
         exit 2
     fi
-    if ((rlen <= 1024)); then
-        # Small bodies (base64 text, no NUL) without a fork; bash reads a pipe byte by byte, so
-        # large ones go through head.
+    if [ "$renc" = raw ]; then body="$RUN/$rid.bin"; else body="$RUN/$rid.req"; fi
+    if ((rlen == 0)); then
+        : >"$body"
+    elif ((rlen <= 1024)); then
+        # Small bodies (no NUL byte: raw ones never have one) without a fork; bash reads a pipe
+        # byte by byte, so large ones go through head.
         IFS= read -r -N "$rlen" rbody
-        printf '%s' "$rbody" >"$RUN/$rid.req"
+        printf '%s' "$rbody" >"$body"
     else
-        head -c "$rlen" >"$RUN/$rid.req"
+        head -c "$rlen" >"$body"
     fi
-    handle "$rid" "$rop" "$RUN/$rid.req" </dev/null &
+    if [ "$rop" = cancel ]; then
+        # Handled here, at once and without a response: the body is "<len>\n<id>" (raw, or its base64).
+        if [ "$renc" = raw ]; then IFS= read -r -d '' rbody <"$body"; else rbody=$(base64 -d <"$body" 2>/dev/null); fi
+        cancel_request "${rbody#*$'\n'}"
+        continue
+    fi
+    handle "$rid" "$rop" "$renc" </dev/null &
 done
-wait
+# stdin closed: let the handlers still running answer, then stop the writer.
+for p in $(jobs -p); do [ "$p" = "$WRITER" ] || wait "$p"; done
+printf 'quit quit\n' >&"$RESPFD"
+wait "$WRITER"

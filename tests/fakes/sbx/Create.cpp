@@ -142,6 +142,9 @@ int cmdCreate(const Context &ctx, const QStringList &args)
         if (!ctx.state.exists(name))
             return fail(QStringLiteral("sandbox %1 was removed while being created").arg(name));
         meta.status = QStringLiteral("running");
+        // The VM shares the folder the path names now, at the end of its start (virtiofs): a
+        // symbolic link swapped in while create ran is followed.
+        meta.mountSource = QFileInfo(meta.workspace).canonicalFilePath();
         if (!ctx.state.writeMeta(meta, &error))
             return fail(error);
         ensureIdleWatcher(ctx, name);

@@ -181,7 +181,8 @@ int cmdExec(const Context &ctx, const QStringList &args)
     const QString home = dir + QStringLiteral("/home");
     const QString tmp = dir + QStringLiteral("/tmp");
     const QString workspace = meta.workspace;
-    const QString source = meta.clone ? dir + QStringLiteral("/clone") : workspace;
+    const QString source = meta.clone ? dir + QStringLiteral("/clone")
+                           : meta.mountSource.isEmpty() ? workspace : meta.mountSource;
     const QString bwrap = usableBwrap(ctx.state.path(QStringLiteral("bwrap-probe")),
                                       ctx.faults.enabled(QStringLiteral("FAKE_SBX_NO_BWRAP")));
 

@@ -44,6 +44,7 @@ QJsonObject SandboxMeta::toJson() const
                        {QStringLiteral("memory"), memory},
                        {QStringLiteral("clone"), clone},
                        {QStringLiteral("workspace"), workspace},
+                       {QStringLiteral("mount_source"), mountSource},
                        {QStringLiteral("status"), status},
                        {QStringLiteral("created"), created},
                        {QStringLiteral("ports"), portArray}};
@@ -58,6 +59,7 @@ bool SandboxMeta::fromJson(const QJsonObject &o, SandboxMeta *meta)
     meta->memory = o.value(QStringLiteral("memory")).toString();
     meta->clone = o.value(QStringLiteral("clone")).toBool();
     meta->workspace = o.value(QStringLiteral("workspace")).toString();
+    meta->mountSource = o.value(QStringLiteral("mount_source")).toString();
     meta->status = o.value(QStringLiteral("status")).toString();
     meta->created = o.value(QStringLiteral("created")).toString();
     meta->ports.clear();

@@ -27,6 +27,7 @@ struct SandboxMeta
     QString memory;        // empty: default
     bool clone = false;
     QString workspace;     // the host workspace root as given to create (absolute)
+    QString mountSource;   // the folder the VM got at `workspace`: its realpath when the VM last started
     QString status;        // "creating" | "running" | "stopped"
     QString created;       // ISO 8601 UTC
     QList<PortMapping> ports;

@@ -197,6 +197,7 @@ bool startSandbox(const Context &ctx, SandboxMeta *meta, QString *error)
 {
     forwardAgain(ctx, meta);
     meta->status = QStringLiteral("running");
+    meta->mountSource = QFileInfo(meta->workspace).canonicalFilePath();   // shared again at every start
     if (!ctx.state.writeMeta(*meta, error))
         return false;
     ensureIdleWatcher(ctx, meta->name);

@@ -1,4 +1,4 @@
-#include "tools/SandboxSleepJson.h"
+#include "sandbox/SandboxSleepJson.h"
 
 #include "core/Clock.h"
 

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <QByteArray>
+#include <QObject>
+#include <QTimer>
+
+class QSocketNotifier;
+class QTcpSocket;
+
+namespace chat2sbx {
+
+// Carries one client connection between its TCP socket and the QTcpSocket that QtHttpServer reads
+// and writes, made on one end of a socketpair. Why: a QTcpSocket (Qt 6.4, QNativeSocketEngine)
+// closes its descriptor as soon as a read returns EOF, so a client that half-closes its socket
+// (shutdown(SHUT_WR)) after sending a request never got the answer. The relay keeps the client's
+// EOF to itself and says so (clientEnded()); the connection layer ends the inner socket once the
+// answers are out, then the relay writes what is left to the client, sends FIN and closes.
+// Each direction holds at most kChunk bytes and stops reading while they wait (back-pressure).
+class ClientRelay : public QObject {
+    Q_OBJECT
+public:
+    static constexpr qsizetype kChunk = 64 * 1024;
+    // After our FIN, how long the client may take to close its side before the relay closes anyway.
+    static constexpr int kLingerMs = 2000;
+
+    // Takes `clientFd` (a connected TCP socket; closed on failure). `inner` receives the socket
+    // for QtHttpServer, a child of `parent` reporting the client's address and port as its peer.
+    static ClientRelay *create(qintptr clientFd, QObject *parent, QTcpSocket *&inner);
+    ~ClientRelay() override;
+
+    bool hasClientEnded() const { return m_clientEof; }
+    // Bytes of the client not yet read by the inner socket (in flight in the relay or the pair).
+    bool hasUndelivered() const;
+    // Closes both sides now (the connection is being dropped).
+    void abort();
+
+signals:
+    // The client sends nothing more; its connection stays open for the answers.
+    void clientEnded();
+
+private:
+    ClientRelay(int clientFd, int pairFd, int innerFd, QObject *parent);
+    void readClient();
+    void readInner();
+    void flushToInner();
+    void flushToClient();
+    void closeAll();
+
+    int m_client;
+    int m_pair;        // our end of the socketpair
+    int m_innerFd;     // the inner socket's end (owned by the QTcpSocket); only looked at
+    QSocketNotifier *m_clientRead;
+    QSocketNotifier *m_clientWrite;
+    QSocketNotifier *m_pairRead;
+    QSocketNotifier *m_pairWrite;
+    QByteArray m_toInner;
+    QByteArray m_toClient;
+    bool m_clientEof = false;
+    bool m_innerEof = false;
+    bool m_finSent = false;
+    QTimer m_linger;
+};
+
+} // namespace chat2sbx

@@ -1,0 +1,90 @@
+#include "runtime/StatusReportBuilder.h"
+
+#include "config/Config.h"
+#include "runtime/Controller.h"
+#include "sandbox/SandboxService.h"
+#include "sandbox/SbxHealth.h"
+#include "sandbox/WarmPool.h"
+#include "tunnel/TunnelSupervisor.h"
+#include "workspace/ApprovalService.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+
+namespace chat2sbx {
+
+StatusReport statusFromConfig(const Config &c)
+{
+    StatusReport r;
+    r.mcpUrl = c.mcpUrl();
+    r.tunnelEnabled = c.enableTunnel;
+    r.tunnelState = c.enableTunnel ? QStringLiteral("unknown") : QStringLiteral("disabled");
+    r.maxActiveSandboxes = c.maxActiveSandboxes;
+    r.warmTarget = c.warmSandboxes;
+    r.dataRoot = c.dataRoot;
+    r.host = c.host;
+    r.port = c.port;
+    r.loopbackBind = c.isLoopbackBind();
+    r.databasePath = c.databasePath;
+    r.tunnelClient = c.tunnelClient;
+    r.secretDir = c.secretDir;
+    r.sbxPath = c.sbxPath;
+    r.allowedHostRoots = c.allowedHostRoots;
+    for (const QString &root : c.allowedHostRoots)
+        if (!QFileInfo(root).isDir())
+            r.missingHostRoots << root;
+    r.exposeAllowLan = c.exposeAllowLan;
+    r.sbx.sbxPath = c.sbxPath;
+    r.sbx.templateRef = c.templateRef();
+    return r;
+}
+
+StatusReport statusFromServer(Controller &controller)
+{
+    StatusReport r = statusFromConfig(controller.config());
+    const bool running = controller.state() == Controller::State::Running;
+    r.serverRunning = running;
+    r.healthy = running;
+    r.pid = QCoreApplication::applicationPid();
+    r.version = QStringLiteral(CHAT2SBX_VERSION);
+    r.uptimeMs = controller.uptimeMs();
+    r.mcpReachable = running;
+    if (r.tunnelEnabled) {
+        r.tunnel = controller.tunnel().toJson();
+        r.tunnelState = r.tunnel.value(QStringLiteral("state")).toString();
+    }
+    r.sbx = controller.sbxHealth().status();
+    if (running) {
+        r.activeSandboxes = controller.sandboxes().countActive();
+        r.warmSandboxes = controller.warmPool().readyCount();
+        r.pendingApprovals = controller.approvals().pending().size();
+    }
+    return r;
+}
+
+void applyHealthAnswer(StatusReport &r, const QJsonObject &health)
+{
+    r.healthy = true;
+    r.serverRunning = true;
+    r.version = health.value(QStringLiteral("version")).toString();
+    r.uptimeMs = health.contains(QStringLiteral("uptimeMs")) ? health.value(QStringLiteral("uptimeMs")).toInteger() : -1;
+    // The running server's configuration is authoritative for the tunnel.
+    const QJsonObject tunnel = health.value(QStringLiteral("tunnel")).toObject();
+    if (tunnel.contains(QStringLiteral("enabled")))
+        r.tunnelEnabled = tunnel.value(QStringLiteral("enabled")).toBool();
+    r.tunnel = tunnel;
+    r.tunnelState = r.tunnelEnabled ? tunnel.value(QStringLiteral("state")).toString(QStringLiteral("unknown"))
+                                    : QStringLiteral("disabled");
+    // Without the local token a server that requires it answers only status, name and tunnel state.
+    if (health.contains(QStringLiteral("activeSandboxes")))
+        r.activeSandboxes = health.value(QStringLiteral("activeSandboxes")).toInteger();
+    if (health.contains(QStringLiteral("warmSandboxes")))
+        r.warmSandboxes = health.value(QStringLiteral("warmSandboxes")).toInteger();
+    if (health.contains(QStringLiteral("pendingApprovals")))
+        r.pendingApprovals = health.value(QStringLiteral("pendingApprovals")).toInteger();
+    r.dataRoot = health.value(QStringLiteral("dataRoot")).toString(r.dataRoot);
+    if (health.value(QStringLiteral("sbx")).isObject())
+        r.sbx = SbxStatus::fromHealthJson(health.value(QStringLiteral("sbx")).toObject());
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,98 @@
+// Issue 22, item 8: an approved direct folder swapped for a symbolic link while `sbx create` runs
+// (the fake's create slowed with FAKE_SBX_CREATE_DELAY_MS; it mounts what the path names when create
+// ends, like a virtiofs share) must not give the sandbox the link's target. sandbox_create answers
+// isError, the runtime is removed and nothing ever ran in it.
+#include "SandboxHarness.h"
+
+#include <QDir>
+#include <QtTest>
+
+#include <unistd.h>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+QJsonObject obj(std::initializer_list<QPair<QString, QJsonValue>> pairs)
+{
+    QJsonObject o;
+    for (const auto &p : pairs)
+        o.insert(p.first, p.second);
+    return o;
+}
+
+bool symlinkTo(const QString &target, const QString &link)
+{
+    return ::symlink(QFile::encodeName(target).constData(), QFile::encodeName(link).constData()) == 0;
+}
+
+} // namespace
+
+class TestMountRace : public QObject {
+    Q_OBJECT
+
+    enum class Swap { Kept, Restored };
+
+    void swapDuringCreate(Swap swap)
+    {
+        TestEnvironment env;
+        const QString allowed = env.root() + "/projects";
+        const QString folder = allowed + "/approved";
+        const QString outside = env.root() + "/outside";
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(QDir().mkpath(outside));
+        QVERIFY(writeFile(folder + "/mine.txt", "mine\n"));
+        QVERIFY(writeFile(outside + "/secret.txt", "secret\n"));
+        env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", allowed);
+        SandboxHarness h(env);
+        QString error;
+        const auto w = h.workspaces->registerHost(folder, WorkspaceMode::Direct, error);
+        QVERIFY2(w, qPrintable(error));
+
+        env.setSbxFaults({"FAKE_SBX_CREATE_DELAY_MS=3000"});
+        const auto created = h.start("sandbox_create", obj({{"workspace_id", w->id}}));
+        // Once the fake has recorded the sandbox as creating, the folder is swapped for a link out of the roots.
+        QVERIFY(waitFor([&] { return !QDir(env.sbxState() + "/sandboxes").entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty(); },
+                        10000));
+        QVERIFY(!created->finished);
+        QVERIFY(QDir().rename(folder, folder + ".orig"));
+        QVERIFY(symlinkTo(outside, folder));
+        if (swap == Swap::Restored) {
+            // ...and put back before create ends: a check of the path afterwards alone sees nothing.
+            waitFor([] { return false; }, 700);
+            QVERIFY(QFile::remove(folder));
+            QVERIFY(QDir().rename(folder + ".orig", folder));
+        }
+
+        QVERIFY(waitFor([&] { return created->finished; }, 30000));
+        QVERIFY2(created->result.isError, qPrintable(created->text()));
+        QVERIFY2(created->text().contains("changed while the sandbox was being created")
+                     || created->text().contains("is no longer the approved one"),
+                 qPrintable(created->text()));
+        // No sandbox is left, and none of the fake's execs (the health check, a helper) ever ran in it.
+        QVERIFY(waitFor([&] { return h.runtimes().isEmpty(); }, 10000));
+        QCOMPARE(h.countCalls("exec"), 0);
+        QVERIFY(QDir(env.sbxState() + "/sandboxes").entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());
+        const auto records = h.records.list(true);
+        QCOMPARE(records.size(), 1);
+        QVERIFY(records.first().state != SandboxState::Running);
+        QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
+
+        // With the folder as approved again, the same workspace works.
+        if (swap == Swap::Kept) {
+            QVERIFY(QFile::remove(folder));
+            QVERIFY(QDir().rename(folder + ".orig", folder));
+        }
+        env.setSbxFaults({});
+        const CallResult again = h.call("sandbox_create", obj({{"workspace_id", w->id}}));
+        QVERIFY2(!again.result.isError, qPrintable(again.text()));
+    }
+
+private slots:
+    void folderSwappedForALinkDuringCreateIsRefused() { swapDuringCreate(Swap::Kept); }
+    void folderSwappedAndPutBackDuringCreateIsRefused() { swapDuringCreate(Swap::Restored); }
+};
+
+QTEST_GUILESS_MAIN(TestMountRace)
+#include "tst_mount_race.moc"

@@ -1,0 +1,3 @@
+// mcp/ reaching into storage: must be reported.
+#pragma once
+#include "state/AuditLogRepository.h"

@@ -1,0 +1,422 @@
+// McpDispatcher without sockets: one row per message (request JSON -> HTTP status and the answer it
+// must contain), then the asynchronous parts of tools/call (cancellation, session end, a dropped
+// responder, the per-session cap, busy sessions and the audit rows).
+#include "mcp/AuditSink.h"
+#include "mcp/JsonRpc.h"
+#include "mcp/McpDispatcher.h"
+#include "mcp/ToolCallRunner.h"
+#include "mcp/ToolRegistry.h"
+#include "ManualClock.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+#include <memory>
+
+using namespace chat2sbx;
+
+namespace {
+
+class RecordingAuditSink : public AuditSink {
+public:
+    bool record(const AuditEntry &entry, QString &) override
+    {
+        rows << entry;
+        return true;
+    }
+    QList<AuditEntry> rows;
+};
+
+enum class SessionHeader { None, Initialized, Unknown };
+
+QJsonObject object(const QByteArray &json)
+{
+    return QJsonDocument::fromJson(json).object();
+}
+
+// `expected` is contained in `actual`: every key of an object (recursively), arrays element by
+// element with the same length, other values equal. An empty expected object matches only {}.
+bool contains(const QJsonValue &actual, const QJsonValue &expected, QString &where)
+{
+    if (expected.isObject()) {
+        const QJsonObject e = expected.toObject();
+        if (!actual.isObject() || (e.isEmpty() && !actual.toObject().isEmpty())) {
+            where = QStringLiteral("not the object expected");
+            return false;
+        }
+        const QJsonObject a = actual.toObject();
+        for (auto it = e.begin(); it != e.end(); ++it) {
+            if (!a.contains(it.key()) || !contains(a.value(it.key()), it.value(), where)) {
+                where = it.key() + QLatin1Char('.') + where;
+                return false;
+            }
+        }
+        return true;
+    }
+    if (expected.isArray()) {
+        const QJsonArray e = expected.toArray();
+        const QJsonArray a = actual.toArray();
+        if (!actual.isArray() || a.size() != e.size()) {
+            where = QStringLiteral("array length");
+            return false;
+        }
+        for (qsizetype i = 0; i < e.size(); ++i)
+            if (!contains(a.at(i), e.at(i), where)) {
+                where = QStringLiteral("[%1].").arg(i) + where;
+                return false;
+            }
+        return true;
+    }
+    if (actual != expected) {
+        where = QStringLiteral("value");
+        return false;
+    }
+    return true;
+}
+
+QJsonObject stringSchema()
+{
+    return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                       {QStringLiteral("properties"), QJsonObject{{QStringLiteral("text"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
+                       {QStringLiteral("required"), QJsonArray{QStringLiteral("text")}},
+                       {QStringLiteral("additionalProperties"), false}};
+}
+
+QJsonObject emptySchema()
+{
+    return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
+                       {QStringLiteral("properties"), QJsonObject{}},
+                       {QStringLiteral("additionalProperties"), false}};
+}
+
+} // namespace
+
+class TestMcpDispatcher : public QObject {
+    Q_OBJECT
+
+    struct Fixture {
+        ManualClock clock{1000000};
+        ToolRegistry tools;
+        RecordingAuditSink audit;
+        QList<ToolCall> heldCalls;   // calls of the `slow` tool, answered (or not) by the test
+        std::unique_ptr<ToolCallRunner> calls;
+        std::unique_ptr<McpDispatcher> dispatcher;
+
+        Fixture()
+        {
+            tools.add(ToolDefinition{QStringLiteral("echo"), QStringLiteral("Echo"), QStringLiteral("Returns its text."),
+                                     stringSchema(), {}, {}},
+                      [](const ToolCall &call) {
+                          call.responder.ok(QJsonObject{{QStringLiteral("text"), call.arguments.value(QStringLiteral("text"))}});
+                      });
+            tools.add(ToolDefinition{QStringLiteral("slow"), QStringLiteral("Slow"), QStringLiteral("Answers when told."),
+                                     emptySchema(), {}, {}},
+                      [this](const ToolCall &call) { heldCalls << call; });
+            tools.add(ToolDefinition{QStringLiteral("drop"), QStringLiteral("Drop"), QStringLiteral("Never answers."),
+                                     emptySchema(), {}, {}},
+                      [](const ToolCall &) {});
+            calls = std::make_unique<ToolCallRunner>(tools, audit, clock);
+            dispatcher = std::make_unique<McpDispatcher>(tools, *calls, clock, 60);
+        }
+        ~Fixture()
+        {
+            dispatcher.reset();
+            calls.reset();
+        }
+
+        QList<McpAnswer> send(const QByteArray &body, const QString &sessionId = {},
+                              const std::optional<QString> &version = std::nullopt)
+        {
+            auto answers = std::make_shared<QList<McpAnswer>>();
+            McpMessageContext context{sessionId, version};
+            dispatcher->dispatchBody(body, context, [answers](const McpAnswer &a) { answers->append(a); });
+            return *answers;
+        }
+        // Sends and keeps collecting: for calls answered later.
+        std::shared_ptr<QList<McpAnswer>> sendAsync(const QByteArray &body, const QString &sessionId)
+        {
+            auto answers = std::make_shared<QList<McpAnswer>>();
+            dispatcher->dispatchBody(body, McpMessageContext{sessionId, std::nullopt},
+                                     [answers](const McpAnswer &a) { answers->append(a); });
+            return answers;
+        }
+        QString initialize(const QString &clientName = QStringLiteral("row-client"))
+        {
+            const QList<McpAnswer> a = send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":")"
+                                            + clientName.toUtf8() + R"(","version":"1"}}})");
+            return a.size() == 1 ? a.first().createdSessionId : QString();
+        }
+    };
+
+    static QByteArray callSlow(int id)
+    {
+        return QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), id},
+                                         {QStringLiteral("method"), QStringLiteral("tools/call")},
+                                         {QStringLiteral("params"), QJsonObject{{QStringLiteral("name"), QStringLiteral("slow")}}}})
+            .toJson(QJsonDocument::Compact);
+    }
+
+private slots:
+    void message_data()
+    {
+        QTest::addColumn<int>("session");
+        QTest::addColumn<QString>("protocolVersion");   // null: no header
+        QTest::addColumn<QByteArray>("request");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QByteArray>("expected");       // contained in the answer; empty: accepted, no body
+
+        const int none = int(SessionHeader::None), open = int(SessionHeader::Initialized), unknown = int(SessionHeader::Unknown);
+        const QString noHeader;
+
+        // Not one JSON-RPC message.
+        QTest::newRow("parse error") << open << noHeader << QByteArray(R"({"jsonrpc":)") << 400
+                                     << QByteArray(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700}})");
+        QTest::newRow("scalar body") << open << noHeader << QByteArray("42") << 400
+                                     << QByteArray(R"({"id":null,"error":{"code":-32600,"message":"Invalid Request: the body must be one JSON-RPC message object"}})");
+        QTest::newRow("batch") << open << noHeader << QByteArray(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])") << 400
+                               << QByteArray(R"({"id":null,"error":{"code":-32600,"message":"Invalid Request: JSON-RPC batches are not supported; send one message per POST"}})");
+        QTest::newRow("empty batch") << open << noHeader << QByteArray("[]") << 400
+                                     << QByteArray(R"({"id":null,"error":{"code":-32600}})");
+        QTest::newRow("jsonrpc 1.0") << open << noHeader << QByteArray(R"({"jsonrpc":"1.0","id":3,"method":"ping"})") << 400
+                                     << QByteArray(R"({"id":3,"error":{"code":-32600,"message":"Invalid Request: \u0022jsonrpc\u0022 must be \u00222.0\u0022"}})");
+        QTest::newRow("method not a string") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":5})") << 400
+                                             << QByteArray(R"({"id":4,"error":{"code":-32600}})");
+        QTest::newRow("fractional id") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})") << 400
+                                       << QByteArray(R"({"id":null,"error":{"code":-32600,"message":"Invalid Request: \u0022id\u0022 must be a string or an integer"}})");
+        QTest::newRow("object id") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":{},"method":"ping"})") << 400
+                                   << QByteArray(R"({"id":null,"error":{"code":-32600}})");
+        QTest::newRow("neither request nor response") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":6})") << 400
+                                                      << QByteArray(R"({"id":6,"error":{"code":-32600}})");
+        QTest::newRow("response with null id") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":null,"result":{}})") << 400
+                                               << QByteArray(R"({"id":null,"error":{"code":-32600}})");
+        QTest::newRow("request params array") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":7,"method":"ping","params":[]})") << 200
+                                              << QByteArray(R"({"id":7,"error":{"code":-32602,"message":"Invalid params: \u0022params\u0022 must be an object"}})");
+        QTest::newRow("notification params array") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/initialized","params":[1]})") << 400
+                                                   << QByteArray(R"({"id":null,"error":{"code":-32602}})");
+
+        // Transport headers as the dispatcher sees them.
+        QTest::newRow("unsupported protocol header") << open << QStringLiteral("1999-01-01") << QByteArray(R"({"jsonrpc":"2.0","id":8,"method":"ping"})") << 400
+                                                     << QByteArray(R"({"id":8,"error":{"code":-32000}})");
+        QTest::newRow("supported protocol header") << open << QStringLiteral("2025-03-26") << QByteArray(R"({"jsonrpc":"2.0","id":8,"method":"ping"})") << 200
+                                                   << QByteArray(R"({"jsonrpc":"2.0","id":8,"result":{}})");
+        QTest::newRow("unknown session") << unknown << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":9,"method":"ping"})") << 404
+                                         << QByteArray(R"({"id":9,"error":{"code":-32000,"message":"Session not found"}})");
+        QTest::newRow("no session") << none << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":9,"method":"ping"})") << 400
+                                    << QByteArray(R"j({"id":9,"error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required (send initialize first)"}})j");
+        QTest::newRow("notification without session") << none << noHeader << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/initialized"})") << 400
+                                                      << QByteArray(R"({"id":null,"error":{"code":-32000}})");
+
+        // initialize.
+        QTest::newRow("initialize") << none << noHeader
+                                    << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})")
+                                    << 200 << QByteArray(R"({"id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"chat2sbx"}}})");
+        QTest::newRow("initialize future version") << none << noHeader
+                                                   << QByteArray(R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2099-01-01"}})")
+                                                   << 200 << QByteArray(R"({"id":"i","result":{"protocolVersion":"2025-11-25"}})");
+        QTest::newRow("initialize without version") << none << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":2,"method":"initialize","params":{}})") << 200
+                                                    << QByteArray(R"({"id":2,"error":{"code":-32602,"message":"Invalid params: \u0022protocolVersion\u0022 must be a string"}})");
+        QTest::newRow("initialize twice") << open << noHeader
+                                          << QByteArray(R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})")
+                                          << 400 << QByteArray(R"({"id":3,"error":{"code":-32600,"message":"Invalid Request: Server already initialized"}})");
+
+        // Requests of an initialized session.
+        QTest::newRow("ping") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping"})") << 200
+                              << QByteArray(R"({"jsonrpc":"2.0","id":1,"result":{}})");
+        QTest::newRow("ping string id") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":"a-1","method":"ping","params":{}})") << 200
+                                        << QByteArray(R"({"id":"a-1","result":{}})");
+        QTest::newRow("tools/list") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})") << 200
+                                    << QByteArray(R"({"id":2,"result":{"tools":[{"name":"echo"},{"name":"slow"},{"name":"drop"}]}})");
+        QTest::newRow("tools/list cursor") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}})") << 200
+                                           << QByteArray(R"({"id":2,"error":{"code":-32602,"message":"Invalid params: unknown cursor"}})");
+        QTest::newRow("setLevel") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"debug"}})") << 200
+                                  << QByteArray(R"({"id":3,"result":{}})");
+        QTest::newRow("setLevel unknown") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"loud"}})") << 200
+                                          << QByteArray(R"({"id":3,"error":{"code":-32602}})");
+        QTest::newRow("unknown method") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"resources/list"})") << 200
+                                        << QByteArray(R"({"id":4,"error":{"code":-32601,"message":"Method not found: resources/list"}})");
+
+        // Notifications and client responses: accepted, nothing to answer.
+        QTest::newRow("initialized") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/initialized"})") << 202 << QByteArray();
+        QTest::newRow("cancel unknown request") << open << noHeader
+                                                << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77}})") << 202 << QByteArray();
+        QTest::newRow("other notification") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/roots/list_changed"})") << 202 << QByteArray();
+        QTest::newRow("client response") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":5,"result":{}})") << 202 << QByteArray();
+
+        // tools/call answered at once.
+        QTest::newRow("call") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}})") << 200
+                              << QByteArray(R"({"id":6,"result":{"isError":false,"structuredContent":{"text":"hi"},"content":[{"type":"text","text":"{\u0022text\u0022:\u0022hi\u0022}"}]}})");
+        QTest::newRow("call without name") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}})") << 200
+                                           << QByteArray(R"({"id":6,"error":{"code":-32602,"message":"Invalid params: \u0022name\u0022 must be a string"}})");
+        QTest::newRow("call arguments array") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":[]}})") << 200
+                                              << QByteArray(R"({"id":6,"error":{"code":-32602,"message":"Invalid params: \u0022arguments\u0022 must be an object"}})");
+        QTest::newRow("call unknown tool") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope"}})") << 200
+                                           << QByteArray(R"({"id":6,"error":{"code":-32602,"message":"Unknown tool: nope"}})");
+        QTest::newRow("call schema violation") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":5}}})") << 200
+                                               << QByteArray(R"({"id":6,"result":{"isError":true}})");
+    }
+
+    void message()
+    {
+        QFETCH(int, session);
+        QFETCH(QString, protocolVersion);
+        QFETCH(QByteArray, request);
+        QFETCH(int, status);
+        QFETCH(QByteArray, expected);
+
+        Fixture f;
+        QString sessionId;
+        if (SessionHeader(session) == SessionHeader::Initialized)
+            QVERIFY(!(sessionId = f.initialize()).isEmpty());
+        else if (SessionHeader(session) == SessionHeader::Unknown)
+            sessionId = QStringLiteral("0123456789abcdef0123456789abcdef");
+        const auto version = protocolVersion.isNull() ? std::nullopt : std::optional<QString>(protocolVersion);
+
+        const QList<McpAnswer> answers = f.send(request, sessionId, version);
+        QCOMPARE(answers.size(), 1);   // exactly one answer, given at once
+        const McpAnswer &answer = answers.first();
+        QCOMPARE(answer.status, status);
+        if (expected.isEmpty()) {
+            QVERIFY2(answer.isAccepted(), answer.json.constData());
+            return;
+        }
+        QJsonParseError error;
+        const QJsonDocument actual = QJsonDocument::fromJson(answer.json, &error);
+        QVERIFY2(error.error == QJsonParseError::NoError && actual.isObject(), answer.json.constData());
+        QCOMPARE(actual.object().value("jsonrpc"), QJsonValue("2.0"));
+        QString where;
+        QVERIFY2(contains(actual.object(), object(expected), where),
+                 qPrintable(QStringLiteral("at %1 in %2").arg(where, QString::fromUtf8(answer.json))));
+        // Only a successful initialize creates a session.
+        const bool created = !answer.createdSessionId.isEmpty();
+        QCOMPARE(created, request.contains("\"initialize\"") && actual.object().contains("result"));
+        if (created)
+            QVERIFY(f.dispatcher->sessions().find(answer.createdSessionId));
+    }
+
+    void cancelledCallIsAnsweredAndItsTokenCancelled()
+    {
+        Fixture f;
+        const QString session = f.initialize();
+        const auto answers = f.sendAsync(callSlow(10), session);
+        QVERIFY(answers->isEmpty());
+        QCOMPARE(f.heldCalls.size(), 1);
+        QCOMPARE(f.calls->pendingCount(session), 1);
+        bool tokenFired = false;
+        f.heldCalls.first().cancellation.onCancel([&tokenFired] { tokenFired = true; });
+
+        const QList<McpAnswer> ack = f.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":10,"reason":"user stop"}})", session);
+        QCOMPARE(ack.size(), 1);
+        QVERIFY(ack.first().isAccepted());
+        QCOMPARE(answers->size(), 1);
+        QCOMPARE(answers->first().status, 200);
+        const QJsonObject cancelled = object(answers->first().json);
+        QCOMPARE(cancelled.value("id"), QJsonValue(10));
+        QCOMPARE(cancelled.value("error").toObject().value("code").toInt(), int(jsonrpc::RequestCancelled));
+        QVERIFY(tokenFired);
+        QVERIFY(f.heldCalls.first().cancellation.isCancelled());
+        QCOMPARE(f.calls->pendingCount(session), 0);
+        QCOMPARE(f.audit.rows.last().outcome, QStringLiteral("cancelled"));
+        QCOMPARE(f.audit.rows.last().detail, QStringLiteral("user stop"));
+
+        // The handler answering after all goes nowhere.
+        f.heldCalls.first().responder.ok({});
+        QCOMPARE(answers->size(), 1);
+    }
+
+    void idInUseWhilePending()
+    {
+        Fixture f;
+        const QString session = f.initialize();
+        const auto first = f.sendAsync(callSlow(11), session);
+        const QList<McpAnswer> second = f.send(callSlow(11), session);
+        QCOMPARE(second.size(), 1);
+        QCOMPARE(object(second.first().json).value("error").toObject().value("code").toInt(), int(jsonrpc::InvalidRequest));
+        // The same id in another session is another request.
+        const QString other = f.initialize();
+        QVERIFY(f.sendAsync(callSlow(11), other)->isEmpty());
+        QCOMPARE(f.calls->pendingCount(session), 1);
+        QCOMPARE(f.calls->pendingCount(other), 1);
+        f.heldCalls.first().responder.ok(QJsonObject{{QStringLiteral("done"), true}});
+        QCOMPARE(first->size(), 1);
+        QCOMPARE(object(first->first().json).value("result").toObject().value("structuredContent").toObject().value("done"), QJsonValue(true));
+    }
+
+    void endingASessionCancelsItsCalls()
+    {
+        Fixture f;
+        const QString session = f.initialize();
+        const auto a = f.sendAsync(callSlow(1), session);
+        const auto b = f.sendAsync(callSlow(2), session);
+        QCOMPARE(f.calls->pendingCount(session), 2);
+        QCOMPARE(f.dispatcher->endSession(session), McpDispatcher::EndResult::Ended);
+        QCOMPARE(a->size(), 1);
+        QCOMPARE(b->size(), 1);
+        QCOMPARE(object(b->first().json).value("error").toObject().value("code").toInt(), int(jsonrpc::RequestCancelled));
+        QVERIFY(f.heldCalls.at(0).cancellation.isCancelled());
+        QVERIFY(f.heldCalls.at(1).cancellation.isCancelled());
+        QCOMPARE(f.calls->pendingCount(session), 0);
+        QCOMPARE(f.dispatcher->endSession(session), McpDispatcher::EndResult::NotFound);
+        QCOMPARE(f.send(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", session).first().status, 404);
+    }
+
+    void busySessionOutlivesItsIdleTimeAndIsTouchedWhenTheCallEnds()
+    {
+        Fixture f;
+        const QString session = f.initialize();
+        const auto answers = f.sendAsync(callSlow(1), session);
+        f.clock.advance(600000);
+        QCOMPARE(f.dispatcher->sessions().sweep(), QStringList());
+        f.heldCalls.first().responder.ok({});
+        QCOMPARE(answers->size(), 1);
+        QCOMPARE(f.calls->pendingCount(session), 0);
+        f.clock.advance(59000);   // the idle time counts from the end of the call
+        QCOMPARE(f.send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", session).first().status, 200);
+        f.clock.advance(61000);
+        QCOMPARE(f.send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", session).first().status, 404);
+    }
+
+    void droppedResponderGetsAnInternalError()
+    {
+        Fixture f;
+        const QString session = f.initialize();
+        const auto answers = f.sendAsync(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"drop"}})", session);
+        QTRY_COMPARE(answers->size(), 1);
+        QCOMPARE(object(answers->first().json).value("error").toObject().value("code").toInt(), int(jsonrpc::InternalError));
+        QCOMPARE(f.calls->pendingCount(session), 0);
+    }
+
+    void pendingCallsPerSessionAreCapped()
+    {
+        Fixture f;
+        const QString session = f.initialize();
+        for (int i = 0; i < ToolCallRunner::kMaxPendingPerSession; ++i)
+            QVERIFY(f.sendAsync(callSlow(i), session)->isEmpty());
+        const QList<McpAnswer> refused = f.send(callSlow(1000), session);
+        QCOMPARE(refused.size(), 1);
+        const QJsonObject result = object(refused.first().json).value("result").toObject();
+        QVERIFY(result.value("isError").toBool());
+        QVERIFY(result.value("content").toArray().first().toObject().value("text").toString().contains("too many tool calls"));
+        QCOMPARE(f.calls->pendingCount(session), ToolCallRunner::kMaxPendingPerSession);
+        // Another session is not affected.
+        QVERIFY(f.sendAsync(callSlow(1000), f.initialize())->isEmpty());
+    }
+
+    void everyCallWritesOneAuditRowThroughTheSink()
+    {
+        Fixture f;
+        const QString session = f.initialize(QStringLiteral("audited-client"));
+        QCOMPARE(f.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}})", session).size(), 1);
+        QCOMPARE(f.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope"}})", session).size(), 1);
+        QCOMPARE(f.send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", session).size(), 1);
+        QCOMPARE(f.audit.rows.size(), 2);
+        QCOMPARE(f.audit.rows.at(0).tool, QStringLiteral("echo"));
+        QCOMPARE(f.audit.rows.at(0).outcome, QStringLiteral("ok"));
+        QCOMPARE(f.audit.rows.at(0).client, QStringLiteral("audited-client"));
+        QVERIFY(session.startsWith(f.audit.rows.at(0).session));
+        QCOMPARE(f.audit.rows.at(1).outcome, QStringLiteral("invalid"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMcpDispatcher)
+#include "tst_mcp_dispatcher.moc"
