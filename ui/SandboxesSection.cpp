@@ -2,6 +2,7 @@
 
 #include "PopupStyle.h"
 
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QToolButton>
 #include <QLabel>
@@ -78,6 +79,11 @@ void SandboxesSection::rebuild()
         }
         if (!links.isEmpty())
             parts << QStringLiteral("ports ") + links.join(QStringLiteral(", "));
+        auto clock = [](qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm")); };
+        if (row.state == QLatin1String("stopped") && row.sleptAtMs > 0)
+            parts << QStringLiteral("asleep since %1, wakes on the next tool call").arg(clock(row.sleptAtMs));
+        else if (row.state == QLatin1String("running") && row.wokeAtMs > 0)
+            parts << QStringLiteral("woke at %1").arg(clock(row.wokeAtMs));
         if (row.runningCommands > 0)
             parts << QStringLiteral("%1 running").arg(row.runningCommands == 1 ? QStringLiteral("1 command") : QStringLiteral("%1 commands").arg(row.runningCommands));
         QLabel *title = makeLabel(parts.join(QStringLiteral(" · ")), card);

@@ -33,6 +33,8 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.hostPath = v.workspace->hostPath;
         }
         row.state = sandboxStateName(r.state);
+        row.sleptAtMs = r.sleptAt;
+        row.wokeAtMs = r.wokeAt;
         row.memory = r.memory;
         row.idleDeadlineMs = r.state == SandboxState::Running ? r.idleDeadline : 0;
         for (const SandboxPortRecord &p : v.ports) {

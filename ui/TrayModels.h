@@ -37,7 +37,9 @@ struct SandboxRow {
     QString hostPath;       // the host folder of a clone or direct workspace
     QList<PortLink> portLinks;
     int runningCommands = 0;   // bash commands still running in it
-    QString state;          // creating, running, destroying, failed
+    QString state;          // creating, running, stopped (asleep), destroying, failed
+    qint64 sleptAtMs = 0;   // when its VM last stopped (0: never)
+    qint64 wokeAtMs = 0;    // when a tool call last woke it (0: never)
     QString memory;         // empty: sbx default
     qint64 idleDeadlineMs = 0;   // 0: none
     QStringList ports;      // "8080 → 127.0.0.1:49152"

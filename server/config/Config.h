@@ -25,6 +25,7 @@ struct Config {
     // Beyond the README table; all overridable the same way.
     int sessionIdleSeconds = 3600;            // MCP session expiry
     qint64 sandboxIdleSeconds = 24 * 3600;    // sandbox idle expiry
+    qint64 sandboxSleepSeconds = 1800;        // an idle sandbox's VM is stopped (files kept) after this
     int workspaceRetentionDays = 30;          // managed workspaces without a sandbox
     QStringList allowedOrigins;               // extra Origin values accepted besides loopback ones
     QStringList allowedHosts;                 // extra Host values accepted besides loopback ones

@@ -202,6 +202,7 @@ const QList<Setting> &settings()
         {"CHAT2SBX_SBX", "sbx", Kind::String, [](Config &c, const QVariant &v) { c.sbxPath = v.toString(); }},
         {"CHAT2SBX_SESSION_IDLE_SECONDS", "sessionIdleSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sessionIdleSeconds = v.toInt(); }},
         {"CHAT2SBX_SANDBOX_IDLE_SECONDS", "sandboxIdleSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sandboxIdleSeconds = v.toLongLong(); }},
+        {"CHAT2SBX_SANDBOX_SLEEP_SECONDS", "sandboxSleepSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sandboxSleepSeconds = v.toLongLong(); }},
         {"CHAT2SBX_WORKSPACE_RETENTION_DAYS", "workspaceRetentionDays", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.workspaceRetentionDays = v.toInt(); }},
         {"CHAT2SBX_ALLOWED_ORIGINS", "allowedOrigins", Kind::List, [](Config &c, const QVariant &v) { c.allowedOrigins = v.toStringList(); }},
         {"CHAT2SBX_ALLOWED_HOSTS", "allowedHosts", Kind::List, [](Config &c, const QVariant &v) { c.allowedHosts = v.toStringList(); }},

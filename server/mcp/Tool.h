@@ -94,8 +94,18 @@ public:
             return;
         m_state->done = true;
         auto sink = std::move(m_state->sink);
+        ToolResult annotated = result;
+        for (auto it = m_state->annotations.begin(); it != m_state->annotations.end(); ++it)
+            annotated.structured.insert(it.key(), it.value());
         if (sink)
-            sink(result);
+            sink(annotated);
+    }
+    // Adds `key: value` to whatever structured result this call ends with (e.g. that resolving its
+    // sandbox woke it), so the handler's own result code need not know.
+    void annotate(const QString &key, const QJsonValue &value) const
+    {
+        if (m_state && !m_state->done)
+            m_state->annotations.insert(key, value);
     }
     void ok(const QJsonObject &structured, const QJsonArray &extraContent = {}) const
     {
@@ -111,6 +121,7 @@ private:
     struct State {
         bool done = false;
         Sink sink;
+        QJsonObject annotations;
     };
     std::shared_ptr<State> m_state;
 };

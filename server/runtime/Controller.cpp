@@ -14,6 +14,7 @@
 #include "sandbox/BashSessions.h"
 #include "sandbox/ChannelPool.h"
 #include "sandbox/SandboxService.h"
+#include "sandbox/SandboxSleep.h"
 #include "sandbox/SbxDriver.h"
 #include "sandbox/SbxHealth.h"
 #include "sandbox/WarmPool.h"
@@ -78,6 +79,8 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     import.extraCaFile = m_config.testImportCaFile;
     registerImportFileTool(m_tools, *m_sandboxes, *m_channels, import);
     m_activity = std::make_unique<ActivityMonitor>(*m_db, *m_sandboxes, *m_bashSessions, *m_channels);
+    // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
+    m_sleep = std::make_unique<SandboxSleep>(*m_sandboxes, *m_channels, *m_bashSessions, *m_sbx, m_clock);
     connect(this, &Controller::toolCallAudited, m_activity.get(), &ActivityMonitor::toolCallRecorded);
 
     // Review and export of the agent's work; also what destroy and idle expiry ask first.
@@ -191,6 +194,7 @@ void Controller::afterReconciliation()
 {
     if (m_state != State::Starting)
         return;
+    m_sleep->start();
     // Load the local token (keychain, async) when required, then
     // install /mcp and listen.
     m_localTokens = std::make_unique<LocalTokenStore>(m_config.stateDir);
@@ -241,6 +245,7 @@ void Controller::stop()
         m_dispatcher.reset();
         m_toolCalls.reset();   // cancels pending tool calls first
         m_activity->setWatching(false);
+        m_sleep->stop();
         m_sandboxes->shutdown();
         m_sbxHealth->stop();
         m_approvals->stopWatching();

@@ -15,6 +15,7 @@ class QHttpServer;
 namespace chat2sbx {
 
 class ActivityMonitor;
+class SandboxSleep;
 class ApprovalService;
 class AuditRetention;
 class ChangesService;
@@ -132,6 +133,7 @@ private:
     std::unique_ptr<WorkspaceRetention> m_retention;
     std::unique_ptr<AuditRetention> m_auditRetention;
     std::unique_ptr<ActivityMonitor> m_activity;
+    std::unique_ptr<SandboxSleep> m_sleep;
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;
     std::unique_ptr<AuditLogSink> m_auditSink;

@@ -3,6 +3,7 @@
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "sandbox/ChannelPool.h"
+#include "sandbox/StopReasons.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -251,8 +252,13 @@ bool BashSessions::recordExit(BashSessionRecord &rec, const QString &state, QStr
         return true;
     if (rec.exited)
         return true;
-    if (!m_repo.markExited(rec.id, code, m_clock.nowMs(), error))
+    if (state == QLatin1String("lost")) {
+        if (!m_repo.markLost(rec.id, stopReasons::sessionLostWithoutStatus(), m_clock.nowMs(), error))
+            return false;
+        rec.lostReason = stopReasons::sessionLostWithoutStatus();
+    } else if (!m_repo.markExited(rec.id, code, m_clock.nowMs(), error)) {
         return false;
+    }
     rec.exited = true;
     rec.exitCode = code;
     return true;
@@ -412,6 +418,7 @@ void BashSessions::answer(const std::shared_ptr<Wait> &w, const QString &state, 
     s.timedOut = state.startsWith(QLatin1String("timedout:"));
     s.output = QString::fromUtf8(chunk.constData(), emitLen);
     s.hasMoreOutput = size > newOffset;
+    s.lostReason = w->rec.lostReason;
     finishWait(w, true, {}, s);
 }
 

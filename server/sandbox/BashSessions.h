@@ -33,6 +33,7 @@ struct BashSnapshot {
     bool timedOut = false;                   // stopped by timeout_ms (exit code 124)
     QString output;
     bool hasMoreOutput = false;
+    QString lostReason;                      // non-empty: `lost` (processes died without an exit status)
 };
 
 struct BashStartSpec {
@@ -80,6 +81,8 @@ public:
     void write(const RunningSandbox &sandbox, const QString &sessionId, const QByteArray &input, bool closeStdin,
                int yieldMs, SnapshotDone done, const CancellationToken &cancel = {});
     void list(const RunningSandbox &sandbox, ListDone done);
+    // Whether the database still thinks a command of the sandbox runs (no round trip to the VM).
+    bool hasRunning(const QString &sandboxId) const { return m_repo.hasRunning(sandboxId); }
 
     // The length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence which
     // could still be completed by the bytes that follow.

@@ -194,7 +194,9 @@ void ChangesService::exportRunning(const RunningSandbox &sandbox, const QString 
 void ChangesService::secureWork(const SandboxView &view, std::function<void(const DestroyGuard::Outcome &)> done)
 {
     DestroyGuard::Outcome out;
-    if (!view.workspace || view.workspace->mode != WorkspaceMode::Clone || view.record.state != SandboxState::Running) {
+    // A stopped (sleeping) clone sandbox still holds its work: exporting it starts the VM (sbx exec).
+    const bool hasVm = view.record.state == SandboxState::Running || view.record.state == SandboxState::Stopped;
+    if (!view.workspace || view.workspace->mode != WorkspaceMode::Clone || !hasVm) {
         out.ok = true;
         return done(out);
     }

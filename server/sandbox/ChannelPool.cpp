@@ -33,8 +33,13 @@ void ChannelPool::detach(const QString &sandboxId)
 SandboxChannel &ChannelPool::channelFor(const RunningSandbox &sandbox)
 {
     SandboxChannel *&channel = m_channels[sandbox.sandboxId];
-    if (!channel)
-        channel = new SandboxChannel(m_driver, sandbox, m_options);
+    if (!channel) {
+        SandboxChannel::Options options = m_options;
+        options.restartAfterExit = !m_checkExits;
+        channel = new SandboxChannel(m_driver, sandbox, options);
+        SandboxChannel *created = channel;
+        connect(created, &SandboxChannel::exited, this, [this, created] { emit channelExited(created->sandbox().sandboxId); });
+    }
     else if (channel->sandbox().runtimeName != sandbox.runtimeName) {
         // Same public id on a new runtime (re-created): the old child talks to the wrong VM.
         channel->stop();
@@ -46,6 +51,24 @@ SandboxChannel &ChannelPool::channelFor(const RunningSandbox &sandbox)
 SandboxChannel *ChannelPool::find(const QString &sandboxId) const
 {
     return m_channels.value(sandboxId, nullptr);
+}
+
+void ChannelPool::resumeRestarts(const QString &sandboxId)
+{
+    if (SandboxChannel *channel = find(sandboxId))
+        channel->resumeRestarts();
+}
+
+bool ChannelPool::isBusy(const QString &sandboxId) const
+{
+    const SandboxChannel *channel = find(sandboxId);
+    return channel && channel->pendingCount() > 0;
+}
+
+bool ChannelPool::isRunning(const QString &sandboxId) const
+{
+    const SandboxChannel *channel = find(sandboxId);
+    return channel && channel->isRunning();
 }
 
 } // namespace chat2sbx

@@ -26,10 +26,23 @@ public:
     SandboxChannel &channelFor(const RunningSandbox &sandbox);
     SandboxChannel *find(const QString &sandboxId) const;
 
+    // On: channels do not restart by themselves after their child exits; channelExited() is
+    // emitted and whoever listens calls resumeRestarts() unless the VM itself stopped (SandboxSleep).
+    void setRestartAfterExitCheck(bool on) { m_checkExits = on; }
+    void resumeRestarts(const QString &sandboxId);
+    // A request is in flight on the sandbox's channel.
+    bool isBusy(const QString &sandboxId) const;
+    // The sandbox's channel has a child (started or starting).
+    bool isRunning(const QString &sandboxId) const;
+
+signals:
+    void channelExited(const QString &sandboxId);
+
 private:
     SbxDriver &m_driver;
     SandboxChannel::Options m_options;
     QHash<QString, SandboxChannel *> m_channels;
+    bool m_checkExits = false;
 };
 
 } // namespace chat2sbx

@@ -20,8 +20,18 @@ QList<ReconcileAction> planReconciliation(const QList<ReconcileRecord> &records,
                 decide(r);
     };
 
+    const QString stopped = QStringLiteral("stopped");
     pass(SandboxState::Running, [&](const ReconcileRecord &r) {
-        add(statusOf.contains(r.runtimeName) ? ReconcileAction::Reattach : ReconcileAction::MarkVanished, r);
+        if (!statusOf.contains(r.runtimeName))
+            add(ReconcileAction::MarkVanished, r);
+        else
+            add(statusOf.value(r.runtimeName) == stopped ? ReconcileAction::MarkStopped : ReconcileAction::Reattach, r);
+    });
+    pass(SandboxState::Stopped, [&](const ReconcileRecord &r) {
+        if (!statusOf.contains(r.runtimeName))
+            add(ReconcileAction::MarkVanished, r);
+        else if (statusOf.value(r.runtimeName) == QLatin1String("running") && !r.inFlight)
+            add(ReconcileAction::FinishStop, r);
     });
     // A failed record whose runtime sbx still lists: a create that went on after we stopped (an
     // orphaned `sbx create` finishing late), or a clean-up that did not finish. Converge: remove it,

@@ -26,7 +26,9 @@ struct ReconcileRuntime {
 struct ReconcileAction {
     enum Kind {
         Reattach,                // running record, runtime present and not stopped: attach its channel again
-        MarkVanished,            // running record, runtime gone: failed, with the reason
+        MarkStopped,             // running record, runtime stopped (auto-stop while we were down): stopped, sessions lost
+        FinishStop,              // stopped record whose VM runs (a sleep interrupted before `sbx stop`): stop it
+        MarkVanished,            // running or stopped record, runtime gone: failed, with the reason
         RemoveLeftover,          // failed record whose runtime still exists: remove the runtime
         KeepLeftover,            // the same, but a clone workspace: leave it (sandbox_destroy removes it)
         CleanInterruptedCreate,  // creating record from a previous run: failed, partial runtime removed

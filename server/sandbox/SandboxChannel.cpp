@@ -235,7 +235,17 @@ void SandboxChannel::onChildGone(const QString &why)
     if (!wasHealthy)
         ++m_failedStarts;
     failAll(why + QStringLiteral("; the request was not completed"));
-    if (!m_stopping)
+    if (m_stopping)
+        return;
+    if (m_options.restartAfterExit)
+        scheduleRestart();
+    else
+        emit exited();
+}
+
+void SandboxChannel::resumeRestarts()
+{
+    if (!m_proc && !m_stopping)
         scheduleRestart();
 }
 

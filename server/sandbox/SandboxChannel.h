@@ -45,6 +45,9 @@ public:
         int defaultTimeoutMs = 30000;
         int maxRestartDelayMs = 5000;
         int maxFailedStarts = 3;      // then wait for the next request before trying again
+        // false: after the child exits on its own, emit exited() and restart only on resumeRestarts()
+        // or the next request (the owner first checks whether the VM itself stopped).
+        bool restartAfterExit = true;
     };
     using Callback = std::function<void(const ChannelReply &)>;
 
@@ -59,6 +62,8 @@ public:
     void ping(int timeoutMs, Callback done);
     // Kills the child and fails everything pending; the next request starts a new child.
     void stop();
+    // With restartAfterExit false: restart (with the usual back-off) after exited().
+    void resumeRestarts();
 
     bool isRunning() const { return m_proc != nullptr; }
     bool isHealthy() const { return m_proc != nullptr && m_healthy; }
@@ -74,6 +79,8 @@ public:
 
 signals:
     void restarted();
+    // The child exited on its own (not through stop()); pending requests have failed.
+    void exited();
 
 private:
     void release(QProcess *proc);

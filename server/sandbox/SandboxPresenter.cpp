@@ -4,6 +4,7 @@
 #include "core/Clock.h"
 #include "sandbox/ExposedPort.h"
 #include "sandbox/SandboxService.h"
+#include "sandbox/SandboxSleepJson.h"
 #include "state/SandboxRepository.h"
 #include "workspace/WorkspaceService.h"
 
@@ -91,6 +92,7 @@ QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes
     for (const SandboxPortRecord &p : view.ports)
         ports.append(portJson(presentPort(p.sandboxPort, p.hostIp, p.hostPort)));
     o.insert(QStringLiteral("ports"), ports);
+    insertSleepFields(o, view);
     return o;
 }
 

@@ -10,10 +10,12 @@ struct RunningSandbox {
     QString runtimeName;     // internal sbx name: never put it in a tool result
     QString workspacePath;   // absolute path of the workspace inside the VM (the mount point)
     bool managedWorkspace = false;
+    bool wokeFromSleep = false;   // resolving it woke a stopped sandbox (the first request takes longer)
 };
 
 // Implemented by SandboxService. Finds a running sandbox for a tool call and renews its idle deadline
-// (every tool call that reaches a sandbox renews it). On failure returns false with a readable reason
+// (every tool call that reaches a sandbox renews it). A stopped (sleeping) sandbox is woken: it
+// becomes running again and its control channel's `sbx exec` starts the VM. On failure returns false with a readable reason
 // for the model ("sandbox sbx_... is not running (state failed: ...)").
 class SandboxResolver {
 public:

@@ -8,6 +8,7 @@
 #include "sandbox/RuntimeAttacher.h"
 #include "sandbox/SandboxPresenter.h"
 #include "sandbox/SbxDriver.h"
+#include "sandbox/StopReasons.h"
 #include "sandbox/WarmPool.h"
 #include "state/Database.h"
 #include "workspace/FolderSwapWatch.h"
@@ -42,7 +43,7 @@ QString newRuntimeName()
 
 SandboxService::SandboxService(const Config &config, Database &db, WorkspaceService &workspaces, SbxDriver &sbx,
                                Clock &clock, QObject *parent)
-    : QObject(parent), m_config(config), m_workspaces(workspaces), m_sbx(sbx), m_clock(clock), m_repo(db),
+    : QObject(parent), m_config(config), m_workspaces(workspaces), m_sbx(sbx), m_clock(clock), m_repo(db), m_sessions(db),
       m_ports(std::make_unique<PortExposure>(db, *this, sbx))
 {
     connect(m_ports.get(), &PortExposure::portsChanged, this, &SandboxService::sandboxesChanged);
@@ -164,7 +165,10 @@ void SandboxService::create(const CreateRequest &request, Done done)
         workspace = m_workspaces.find(request.workspaceId);
         if (!workspace)
             return failNow(QStringLiteral("unknown workspace_id %1").arg(request.workspaceId));
-        if (auto running = m_repo.findForWorkspace(workspace->id, SandboxState::Running)) {
+        auto running = m_repo.findForWorkspace(workspace->id, SandboxState::Running);
+        if (!running)   // asleep: reused as it is; the next tool call on it wakes it
+            running = m_repo.findForWorkspace(workspace->id, SandboxState::Stopped);
+        if (running) {
             // The seed's rule: a running VM cannot change its memory, and ignoring the request would
             // leave the agent believing it got what it asked for.
             if (!request.memory.isEmpty() && request.memory != running->memory)
@@ -414,7 +418,8 @@ void SandboxService::destroy(const QString &sandboxId, Done done, const QString 
         return done ? done(o) : void();
     }
     m_destroying.insert(sandboxId, {std::move(done)});
-    if (!m_guard || r->state != SandboxState::Running)
+    // A stopped sandbox's files are all there: the guard's first request wakes it to keep its work.
+    if (!m_guard || (r->state != SandboxState::Running && r->state != SandboxState::Stopped))
         return removeAfterGuard(sandboxId, reason, {}, {});
     // Keep the work first (a clone sandbox's commits and edits become a host branch); the sandbox
     // stays running meanwhile, so a refusal leaves it exactly as it was.
@@ -534,7 +539,12 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
         error = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
         return false;
     }
-    if (r->state != SandboxState::Running) {
+    bool woke = false;
+    if (r->state == SandboxState::Stopped && m_available) {
+        if (!wake(*r, error))
+            return false;
+        woke = true;
+    } else if (r->state != SandboxState::Running) {
         error = QStringLiteral("sandbox %1 is not running (state %2%3)")
                     .arg(sandboxId, sandboxStateName(r->state),
                          r->reason.isEmpty() ? QString() : QStringLiteral(": ") + publicText(r->reason));
@@ -549,11 +559,147 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
     out.runtimeName = r->runtimeName;
     out.workspacePath = path;
     out.managedWorkspace = mode == workspaceModeName(WorkspaceMode::Managed);
-    // Renewing is a write: at most about once a second per sandbox.
+    out.wokeFromSleep = woke;
+    // Renewing is a write: at most about once a second per sandbox (waking renewed it).
     const qint64 now = m_clock.nowMs();
-    if (now - r->lastActivityAt >= 1000 || r->idleDeadline < now + idleMs() - 1000)
+    if (!woke && (now - r->lastActivityAt >= 1000 || r->idleDeadline < now + idleMs() - 1000))
         renewNow(sandboxId);
     return true;
+}
+
+// ---- sleep and wake -------------------------------------------------------------------------------
+
+bool SandboxService::wake(const SandboxRecord &r, QString &error)
+{
+    if (m_stopsInFlight.contains(r.id)) {
+        error = QStringLiteral("sandbox %1 is being put to sleep right now (sbx stop is running); call again in a few "
+                               "seconds and it wakes up").arg(r.id);
+        return false;
+    }
+    const qint64 now = m_clock.nowMs();
+    QString dbError;
+    if (!m_repo.markWoken(r.id, now, now + idleMs(), dbError) && !dbError.isEmpty()) {
+        error = dbError;
+        return false;
+    }
+    // Nothing is started here: the channel's `sbx exec` starts the VM (sbx-contract.md, exec row).
+    qCInfo(lcSandbox).noquote() << "waking sandbox" << r.id << "for a tool call";
+    emit sandboxesChanged();
+    checkPortsAfterWake(r.id, r.runtimeName);
+    return true;
+}
+
+// sbx publishes a sandbox's ports again when it restarts (v0.34); a mapping it no longer lists is
+// dropped from the record (and so from sandbox_get) and logged, never shown as if it still worked.
+void SandboxService::checkPortsAfterWake(const QString &id, const QString &runtimeName)
+{
+    if (m_repo.ports(id).isEmpty())
+        return;
+    QPointer<SandboxService> self(this);
+    m_sbx.ports(runtimeName, [self, id](const SbxResult &r, const QList<SbxPortMapping> &items) {
+        if (!self || !r.ok)
+            return;
+        QSet<int> listed;
+        for (const SbxPortMapping &m : items)
+            listed.insert(m.sandboxPort);
+        bool changed = false;
+        for (const SandboxPortRecord &p : self->m_repo.ports(id)) {
+            if (listed.contains(p.sandboxPort))
+                continue;
+            QString error;
+            if (self->m_repo.removePort(id, p.sandboxPort, error)) {
+                changed = true;
+                qCWarning(lcSandbox).noquote() << "port" << p.sandboxPort << "of sandbox" << id
+                                               << "is no longer published after it woke; removed (expose it again)";
+            }
+        }
+        if (changed)
+            emit self->sandboxesChanged();
+    });
+}
+
+QStringList SandboxService::sleepCandidates() const
+{
+    QStringList out;
+    for (const SandboxRecord &r : m_repo.idleSince(m_clock.nowMs() - sleepMs()))
+        if (!m_creating.contains(r.id) && !m_destroying.contains(r.id))
+            out.append(r.id);
+    return out;
+}
+
+std::optional<RunningSandbox> SandboxService::runningSandbox(const QString &sandboxId) const
+{
+    const auto r = m_repo.find(sandboxId);
+    if (!r || r->state != SandboxState::Running)
+        return std::nullopt;
+    return runningOf(*r, m_workspaces.find(r->workspaceId));
+}
+
+void SandboxService::markSessionsLost(const QString &id, const QString &reason, qint64 startedBefore)
+{
+    QString error;
+    const int n = m_sessions.markSandboxSessionsLost(id, reason, startedBefore, m_clock.nowMs(), error);
+    if (n < 0)
+        qCWarning(lcSandbox).noquote() << "cannot record the lost bash sessions of" << id << ":" << error;
+    else if (n > 0)
+        qCInfo(lcSandbox).noquote() << n << "bash sessions of" << id << "are lost:" << reason;
+}
+
+bool SandboxService::putToSleep(const QString &sandboxId)
+{
+    const auto r = m_repo.find(sandboxId);
+    if (!r || r->state != SandboxState::Running || m_creating.contains(sandboxId) || m_destroying.contains(sandboxId))
+        return false;
+    const qint64 now = m_clock.nowMs();
+    QString error;
+    // Persisted before acting: after a crash before `sbx stop` ran, reconciliation finishes the stop.
+    if (!m_repo.markStopped(sandboxId, now, stopReasons::sandboxSlept(m_config.sandboxSleepSeconds), now, error)) {
+        if (!error.isEmpty())
+            qCWarning(lcSandbox).noquote() << "cannot put" << sandboxId << "to sleep:" << error;
+        return false;
+    }
+    markSessionsLost(sandboxId, stopReasons::sessionLostStopped(), now);
+    if (m_attacher)
+        m_attacher->detach(sandboxId);
+    qCInfo(lcSandbox).noquote() << "sandbox" << sandboxId << "goes to sleep after" << m_config.sandboxSleepSeconds
+                                << "s without a tool call (files kept; the next tool call wakes it)";
+    emit sandboxesChanged();
+    stopRuntime(sandboxId, r->runtimeName);
+    return true;
+}
+
+void SandboxService::stopRuntime(const QString &id, const QString &runtimeName)
+{
+    m_stopsInFlight.insert(id);
+    QPointer<SandboxService> self(this);
+    m_sbx.stop(runtimeName, [self, id](const SbxResult &r) {
+        if (!self)
+            return;
+        self->m_stopsInFlight.remove(id);
+        if (!r.ok)
+            qCWarning(lcSandbox).noquote() << "sbx stop of sandbox" << id << "failed (its VM stops by itself once idle):"
+                                           << r.error;
+    });
+}
+
+void SandboxService::noteStopped(const QString &sandboxId, qint64 exitedAt, bool channelBack)
+{
+    const auto r = m_repo.find(sandboxId);
+    if (!r || r->state != SandboxState::Running)
+        return;
+    markSessionsLost(sandboxId, stopReasons::sessionLostStopped(), exitedAt);
+    const qint64 now = m_clock.nowMs();
+    QString error;
+    if (channelBack) {
+        if (!m_repo.recordSleepAndWake(sandboxId, exitedAt, now, stopReasons::sandboxStoppedOutside(), error))
+            qCWarning(lcSandbox).noquote() << "cannot record that" << sandboxId << "stopped:" << error;
+    } else {
+        if (!m_repo.markStopped(sandboxId, exitedAt, stopReasons::sandboxStoppedOutside(), now, error) && !error.isEmpty())
+            qCWarning(lcSandbox).noquote() << "cannot record that" << sandboxId << "stopped:" << error;
+        if (m_attacher)
+            m_attacher->detach(sandboxId);
+    }
+    emit sandboxesChanged();
 }
 
 // ---- idle expiry ----------------------------------------------------------------------------------
@@ -636,6 +782,22 @@ void SandboxService::apply(const ReconcileAction &a, QList<RunningSandbox> &toAt
         if (const auto r = m_repo.find(id))
             toAttach.append(runningOf(*r, m_workspaces.find(r->workspaceId)));
         return;
+    case ReconcileAction::MarkStopped: {
+        // sbx-contract.md §1: the VM stopped while nobody was attached; its processes are gone.
+        const qint64 now = m_clock.nowMs();
+        QString error;
+        qCWarning(lcSandbox).noquote() << "sandbox" << id << "stopped while chat2sbx was not running; its bash sessions are lost,"
+                                       << "its files are kept and the next tool call wakes it";
+        markSessionsLost(id, stopReasons::sessionLostWhileDown(), now);
+        if (!m_repo.markStopped(id, now, stopReasons::sandboxStoppedWhileDown(), now, error) && !error.isEmpty())
+            qCWarning(lcSandbox).noquote() << "cannot record that" << id << "stopped:" << error;
+        return;
+    }
+    case ReconcileAction::FinishStop:
+        qCInfo(lcSandbox).noquote() << "finishing the interrupted sleep of" << id;
+        markSessionsLost(id, stopReasons::sessionLostStopped(), m_clock.nowMs());
+        stopRuntime(id, a.runtimeName);
+        return;
     case ReconcileAction::MarkVanished:
         qCWarning(lcSandbox).noquote() << "sandbox" << id << "(" << a.runtimeName << ") vanished: sbx ls no longer lists it";
         persist(id, SandboxState::Failed,
@@ -702,11 +864,11 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     using K = ReconcileAction;
     qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 vanished, "
                                                   "%4 interrupted creates cleaned up, %5 leftover runtimes of failed sandboxes, "
-                                                  "%6 unknown runtimes reported")
+                                                  "%6 unknown runtimes reported, %7 found stopped")
                                        .arg(m_reconcileTimer.elapsed()).arg(countActions(plan, K::Reattach))
                                        .arg(countActions(plan, K::MarkVanished)).arg(countActions(plan, K::CleanInterruptedCreate))
                                        .arg(countActions(plan, K::RemoveLeftover) + countActions(plan, K::KeepLeftover))
-                                       .arg(countActions(plan, K::ReportUnknown));
+                                       .arg(countActions(plan, K::ReportUnknown)).arg(countActions(plan, K::MarkStopped));
 
     m_idleTimer.start();
     if (m_attacher) {

@@ -3,12 +3,15 @@
 #include "config/Config.h"
 #include "sandbox/PortExposure.h"
 #include "sandbox/SandboxResolver.h"
+#include "state/BashSessionRepository.h"
 #include "state/SandboxRepository.h"
 #include "state/Workspace.h"
 
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
+#include <QSet>
+#include <QStringList>
 #include <QTimer>
 
 #include <functional>
@@ -104,6 +107,19 @@ public:
     QString publicText(const QString &text) const;
 
     qint64 idleMs() const { return m_config.sandboxIdleSeconds * 1000; }
+
+    // ---- sleep (SandboxSleep decides when; this does it) ----
+    qint64 sleepMs() const { return m_config.sandboxSleepSeconds * 1000; }
+    // Running sandboxes no tool call reached for sleepMs(), not being created or destroyed.
+    QStringList sleepCandidates() const;
+    // What a channel needs to reach a running sandbox, without renewing its idle deadline.
+    std::optional<RunningSandbox> runningSandbox(const QString &sandboxId) const;
+    // running -> stopped (persisted first), channel closed, `sbx stop`. False if it was not running.
+    bool putToSleep(const QString &sandboxId);
+    // Its VM was found stopped after its channel exited at `exitedAt`: the sessions started before
+    // are lost; the sandbox is stopped, or, when a tool call has already started the channel (and so
+    // the VM) again, stays running with both times recorded.
+    void noteStopped(const QString &sandboxId, qint64 exitedAt, bool channelBack);
     // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
     int countActive() const { return m_repo.countActive(); }
 
@@ -137,6 +153,10 @@ private:
     void finishReconcile();
     void attachQueued();
     void persist(const QString &id, SandboxState state, const QString &reason);
+    void markSessionsLost(const QString &id, const QString &reason, qint64 startedBefore);
+    bool wake(const SandboxRecord &r, QString &error);
+    void stopRuntime(const QString &id, const QString &runtimeName);
+    void checkPortsAfterWake(const QString &id, const QString &runtimeName);
     RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;
 
     const Config &m_config;
@@ -144,6 +164,7 @@ private:
     SbxDriver &m_sbx;
     Clock &m_clock;
     SandboxRepository m_repo;
+    BashSessionRepository m_sessions;
     RuntimeAttacher *m_attacher = nullptr;
     DestroyGuard *m_guard = nullptr;
     WarmPool *m_warm = nullptr;
@@ -151,6 +172,7 @@ private:
 
     QHash<QString, QList<Done>> m_creating;     // sandbox id -> callers waiting for it (first: the creator)
     QHash<QString, QList<Done>> m_destroying;
+    QSet<QString> m_stopsInFlight;              // `sbx stop` of a sandbox put to sleep runs
 
     bool m_available = true;
     QString m_unavailableReason;

@@ -10,7 +10,7 @@
 namespace chat2sbx {
 namespace {
 
-const char kColumns[] = "id, sandbox_id, command, cwd, status, exit_code, started_at, finished_at, read_offset";
+const char kColumns[] = "id, sandbox_id, command, cwd, status, exit_code, started_at, finished_at, read_offset, lost_reason";
 
 BashSessionRecord fromRow(const QSqlQuery &q)
 {
@@ -25,6 +25,7 @@ BashSessionRecord fromRow(const QSqlQuery &q)
     s.startedAt = q.value(6).toLongLong();
     s.finishedAt = q.value(7).isNull() ? 0 : q.value(7).toLongLong();
     s.readOffset = q.value(8).toLongLong();
+    s.lostReason = q.value(9).toString();
     return s;
 }
 
@@ -38,7 +39,7 @@ bool run(QSqlQuery &q, QString &error)
 bool BashSessionRepository::insert(const BashSessionRecord &s, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO bash_sessions (%1) VALUES (?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
+    q.prepare(QStringLiteral("INSERT INTO bash_sessions (%1) VALUES (?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kColumns)));
     q.addBindValue(s.id);
     q.addBindValue(s.sandboxId);
     q.addBindValue(s.command.size() > kMaxStoredCommandChars ? s.command.left(kMaxStoredCommandChars) + QStringLiteral("…")
@@ -49,6 +50,7 @@ bool BashSessionRepository::insert(const BashSessionRecord &s, QString &error)
     q.addBindValue(s.startedAt);
     q.addBindValue(s.finishedAt ? QVariant(s.finishedAt) : QVariant());
     q.addBindValue(s.readOffset);
+    q.addBindValue(s.lostReason.isEmpty() ? QVariant() : QVariant(s.lostReason));
     return run(q, error);
 }
 
@@ -123,6 +125,40 @@ bool BashSessionRepository::markExited(const QString &id, std::optional<int> exi
     q.addBindValue(finishedAt);
     q.addBindValue(id);
     return run(q, error);
+}
+
+bool BashSessionRepository::markLost(const QString &id, const QString &reason, qint64 finishedAt, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE bash_sessions SET status = 'exited', exit_code = NULL, finished_at = ?, lost_reason = ? "
+                             "WHERE id = ? AND status = 'running'"));
+    q.addBindValue(finishedAt);
+    q.addBindValue(reason);
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+int BashSessionRepository::markSandboxSessionsLost(const QString &sandboxId, const QString &reason, qint64 startedBefore,
+                                                   qint64 finishedAt, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE bash_sessions SET status = 'exited', exit_code = NULL, finished_at = ?, lost_reason = ? "
+                             "WHERE sandbox_id = ? AND status = 'running' AND started_at <= ?"));
+    q.addBindValue(finishedAt);
+    q.addBindValue(reason);
+    q.addBindValue(sandboxId);
+    q.addBindValue(startedBefore);
+    if (!run(q, error))
+        return -1;
+    return q.numRowsAffected();
+}
+
+bool BashSessionRepository::hasRunning(const QString &sandboxId) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT 1 FROM bash_sessions WHERE sandbox_id = ? AND status = 'running' LIMIT 1"));
+    q.addBindValue(sandboxId);
+    return q.exec() && q.next();
 }
 
 } // namespace chat2sbx

@@ -21,6 +21,7 @@ struct BashSessionRecord {
     qint64 startedAt = 0;
     qint64 finishedAt = 0;
     qint64 readOffset = 0;
+    QString lostReason;      // set when the command's processes died without an exit status (status `lost`)
 };
 
 // Rows of bash_sessions. Every write is committed before it returns.
@@ -44,6 +45,12 @@ public:
     static constexpr int kMaxStoredCommandChars = 4000;
     bool setReadOffset(const QString &id, qint64 offset, QString &error);
     bool markExited(const QString &id, std::optional<int> exitCode, qint64 finishedAt, QString &error);
+    // The command's processes are gone and its exit status with them (the VM stopped): `lost`.
+    bool markLost(const QString &id, const QString &reason, qint64 finishedAt, QString &error);
+    // Every running session of the sandbox started at or before `startedBefore`; returns how many (-1: error).
+    int markSandboxSessionsLost(const QString &sandboxId, const QString &reason, qint64 startedBefore, qint64 finishedAt,
+                                QString &error);
+    bool hasRunning(const QString &sandboxId) const;
 
 private:
     Database &m_db;

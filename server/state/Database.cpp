@@ -223,6 +223,22 @@ bool Database::openReadOnly(const QString &path, QString &error)
 
 bool Database::migrate(QString &error)
 {
+    // A migration may rebuild a table others reference (SQLite's way to change a constraint): that
+    // needs foreign keys off, which only takes effect outside a transaction; they are checked
+    // before the commit and switched on again afterwards.
+    QSqlQuery fkOff(m_db);
+    fkOff.exec(QStringLiteral("PRAGMA foreign_keys=OFF"));
+    const bool ok = migrateLocked(error);
+    QSqlQuery fkOn(m_db);
+    if (!fkOn.exec(QStringLiteral("PRAGMA foreign_keys=ON")) && ok) {
+        error = QStringLiteral("cannot configure database %1: %2").arg(m_path, sqlError(fkOn));
+        return false;
+    }
+    return ok;
+}
+
+bool Database::migrateLocked(QString &error)
+{
     QSqlQuery begin(m_db);
     if (!begin.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
         error = QStringLiteral("cannot lock database %1 for migration: %2").arg(m_path, sqlError(begin));
@@ -260,6 +276,16 @@ bool Database::migrate(QString &error)
             }
         }
     }
+    QSqlQuery fkCheck(m_db);
+    if (!fkCheck.exec(QStringLiteral("PRAGMA foreign_key_check")) || fkCheck.next()) {
+        const QString why = fkCheck.isActive() ? QStringLiteral("a row refers to one that no longer exists (table %1)")
+                                                     .arg(fkCheck.value(0).toString())
+                                               : sqlError(fkCheck);
+        rollback();
+        error = QStringLiteral("migration to schema version %1 failed its foreign key check: %2").arg(latest).arg(why);
+        return false;
+    }
+    fkCheck.finish();
     QSqlQuery setVersion(m_db);
     if (!setVersion.exec(QStringLiteral("PRAGMA user_version = %1").arg(latest))) {
         const QString why = sqlError(setVersion);

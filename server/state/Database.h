@@ -56,6 +56,7 @@ public:
 
 private:
     bool migrate(QString &error);
+    bool migrateLocked(QString &error);
 
     QString m_connectionName;
     QString m_path;

@@ -106,6 +106,34 @@ const QList<QStringList> &schemaMigrations()
                            " state TEXT NOT NULL CHECK (state IN ('creating','ready','stale')),"
                            " created_at INTEGER NOT NULL)"),
         },
+        // 7: the `stopped` state (a sleeping VM: files kept, processes gone) with when and why it last
+        //    stopped and woke; why a bash session was lost. SQLite cannot change a CHECK constraint, so
+        //    the sandboxes table is rebuilt (Database::migrate runs migrations with foreign keys off
+        //    and checks them before committing).
+        {
+            QStringLiteral("CREATE TABLE sandboxes_v7 ("
+                           " id TEXT PRIMARY KEY,"
+                           " workspace_id TEXT NOT NULL REFERENCES workspaces(id),"
+                           " runtime_name TEXT NOT NULL UNIQUE,"
+                           " state TEXT NOT NULL CHECK (state IN ('creating','running','stopped','destroying','failed','destroyed')),"
+                           " memory TEXT,"
+                           " failure_reason TEXT,"
+                           " created_at INTEGER NOT NULL,"
+                           " updated_at INTEGER NOT NULL,"
+                           " last_activity_at INTEGER NOT NULL,"
+                           " idle_deadline INTEGER,"
+                           " slept_at INTEGER,"
+                           " woke_at INTEGER,"
+                           " sleep_reason TEXT)"),
+            QStringLiteral("INSERT INTO sandboxes_v7 (id, workspace_id, runtime_name, state, memory, failure_reason, created_at,"
+                           " updated_at, last_activity_at, idle_deadline)"
+                           " SELECT id, workspace_id, runtime_name, state, memory, failure_reason, created_at, updated_at,"
+                           " last_activity_at, idle_deadline FROM sandboxes"),
+            QStringLiteral("DROP TABLE sandboxes"),
+            QStringLiteral("ALTER TABLE sandboxes_v7 RENAME TO sandboxes"),
+            QStringLiteral("CREATE INDEX sandboxes_by_workspace ON sandboxes(workspace_id, state)"),
+            QStringLiteral("ALTER TABLE bash_sessions ADD COLUMN lost_reason TEXT"),
+        },
     };
     return migrations;
 }

@@ -12,8 +12,9 @@ namespace chat2sbx {
 namespace {
 
 const char kColumns[] =
-    "id, workspace_id, runtime_name, state, memory, failure_reason, created_at, updated_at, last_activity_at, idle_deadline";
-const char kActive[] = "('creating','running','destroying')";
+    "id, workspace_id, runtime_name, state, memory, failure_reason, created_at, updated_at, last_activity_at, idle_deadline,"
+    " slept_at, woke_at, sleep_reason";
+const char kActive[] = "('creating','running','stopped','destroying')";
 
 SandboxRecord fromRow(const QSqlQuery &q)
 {
@@ -28,6 +29,9 @@ SandboxRecord fromRow(const QSqlQuery &q)
     r.updatedAt = q.value(7).toLongLong();
     r.lastActivityAt = q.value(8).toLongLong();
     r.idleDeadline = q.value(9).isNull() ? 0 : q.value(9).toLongLong();
+    r.sleptAt = q.value(10).isNull() ? 0 : q.value(10).toLongLong();
+    r.wokeAt = q.value(11).isNull() ? 0 : q.value(11).toLongLong();
+    r.sleepReason = q.value(12).toString();
     return r;
 }
 
@@ -52,6 +56,7 @@ QString sandboxStateName(SandboxState state)
     switch (state) {
     case SandboxState::Creating: return QStringLiteral("creating");
     case SandboxState::Running: return QStringLiteral("running");
+    case SandboxState::Stopped: return QStringLiteral("stopped");
     case SandboxState::Destroying: return QStringLiteral("destroying");
     case SandboxState::Failed: return QStringLiteral("failed");
     case SandboxState::Destroyed: return QStringLiteral("destroyed");
@@ -61,8 +66,8 @@ QString sandboxStateName(SandboxState state)
 
 bool parseSandboxState(const QString &text, SandboxState &out)
 {
-    for (SandboxState s : {SandboxState::Creating, SandboxState::Running, SandboxState::Destroying, SandboxState::Failed,
-                           SandboxState::Destroyed}) {
+    for (SandboxState s : {SandboxState::Creating, SandboxState::Running, SandboxState::Stopped, SandboxState::Destroying,
+                           SandboxState::Failed, SandboxState::Destroyed}) {
         if (text == sandboxStateName(s)) {
             out = s;
             return true;
@@ -75,7 +80,7 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
 {
     limitReached = false;
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,? "
+    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,?,?,?,? "
                              "WHERE ? <= 0 OR (SELECT COUNT(*) FROM sandboxes WHERE state IN %2) < ?")
                   .arg(QLatin1String(kColumns), QLatin1String(kActive)));
     q.addBindValue(r.id);
@@ -88,6 +93,9 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
     q.addBindValue(r.updatedAt);
     q.addBindValue(r.lastActivityAt);
     q.addBindValue(r.idleDeadline ? QVariant(r.idleDeadline) : QVariant());
+    q.addBindValue(r.sleptAt ? QVariant(r.sleptAt) : QVariant());
+    q.addBindValue(r.wokeAt ? QVariant(r.wokeAt) : QVariant());
+    q.addBindValue(nullIfEmpty(r.sleepReason));
     q.addBindValue(limit);
     q.addBindValue(limit);
     if (!run(q, error))
@@ -115,14 +123,14 @@ std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString 
 {
     auto st = m_db.prepared(QStringLiteral(
         "SELECT s.id, s.workspace_id, s.runtime_name, s.state, s.memory, s.failure_reason, s.created_at,"
-        " s.updated_at, s.last_activity_at, s.idle_deadline, w.mode, w.host_path"
+        " s.updated_at, s.last_activity_at, s.idle_deadline, s.slept_at, s.woke_at, s.sleep_reason, w.mode, w.host_path"
         " FROM sandboxes s LEFT JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?"));
     QSqlQuery &q = st.query();
     q.bindValue(0, id);
     if (!q.exec() || !q.next())
         return std::nullopt;
-    workspaceMode = q.value(10).toString();
-    workspacePath = q.value(11).toString();
+    workspaceMode = q.value(13).toString();
+    workspacePath = q.value(14).toString();
     return fromRow(q);
 }
 
@@ -205,9 +213,18 @@ int SandboxRepository::countActive() const
 QList<SandboxRecord> SandboxRepository::idleExpired(qint64 nowMs) const
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE state = 'running' AND idle_deadline IS NOT NULL "
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE state IN ('running','stopped') AND idle_deadline IS NOT NULL "
                              "AND idle_deadline <= ? ORDER BY idle_deadline").arg(QLatin1String(kColumns)));
     q.addBindValue(nowMs);
+    return all(q);
+}
+
+QList<SandboxRecord> SandboxRepository::idleSince(qint64 lastActivityBefore) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE state = 'running' AND last_activity_at <= ? "
+                             "ORDER BY last_activity_at").arg(QLatin1String(kColumns)));
+    q.addBindValue(lastActivityBefore);
     return all(q);
 }
 
@@ -244,6 +261,44 @@ bool SandboxRepository::renew(const QString &id, qint64 nowMs, qint64 idleDeadli
     q.bindValue(0, nowMs);
     q.bindValue(1, idleDeadline);
     q.bindValue(2, id);
+    return run(q, error);
+}
+
+bool SandboxRepository::markStopped(const QString &id, qint64 sleptAt, const QString &why, qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET state = 'stopped', slept_at = ?, sleep_reason = ?, updated_at = ? "
+                             "WHERE id = ? AND state = 'running'"));
+    q.addBindValue(sleptAt);
+    q.addBindValue(nullIfEmpty(why));
+    q.addBindValue(nowMs);
+    q.addBindValue(id);
+    return run(q, error) && q.numRowsAffected() == 1;
+}
+
+bool SandboxRepository::markWoken(const QString &id, qint64 nowMs, qint64 idleDeadline, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET state = 'running', woke_at = ?, updated_at = ?, last_activity_at = ?, "
+                             "idle_deadline = ? WHERE id = ? AND state = 'stopped'"));
+    q.addBindValue(nowMs);
+    q.addBindValue(nowMs);
+    q.addBindValue(nowMs);
+    q.addBindValue(idleDeadline);
+    q.addBindValue(id);
+    return run(q, error) && q.numRowsAffected() == 1;
+}
+
+bool SandboxRepository::recordSleepAndWake(const QString &id, qint64 sleptAt, qint64 wokeAt, const QString &why,
+                                           QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET slept_at = ?, woke_at = ?, sleep_reason = ?, updated_at = ? WHERE id = ?"));
+    q.addBindValue(sleptAt);
+    q.addBindValue(wokeAt);
+    q.addBindValue(nullIfEmpty(why));
+    q.addBindValue(wokeAt);
+    q.addBindValue(id);
     return run(q, error);
 }
 
@@ -296,6 +351,15 @@ bool SandboxRepository::clearPorts(const QString &sandboxId, QString &error)
     QSqlQuery q(m_db.handle());
     q.prepare(QStringLiteral("DELETE FROM sandbox_ports WHERE sandbox_id = ?"));
     q.addBindValue(sandboxId);
+    return run(q, error);
+}
+
+bool SandboxRepository::removePort(const QString &sandboxId, int sandboxPort, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("DELETE FROM sandbox_ports WHERE sandbox_id = ? AND sandbox_port = ?"));
+    q.addBindValue(sandboxId);
+    q.addBindValue(sandboxPort);
     return run(q, error);
 }
 

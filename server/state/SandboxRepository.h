@@ -11,7 +11,8 @@ namespace chat2sbx {
 
 class Database;
 
-enum class SandboxState { Creating, Running, Destroying, Failed, Destroyed };
+// stopped: the VM is asleep (files kept, processes gone); the next tool call wakes it.
+enum class SandboxState { Creating, Running, Stopped, Destroying, Failed, Destroyed };
 
 QString sandboxStateName(SandboxState state);
 bool parseSandboxState(const QString &text, SandboxState &out);
@@ -28,10 +29,15 @@ struct SandboxRecord {
     qint64 updatedAt = 0;
     qint64 lastActivityAt = 0;
     qint64 idleDeadline = 0;
+    qint64 sleptAt = 0;       // when its VM last stopped (0: never)
+    qint64 wokeAt = 0;        // when a tool call last woke it (0: never)
+    QString sleepReason;      // why its VM last stopped
 
+    // What maxActiveSandboxes counts: a stopped sandbox counts, it wakes on the next tool call.
     bool isActive() const
     {
-        return state == SandboxState::Creating || state == SandboxState::Running || state == SandboxState::Destroying;
+        return state == SandboxState::Creating || state == SandboxState::Running || state == SandboxState::Stopped
+               || state == SandboxState::Destroying;
     }
 };
 
@@ -69,14 +75,22 @@ public:
     // The workspace's sandbox in `state`, newest first.
     std::optional<SandboxRecord> findForWorkspace(const QString &workspaceId, SandboxState state) const;
     int countActive() const;
-    // Running sandboxes whose idle deadline is at or before nowMs.
+    // Running or stopped sandboxes whose idle deadline is at or before nowMs.
     QList<SandboxRecord> idleExpired(qint64 nowMs) const;
+    // Running sandboxes no tool call reached since `lastActivityBefore`.
+    QList<SandboxRecord> idleSince(qint64 lastActivityBefore) const;
 
     bool setState(const QString &id, SandboxState state, const QString &reason, qint64 nowMs, QString &error);
     // Moves id to `to` only if it is still in `from`; returns false (no error) if it was not.
     bool transition(const QString &id, SandboxState from, SandboxState to, const QString &reason, qint64 nowMs,
                     QString &error);
     bool renew(const QString &id, qint64 nowMs, qint64 idleDeadline, QString &error);
+    // running -> stopped, recording when and why; false (no error) if it was not running.
+    bool markStopped(const QString &id, qint64 sleptAt, const QString &why, qint64 nowMs, QString &error);
+    // stopped -> running (woken by a tool call); false (no error) if it was not stopped.
+    bool markWoken(const QString &id, qint64 nowMs, qint64 idleDeadline, QString &error);
+    // A VM that stopped and was started again before anyone marked it stopped: both times.
+    bool recordSleepAndWake(const QString &id, qint64 sleptAt, qint64 wokeAt, const QString &why, QString &error);
     // Records why a sandbox is the way it is without changing its state (e.g. idle expiry postponed).
     bool setReason(const QString &id, const QString &reason, qint64 nowMs, QString &error);
 
@@ -84,6 +98,7 @@ public:
     std::optional<SandboxPortRecord> findPort(const QString &sandboxId, int sandboxPort) const;
     bool upsertPort(const QString &sandboxId, const SandboxPortRecord &p, QString &error);
     bool clearPorts(const QString &sandboxId, QString &error);
+    bool removePort(const QString &sandboxId, int sandboxPort, QString &error);
 
 private:
     Database &m_db;

@@ -4,6 +4,7 @@
 #include "core/Clock.h"
 #include "sandbox/BashSessions.h"
 #include "sandbox/SandboxResolver.h"
+#include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 
 #include <QJsonArray>
@@ -20,20 +21,43 @@ constexpr int kMaxInputBytes = 64 * 1024;
 constexpr qint64 kMaxYieldMs = 60000;
 constexpr qint64 kMaxTimeoutMs = 7LL * 24 * 3600 * 1000;
 
+// running / exited / lost (its processes died with the VM, no exit status): lost says why.
+QString sessionStatus(bool exited, const QString &lostReason)
+{
+    if (!lostReason.isEmpty())
+        return QStringLiteral("lost");
+    return exited ? QStringLiteral("exited") : QStringLiteral("running");
+}
+
+void insertLostReason(QJsonObject &o, const QString &lostReason)
+{
+    if (!lostReason.isEmpty())
+        o.insert(QStringLiteral("lost_reason"), lostReason);
+}
+
 QJsonObject snapshotJson(const BashSnapshot &s)
 {
-    return {{QStringLiteral("session_id"), s.sessionId},
-            {QStringLiteral("status"), s.exited ? QStringLiteral("exited") : QStringLiteral("running")},
-            {QStringLiteral("exit_code"), s.exitCode ? QJsonValue(*s.exitCode) : QJsonValue(QJsonValue::Null)},
-            {QStringLiteral("timed_out"), s.timedOut},
-            {QStringLiteral("output"), s.output},
-            {QStringLiteral("has_more_output"), s.hasMoreOutput}};
+    QJsonObject o{{QStringLiteral("session_id"), s.sessionId},
+                  {QStringLiteral("status"), sessionStatus(s.exited, s.lostReason)},
+                  {QStringLiteral("exit_code"), s.exitCode ? QJsonValue(*s.exitCode) : QJsonValue(QJsonValue::Null)},
+                  {QStringLiteral("timed_out"), s.timedOut},
+                  {QStringLiteral("output"), s.output},
+                  {QStringLiteral("has_more_output"), s.hasMoreOutput}};
+    insertLostReason(o, s.lostReason);
+    return o;
 }
 
 QJsonObject statusProperty()
 {
     return {{QStringLiteral("type"), QStringLiteral("string")},
-            {QStringLiteral("enum"), QJsonArray{QStringLiteral("running"), QStringLiteral("exited")}}};
+            {QStringLiteral("description"), QStringLiteral("lost: its processes ended without an exit status (the sandbox "
+                                                           "stopped); lost_reason says why, files are kept")},
+            {QStringLiteral("enum"), QJsonArray{QStringLiteral("running"), QStringLiteral("exited"), QStringLiteral("lost")}}};
+}
+
+QJsonObject lostReasonProperty()
+{
+    return schema::str(QStringLiteral("Why the session is lost"));
 }
 
 QJsonObject exitCodeProperty()
@@ -48,7 +72,8 @@ QJsonObject snapshotSchema()
                            {QStringLiteral("exit_code"), exitCodeProperty()},
                            {QStringLiteral("timed_out"), schema::boolean(QStringLiteral("Stopped by timeout_ms (exit code 124)"))},
                            {QStringLiteral("output"), schema::str(QStringLiteral("Output not returned before"))},
-                           {QStringLiteral("has_more_output"), schema::boolean(QStringLiteral("More output is buffered; poll again"))}},
+                           {QStringLiteral("has_more_output"), schema::boolean(QStringLiteral("More output is buffered; poll again"))},
+                           {QStringLiteral("lost_reason"), lostReasonProperty()}},
                           {QStringLiteral("session_id"), QStringLiteral("status"), QStringLiteral("exit_code"),
                            QStringLiteral("output"), QStringLiteral("has_more_output")});
 }
@@ -66,6 +91,7 @@ bool resolve(SandboxResolver &resolver, const ToolCall &call, ToolArgs &args, Ru
         call.responder.error(error);
         return false;
     }
+    noteWake(call, sandbox);
     return true;
 }
 
@@ -177,13 +203,15 @@ void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
             QString command = r.command;
             if (command.size() > 500)
                 command = command.left(500) + QStringLiteral("…");
-            items.append(QJsonObject{
+            QJsonObject item{
                 {QStringLiteral("session_id"), r.id},
                 {QStringLiteral("command"), command},
                 {QStringLiteral("cwd"), r.cwd.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(r.cwd)},
-                {QStringLiteral("status"), r.exited ? QStringLiteral("exited") : QStringLiteral("running")},
+                {QStringLiteral("status"), sessionStatus(r.exited, r.lostReason)},
                 {QStringLiteral("exit_code"), r.exitCode ? QJsonValue(*r.exitCode) : QJsonValue(QJsonValue::Null)},
-                {QStringLiteral("started_at"), isoTime(r.startedAt)}});
+                {QStringLiteral("started_at"), isoTime(r.startedAt)}};
+            insertLostReason(item, r.lostReason);
+            items.append(item);
         }
         QJsonObject result{{QStringLiteral("sessions"), items}};
         if (omittedEnded > 0)
@@ -282,7 +310,8 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
          {QStringLiteral("cwd"), QJsonObject{{QStringLiteral("type"), QJsonArray{QStringLiteral("string"), QStringLiteral("null")}}}},
          {QStringLiteral("status"), statusProperty()},
          {QStringLiteral("exit_code"), exitCodeProperty()},
-         {QStringLiteral("started_at"), schema::str(QStringLiteral("ISO-8601 UTC"))}},
+         {QStringLiteral("started_at"), schema::str(QStringLiteral("ISO-8601 UTC"))},
+         {QStringLiteral("lost_reason"), lostReasonProperty()}},
         {QStringLiteral("session_id"), QStringLiteral("command"), QStringLiteral("status"), QStringLiteral("exit_code"),
          QStringLiteral("started_at")});
     list.outputSchema = schema::result(

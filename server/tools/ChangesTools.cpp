@@ -2,6 +2,7 @@
 
 #include "mcp/ToolRegistry.h"
 #include "sandbox/ChangesService.h"
+#include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 
 #include <QJsonArray>
@@ -58,6 +59,7 @@ void handleShowChanges(SandboxResolver &resolver, ChangesService &service, const
     QString error;
     if (!resolver.resolveRunning(id, sandbox, error))
         return call.responder.error(error);
+    noteWake(call, sandbox);
     // An absolute path inside the workspace becomes the repository-relative pathspec git wants.
     const QString ws = sandbox.managedWorkspace ? QStringLiteral("~/workspace") : sandbox.workspacePath;
     if (path == ws)

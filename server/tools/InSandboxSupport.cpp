@@ -27,7 +27,19 @@ bool resolveSandbox(SandboxResolver &resolver, const ToolCall &call, ToolArgs &a
         call.responder.error(error);
         return false;
     }
+    noteWake(call, sandbox);
     return true;
+}
+
+void noteWake(const ToolCall &call, const RunningSandbox &sandbox)
+{
+    if (!sandbox.wokeFromSleep)
+        return;
+    call.responder.annotate(QStringLiteral("woke_from_sleep"), true);
+    call.responder.annotate(QStringLiteral("wake_note"),
+                            QStringLiteral("the sandbox was asleep (stopped after a while without tool calls: files and "
+                                           "installed packages kept, processes ended) and was woken for this call, which "
+                                           "is why it took longer"));
 }
 
 QString replyFailure(const ChannelReply &reply)

@@ -18,6 +18,9 @@ QString displayPath(const RunningSandbox &sandbox, const QString &path);
 // reason and returns false.
 bool resolveSandbox(SandboxResolver &resolver, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox);
 
+// When resolving woke a sleeping sandbox, the call's result says so (woke_from_sleep, wake_note).
+void noteWake(const ToolCall &call, const RunningSandbox &sandbox);
+
 // The readable reason of a failed helper request.
 QString replyFailure(const ChannelReply &reply);
 

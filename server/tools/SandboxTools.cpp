@@ -7,6 +7,7 @@
 #include "sandbox/ListeningProbe.h"
 #include "sandbox/SandboxPresenter.h"
 #include "sandbox/SandboxService.h"
+#include "sandbox/SandboxSleepJson.h"
 #include "tools/MemoryArgument.h"
 #include "tools/ToolArgs.h"
 
@@ -47,9 +48,10 @@ QJsonObject summaryProperties()
         {QStringLiteral("workspace_id"), schema::str(QStringLiteral("Stable id of the workspace the sandbox works on"))},
         {QStringLiteral("workspace_mode"), schema::str(QStringLiteral("managed, clone or direct"))},
         {QStringLiteral("workspace_path"), schema::str(QStringLiteral("Where the workspace is inside the sandbox (the working directory)"))},
-        {QStringLiteral("state"), schema::oneOf({QStringLiteral("creating"), QStringLiteral("running"), QStringLiteral("destroying"),
-                                                 QStringLiteral("failed"), QStringLiteral("destroyed")},
-                                                QStringLiteral("creating, running, destroying, failed or destroyed"))},
+        {QStringLiteral("state"), schema::oneOf({QStringLiteral("creating"), QStringLiteral("running"), QStringLiteral("stopped"),
+                                                 QStringLiteral("destroying"), QStringLiteral("failed"), QStringLiteral("destroyed")},
+                                                QStringLiteral("creating, running, stopped (asleep: the next tool call wakes it), "
+                                                               "destroying, failed or destroyed"))},
         {QStringLiteral("memory"), schema::str(QStringLiteral("Memory size requested, or \"default\""))},
         {QStringLiteral("created_at"), schema::str(QStringLiteral("ISO-8601 UTC"))},
         {QStringLiteral("idle_deadline"), schema::str(QStringLiteral("ISO-8601 UTC; a running sandbox is destroyed if no tool call reaches it before then"))},
@@ -61,6 +63,9 @@ QJsonObject summaryProperties()
 QJsonObject summarySchema(const QJsonObject &extra = {})
 {
     QJsonObject props = summaryProperties();
+    const QJsonObject sleep = sleepSchemaProperties();
+    for (auto it = sleep.begin(); it != sleep.end(); ++it)
+        props.insert(it.key(), it.value());
     for (auto it = extra.begin(); it != extra.end(); ++it)
         props.insert(it.key(), it.value());
     return schema::result(props, {});

@@ -37,6 +37,8 @@ QString kindName(K::Kind k)
 {
     switch (k) {
     case K::Reattach: return QStringLiteral("reattach");
+    case K::MarkStopped: return QStringLiteral("stopped");
+    case K::FinishStop: return QStringLiteral("finish-stop");
     case K::MarkVanished: return QStringLiteral("vanished");
     case K::RemoveLeftover: return QStringLiteral("remove-leftover");
     case K::KeepLeftover: return QStringLiteral("keep-leftover");
@@ -71,6 +73,16 @@ private slots:
         QTest::newRow("nothing") << QStringList{} << QStringList{} << QStringList{} << QStringList{};
         QTest::newRow("running record, runtime running")
             << QStringList{"a:running"} << QStringList{"a:running"} << QStringList{} << QStringList{"reattach a"};
+        QTest::newRow("running record, runtime stopped while we were down")
+            << QStringList{"a:running"} << QStringList{"a:stopped"} << QStringList{} << QStringList{"stopped a"};
+        QTest::newRow("stopped record, runtime stopped: nothing to do")
+            << QStringList{"s:stopped"} << QStringList{"s:stopped"} << QStringList{} << QStringList{};
+        QTest::newRow("stopped record whose VM still runs (sleep interrupted before sbx stop)")
+            << QStringList{"s:stopped"} << QStringList{"s:running"} << QStringList{} << QStringList{"finish-stop s"};
+        QTest::newRow("stopped record, runtime missing")
+            << QStringList{"s:stopped"} << QStringList{} << QStringList{} << QStringList{"vanished s"};
+        QTest::newRow("stopped record in a status sbx may add: left asleep")
+            << QStringList{"s:stopped"} << QStringList{"s:unresponsive"} << QStringList{} << QStringList{};
         QTest::newRow("running record, runtime missing")
             << QStringList{"a:running"} << QStringList{} << QStringList{} << QStringList{"vanished a"};
         QTest::newRow("running record, runtime in a status sbx may add")
@@ -100,10 +112,10 @@ private slots:
         QTest::newRow("destroying record of this process")
             << QStringList{"x:destroying:busy"} << QStringList{} << QStringList{} << QStringList{};
         QTest::newRow("everything at once, in order")
-            << QStringList{"x:destroying", "c:creating", "f:failed", "a:running", "b:running"}
-            << QStringList{"a:running", "f:running", "zz:running", "x:running"} << QStringList{}
-            << QStringList{"reattach a", "vanished b", "remove-leftover f", "clean-create c", "finish-destroy x",
-                           "unknown chat2sbx-zz"};
+            << QStringList{"x:destroying", "c:creating", "f:failed", "a:running", "b:running", "s:stopped", "t:running"}
+            << QStringList{"a:running", "f:running", "zz:running", "x:running", "s:running", "t:stopped"} << QStringList{}
+            << QStringList{"reattach a", "vanished b", "stopped t", "finish-stop s", "remove-leftover f", "clean-create c",
+                           "finish-destroy x", "unknown chat2sbx-zz"};
     }
 
     void plan()
