@@ -773,13 +773,13 @@ void SandboxService::reconcile(std::function<void()> done)
     });
 }
 
-void SandboxService::apply(const ReconcileAction &a, QList<RunningSandbox> &toAttach)
+void SandboxService::apply(const ReconcileAction &a, const QHash<QString, SandboxRecord> &records, QList<RunningSandbox> &toAttach)
 {
     QPointer<SandboxService> self(this);
     const QString id = a.sandboxId;
     switch (a.kind) {
     case ReconcileAction::Reattach:
-        if (const auto r = m_repo.find(id))
+        if (const auto r = records.constFind(id); r != records.constEnd())
             toAttach.append(runningOf(*r, m_workspaces.find(r->workspaceId)));
         return;
     case ReconcileAction::MarkStopped: {
@@ -848,7 +848,9 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     if (m_warm)
         m_warm->reconcileWith(present, ownedByPool);
     QList<ReconcileRecord> records;
+    QHash<QString, SandboxRecord> loaded;
     for (const SandboxRecord &r : m_repo.list(true)) {
+        loaded.insert(r.id, r);
         ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
                             m_creating.contains(r.id) || m_destroying.contains(r.id)};
         if (r.state == SandboxState::Failed) {
@@ -860,7 +862,7 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     const QList<ReconcileAction> plan = planReconciliation(records, rows, ownedByPool, kRuntimePrefix);
     QList<RunningSandbox> toAttach;
     for (const ReconcileAction &a : plan)
-        apply(a, toAttach);
+        apply(a, loaded, toAttach);
     using K = ReconcileAction;
     qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 vanished, "
                                                   "%4 interrupted creates cleaned up, %5 leftover runtimes of failed sandboxes, "

@@ -149,7 +149,8 @@ private:
     void removeAfterGuard(const QString &sandboxId, const QString &reason, const QString &keptBranch, const QString &keptSummary);
     void postponeIdleExpiry(const QString &sandboxId, const QString &why);
     void reconcileWith(const QList<SbxRuntimeInfo> &runtimes);
-    void apply(const ReconcileAction &action, QList<RunningSandbox> &toAttach);
+    // records: the ones reconciliation loaded, by id (one query for all, not one per re-attach).
+    void apply(const ReconcileAction &action, const QHash<QString, SandboxRecord> &records, QList<RunningSandbox> &toAttach);
     void finishReconcile();
     void attachQueued();
     void persist(const QString &id, SandboxState state, const QString &reason);
