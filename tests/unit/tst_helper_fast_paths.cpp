@@ -65,6 +65,7 @@ public:
         m_proc.waitForFinished(2000);
     }
     QString workspace() const { return m_ws; }
+    void kill() { m_proc.kill(); m_proc.waitForFinished(2000); }
 
     quint64 send(const QByteArray &op, const QList<QByteArray> &args)
     {
@@ -221,6 +222,31 @@ private slots:
         const auto stopped = helper.call("bash_stop", {sid});
         QVERIFY(stopped && stopped->ok);
         QVERIFY(stopped->meta.value(QStringLiteral("state")).startsWith(QLatin1String("exited:")));
+    }
+
+    // The answer writer holds its pipe open itself, so it never sees EOF: it must notice that the
+    // helper is gone (killed outright, no sweep by a next helper) and end.
+    void theWriterEndsWithAKilledHelper()
+    {
+        QTemporaryDir dir;
+        Helper helper(dir.path());
+        QVERIFY(helper.call("ping", {}));
+        const QStringList runs = QDir(dir.path() + QStringLiteral("/home/.chat2sbx/run")).entryList({QStringLiteral("h.*")}, QDir::Dirs);
+        QCOMPARE(runs.size(), 1);
+        QFile pidFile(dir.path() + QStringLiteral("/home/.chat2sbx/run/") + runs.first() + QStringLiteral("/writer.pid"));
+        QVERIFY(pidFile.open(QIODevice::ReadOnly));
+        const QByteArray writer = pidFile.readAll().trimmed();
+        QVERIFY(!writer.isEmpty());
+        const auto alive = [&] {
+            QFile stat(QStringLiteral("/proc/") + QString::fromLatin1(writer) + QStringLiteral("/stat"));
+            if (!stat.open(QIODevice::ReadOnly))
+                return false;
+            const QByteArray s = stat.readAll();
+            return s.mid(s.lastIndexOf(')') + 2, 1) != "Z";
+        };
+        QVERIFY(alive());
+        helper.kill();
+        QTRY_VERIFY_WITH_TIMEOUT(!alive(), 9000);
     }
 
     void manyAnswersAtOnceNeverInterleave()

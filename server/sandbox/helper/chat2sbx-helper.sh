@@ -100,7 +100,13 @@ respond() { # id status datafile
 # Files of answered requests are removed 32 at a time (one rm), a large answer's at once.
 response_writer() {
     local rq kind line done_ids=() f
-    while IFS=' ' read -r rq kind <&"$RESPFD"; do
+    while :; do
+        # The writer holds the pipe's write end too, so it never sees EOF: every 5 s without an
+        # answer it checks that the helper is still there, and ends with it.
+        if ! IFS=' ' read -r -t 5 rq kind <&"$RESPFD"; then
+            kill -0 "$HELPER_PID" 2>/dev/null && continue
+            break
+        fi
         [ "$kind" = quit ] && break
         [[ $rq =~ ^[0-9]+$ ]] || continue
         # A request cancelled just as it answered has lost its files: nothing to write.
