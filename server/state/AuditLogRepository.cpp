@@ -2,6 +2,7 @@
 
 #include "state/Database.h"
 #include "state/SqlStatement.h"
+#include "state/SqliteStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -10,11 +11,6 @@
 namespace chat2sbx {
 
 namespace {
-
-QVariant textOrNull(const QString &s, int max)
-{
-    return s.isEmpty() ? QVariant() : QVariant(s.left(max));
-}
 
 const char *const kColumns = "id, at, client, session, tool, sandbox_id, summary, duration_ms, outcome, detail";
 
@@ -38,17 +34,28 @@ AuditEntry entryOf(const QSqlQuery &q)
 
 bool AuditLogRepository::insert(const AuditEntry &entry, QString &error)
 {
-    // Cached: this runs for every tools/call, before its answer is sent (a kill -9 cannot lose the row).
-    auto st = m_db.prepared(QStringLiteral("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, "
-                                           "duration_ms, outcome, detail) VALUES (?,?,?,?,?,?,?,?,?)"));
-    QSqlQuery &q = st.query();
-    const QVariantList values{entry.at, textOrNull(entry.client, 100), textOrNull(entry.session, 16), entry.tool.left(128),
-                              textOrNull(entry.sandboxId, 64), textOrNull(entry.summary, kMaxSummary), entry.durationMs,
-                              entry.outcome, textOrNull(entry.detail, kMaxDetail)};
-    for (int i = 0; i < values.size(); ++i)
-        q.bindValue(i, values.at(i));
-    if (!q.exec()) {
-        error = q.lastError().text();
+    // Runs for every tools/call, before its answer is sent (a kill -9 cannot lose the row): a cached
+    // statement run with SQLite's API, committed when it is done (autocommit).
+    SqliteStatement q = m_db.sqlite("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, "
+                                    "duration_ms, outcome, detail) VALUES (?,?,?,?,?,?,?,?,?)");
+    const auto textOrNull = [&q](int index, const QString &s, int max) {   // empty text is stored as NULL
+        if (s.isEmpty())
+            q.bindNull(index);
+        else
+            q.bind(index, s.left(max));
+    };
+    q.bind(0, entry.at);
+    textOrNull(1, entry.client, 100);
+    textOrNull(2, entry.session, 16);
+    q.bind(3, entry.tool.left(128));
+    textOrNull(4, entry.sandboxId, 64);
+    textOrNull(5, entry.summary, kMaxSummary);
+    q.bind(6, entry.durationMs);
+    q.bind(7, entry.outcome);
+    textOrNull(8, entry.detail, kMaxDetail);
+    q.next();
+    if (!q.ok()) {
+        error = q.error();
         return false;
     }
     return true;

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSqlDriver>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QUuid>
@@ -58,6 +59,15 @@ int readUserVersion(QSqlDatabase &db, QString &error)
     return q.value(0).toInt();
 }
 
+// The connection QtSql's SQLite driver opened; null when it is not one.
+sqlite3 *sqliteHandle(const QSqlDatabase &db)
+{
+    const QVariant handle = db.driver() ? db.driver()->handle() : QVariant();
+    if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0)
+        return nullptr;
+    return *static_cast<sqlite3 *const *>(handle.constData());
+}
+
 } // namespace
 
 Database::Database()
@@ -101,6 +111,8 @@ int Database::schemaVersion() const
 void Database::close()
 {
     m_statements.clear();
+    m_sqliteStatements.clear();
+    m_sqlite = nullptr;
     if (m_db.isValid()) {
         m_db.close();
         m_db = QSqlDatabase();
@@ -192,6 +204,7 @@ bool Database::open(const QString &path, QString &error)
         close();
         return false;
     }
+    m_sqlite = sqliteHandle(m_db);
     return true;
 }
 
@@ -218,6 +231,7 @@ bool Database::openReadOnly(const QString &path, QString &error)
         close();
         return false;
     }
+    m_sqlite = sqliteHandle(m_db);
     return true;
 }
 

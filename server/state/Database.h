@@ -1,5 +1,6 @@
 #pragma once
 
+#include "state/SqliteStatement.h"
 #include "state/StatementCache.h"
 
 #include <QSqlDatabase>
@@ -29,6 +30,8 @@ public:
     QSqlDatabase &handle() { return m_db; }
     // A cached prepared statement for `sql` (see StatementCache): for queries on hot paths.
     StatementCache::Statement prepared(const QString &sql) { return m_statements.prepared(m_db, sql); }
+    // The same, run with SQLite's API (SqliteStatement.h): for the statements of every tools/call.
+    SqliteStatement sqlite(const char *sql) { return m_sqliteStatements.prepared(m_sqlite, sql); }
     // How long a statement waits for another process's lock before it fails with "database is
     // locked" (default 5,000 ms, right for the CLI). The server sets a short wait after opening, so
     // a process holding the database locked cannot stall its event loop: writes fail fast with that
@@ -62,6 +65,8 @@ private:
     QString m_path;
     QSqlDatabase m_db;
     StatementCache m_statements;
+    sqlite3 *m_sqlite = nullptr;   // m_db's connection
+    SqliteStatementCache m_sqliteStatements;
     int m_busyTimeoutMs = 5000;
 };
 

@@ -2,6 +2,7 @@
 
 #include "state/Database.h"
 #include "state/SqlStatement.h"
+#include "state/SqliteStatement.h"
 #include "state/WorkspaceRepository.h"
 
 #include <QSqlError>
@@ -16,7 +17,9 @@ const char kColumns[] =
     " slept_at, woke_at, sleep_reason";
 const char kActive[] = "('creating','running','stopped','destroying')";
 
-SandboxRecord fromRow(const QSqlQuery &q)
+// Row: QSqlQuery or SqliteStatement (the list's join).
+template <class Row>
+SandboxRecord fromRow(const Row &q)
 {
     SandboxRecord r;
     r.id = q.value(0).toString();
@@ -148,8 +151,8 @@ QList<SandboxRecord> SandboxRepository::list(bool includeDestroyed) const
 QList<SandboxView> SandboxRepository::listViews() const
 {
     // One row per sandbox and exposed port (sandboxes without ports: one row with NULL port columns),
-    // ordered so that a sandbox's rows are adjacent.
-    static const QString sql = [] {
+    // ordered so that a sandbox's rows are adjacent. Run with SQLite's API: sandbox_list's query.
+    static const QByteArray sql = [] {
         QStringList sandboxColumns;
         for (const QString &c : QString::fromLatin1(kColumns).split(QStringLiteral(", ")))
             sandboxColumns.append(QStringLiteral("s.") + c);
@@ -157,18 +160,15 @@ QList<SandboxView> SandboxRepository::listViews() const
                               " LEFT JOIN workspaces w ON w.id = s.workspace_id"
                               " LEFT JOIN sandbox_ports p ON p.sandbox_id = s.id"
                               " WHERE s.state <> 'destroyed' ORDER BY s.created_at, s.id, p.sandbox_port")
-            .arg(sandboxColumns.join(QStringLiteral(", ")), WorkspaceRepository::columns(QStringLiteral("w.")));
+            .arg(sandboxColumns.join(QStringLiteral(", ")), WorkspaceRepository::columns(QStringLiteral("w.")))
+            .toUtf8();
     }();
     static const int kWorkspaceFirst = int(QString::fromLatin1(kColumns).count(QLatin1Char(',')) + 1);
     static const int kPortFirst = kWorkspaceFirst + int(WorkspaceRepository::columns({}).count(QLatin1Char(',')) + 1);
     QList<SandboxView> out;
-    auto st = m_db.prepared(sql);
-    QSqlQuery &q = st.query();
-    if (!q.exec())
-        return out;
+    SqliteStatement q = m_db.sqlite(sql.constData());
     while (q.next()) {
-        const QString id = q.value(0).toString();
-        if (out.isEmpty() || out.constLast().record.id != id) {
+        if (out.isEmpty() || out.constLast().record.id != q.value(0).toString()) {
             SandboxView v;
             v.record = fromRow(q);
             if (!q.value(kWorkspaceFirst).isNull())

@@ -2,6 +2,7 @@
 
 #include "state/Database.h"
 #include "state/SqlStatement.h"
+#include "state/SqliteStatement.h"
 
 #include <QSqlError>
 #include <QSqlQuery>
@@ -23,7 +24,11 @@ QString WorkspaceRepository::columns(const QString &alias)
     return out.join(QStringLiteral(", "));
 }
 
-Workspace WorkspaceRepository::fromRow(const QSqlQuery &q, int first)
+namespace {
+
+// Row: QSqlQuery or SqliteStatement (the sandbox list's join).
+template <class Row>
+Workspace workspaceFromRow(const Row &q, int first)
 {
     Workspace w;
     w.id = q.value(first).toString();
@@ -37,6 +42,18 @@ Workspace WorkspaceRepository::fromRow(const QSqlQuery &q, int first)
     w.hostInode = q.value(first + 8).toLongLong();
     w.revokedAt = q.value(first + 9).isNull() ? 0 : q.value(first + 9).toLongLong();
     return w;
+}
+
+} // namespace
+
+Workspace WorkspaceRepository::fromRow(const QSqlQuery &q, int first)
+{
+    return workspaceFromRow(q, first);
+}
+
+Workspace WorkspaceRepository::fromRow(const SqliteStatement &q, int first)
+{
+    return workspaceFromRow(q, first);
 }
 
 bool WorkspaceRepository::insert(const Workspace &w, QString &error)

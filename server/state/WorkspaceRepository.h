@@ -11,6 +11,7 @@ class QSqlQuery;
 namespace chat2sbx {
 
 class Database;
+class SqliteStatement;
 
 // Rows of the workspaces table. Every write is committed before it returns.
 class WorkspaceRepository {
@@ -21,6 +22,7 @@ public:
     static QString columns(const QString &alias = {});
     // A workspace from the columns() that start at column `first` of the current row.
     static Workspace fromRow(const QSqlQuery &q, int first = 0);
+    static Workspace fromRow(const SqliteStatement &q, int first = 0);
 
     bool insert(const Workspace &w, QString &error);
     std::optional<Workspace> find(const QString &id) const;
