@@ -139,6 +139,9 @@ bool Controller::openDatabase(QString &error)
     if (!m_db->open(m_config.databasePath, error))
         return false;
     m_db->setBusyTimeout(Database::kServerBusyTimeoutMs);
+    QString checkpointError;
+    if (!m_db->checkpointInBackground(checkpointError))   // SQLite's own checkpoint stays on
+        qCWarning(lcController).noquote() << "WAL checkpoints stay on the event loop:" << checkpointError;
     return true;
 }
 

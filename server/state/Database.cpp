@@ -108,8 +108,14 @@ int Database::schemaVersion() const
     return readUserVersion(db, ignored);
 }
 
+bool Database::checkpointInBackground(QString &error)
+{
+    return m_checkpointer.start(m_sqlite, m_path, error);
+}
+
 void Database::close()
 {
+    m_checkpointer.stop();
     m_statements.clear();
     m_sqliteStatements.clear();
     m_sqlite = nullptr;

@@ -2,6 +2,7 @@
 
 #include "state/SqliteStatement.h"
 #include "state/StatementCache.h"
+#include "state/WalCheckpointer.h"
 
 #include <QSqlDatabase>
 #include <QString>
@@ -39,6 +40,11 @@ public:
     void setBusyTimeout(int ms);
     int busyTimeout() const { return m_busyTimeoutMs; }
     static constexpr int kServerBusyTimeoutMs = 200;
+    // The server's commits leave the WAL checkpoint (copy and fsync) to a thread of its own
+    // (WalCheckpointer); the CLI's short-lived connections keep SQLite's automatic checkpoint.
+    bool checkpointInBackground(QString &error);
+    bool isCheckpointingInBackground() const { return m_checkpointer.isRunning(); }
+    int backgroundCheckpoints() const { return m_checkpointer.checkpoints(); }
 
     // For polls that can simply try again later: no waiting at all while it lives.
     class NoWaitScope {
@@ -67,6 +73,7 @@ private:
     StatementCache m_statements;
     sqlite3 *m_sqlite = nullptr;   // m_db's connection
     SqliteStatementCache m_sqliteStatements;
+    WalCheckpointer m_checkpointer;
     int m_busyTimeoutMs = 5000;
 };
 
