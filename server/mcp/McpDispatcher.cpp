@@ -240,12 +240,12 @@ void McpDispatcher::callTool(McpSession &session, const QJsonValue &id, const QJ
 {
     const QString sessionId = session.id;
     QPointer<McpDispatcher> self(this);
-    m_calls.call(sessionId, id, params, [self, sessionId, respond](const QJsonObject &reply) {
+    m_calls.call(sessionId, id, params, [self, sessionId, respond](const QByteArray &reply) {
         // A finished call counts as use: the idle clock of its session starts again now (the call
         // is no longer pending, so a lookup could already expire a session idle for longer).
         if (self)
             self->m_sessions.touch(sessionId);
-        respond(message(200, reply));
+        respond(McpAnswer{200, reply, {}});
     }, session.clientName);
 }
 

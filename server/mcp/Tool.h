@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QByteArray>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QObject>
@@ -37,14 +39,26 @@ struct ToolResult {
     QJsonObject structured;
     QString message;           // for errors: the human-readable reason
     QJsonArray extraContent;   // content blocks after the text block (e.g. an image)
+    // A success's structured result already serialized (one compact JSON object), for results built
+    // faster as text than as a QJsonObject (sandbox_list of 1,000 sandboxes); `structured` is then empty.
+    QByteArray structuredJson;
 
     static ToolResult ok(const QJsonObject &structured, const QJsonArray &extraContent = {})
     {
-        return {false, structured, {}, extraContent};
+        return {false, structured, {}, extraContent, {}};
+    }
+    static ToolResult okJson(const QByteArray &structuredJson)
+    {
+        return {false, {}, {}, {}, structuredJson};
     }
     static ToolResult error(const QString &message, const QJsonObject &details = {})
     {
-        return {true, details, message, {}};
+        return {true, details, message, {}, {}};
+    }
+    // The structured result as an object, whichever form it was given in.
+    QJsonObject structuredObject() const
+    {
+        return structuredJson.isEmpty() ? structured : QJsonDocument::fromJson(structuredJson).object();
     }
 };
 
@@ -95,6 +109,10 @@ public:
         m_state->done = true;
         auto sink = std::move(m_state->sink);
         ToolResult annotated = result;
+        if (!m_state->annotations.isEmpty() && !annotated.structuredJson.isEmpty()) {
+            annotated.structured = annotated.structuredObject();
+            annotated.structuredJson.clear();
+        }
         for (auto it = m_state->annotations.begin(); it != m_state->annotations.end(); ++it)
             annotated.structured.insert(it.key(), it.value());
         if (sink)
@@ -111,6 +129,7 @@ public:
     {
         finish(ToolResult::ok(structured, extraContent));
     }
+    void okJson(const QByteArray &structuredJson) const { finish(ToolResult::okJson(structuredJson)); }
     void error(const QString &message, const QJsonObject &details = {}) const
     {
         finish(ToolResult::error(message, details));

@@ -3,6 +3,7 @@
 #include "mcp/AuditSink.h"
 #include "mcp/AuditSummary.h"
 #include "mcp/JsonRpc.h"
+#include "mcp/JsonText.h"
 #include "mcp/SchemaValidator.h"
 #include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
@@ -80,27 +81,35 @@ int ToolCallRunner::pendingCount(const QString &sessionId) const
     return session == m_pending.cend() ? 0 : int(session->size());
 }
 
-QJsonObject ToolCallRunner::toCallToolResult(const ToolResult &result, bool hasOutputSchema)
+QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, bool hasOutputSchema)
 {
-    QJsonObject structured = result.structured;
-    QString text;
     if (result.isError) {
-        text = result.message;
+        QJsonObject structured = result.structuredObject();
+        QString text = result.message;
         if (hasOutputSchema && !structured.isEmpty())
-            text += QStringLiteral("\n") + QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
+            text += QStringLiteral("\n") + QString::fromUtf8(json::compact(structured));
         structured.insert(QStringLiteral("error"), result.message);
-    } else {
-        text = QString::fromUtf8(QJsonDocument(structured).toJson(QJsonDocument::Compact));
+        QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}}};
+        QJsonObject out{{QStringLiteral("content"), content}, {QStringLiteral("isError"), true}};
+        if (!hasOutputSchema)
+            out.insert(QStringLiteral("structuredContent"), structured);
+        return json::compact(out);
     }
-    QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}}};
-    for (const QJsonValue &block : result.extraContent)
-        content.append(block);
-    QJsonObject out{
-        {QStringLiteral("content"), content},
-        {QStringLiteral("isError"), result.isError},
-    };
-    if (!(result.isError && hasOutputSchema))
-        out.insert(QStringLiteral("structuredContent"), structured);
+    // Success: the structured result is serialized once and written twice, as structuredContent and
+    // as the text block's string; keys in QJsonDocument's (sorted) order.
+    const QByteArray structured = result.structuredJson.isEmpty() ? json::compact(result.structured) : result.structuredJson;
+    QByteArray out;
+    out.reserve(2 * structured.size() + structured.size() / 8 + 128);
+    out += "{\"content\":[{\"text\":";
+    json::appendString(out, structured);
+    out += ",\"type\":\"text\"}";
+    for (const QJsonValue &block : result.extraContent) {
+        out += ',';
+        json::appendValue(out, block);
+    }
+    out += "],\"isError\":false,\"structuredContent\":";
+    out += structured;
+    out += '}';
     return out;
 }
 
@@ -111,13 +120,13 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     const QJsonValue nameValue = params.value(QStringLiteral("name"));
     if (!nameValue.isString()) {
         audit(subjectOf(sessionId, QStringLiteral("(none)"), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"name\" is not a string"));
-        return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"name\" must be a string")));
+        return reply(jsonrpc::serialize(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"name\" must be a string"))));
     }
     const QString name = nameValue.toString();
     const QJsonValue argsValue = params.value(QStringLiteral("arguments"));
     if (!argsValue.isUndefined() && !argsValue.isNull() && !argsValue.isObject()) {
         audit(subjectOf(sessionId, name.left(64), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"arguments\" is not an object"));
-        return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"arguments\" must be an object")));
+        return reply(jsonrpc::serialize(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"arguments\" must be an object"))));
     }
     const QJsonObject arguments = argsValue.toObject();
 
@@ -126,25 +135,26 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
                                   ? arguments.value(QStringLiteral("sandbox_id")).toString().left(64) : QString();
     if (!entry) {
         audit(subjectOf(sessionId, name.left(64), sandboxId), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("unknown tool"));
-        return reply(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Unknown tool: %1").arg(oneLine(name, 64)),
-                                    QJsonObject{{QStringLiteral("tool"), oneLine(name, 64)}}));
+        return reply(jsonrpc::serialize(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Unknown tool: %1").arg(oneLine(name, 64)),
+                                                       QJsonObject{{QStringLiteral("tool"), oneLine(name, 64)}})));
     }
     const QString key = jsonrpc::idKey(rpcId);
     if (isPending(sessionId, rpcId))
-        return reply(jsonrpc::error(rpcId, jsonrpc::InvalidRequest, QStringLiteral("Invalid Request: id already in use by a pending request")));
+        return reply(jsonrpc::serialize(
+            jsonrpc::error(rpcId, jsonrpc::InvalidRequest, QStringLiteral("Invalid Request: id already in use by a pending request"))));
     if (pendingCount(sessionId) >= kMaxPendingPerSession) {
         const QString message = QStringLiteral("too many tool calls in progress in this session (limit %1); wait for one to finish")
                                     .arg(kMaxPendingPerSession);
         audit(subjectOf(sessionId, name, sandboxId, arguments), startedAt, 0, QStringLiteral("error"), message);
-        return reply(jsonrpc::result(rpcId, toCallToolResult(ToolResult::error(message))));
+        return reply(jsonrpc::serializeResult(rpcId, callToolResultJson(ToolResult::error(message))));
     }
 
     const QString violation = SchemaValidator::validate(entry->definition.inputSchema, arguments);
     if (!violation.isEmpty()) {
         audit(subjectOf(sessionId, name, sandboxId, arguments), startedAt, 0, QStringLiteral("invalid"), oneLine(violation));
         emit callFinished(name, QStringLiteral("invalid"));
-        return reply(jsonrpc::result(rpcId, toCallToolResult(ToolResult::error(violation),
-                                                             !entry->definition.outputSchema.isEmpty())));
+        return reply(jsonrpc::serializeResult(rpcId, callToolResultJson(ToolResult::error(violation),
+                                                                        !entry->definition.outputSchema.isEmpty())));
     }
 
     auto pending = std::make_shared<Pending>();
@@ -170,8 +180,8 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
             if (!self || !p || self->findPending(p->sessionId, p->rpcId) != p)
                 return;
             qCWarning(lcToolCall).noquote() << "tool" << p->tool << "dropped its call without an answer";
-            self->complete(p, jsonrpc::error(p->rpcId, jsonrpc::InternalError,
-                                                  QStringLiteral("Internal error: the tool ended without a result")),
+            self->complete(p, jsonrpc::serialize(jsonrpc::error(p->rpcId, jsonrpc::InternalError,
+                                                                QStringLiteral("Internal error: the tool ended without a result"))),
                            QStringLiteral("error"), QStringLiteral("internal error: no result"));
         });
     });
@@ -188,7 +198,7 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
         auto p = weak.lock();
         if (!self || !p || self->findPending(p->sessionId, p->rpcId) != p)
             return;   // cancelled, or the session ended, before the handler answered
-        self->complete(p, jsonrpc::result(p->rpcId, toCallToolResult(result, hasOutputSchema)),
+        self->complete(p, jsonrpc::serializeResult(p->rpcId, callToolResultJson(result, hasOutputSchema)),
                        result.isError ? QStringLiteral("error") : QStringLiteral("ok"),
                        result.isError ? oneLine(result.message) : QString());
     });
@@ -196,7 +206,7 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     entry->handler(call);
 }
 
-void ToolCallRunner::complete(const std::shared_ptr<Pending> &p, const QJsonObject &message, const QString &outcome,
+void ToolCallRunner::complete(const std::shared_ptr<Pending> &p, const QByteArray &message, const QString &outcome,
                               const QString &detail)
 {
     auto session = m_pending.find(p->sessionId);
@@ -220,7 +230,7 @@ void ToolCallRunner::cancel(const QString &sessionId, const QJsonValue &rpcId, c
         return;
     const QString why = reason.isEmpty() ? QStringLiteral("cancelled by the client") : oneLine(reason);
     // Answer and forget the call first, so whatever the handler does on cancel goes nowhere.
-    complete(p, jsonrpc::error(rpcId, jsonrpc::RequestCancelled, QStringLiteral("Request cancelled")),
+    complete(p, jsonrpc::serialize(jsonrpc::error(rpcId, jsonrpc::RequestCancelled, QStringLiteral("Request cancelled"))),
              QStringLiteral("cancelled"), why);
     p->token.cancel();
 }

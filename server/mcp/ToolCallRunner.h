@@ -25,7 +25,7 @@ class ToolCallRunner : public QObject {
     Q_OBJECT
 public:
     // Receives the JSON-RPC response (result or error) for the request, exactly once.
-    using Reply = std::function<void(const QJsonObject &message)>;
+    using Reply = std::function<void(const QByteArray &message)>;
 
     ToolCallRunner(ToolRegistry &tools, AuditSink &audit, const Clock &clock, QObject *parent = nullptr);
     ~ToolCallRunner() override;
@@ -46,7 +46,8 @@ public:
     // {content:[{type:text,text}], structuredContent, isError}. An error of a tool that declares an
     // outputSchema carries no structuredContent (clients validate any structuredContent against that
     // schema, errors included); its details are appended to the text instead.
-    static QJsonObject toCallToolResult(const ToolResult &result, bool hasOutputSchema = false);
+    // Serialized: a success's structured result is written once into both places.
+    static QByteArray callToolResultJson(const ToolResult &result, bool hasOutputSchema = false);
 
 signals:
     // Emitted after a call finished and its audit row was written (tests wait on it).
@@ -70,7 +71,7 @@ private:
     };
 
     std::shared_ptr<Pending> findPending(const QString &sessionId, const QJsonValue &rpcId) const;
-    void complete(const std::shared_ptr<Pending> &call, const QJsonObject &message, const QString &outcome,
+    void complete(const std::shared_ptr<Pending> &call, const QByteArray &message, const QString &outcome,
                   const QString &detail);
     // Who and what a row is about; the rest is per outcome.
     struct Subject {

@@ -5,6 +5,7 @@
 #include "mcp/ToolRegistry.h"
 #include "sandbox/ExposedPort.h"
 #include "sandbox/ListeningProbe.h"
+#include "sandbox/SandboxListJson.h"
 #include "sandbox/SandboxPresenter.h"
 #include "sandbox/SandboxService.h"
 #include "sandbox/SandboxSleepJson.h"
@@ -16,6 +17,7 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <memory>
 #include <optional>
 
 namespace chat2sbx {
@@ -97,6 +99,7 @@ struct Context {
     SandboxService *sandboxes;
     const Config *config;
     ChannelPool *channels;
+    std::shared_ptr<SandboxListJson> listJson;   // sandbox_list's summaries, kept serialized
 };
 
 // Every sandbox tool needs sbx; when it is missing the answer says so (and a reconciliation retry runs).
@@ -182,12 +185,7 @@ void sandboxGet(const Context &c, const ToolCall &call)
 void sandboxList(const Context &c, const ToolCall &call)
 {
     whenAvailable(c, call, [c, call] {
-        QJsonArray items;
-        for (const SandboxView &v : c.sandboxes->list())
-            items.append(sandboxJson(v, *c.sandboxes));
-        call.responder.ok({{QStringLiteral("sandboxes"), items},
-                           {QStringLiteral("max_active_sandboxes"),
-                            sandboxLimitJson(c.config->maxActiveSandboxes)}});
+        call.responder.okJson(c.listJson->listJson(c.sandboxes->list(), *c.sandboxes, c.config->maxActiveSandboxes));
     });
 }
 
@@ -272,7 +270,7 @@ void sandboxExpose(const Context &c, const ToolCall &call)
 
 void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config, ChannelPool *channels)
 {
-    const Context c{&sandboxes, &config, channels};
+    const Context c{&sandboxes, &config, channels, std::make_shared<SandboxListJson>()};
     auto add = [&registry](ToolDefinition d, void (*fn)(const Context &, const ToolCall &), const Context &ctx) {
         const QString name = d.name;
         if (!registry.add(d, [ctx, fn](const ToolCall &call) { fn(ctx, call); }))

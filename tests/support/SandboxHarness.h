@@ -43,10 +43,10 @@ inline void pointFakeSbxAt(const TestEnvironment &env, bool withTemplate = true)
 struct CallResult {
     bool finished = false;
     ToolResult result;
-    QJsonObject json() const { return result.structured; }
+    QJsonObject json() const { return result.structuredObject(); }
     QString text() const
     {
-        return result.message + QLatin1Char(' ') + QString::fromUtf8(QJsonDocument(result.structured).toJson(QJsonDocument::Compact));
+        return result.message + QLatin1Char(' ') + QString::fromUtf8(QJsonDocument(result.structuredObject()).toJson(QJsonDocument::Compact));
     }
 };
 
