@@ -158,11 +158,14 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
     for (const auto &kv : spec.env)
         env += kv.first.toUtf8() + '=' + kv.second.toUtf8() + '\0';
 
+    // The helper waits for a quick command's exit and answers with its first snapshot as well, as
+    // the first bash_read would: one round trip for `bash` of a quick command.
+    const int helperWait = static_cast<int>(std::min<qint64>(spec.yieldMs, kHelperWaitMs));
     m_channels.channelFor(sandbox).request(
         QStringLiteral("bash_start"),
         {w->rec.id.toUtf8(), spec.cwd.toUtf8(), QByteArray::number(spec.timeoutMs), spec.command.toUtf8(),
-         spec.stdinPipe ? "1" : "0", env},
-        kStartTimeoutMs, [this, w](const ChannelReply &r) {
+         spec.stdinPipe ? "1" : "0", env, QByteArray::number(helperWait), QByteArray::number(kPrefetchBytes)},
+        kStartTimeoutMs + helperWait, [this, w](const ChannelReply &r) {
             if (w->cancelled)
                 return;   // the command runs on; bash_list shows it
             if (!r.ok && !r.channelFailure) {
@@ -171,10 +174,15 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
                 return w->done(false, QStringLiteral("cannot start the command: %1").arg(r.error), {});
             }
             w->launchUnknown = r.channelFailure;
-            runExclusive(w->rec.id, [this, w](std::function<void()> release) {
+            runExclusive(w->rec.id, [this, w, r](std::function<void()> release) {
                 w->release = std::move(release);
                 if (w->cancelled)
                     return finishWait(w, false, {}, {});
+                // An `existed` answer (a repeated start) or a helper without the snapshot: look.
+                if (r.ok && r.meta.contains(QStringLiteral("state"))) {
+                    w->checkedOnce = true;
+                    return onRead(w, r, true, false);
+                }
                 tick(w);
             });
         });
@@ -288,41 +296,46 @@ void BashSessions::tick(const std::shared_ptr<Wait> &w)
         kReadTimeoutMs + kHelperWaitMs, [this, w, withData, helperWaits](const ChannelReply &r) {
             if (w->cancelled)
                 return;
-            if (!r.ok) {
-                if (!r.channelFailure) {
-                    if (r.code == QLatin1String("enoent") && w->launchUnknown) {
-                        QString ignored;
-                        m_repo.remove(w->rec.id, ignored);
-                        return finishWait(w, false, QStringLiteral("the command could not be started in the sandbox"), {});
-                    }
-                    if (r.code == QLatin1String("enoent"))
-                        return finishWait(w, false,
-                                          QStringLiteral("the output of bash session %1 is no longer available in the sandbox")
-                                              .arg(w->rec.id), {});
-                    return finishWait(w, false, r.error, {});
-                }
-                w->lastError = r.error;
-                if (w->expired()) {
-                    if (w->firstSnapshot) {
-                        BashSnapshot s;
-                        s.sessionId = w->rec.id;
-                        return finishWait(w, true, {}, s);
-                    }
-                    return finishWait(w, false, unreachable(r.error), {});
-                }
-                return scheduleTick(w);
-            }
-            w->launchUnknown = false;
-            std::optional<int> code;
-            const bool exited = stateExited(r.meta.value(QStringLiteral("state")), code);
-            const qint64 avail = r.meta.value(QStringLiteral("size")).toLongLong() - w->rec.readOffset;
-            const bool ready = exited || avail >= kMaxOutputBytes || w->expired() || (!w->untilExit && avail > 0);
-            if (!ready)
-                return helperWaits ? tick(w) : scheduleTick(w);
-            if (withData)
-                return answerWith(w, r);
-            readData(w);
+            onRead(w, r, withData, helperWaits);
         });
+}
+
+void BashSessions::onRead(const std::shared_ptr<Wait> &w, const ChannelReply &r, bool withData, bool helperWaits)
+{
+    if (!r.ok) {
+        if (!r.channelFailure) {
+            if (r.code == QLatin1String("enoent") && w->launchUnknown) {
+                QString ignored;
+                m_repo.remove(w->rec.id, ignored);
+                return finishWait(w, false, QStringLiteral("the command could not be started in the sandbox"), {});
+            }
+            if (r.code == QLatin1String("enoent"))
+                return finishWait(w, false,
+                                  QStringLiteral("the output of bash session %1 is no longer available in the sandbox")
+                                      .arg(w->rec.id), {});
+            return finishWait(w, false, r.error, {});
+        }
+        w->lastError = r.error;
+        if (w->expired()) {
+            if (w->firstSnapshot) {
+                BashSnapshot s;
+                s.sessionId = w->rec.id;
+                return finishWait(w, true, {}, s);
+            }
+            return finishWait(w, false, unreachable(r.error), {});
+        }
+        return scheduleTick(w);
+    }
+    w->launchUnknown = false;
+    std::optional<int> code;
+    const bool exited = stateExited(r.meta.value(QStringLiteral("state")), code);
+    const qint64 avail = r.meta.value(QStringLiteral("size")).toLongLong() - w->rec.readOffset;
+    const bool ready = exited || avail >= kMaxOutputBytes || w->expired() || (!w->untilExit && avail > 0);
+    if (!ready)
+        return helperWaits ? tick(w) : scheduleTick(w);
+    if (withData)
+        return answerWith(w, r);
+    readData(w);
 }
 
 void BashSessions::readData(const std::shared_ptr<Wait> &w)

@@ -95,6 +95,7 @@ private:
     void runExclusive(const QString &sessionId, std::function<void(std::function<void()> release)> fn);
     void endOnCancel(const std::shared_ptr<Wait> &w, const CancellationToken &cancel);
     void tick(const std::shared_ptr<Wait> &w);
+    void onRead(const std::shared_ptr<Wait> &w, const ChannelReply &reply, bool withData, bool helperWaits);
     void readData(const std::shared_ptr<Wait> &w);
     void answerWith(const std::shared_ptr<Wait> &w, const ChannelReply &reply);
     void pollBuffered(const std::shared_ptr<Wait> &w);

@@ -110,17 +110,34 @@ void ChangesService::exportWork(const QString &sandboxId, const QString &request
     RunningSandbox running;
     if (!m_sandboxes.resolveRunning(sandboxId, running, error))
         return fail(error);
-    exportRunning(running, w.hostPath, branch, std::move(done));
+    exportRunning(running, w, branch, std::move(done));
 }
 
-void ChangesService::exportRunning(const RunningSandbox &sandbox, const QString &repository, const QString &branch,
+void ChangesService::exportRunning(const RunningSandbox &sandbox, const Workspace &workspace, const QString &branch,
                                    ExportDone done)
 {
     QPointer<ChangesService> self(this);
     const QString sandboxId = sandbox.sandboxId;
+    const QString repository = workspace.hostPath;
+    // Checked before the VM is reached (a sleeping one would start and share the path again) and
+    // again before git writes to the repository on the host.
+    const auto folderMoved = [self, sandboxId, workspace, branch](ExportOutcome &o) {
+        QString why;
+        if (self->m_sandboxes.checkHostFolder(sandboxId, workspace, why))
+            return false;
+        o.error = QStringLiteral("%1; nothing was written to it. Put the folder back as it was approved and try again").arg(why);
+        return true;
+    };
+    {
+        ExportOutcome o;
+        o.branch = branch;
+        o.repository = repository;
+        if (folderMoved(o))
+            return done(o);
+    }
     m_channels.channelFor(sandbox).request(
         QStringLiteral("git_bundle"), {QByteArray::number(kMaxBundleBytes)}, kBundleTimeoutMs,
-        [self, sandboxId, repository, branch, done](const ChannelReply &r) {
+        [self, sandboxId, repository, branch, done, folderMoved](const ChannelReply &r) {
             if (!self)
                 return;
             ExportOutcome o;
@@ -152,6 +169,8 @@ void ChangesService::exportRunning(const RunningSandbox &sandbox, const QString 
                 return done(o);
             }
             f.close();
+            if (folderMoved(o))
+                return done(o);
             const QStringList fetch{QStringLiteral("fetch"), QStringLiteral("--quiet"), QStringLiteral("--no-tags"),
                                     QStringLiteral("--no-write-fetch-head"), QStringLiteral("--no-recurse-submodules"),
                                     bundle, QStringLiteral("+refs/chat2sbx/export:refs/heads/") + branch};
@@ -206,7 +225,7 @@ void ChangesService::secureWork(const SandboxView &view, std::function<void(cons
     running.workspacePath = view.workspace->hostPath;
     QString branch, error;
     branchName(view.record.id, {}, branch, error);
-    exportRunning(running, view.workspace->hostPath, branch, [done](const ExportOutcome &o) {
+    exportRunning(running, *view.workspace, branch, [done](const ExportOutcome &o) {
         DestroyGuard::Outcome kept;
         if (!o.ok) {
             kept.error = o.error;

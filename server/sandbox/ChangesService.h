@@ -3,6 +3,7 @@
 #include "sandbox/DestroyGuard.h"
 #include "sandbox/SandboxResolver.h"
 #include "sandbox/WorkspaceChanges.h"
+#include "state/Workspace.h"
 
 #include <QList>
 #include <QObject>
@@ -70,7 +71,7 @@ signals:
     void workExported(const QString &sandboxId, const QString &branch, const QString &summary);
 
 private:
-    void exportRunning(const RunningSandbox &sandbox, const QString &repository, const QString &branch, ExportDone done);
+    void exportRunning(const RunningSandbox &sandbox, const Workspace &workspace, const QString &branch, ExportDone done);
 
     SandboxService &m_sandboxes;
     ChannelPool &m_channels;

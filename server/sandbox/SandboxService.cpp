@@ -576,6 +576,12 @@ bool SandboxService::wake(const SandboxRecord &r, QString &error)
                                "seconds and it wakes up").arg(r.id);
         return false;
     }
+    if (const std::optional<Workspace> w = m_workspaces.find(r.workspaceId); w && !checkHostFolder(r.id, *w, error)) {
+        error = QStringLiteral("sandbox %1 is asleep and was not woken: %2. Put the folder back as it was approved and call "
+                               "again, or destroy the sandbox")
+                    .arg(r.id, error);
+        return false;
+    }
     const qint64 now = m_clock.nowMs();
     QString dbError;
     if (!m_repo.markWoken(r.id, now, now + idleMs(), dbError) && !dbError.isEmpty()) {
@@ -587,6 +593,20 @@ bool SandboxService::wake(const SandboxRecord &r, QString &error)
     emit sandboxesChanged();
     checkPortsAfterWake(r.id, r.runtimeName);
     return true;
+}
+
+bool SandboxService::checkHostFolder(const QString &sandboxId, const Workspace &workspace, QString &error) const
+{
+    if (workspace.isManaged())
+        return true;
+    QString why;
+    if (m_workspaces.checkBeforeUse(workspace, why))
+        return true;
+    error = QStringLiteral("the host folder %1 of sandbox %2 is no longer the approved one (%3), and starting the VM "
+                           "would share whatever is at that path now")
+                .arg(workspace.hostPath, sandboxId, why);
+    qCWarning(lcSandbox).noquote() << error;
+    return false;
 }
 
 // sbx publishes a sandbox's ports again when it restarts (v0.34); a mapping it no longer lists is

@@ -114,6 +114,10 @@ public:
     QStringList sleepCandidates() const;
     // What a channel needs to reach a running sandbox, without renewing its idle deadline.
     std::optional<RunningSandbox> runningSandbox(const QString &sandboxId) const;
+    // A host workspace's folder must still be the approved directory whenever a VM may share it
+    // again: sbx re-shares the folder by its path each time the VM starts (a wake, an export of a
+    // sleeping clone). False with a readable reason when it was renamed, replaced or swapped.
+    bool checkHostFolder(const QString &sandboxId, const Workspace &workspace, QString &error) const;
     // running -> stopped (persisted first), channel closed, `sbx stop`. False if it was not running.
     bool putToSleep(const QString &sandboxId);
     // Its VM was found stopped after its channel exited at `exitedAt`: the sessions started before

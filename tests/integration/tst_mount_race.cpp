@@ -92,6 +92,49 @@ class TestMountRace : public QObject {
 private slots:
     void folderSwappedForALinkDuringCreateIsRefused() { swapDuringCreate(Swap::Kept); }
     void folderSwappedAndPutBackDuringCreateIsRefused() { swapDuringCreate(Swap::Restored); }
+
+    // sbx shares the folder again, by its path, when a sleeping VM starts: a folder swapped while
+    // the sandbox slept must not be shared with it. The wake is refused (no exec starts the VM), and
+    // it works again once the folder is back.
+    void folderSwappedWhileAsleepIsNotWoken()
+    {
+        TestEnvironment env;
+        const QString allowed = env.root() + "/projects";
+        const QString folder = allowed + "/approved";
+        const QString outside = env.root() + "/outside";
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(QDir().mkpath(outside));
+        env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", allowed);
+        SandboxHarness h(env);
+        QString error;
+        const auto w = h.workspaces->registerHost(folder, WorkspaceMode::Direct, error);
+        QVERIFY2(w, qPrintable(error));
+        const CallResult created = h.call("sandbox_create", obj({{"workspace_id", w->id}}));
+        QVERIFY2(!created.result.isError, qPrintable(created.text()));
+        const QString id = created.result.structured.value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY(h.sandboxes->putToSleep(id));
+        QVERIFY(waitFor([&] {
+            const auto r = h.records.find(id);
+            return r && r->state == SandboxState::Stopped && h.countCalls("stop") == 1;
+        }, 10000));
+        waitFor([] { return false; }, 300);   // sbx stop has returned
+
+        QVERIFY(QDir().rename(folder, folder + ".orig"));
+        QVERIFY(symlinkTo(outside, folder));
+        const int execsBefore = h.countCalls("exec");
+        RunningSandbox running;
+        QVERIFY(!h.sandboxes->resolveRunning(id, running, error));
+        QVERIFY2(error.contains("was not woken") && error.contains("no longer the approved one"), qPrintable(error));
+        QCOMPARE(h.records.find(id)->state, SandboxState::Stopped);
+        QCOMPARE(h.countCalls("exec"), execsBefore);
+
+        QVERIFY(QFile::remove(folder));
+        QVERIFY(QDir().rename(folder + ".orig", folder));
+        error.clear();
+        QVERIFY2(h.sandboxes->resolveRunning(id, running, error), qPrintable(error));
+        QVERIFY(running.wokeFromSleep);
+        QCOMPARE(h.records.find(id)->state, SandboxState::Running);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMountRace)

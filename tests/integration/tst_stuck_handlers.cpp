@@ -36,9 +36,11 @@ bool isGone(const QString &pid)
 QStringList sessionWatchers(const QString &home)
 {
     QStringList pids;
-    QDirIterator it(home + QStringLiteral("/sessions"), QDir::Dirs | QDir::NoDotAndDotDot);
+    // Each session's files are <sessions>/<id>.<name> (a directory <id>/ for an older helper's).
+    QDirIterator it(home + QStringLiteral("/sessions"), {QStringLiteral("*.watcher.pid"), QStringLiteral("watcher.pid")},
+                    QDir::Files, QDirIterator::Subdirectories);
     while (it.hasNext()) {
-        QFile f(it.next() + QStringLiteral("/watcher.pid"));
+        QFile f(it.next());
         if (f.open(QIODevice::ReadOnly))
             pids << QString::fromLatin1(f.readLine()).trimmed();
     }

@@ -207,6 +207,64 @@ private slots:
         QCOMPARE(r->data, output.mid(offset, maxBytes));
     }
 
+    // `bash` of a quick command is one round trip: bash_start waits for the exit and answers with
+    // what the first bash_read would (same rows as above, offset 0).
+    void bashStartAnswersTheFirstSnapshot_data() { bashRead_data(); }
+    void bashStartAnswersTheFirstSnapshot()
+    {
+        QFETCH(QByteArray, command);
+        QFETCH(QByteArray, output);
+        QFETCH(int, maxBytes);
+        QTemporaryDir dir;
+        Helper helper(dir.path());
+        const QByteArray sid = "bash_0123456789abcdef01234567";
+        const auto r = helper.call("bash_start", {sid, "", "0", command, "0", "", "2000", QByteArray::number(maxBytes)});
+        QVERIFY(r && r->ok);
+        QCOMPARE(r->meta.value(QStringLiteral("started")), QStringLiteral("1"));
+        QCOMPARE(r->meta.value(QStringLiteral("state")), QStringLiteral("exited:0"));
+        QCOMPARE(r->meta.value(QStringLiteral("size")).toLongLong(), output.size());
+        QCOMPARE(r->data, output.left(maxBytes));
+        // The same id again is refused as existing, and the session reads the same.
+        const auto again = helper.call("bash_start", {sid, "", "0", "echo other", "0", "", "2000", "1000"});
+        QVERIFY(again && again->ok);
+        QCOMPARE(again->meta.value(QStringLiteral("existed")), QStringLiteral("1"));
+        QVERIFY(!again->meta.contains(QStringLiteral("state")));
+        const auto read = helper.call("bash_read", {sid, "0", QByteArray::number(maxBytes)});
+        QVERIFY(read && read->ok);
+        QCOMPARE(read->data, output.left(maxBytes));
+    }
+
+    // A session made by an earlier helper (a directory of files, before the flat layout) still reads.
+    void anEarlierHelpersSessionDirectoryStillReads()
+    {
+        QTemporaryDir dir;
+        Helper helper(dir.path());
+        QVERIFY(helper.call("ping", {}));
+        const QByteArray sid = "bash_bbbbbbbbbbbbbbbbbbbbbbbb";
+        const QString d = dir.path() + QStringLiteral("/home/.chat2sbx/sessions/") + QString::fromLatin1(sid);
+        QVERIFY(QDir().mkpath(d));
+        const auto put = [&](const char *name, const QByteArray &content) {
+            QFile f(d + QLatin1Char('/') + QLatin1String(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(content);
+        };
+        put("started", "1\n");
+        put("watcher.pid", "1\n");
+        put("output", "from before\n");
+        put("exit_code", "5\n");
+        const auto r = helper.call("bash_read", {sid, "0", "1000"});
+        QVERIFY(r && r->ok);
+        QCOMPARE(r->meta.value(QStringLiteral("state")), QStringLiteral("exited:5"));
+        QCOMPARE(r->data, QByteArray("from before\n"));
+        const auto status = helper.call("bash_status", {sid, "bash_cccccccccccccccccccccccc"});
+        QVERIFY(status && status->ok);
+        QCOMPARE(status->meta.value(QString::fromLatin1(sid)), QStringLiteral("exited:5"));
+        QCOMPARE(status->meta.value(QStringLiteral("bash_cccccccccccccccccccccccc")), QStringLiteral("missing"));
+        const auto again = helper.call("bash_start", {sid, "", "0", "true", "0", ""});
+        QVERIFY(again && again->ok);
+        QCOMPARE(again->meta.value(QStringLiteral("existed")), QStringLiteral("1"));
+    }
+
     void aWaitEndsAtTheDeadlineWhileTheCommandRuns()
     {
         QTemporaryDir dir;
