@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QObject>
+#include <QPointer>
 #include <QTimer>
 
 class QSocketNotifier;
@@ -20,6 +21,7 @@ class ClientRelay : public QObject {
     Q_OBJECT
 public:
     static constexpr qsizetype kChunk = 64 * 1024;
+    static constexpr int kChunksPerWake = 16;   // answer bytes moved per wake-up: at most 1 MiB
     // After our FIN, how long the client may take to close its side before the relay closes anyway.
     static constexpr int kLingerMs = 2000;
 
@@ -39,7 +41,7 @@ signals:
     void clientEnded();
 
 private:
-    ClientRelay(int clientFd, int pairFd, int innerFd, QObject *parent);
+    ClientRelay(int clientFd, int pairFd, QTcpSocket *inner, QObject *parent);
     void readClient();
     void readInner();
     void flushToInner();
@@ -49,6 +51,7 @@ private:
     int m_client;
     int m_pair;        // our end of the socketpair
     int m_innerFd;     // the inner socket's end (owned by the QTcpSocket); only looked at
+    QPointer<QTcpSocket> m_inner;
     QSocketNotifier *m_clientRead;
     QSocketNotifier *m_clientWrite;
     QSocketNotifier *m_pairRead;

@@ -84,12 +84,12 @@ void McpEndpoint::handlePost(const HttpRequestData &request, const std::shared_p
     if (request.body.size() > kMaxBodyBytes)
         return sendError(*reply, 413, QJsonValue(), jsonrpc::TransportError,
                          QStringLiteral("Payload Too Large: the limit is %1 bytes").arg(kMaxBodyBytes));
-    const QJsonValue peekedId = jsonrpc::peekId(request.body);
+    // The body is parsed once, by the dispatcher; only a refusal here parses it for its id.
     if (!HttpGuard::isJsonContentType(request.header("content-type")))
-        return sendError(*reply, 415, peekedId, jsonrpc::TransportError,
+        return sendError(*reply, 415, jsonrpc::peekId(request.body), jsonrpc::TransportError,
                          QStringLiteral("Unsupported Media Type: Content-Type must be application/json"));
     if (!HttpGuard::acceptsJsonAndSse(request.header("accept")))
-        return sendError(*reply, 406, peekedId, jsonrpc::TransportError,
+        return sendError(*reply, 406, jsonrpc::peekId(request.body), jsonrpc::TransportError,
                          QStringLiteral("Not Acceptable: Client must accept both application/json and text/event-stream"));
 
     McpMessageContext context;
