@@ -125,7 +125,9 @@ void ChangesService::exportRunning(const RunningSandbox &sandbox, const Workspac
         QString why;
         if (self->m_sandboxes.checkHostFolder(sandboxId, workspace, why))
             return false;
-        o.error = QStringLiteral("%1; nothing was written to it. Put the folder back as it was approved and try again").arg(why);
+        o.error = QStringLiteral("%1, so the sandbox's work was not exported there; nothing was written to it. Put the folder "
+                                 "back as it was approved and try again")
+                      .arg(why);
         return true;
     };
     {

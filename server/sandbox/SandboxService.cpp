@@ -577,8 +577,9 @@ bool SandboxService::wake(const SandboxRecord &r, QString &error)
         return false;
     }
     if (const std::optional<Workspace> w = m_workspaces.find(r.workspaceId); w && !checkHostFolder(r.id, *w, error)) {
-        error = QStringLiteral("sandbox %1 is asleep and was not woken: %2. Put the folder back as it was approved and call "
-                               "again, or destroy the sandbox")
+        error = QStringLiteral("sandbox %1 is asleep and was not woken, because waking it would share whatever is at that "
+                               "path now with the VM: %2. Put the folder back as it was approved and call again, or destroy "
+                               "the sandbox")
                     .arg(r.id, error);
         return false;
     }
@@ -602,8 +603,7 @@ bool SandboxService::checkHostFolder(const QString &sandboxId, const Workspace &
     QString why;
     if (m_workspaces.checkBeforeUse(workspace, why))
         return true;
-    error = QStringLiteral("the host folder %1 of sandbox %2 is no longer the approved one (%3), and starting the VM "
-                           "would share whatever is at that path now")
+    error = QStringLiteral("the host folder %1 of sandbox %2 is no longer the approved one (%3)")
                 .arg(workspace.hostPath, sandboxId, why);
     qCWarning(lcSandbox).noquote() << error;
     return false;

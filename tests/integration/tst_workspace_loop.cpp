@@ -250,6 +250,32 @@ private slots:
         QFile::remove(lock);
     }
 
+    // The approved repository swapped for another one (a link to it): the export writes nothing
+    // there, says why, and works again once the folder is back.
+    void exportToASwappedFolderIsRefused()
+    {
+        const QString id = createSandbox();
+        QVERIFY(id.startsWith("sbx_"));
+        bash(id, "echo kept > s.txt");
+        Git decoy;
+        decoy.repo = QDir(m_env->root()).canonicalPath() + "/decoy";
+        QVERIFY(makeRepository(decoy));
+        QVERIFY(QDir().rename(m_git.repo, m_git.repo + ".orig"));
+        QVERIFY(QFile::link(decoy.repo, m_git.repo));
+        QJsonObject r = m_mcp->callTool("export_changes", QJsonObject{{"sandbox_id", id}});
+        const QString text = SimpleMcpClient::describe(r);
+        QVERIFY2(r.value("isError").toBool() && text.contains("no longer the approved one") && text.contains("nothing was written"),
+                 qPrintable(text));
+        QCOMPARE(decoy.line({"branch", "--list", "chat2sbx/*"}), QString());
+        QVERIFY(QFile::remove(m_git.repo));
+        QVERIFY(QDir().rename(m_git.repo + ".orig", m_git.repo));
+        r = m_mcp->callTool("export_changes", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(!r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
+        QCOMPARE(m_git.line({"show", "chat2sbx/" + id + ":s.txt"}), QString("kept"));
+        r = m_mcp->callTool("sandbox_destroy", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(!r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
+    }
+
     void managedAndDirectWorkspaces()
     {
         const QJsonObject r = m_mcp->callTool("sandbox_create", QJsonObject{});
