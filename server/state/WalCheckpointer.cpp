@@ -27,6 +27,7 @@ bool WalCheckpointer::start(sqlite3 *connection, const QString &path, QString &e
     m_watched = connection;
     m_due = false;
     m_stopping = false;
+    m_wokenAtPages = 0;
     m_thread = std::thread([this] { run(); });
     // Replaces the automatic checkpoint (which is itself a WAL hook) on the watched connection.
     sqlite3_wal_hook(m_watched, &WalCheckpointer::onCommit, this);
@@ -57,14 +58,23 @@ int WalCheckpointer::checkpoints() const
 
 int WalCheckpointer::onCommit(void *self, sqlite3 *, const char *, int pages)
 {
+    // Runs in every commit of the watched connection (its thread): wakes the checkpoint thread
+    // once when the WAL passes the threshold, and again only if it grows by another threshold
+    // (a checkpoint that could not finish). Once a checkpoint is complete the next commit starts
+    // the WAL from the beginning, and the count with it.
     auto *me = static_cast<WalCheckpointer *>(self);
-    if (pages >= kThresholdPages) {
-        {
-            std::lock_guard<std::mutex> lock(me->m_mutex);
-            me->m_due = true;
-        }
-        me->m_wake.notify_one();
+    if (pages < kThresholdPages) {
+        me->m_wokenAtPages = 0;
+        return SQLITE_OK;
     }
+    if (me->m_wokenAtPages > 0 && pages < me->m_wokenAtPages + kThresholdPages)
+        return SQLITE_OK;
+    me->m_wokenAtPages = pages;
+    {
+        std::lock_guard<std::mutex> lock(me->m_mutex);
+        me->m_due = true;
+    }
+    me->m_wake.notify_one();
     return SQLITE_OK;
 }
 

@@ -44,6 +44,7 @@ private:
     std::thread m_thread;
     mutable std::mutex m_mutex;
     std::condition_variable m_wake;
+    int m_wokenAtPages = 0;   // WAL size at the last wake-up (watched connection's thread only)
     bool m_due = false;
     bool m_stopping = false;
     int m_checkpoints = 0;
