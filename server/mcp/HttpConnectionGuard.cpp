@@ -148,7 +148,12 @@ void HttpConnectionGuard::afterHttpServer(QTcpSocket *socket)
     c.awaitingAnswer = true;   // until the answer is written out (onBytesWritten)
     c.requestStartedMs = c.unread > 0 ? m_clock.elapsed() : -1;
     if (const auto rejection = c.intake.onRequestTaken(c.unread > 0 ? socket->peek(c.unread) : QByteArray()))
-        reject(socket, rejection->status, rejection->message);
+        return reject(socket, rejection->status, rejection->message);
+    // An answer the handler gave at once is written now rather than on the socket's next write
+    // notification: one event-loop turn less per request (each turn polls every descriptor).
+    // Here, not in the handler, so that its bytesWritten finds the request marked as taken.
+    if (socket->bytesToWrite() > 0)
+        socket->flush();
 }
 
 void HttpConnectionGuard::onBytesWritten(QTcpSocket *socket)
