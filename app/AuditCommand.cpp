@@ -7,6 +7,7 @@
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "core/LogText.h"
+#include "state/AuditJournal.h"
 #include "state/AuditLogRepository.h"
 #include "state/Database.h"
 
@@ -152,7 +153,8 @@ int runAudit(CommandContext &ctx)
     watcher.addPath(QFileInfo(dbPath).absolutePath());
     auto watchFiles = [&watcher, dbPath] {
         // The WAL appears (and is recreated) while the server runs; a removed file drops out of the watch.
-        for (const QString &f : {dbPath, dbPath + QStringLiteral("-wal")})
+        // The server's rows reach its audit journal first (AuditJournal), then the table.
+        for (const QString &f : {dbPath, dbPath + QStringLiteral("-wal"), AuditJournal::pathFor(dbPath)})
             if (QFileInfo::exists(f) && !watcher.files().contains(f))
                 watcher.addPath(f);
     };

@@ -1,5 +1,6 @@
 #include "mcp/ClientRelay.h"
 
+#include <QCoreApplication>
 #include <QHostAddress>
 #include <QSocketNotifier>
 #include <QTcpSocket>
@@ -136,7 +137,10 @@ void ClientRelay::readClient()
         if (m_pair < 0)
             return;
         m_toInner = buffer.left(n);
-        return flushToInner();
+        flushToInner();
+        if (m_toInner.isEmpty())
+            deliverToInner();
+        return;
     }
     if (n == 0) {
         m_clientEof = true;
@@ -164,6 +168,31 @@ void ClientRelay::flushToInner()
     }
     m_pairWrite->setEnabled(!m_toInner.isEmpty());
     m_clientRead->setEnabled(m_toInner.isEmpty() && !m_clientEof && m_client >= 0);
+}
+
+void ClientRelay::deliverToInner()
+{
+    // Without this, a request takes three event-loop turns (client to pair, pair to QtHttpServer,
+    // answer to client), each polling every descriptor of the process. The inner socket's read
+    // notifier is sent the event the event dispatcher would send it on the next turn, so the
+    // request is parsed and an immediate answer written now, and then handed on to the client.
+    if (!m_inner || m_pair < 0)
+        return;
+    if (!m_innerRead) {
+        const auto notifiers = m_inner->findChildren<QSocketNotifier *>();
+        for (QSocketNotifier *n : notifiers) {
+            if (n->type() == QSocketNotifier::Read && n->socket() == m_innerFd)
+                m_innerRead = n;
+        }
+        if (!m_innerRead)
+            return;   // the next turn delivers it as usual
+    }
+    if (!m_innerRead->isEnabled())
+        return;   // the inner socket's buffer is full: it reads again once QtHttpServer takes some
+    QEvent activation(QEvent::SockAct);
+    QCoreApplication::sendEvent(m_innerRead, &activation);
+    if (m_pair >= 0 && m_toClient.isEmpty())
+        readInner();
 }
 
 void ClientRelay::readInner()

@@ -45,6 +45,8 @@ private:
     void readClient();
     void readInner();
     void flushToInner();
+    // Lets the inner socket read what was just handed to it, in this event-loop turn.
+    void deliverToInner();
     void flushToClient();
     void closeAll();
 
@@ -56,6 +58,7 @@ private:
     QSocketNotifier *m_clientWrite;
     QSocketNotifier *m_pairRead;
     QSocketNotifier *m_pairWrite;
+    QPointer<QSocketNotifier> m_innerRead;   // the inner socket's own read notifier, once found
     QByteArray m_toInner;
     QByteArray m_toClient;
     bool m_clientEof = false;

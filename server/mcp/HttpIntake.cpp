@@ -18,6 +18,12 @@ qsizetype headEnd(const QByteArray &bytes)
     return -1;
 }
 
+// What QByteArray::simplified() treats as whitespace.
+bool isAsciiSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
 QByteArray lowerAuthority(const QByteArray &authority)
 {
     return authority.trimmed().toLower();
@@ -27,39 +33,56 @@ QByteArray lowerAuthority(const QByteArray &authority)
 
 std::optional<HttpIntake::Rejection> HttpIntake::checkHead(const QByteArray &rawHead, const Limits &limits)
 {
+    // Runs for every request: it reads the head in place (views, no copy per line).
     // QtHttpServer skips whitespace left over from a previous request; so do we.
-    qsizetype from = 0;
-    while (from < rawHead.size() && (rawHead.at(from) == '\r' || rawHead.at(from) == '\n' || rawHead.at(from) == ' '
-                                     || rawHead.at(from) == '\t' || rawHead.at(from) == '\v'))
-        ++from;
-    const QList<QByteArray> lines = rawHead.mid(from).split('\n');
-    if (lines.isEmpty())
-        return Rejection{400, QStringLiteral("Bad Request: empty request")};
-    const QList<QByteArray> requestLine = lines.first().trimmed().simplified().split(' ');
-    if (requestLine.size() != 3)
+    QByteArrayView rest(rawHead);
+    while (!rest.isEmpty() && (rest.front() == '\r' || rest.front() == '\n' || rest.front() == ' '
+                               || rest.front() == '\t' || rest.front() == '\v'))
+        rest = rest.sliced(1);
+    const auto nextLine = [&rest] {
+        const qsizetype nl = rest.indexOf('\n');
+        const QByteArrayView line = nl < 0 ? rest : rest.first(nl);
+        rest = nl < 0 ? QByteArrayView() : rest.sliced(nl + 1);
+        return line;
+    };
+    // The request line: exactly three words (method, target, version) between whitespace.
+    const QByteArrayView requestLine = nextLine();
+    QByteArrayView target;
+    int words = 0;
+    for (qsizetype i = 0; i < requestLine.size();) {
+        while (i < requestLine.size() && isAsciiSpace(requestLine.at(i)))
+            ++i;
+        if (i >= requestLine.size())
+            break;
+        const qsizetype wordStart = i;
+        while (i < requestLine.size() && !isAsciiSpace(requestLine.at(i)))
+            ++i;
+        if (++words == 2)
+            target = requestLine.sliced(wordStart, i - wordStart);
+    }
+    if (words != 3)
         return Rejection{400, QStringLiteral("Bad Request: malformed request line")};
-    const QByteArray &target = requestLine.at(1);
 
     qint64 contentLength = -1;
     bool sawLength = false;
-    QByteArray host;
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        const QByteArray line = lines.at(i).trimmed();
+    QByteArrayView host;
+    while (!rest.isEmpty()) {
+        const QByteArrayView line = nextLine().trimmed();
         if (line.isEmpty())
             break;
         const qsizetype colon = line.indexOf(':');
         if (colon <= 0)
             continue;   // QtHttpServer ignores it as well
-        const QByteArray name = line.left(colon).trimmed().toLower();
-        const QByteArray value = line.mid(colon + 1).trimmed();
-        if (name == "content-length") {
+        const QByteArrayView name = line.first(colon).trimmed();
+        const QByteArrayView value = line.sliced(colon + 1).trimmed();
+        if (name.compare("content-length", Qt::CaseInsensitive) == 0) {
             bool ok = false;
             const qint64 length = value.toLongLong(&ok);
             if (!ok || length < 0 || (sawLength && length != contentLength))
                 return Rejection{400, QStringLiteral("Bad Request: invalid Content-Length")};
             contentLength = length;
             sawLength = true;
-        } else if (name == "host") {
+        } else if (name.compare("host", Qt::CaseInsensitive) == 0) {
             host = value;
         }
     }
@@ -69,10 +92,10 @@ std::optional<HttpIntake::Rejection> HttpIntake::checkHead(const QByteArray &raw
     if (!target.startsWith('/') && target != "*") {
         // Absolute form: QtHttpServer would replace its authority with the Host header, so a
         // request for another host would pass the Host check. Only the same authority is accepted.
-        const QUrl url = QUrl::fromEncoded(target, QUrl::StrictMode);
+        const QUrl url = QUrl::fromEncoded(target.toByteArray(), QUrl::StrictMode);
         if (!url.isValid() || url.scheme().isEmpty() || url.authority().isEmpty())
             return Rejection{400, QStringLiteral("Bad Request: malformed request target")};
-        if (lowerAuthority(url.authority(QUrl::FullyEncoded).toUtf8()) != lowerAuthority(host))
+        if (lowerAuthority(url.authority(QUrl::FullyEncoded).toUtf8()) != lowerAuthority(host.toByteArray()))
             return Rejection{400, QStringLiteral("Bad Request: the request target names another host than the Host header")};
     }
     return std::nullopt;

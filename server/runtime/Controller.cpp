@@ -179,6 +179,10 @@ void Controller::start()
         m_pidFile = std::make_unique<PidFile>(m_config.pidFilePath());
         if (!m_pidFile->acquire(error))
             return fail(error);
+        // Only the server holding the lock writes (and replays) the audit journal.
+        QString journalError;
+        if (!m_db->writeAuditRowsAhead(journalError))
+            qCWarning(lcController).noquote() << "audit rows are written straight to the database:" << journalError;
         // Notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
         m_approvals->startWatching();
         m_retention->start();

@@ -1,14 +1,19 @@
 #include "state/AuditLogRepository.h"
 
+#include "state/AuditJournal.h"
 #include "state/Database.h"
 #include "state/SqlStatement.h"
 #include "state/SqliteStatement.h"
 
+#include <QFileInfo>
+#include <QLoggingCategory>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QVariant>
 
 namespace chat2sbx {
+
+Q_LOGGING_CATEGORY(lcAuditLog, "chat2sbx.audit.log")
 
 namespace {
 
@@ -32,27 +37,62 @@ AuditEntry entryOf(const QSqlQuery &q)
 
 } // namespace
 
+AuditEntry AuditLogRepository::bounded(const AuditEntry &entry)
+{
+    AuditEntry e = entry;
+    e.client.truncate(100);
+    e.session.truncate(16);
+    e.tool.truncate(128);
+    e.sandboxId.truncate(64);
+    e.summary.truncate(kMaxSummary);
+    e.outcome.truncate(32);
+    e.detail.truncate(kMaxDetail);
+    return e;
+}
+
 bool AuditLogRepository::insert(const AuditEntry &entry, QString &error)
 {
-    // Runs for every tools/call, before its answer is sent (a kill -9 cannot lose the row): a cached
-    // statement run with SQLite's API, committed when it is done (autocommit).
-    SqliteStatement q = m_db.sqlite("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, "
-                                    "duration_ms, outcome, detail) VALUES (?,?,?,?,?,?,?,?,?)");
-    const auto textOrNull = [&q](int index, const QString &s, int max) {   // empty text is stored as NULL
+    // Runs for every tools/call, before its answer is sent. In the server the row goes to the
+    // journal (one write); straight into the table when there is none or it cannot take the row.
+    if (AuditJournal *journal = m_db.auditJournal(); journal && journal->isOpen()) {
+        QString journalError;
+        if (journal->append(entry, journalError))
+            return true;
+        qCWarning(lcAuditLog).noquote() << "writing the audit row straight to the database:" << journalError;
+    }
+    return insertRow("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, duration_ms, outcome,"
+                     " detail) VALUES (?,?,?,?,?,?,?,?,?)", entry, false, error);
+}
+
+bool AuditLogRepository::insertWithId(const AuditEntry &entry, QString &error)
+{
+    return insertRow("INSERT OR IGNORE INTO audit_log (id, at, client, session, tool, sandbox_id, summary, duration_ms,"
+                     " outcome, detail) VALUES (?,?,?,?,?,?,?,?,?,?)", entry, true, error);
+}
+
+bool AuditLogRepository::insertRow(const char *sql, const AuditEntry &entry, bool withId, QString &error)
+{
+    // A cached statement run with SQLite's API, committed when it is done unless a transaction is open.
+    SqliteStatement q = m_db.sqlite(sql);
+    const AuditEntry e = bounded(entry);
+    int i = 0;
+    const auto textOrNull = [&q, &i](const QString &s) {   // empty text is stored as NULL
         if (s.isEmpty())
-            q.bindNull(index);
+            q.bindNull(i++);
         else
-            q.bind(index, s.left(max));
+            q.bind(i++, s);
     };
-    q.bind(0, entry.at);
-    textOrNull(1, entry.client, 100);
-    textOrNull(2, entry.session, 16);
-    q.bind(3, entry.tool.left(128));
-    textOrNull(4, entry.sandboxId, 64);
-    textOrNull(5, entry.summary, kMaxSummary);
-    q.bind(6, entry.durationMs);
-    q.bind(7, entry.outcome);
-    textOrNull(8, entry.detail, kMaxDetail);
+    if (withId)
+        q.bind(i++, e.id);
+    q.bind(i++, e.at);
+    textOrNull(e.client);
+    textOrNull(e.session);
+    q.bind(i++, e.tool);
+    textOrNull(e.sandboxId);
+    textOrNull(e.summary);
+    q.bind(i++, e.durationMs);
+    q.bind(i++, e.outcome);
+    textOrNull(e.detail);
     q.next();
     if (!q.ok()) {
         error = q.error();
@@ -61,22 +101,52 @@ bool AuditLogRepository::insert(const AuditEntry &entry, QString &error)
     return true;
 }
 
+QList<AuditEntry> AuditLogRepository::unfoldedRows() const
+{
+    if (AuditJournal *journal = m_db.auditJournal(); journal && journal->isOpen()) {
+        QString ignored;   // a failed fold warns and retries; the rows stay in the journal
+        journal->fold(ignored);
+        return {};
+    }
+    if (m_db.path().isEmpty())
+        return {};
+    const QString path = AuditJournal::pathFor(m_db.path());
+    if (QFileInfo(path).size() <= 0)
+        return {};
+    return AuditJournal::readUnfolded(path);
+}
+
 QList<AuditEntry> AuditLogRepository::recent(int limit) const
 {
     QList<AuditEntry> out;
     QSqlQuery q(m_db.handle());
     q.prepare(QStringLiteral("SELECT %1 FROM audit_log ORDER BY id DESC LIMIT ?").arg(QLatin1String(kColumns)));
     q.addBindValue(limit);
+    const QList<AuditEntry> unfolded = unfoldedRows();
     if (!q.exec())
         return out;
     while (q.next())
         out.append(entryOf(q));
-    return out;
+    if (unfolded.isEmpty())
+        return out;
+    // Rows of the server's journal not yet in the table: newer than every row of it.
+    QList<AuditEntry> merged;
+    for (auto it = unfolded.crbegin(); it != unfolded.crend() && merged.size() < limit; ++it) {
+        if (out.isEmpty() || it->id > out.first().id)
+            merged.append(*it);
+    }
+    for (const AuditEntry &e : std::as_const(out)) {
+        if (merged.size() >= limit)
+            break;
+        merged.append(e);
+    }
+    return merged;
 }
 
 QList<AuditEntry> AuditLogRepository::find(const AuditQuery &query, QString &error) const
 {
     QList<AuditEntry> out;
+    const QList<AuditEntry> unfolded = unfoldedRows();
     QString sql = QStringLiteral("SELECT %1 FROM audit_log WHERE id > ? AND at >= ?").arg(QLatin1String(kColumns));
     if (!query.sandboxId.isEmpty())
         sql += QStringLiteral(" AND sandbox_id = ?");
@@ -94,11 +164,20 @@ QList<AuditEntry> AuditLogRepository::find(const AuditQuery &query, QString &err
     }
     while (q.next())
         out.prepend(entryOf(q));
+    const qint64 newestInTable = out.isEmpty() ? 0 : out.constLast().id;
+    for (const AuditEntry &e : unfolded) {
+        if (e.id > query.afterId && e.id > newestInTable && e.at >= query.sinceMs
+            && (query.sandboxId.isEmpty() || e.sandboxId == query.sandboxId))
+            out.append(e);
+    }
+    while (out.size() > qMax(1, query.limit))
+        out.removeFirst();
     return out;
 }
 
 int AuditLogRepository::prune(qint64 nowMs, qint64 maxAgeMs, int maxRows, QString &error)
 {
+    unfoldedRows();   // the server's rows are all in the table before any is counted
     int deleted = 0;
     QSqlQuery q(m_db.handle());
     if (maxAgeMs > 0) {

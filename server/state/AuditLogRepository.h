@@ -17,12 +17,17 @@ struct AuditQuery {
     int limit = 50;
 };
 
-// Rows of audit_log. Every write is committed before it returns.
+// Rows of audit_log. A row written returns once a kill -9 cannot lose it: in the server, whose
+// Database writes audit rows ahead (AuditJournal), once it is in the journal; elsewhere once it is
+// committed. Reads see every row written: the server's journal is folded into the table first, and
+// other processes (the CLI) add the rows still in it.
 class AuditLogRepository {
 public:
     explicit AuditLogRepository(Database &db) : m_db(db) {}
 
     bool insert(const AuditEntry &entry, QString &error);
+    // Inserts `entry` with its own id, unless a row has that id already (folding the journal).
+    bool insertWithId(const AuditEntry &entry, QString &error);
     // Newest first.
     QList<AuditEntry> recent(int limit) const;
     // Oldest first (the order a log is read in); the newest `query.limit` of the matching rows.
@@ -33,8 +38,14 @@ public:
 
     static constexpr int kMaxDetail = 300;
     static constexpr int kMaxSummary = 520;
+    // `entry` cut to what a row stores.
+    static AuditEntry bounded(const AuditEntry &entry);
 
 private:
+    bool insertRow(const char *sql, const AuditEntry &entry, bool withId, QString &error);
+    // Before a read: the server folds its journal; another process reads the rows still in it.
+    QList<AuditEntry> unfoldedRows() const;
+
     Database &m_db;
 };
 

@@ -1,4 +1,5 @@
 #include "state/Database.h"
+#include "state/AuditJournal.h"
 #include "state/Migrations.h"
 
 #include <QDir>
@@ -8,6 +9,8 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QUuid>
+
+#include <sqlite3.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -113,8 +116,23 @@ bool Database::checkpointInBackground(QString &error)
     return m_checkpointer.start(m_sqlite, m_path, error);
 }
 
+bool Database::writeAuditRowsAhead(QString &error)
+{
+    auto journal = std::make_unique<AuditJournal>(*this);
+    if (!journal->open(error))
+        return false;
+    m_auditJournal = std::move(journal);
+    return true;
+}
+
+bool Database::inTransaction() const
+{
+    return m_sqlite && sqlite3_get_autocommit(m_sqlite) == 0;
+}
+
 void Database::close()
 {
+    m_auditJournal.reset();   // folds what it holds while the connection is still open
     m_checkpointer.stop();
     m_statements.clear();
     m_sqliteStatements.clear();

@@ -7,7 +7,11 @@
 #include <QSqlDatabase>
 #include <QString>
 
+#include <memory>
+
 namespace chat2sbx {
+
+class AuditJournal;
 
 // The SQLite state database: 0600 file in 0700 directories, WAL, busy timeout, forward-only
 // migrations keyed on PRAGMA user_version. One instance per process; all use is on the thread
@@ -45,6 +49,12 @@ public:
     bool checkpointInBackground(QString &error);
     bool isCheckpointingInBackground() const { return m_checkpointer.isRunning(); }
     int backgroundCheckpoints() const { return m_checkpointer.checkpoints(); }
+    // The server (holding its lock) writes audit rows ahead of the table (AuditJournal); this also
+    // folds in what a previous server left there. False with an error: rows go straight to the table.
+    bool writeAuditRowsAhead(QString &error);
+    AuditJournal *auditJournal() const { return m_auditJournal.get(); }
+    // A transaction is open on this connection (SQLite is not in autocommit mode).
+    bool inTransaction() const;
 
     // For polls that can simply try again later: no waiting at all while it lives.
     class NoWaitScope {
@@ -74,6 +84,7 @@ private:
     sqlite3 *m_sqlite = nullptr;   // m_db's connection
     SqliteStatementCache m_sqliteStatements;
     WalCheckpointer m_checkpointer;
+    std::unique_ptr<AuditJournal> m_auditJournal;
     int m_busyTimeoutMs = 5000;
 };
 

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "state/AuditEntry.h"
+
+#include <QList>
+#include <QString>
+#include <QTimer>
+
+namespace chat2sbx {
+
+class Database;
+
+// The server's audit rows are written ahead of the audit_log table, into a file of their own
+// (`<database>-audit`, mode 0600), one line per row, with the row's id. Why: a tool call's answer
+// may only leave once its row survives a kill -9, and one append is a single small write while
+// an SQLite commit writes four pages to the WAL (the row, AUTOINCREMENT's counter and two
+// indexes), the largest cost of a quick call. The lines are folded into the table, many in one
+// transaction, a moment later (kFoldDelayMs), before any read of the table in this process
+// (AuditLogRepository), at shutdown, and at the next start after a crash. Folding inserts each
+// id once (INSERT OR IGNORE), so a fold interrupted at any point is simply done again.
+//
+// Only the process holding the server lock owns a journal; others read its unfolded lines
+// (readUnfolded) so that `chat2sbx audit` shows every acknowledged call.
+class AuditJournal {
+public:
+    static constexpr int kFoldDelayMs = 25;
+    static constexpr int kFoldAtRows = 256;         // fold at once (next turn) past this many lines
+    static constexpr int kRetryMs = 1000;            // after a failed fold (e.g. the database is locked)
+    static constexpr qint64 kMaxBytes = 32 << 20;    // past this, rows go straight to the table
+
+    explicit AuditJournal(Database &db);
+    ~AuditJournal();
+    AuditJournal(const AuditJournal &) = delete;
+    AuditJournal &operator=(const AuditJournal &) = delete;
+
+    static QString pathFor(const QString &databasePath) { return databasePath + QStringLiteral("-audit"); }
+
+    // Opens (creating) the journal beside the database, folds what a previous server left in it and
+    // takes the next row id from the table. False with an error: rows then go straight to the table.
+    bool open(QString &error);
+    bool isOpen() const { return m_fd >= 0; }
+    // Gives `entry` the next id and appends it. True once the line is written (the kernel has it).
+    bool append(const AuditEntry &entry, QString &error);
+    // Moves every line into the table (one transaction) and empties the file. Not inside another
+    // transaction (it would commit that one): then it only schedules itself.
+    bool fold(QString &error);
+    qint64 unfoldedRows() const { return m_unfolded; }
+
+    // The rows of the journal at `path`, oldest first: lines that do not parse (a line cut short by
+    // a crash) are skipped and counted in `skipped`. At most kMaxBytes are read.
+    static QList<AuditEntry> readUnfolded(const QString &path, int *skipped = nullptr);
+    // One row as one line (ends with '\n'), and back.
+    static QByteArray encode(const AuditEntry &entry);
+    static bool decode(const QByteArray &line, AuditEntry &entry);
+
+private:
+    bool foldFile(QString &error);
+    void scheduleFold(int delayMs);
+    qint64 nextIdFromTable(QString &error);
+
+    Database &m_db;
+    QString m_path;
+    int m_fd = -1;
+    qint64 m_nextId = 1;
+    qint64 m_unfolded = 0;     // lines appended since the last fold
+    qint64 m_bytes = 0;        // size of the file
+    bool m_failing = false;    // the last fold failed (warned once until one succeeds)
+    QTimer m_timer;
+};
+
+} // namespace chat2sbx
