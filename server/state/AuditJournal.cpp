@@ -208,13 +208,17 @@ bool AuditJournal::open(QString &error)
     const QList<AuditEntry> left = readUnfolded(m_path);
     for (const AuditEntry &e : left)
         m_nextId = qMax(m_nextId, e.id + 1);
-    m_unfolded = left.size();
+    m_unfolded = qMax<qint64>(left.size(), m_bytes > 0 ? 1 : 0);   // lines that do not parse are emptied too
+    m_foldFromFile = m_bytes > 0;
     if (m_bytes > 0) {
         QString foldError;
-        if (foldFile(foldError))
+        if (foldFile(foldError)) {
             qCInfo(lcAuditJournal).noquote() << "added" << left.size() << "audit rows written before the last stop";
-        else
+        } else {
             qCWarning(lcAuditJournal).noquote() << "audit rows of the last run stay in" << m_path << "for now:" << foldError;
+            m_failing = true;
+            scheduleFold(kRetryMs);
+        }
     }
     return true;
 }
@@ -250,6 +254,14 @@ bool AuditJournal::append(const AuditEntry &entry, QString &error)
     ++m_nextId;
     m_bytes += line.size();
     ++m_unfolded;
+    if (!m_foldFromFile) {
+        if (m_rows.size() < kMaxRowsInMemory) {
+            m_rows.append(AuditLogRepository::bounded(e));
+        } else {
+            m_rows.clear();
+            m_foldFromFile = true;
+        }
+    }
     scheduleFold(m_unfolded >= kFoldAtRows ? 0 : kFoldDelayMs);
     return true;
 }
@@ -286,7 +298,7 @@ bool AuditJournal::fold(QString &error)
 bool AuditJournal::foldFile(QString &error)
 {
     int skipped = 0;
-    const QList<AuditEntry> rows = readUnfolded(m_path, &skipped);
+    const QList<AuditEntry> rows = m_foldFromFile ? readUnfolded(m_path, &skipped) : m_rows;
     if (!rows.isEmpty()) {
         // Never wait for another process's lock on the event loop: a locked database is tried again later.
         Database::NoWaitScope noWait(m_db);
@@ -322,6 +334,8 @@ bool AuditJournal::foldFile(QString &error)
     }
     m_bytes = 0;
     m_unfolded = 0;
+    m_rows.clear();
+    m_foldFromFile = false;
     m_timer.stop();
     return true;
 }

@@ -27,6 +27,7 @@ public:
     static constexpr int kFoldAtRows = 256;         // fold at once (next turn) past this many lines
     static constexpr int kRetryMs = 1000;            // after a failed fold (e.g. the database is locked)
     static constexpr qint64 kMaxBytes = 32 << 20;    // past this, rows go straight to the table
+    static constexpr int kMaxRowsInMemory = 4096;    // past this, a fold reads them back from the file
 
     explicit AuditJournal(Database &db);
     ~AuditJournal();
@@ -64,6 +65,10 @@ private:
     qint64 m_nextId = 1;
     qint64 m_unfolded = 0;     // lines appended since the last fold
     qint64 m_bytes = 0;        // size of the file
+    // The rows of the file, kept so that a fold need not read it back; unless m_foldFromFile (rows
+    // a previous server left, or more than kMaxRowsInMemory waiting).
+    QList<AuditEntry> m_rows;
+    bool m_foldFromFile = false;
     bool m_failing = false;    // the last fold failed (warned once until one succeeds)
     QTimer m_timer;
 };

@@ -7,14 +7,21 @@
 // process while the server runs.
 #include "TestSupport.h"
 
+#include "state/Database.h"
+
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSqlQuery>
 #include <QTcpServer>
 #include <QtTest>
+
+#include <csignal>
+#include <sys/types.h>
 
 using namespace chat2sbx::test;
 
@@ -260,7 +267,7 @@ private slots:
         QVERIFY2(!forged.out.contains('\x1b') && forged.out.contains("evil\\n"), forged.out.constData());
         QByteArray everything = r.out + table.out;
         const QString db = env.config().databasePath;
-        for (const QString &f : {db, db + "-wal"})
+        for (const QString &f : {db, db + "-wal", db + "-audit"})
             everything += readFile(f);
         QVERIFY(!everything.contains(kEnvSecret.toUtf8()));
         QVERIFY(!everything.contains(kFileSecret.toUtf8()));
@@ -273,6 +280,62 @@ private slots:
         QVERIFY(jsonLines(runCli(env, {"audit", "--json", "--since", "2999-01-01T00:00:00Z"}).out).isEmpty());
         QCOMPARE(runCli(env, {"audit", "--since", "yesterday"}).exitCode, 2);
         QCOMPARE(server.terminate(), 0);
+    }
+
+    void auditRowsSurviveAKillBeforeTheyReachTheDatabase()
+    {
+        // The server answers a call once its row is in the audit journal and moves rows into the
+        // database a moment later. Frozen (SIGSTOP) right after its answers, then killed, it has
+        // rows only in the journal: the CLI shows them, and the next server adds them to the table.
+        TestEnvironment env;
+        const QString journal = env.config().databasePath + "-audit";
+        QList<QJsonObject> before;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            Mcp mcp(env.mcpUrl());
+            QVERIFY(mcp.initialize("kill-test"));
+            QByteArray unfolded;
+            for (int attempt = 0; attempt < 50 && unfolded.isEmpty(); ++attempt) {
+                for (int i = 0; i < 3; ++i)
+                    QVERIFY(!mcp.callTool("sandbox_list", {}).value("isError").toBool());
+                QCOMPARE(::kill(pid_t(server.pid()), SIGSTOP), 0);
+                unfolded = readFile(journal);
+                if (unfolded.isEmpty())
+                    QCOMPARE(::kill(pid_t(server.pid()), SIGCONT), 0);   // it had just folded: once more
+            }
+            QVERIFY2(!unfolded.isEmpty(), "every attempt found the journal just folded");
+            before = jsonLines(runCli(env, {"audit", "--json", "--limit", "1000"}).out);
+            server.kill9();
+        }
+        QVERIFY(before.size() >= 3);
+        QCOMPARE(before.constLast().value("tool").toString(), QStringLiteral("sandbox_list"));
+        QCOMPARE(before.constLast().value("client").toString(), QStringLiteral("kill-test"));
+        QVERIFY(QFileInfo(journal).size() > 0);
+
+        ServerProcess again(env);
+        QVERIFY2(again.start(), qPrintable(again.output()));
+        QVERIFY2(again.output().contains("audit rows written before the last stop"), qPrintable(again.output()));
+        QTRY_COMPARE_WITH_TIMEOUT(QFileInfo(journal).size(), 0, 5000);
+        // Every row the CLI saw is in the database now, with the same ids, and new ones follow them.
+        chat2sbx::Database db;
+        QString error;
+        QVERIFY2(db.openReadOnly(env.config().databasePath, error), qPrintable(error));
+        QSqlQuery q(db.handle());
+        QVERIFY(q.exec(QStringLiteral("SELECT id, tool FROM audit_log ORDER BY id")));
+        QList<qint64> ids;
+        while (q.next())
+            ids << q.value(0).toLongLong();
+        QCOMPARE(ids.size(), before.size());
+        for (int i = 0; i < before.size(); ++i)
+            QCOMPARE(ids.at(i), qint64(before.at(i).value("id").toDouble()));
+        Mcp mcp(env.mcpUrl());
+        QVERIFY(mcp.initialize("after"));
+        mcp.callTool("sandbox_list", {});
+        const QList<QJsonObject> after = jsonLines(runCli(env, {"audit", "--json", "--limit", "1"}).out);
+        QCOMPARE(after.size(), 1);
+        QVERIFY(qint64(after.first().value("id").toDouble()) > ids.constLast());
+        QCOMPARE(again.terminate(), 0);
     }
 
     void auditFollowStreamsFromAnotherProcess()

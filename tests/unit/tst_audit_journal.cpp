@@ -268,6 +268,66 @@ private slots:
         QCOMPARE(fileSize(AuditJournal::pathFor(path)), 0);
     }
 
+    void rowsLeftByACrashWaitOutALockAtStart()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/state.sqlite";
+        QString error;
+        {
+            Database db;
+            QVERIFY2(db.open(path, error), qPrintable(error));
+        }
+        AuditEntry left = row("left by a crash");
+        left.id = 3;
+        QFile journal(AuditJournal::pathFor(path));
+        QVERIFY(journal.open(QIODevice::WriteOnly));
+        journal.write(AuditJournal::encode(left));
+        journal.close();
+
+        Database db;
+        QVERIFY2(db.open(path, error), qPrintable(error));
+        QSqlDatabase locker = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("locker"));
+        locker.setDatabaseName(path);
+        QVERIFY(locker.open());
+        {
+            QSqlQuery q(locker);
+            QVERIFY2(q.exec(QStringLiteral("BEGIN IMMEDIATE")), qPrintable(q.lastError().text()));
+        }
+        db.setBusyTimeout(Database::kServerBusyTimeoutMs);
+        QVERIFY2(db.writeAuditRowsAhead(error), qPrintable(error));   // cannot fold yet: still works
+        AuditLogRepository repo(db);
+        QVERIFY2(repo.insert(row("while locked"), error), qPrintable(error));
+        QCOMPARE(AuditJournal::readUnfolded(journal.fileName()).size(), 2);
+        {
+            QSqlQuery q(locker);
+            q.exec(QStringLiteral("ROLLBACK"));
+        }
+        locker.close();
+        locker = QSqlDatabase();
+        QSqlDatabase::removeDatabase(QStringLiteral("locker"));
+        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), 2, 5000);   // retried on its own
+        const QList<AuditEntry> rows = repo.recent(10);
+        QCOMPARE(summaries(rows), QStringList({"while locked", "left by a crash"}));
+        QCOMPARE(rows.at(0).id, 4);
+        QCOMPARE(fileSize(journal.fileName()), 0);
+    }
+
+    void manyWaitingRowsAreFoldedFromTheFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/state.sqlite";
+        Database db;
+        QString error;
+        QVERIFY2(db.open(path, error), qPrintable(error));
+        QVERIFY2(db.writeAuditRowsAhead(error), qPrintable(error));
+        AuditLogRepository repo(db);
+        const int n = AuditJournal::kMaxRowsInMemory + 10;
+        for (int i = 0; i < n; ++i)
+            QVERIFY2(repo.insert(row(QString::number(i)), error), qPrintable(error));
+        QCOMPARE(summaries(repo.recent(1)), QStringList({QString::number(n - 1)}));
+        QCOMPARE(tableRows(db), n);
+    }
+
     void idsNeverGoBackAfterPruningEverything()
     {
         QTemporaryDir dir;
