@@ -26,15 +26,37 @@ HttpRequestData HttpRequestData::from(const QHttpServerRequest &request)
     default: d.method = "OTHER"; break;
     }
     d.path = request.url().path();
-    for (const auto &h : request.headers()) {
-        const QByteArray name = h.first.toLower();
-        if (d.headers.contains(name))
-            d.headers[name] += ", " + h.second;   // repeated headers combine, as HTTP defines
-        else
-            d.headers.insert(name, h.second);
+    d.headers = request.headers();
+    for (auto &h : d.headers) {
+        if (!h.first.isLower())
+            h.first = h.first.toLower();
     }
     d.body = request.body();
     return d;
+}
+
+QByteArray HttpRequestData::header(const QByteArray &lowerName) const
+{
+    QByteArray value;
+    bool found = false;
+    for (const auto &h : headers) {
+        if (h.first != lowerName)
+            continue;
+        if (found)
+            value += ", ";
+        value += h.second;
+        found = true;
+    }
+    return value;
+}
+
+bool HttpRequestData::hasHeader(const QByteArray &lowerName) const
+{
+    for (const auto &h : headers) {
+        if (h.first == lowerName)
+            return true;
+    }
+    return false;
 }
 
 HttpGuard::HttpGuard(const Config &config, QString localToken)

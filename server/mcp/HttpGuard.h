@@ -18,12 +18,15 @@ struct Config;
 struct HttpRequestData {
     QByteArray method;
     QString path;
-    QHash<QByteArray, QByteArray> headers;
+    // In arrival order, names in lower case. A list, not a hash: a request has a handful, each read
+    // once or twice, and hashing them cost more than the scans.
+    QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray body;
 
     static HttpRequestData from(const QHttpServerRequest &request);
-    QByteArray header(const QByteArray &lowerName) const { return headers.value(lowerName); }
-    bool hasHeader(const QByteArray &lowerName) const { return headers.contains(lowerName); }
+    // A repeated header's values are combined with ", ", as HTTP defines.
+    QByteArray header(const QByteArray &lowerName) const;
+    bool hasHeader(const QByteArray &lowerName) const;
 };
 
 struct HttpRejection {

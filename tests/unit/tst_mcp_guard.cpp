@@ -17,7 +17,8 @@ HttpRequestData requestWith(const QHash<QByteArray, QByteArray> &headers)
     HttpRequestData r;
     r.method = "POST";
     r.path = QStringLiteral("/mcp");
-    r.headers = headers;
+    for (auto it = headers.cbegin(); it != headers.cend(); ++it)
+        r.headers.append({it.key(), it.value()});
     return r;
 }
 } // namespace
