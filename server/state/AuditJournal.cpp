@@ -78,7 +78,7 @@ AuditJournal::AuditJournal(Database &db) : m_db(db)
     m_timer.setSingleShot(true);
     QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] {
         QString error;
-        fold(error);
+        foldRows(error, false);
     });
 }
 
@@ -88,7 +88,7 @@ AuditJournal::~AuditJournal()
     if (m_fd < 0)
         return;
     QString error;
-    if (m_unfolded > 0 && !foldFile(error))
+    if (m_unfolded > 0 && !foldFile(error, true))
         qCWarning(lcAuditJournal).noquote() << "the last audit rows stay in" << m_path << "until the next start:" << error;
     ::close(m_fd);
 }
@@ -212,7 +212,7 @@ bool AuditJournal::open(QString &error)
     m_foldFromFile = m_bytes > 0;
     if (m_bytes > 0) {
         QString foldError;
-        if (foldFile(foldError)) {
+        if (foldFile(foldError, true)) {
             qCInfo(lcAuditJournal).noquote() << "added" << left.size() << "audit rows written before the last stop";
         } else {
             qCWarning(lcAuditJournal).noquote() << "audit rows of the last run stay in" << m_path << "for now:" << foldError;
@@ -254,11 +254,13 @@ bool AuditJournal::append(const AuditEntry &entry, QString &error)
     ++m_nextId;
     m_bytes += line.size();
     ++m_unfolded;
+    ++m_appendedSinceChunk;
     if (!m_foldFromFile) {
         if (m_rows.size() < kMaxRowsInMemory) {
             m_rows.append(AuditLogRepository::bounded(e));
         } else {
             m_rows.clear();
+            m_rowsFolded = 0;
             m_foldFromFile = true;
         }
     }
@@ -274,6 +276,11 @@ void AuditJournal::scheduleFold(int delayMs)
 
 bool AuditJournal::fold(QString &error)
 {
+    return foldRows(error, true);
+}
+
+bool AuditJournal::foldRows(QString &error, bool all)
+{
     if (m_fd < 0 || m_unfolded == 0)
         return true;
     if (m_db.inTransaction()) {
@@ -281,7 +288,7 @@ bool AuditJournal::fold(QString &error)
         error = QStringLiteral("a transaction is open");
         return false;
     }
-    if (!foldFile(error)) {
+    if (!foldFile(error, all)) {
         if (!m_failing)
             qCWarning(lcAuditJournal).noquote() << m_unfolded << "audit rows wait in" << m_path << "(retrying every"
                                                 << kRetryMs / 1000 << "s):" << error;
@@ -295,39 +302,70 @@ bool AuditJournal::fold(QString &error)
     return true;
 }
 
-bool AuditJournal::foldFile(QString &error)
+bool AuditJournal::foldFile(QString &error, bool all)
 {
-    int skipped = 0;
-    const QList<AuditEntry> rows = m_foldFromFile ? readUnfolded(m_path, &skipped) : m_rows;
-    if (!rows.isEmpty()) {
-        // Never wait for another process's lock on the event loop: a locked database is tried again later.
-        Database::NoWaitScope noWait(m_db);
-        SqliteStatement begin = m_db.sqlite("BEGIN IMMEDIATE");
-        begin.next();
-        if (!begin.ok()) {
-            error = begin.error();
+    if (m_foldFromFile) {
+        int skipped = 0;
+        const QList<AuditEntry> rows = readUnfolded(m_path, &skipped);
+        if (!insertRows(rows, 0, rows.size(), error))
             return false;
-        }
-        AuditLogRepository repository(m_db);
-        for (const AuditEntry &e : rows) {
-            if (!repository.insertWithId(e, error)) {
-                SqliteStatement rollback = m_db.sqlite("ROLLBACK");
-                rollback.next();
-                return false;
-            }
-        }
-        SqliteStatement commit = m_db.sqlite("COMMIT");
-        commit.next();
-        if (!commit.ok()) {
-            error = commit.error();
+        if (skipped > 0)
+            qCWarning(lcAuditJournal).noquote() << "dropped" << skipped << "unreadable lines of" << m_path;
+        return emptyFile(error);
+    }
+    // In chunks, one per event-loop turn: a request that arrives meanwhile waits for one chunk at
+    // most. Once chunking, each chunk also takes the rows written since the last one, so the rows
+    // left shrink by kFoldChunkRows every turn however many clients write.
+    const qsizetype left = m_rows.size() - m_rowsFolded;
+    const qsizetype chunk = kFoldChunkRows + (m_chunking ? m_appendedSinceChunk : 0);
+    const qsizetype count = all ? left : qMin<qsizetype>(left, chunk);
+    if (!insertRows(m_rows, m_rowsFolded, count, error))
+        return false;
+    m_rowsFolded += count;
+    m_appendedSinceChunk = 0;
+    if (m_rowsFolded < m_rows.size()) {
+        m_chunking = true;
+        scheduleFold(0);
+        return true;
+    }
+    return emptyFile(error);
+}
+
+bool AuditJournal::insertRows(const QList<AuditEntry> &rows, qsizetype from, qsizetype count, QString &error)
+{
+    if (count <= 0)
+        return true;
+    // Never wait for another process's lock on the event loop: a locked database is tried again later.
+    Database::NoWaitScope noWait(m_db);
+    SqliteStatement begin = m_db.sqlite("BEGIN IMMEDIATE");
+    begin.next();
+    if (!begin.ok()) {
+        error = begin.error();
+        return false;
+    }
+    AuditLogRepository repository(m_db);
+    for (qsizetype i = from; i < from + count; ++i) {
+        if (!repository.insertWithId(rows.at(i), error)) {
             SqliteStatement rollback = m_db.sqlite("ROLLBACK");
             rollback.next();
             return false;
         }
     }
-    if (skipped > 0)
-        qCWarning(lcAuditJournal).noquote() << "dropped" << skipped << "unreadable lines of" << m_path;
-    // Everything in the file is in the table now: start it again empty.
+    SqliteStatement commit = m_db.sqlite("COMMIT");
+    commit.next();
+    if (!commit.ok()) {
+        error = commit.error();
+        SqliteStatement rollback = m_db.sqlite("ROLLBACK");
+        rollback.next();
+        return false;
+    }
+    return true;
+}
+
+bool AuditJournal::emptyFile(QString &error)
+{
+    // Every line of the file is in the table now (a crash before this line only means they are
+    // inserted again, and ignored, at the next start).
     if (::ftruncate(m_fd, 0) != 0) {
         error = QStringLiteral("cannot empty %1: %2").arg(m_path, systemError());
         return false;
@@ -335,7 +373,10 @@ bool AuditJournal::foldFile(QString &error)
     m_bytes = 0;
     m_unfolded = 0;
     m_rows.clear();
+    m_rowsFolded = 0;
     m_foldFromFile = false;
+    m_chunking = false;
+    m_appendedSinceChunk = 0;
     m_timer.stop();
     return true;
 }

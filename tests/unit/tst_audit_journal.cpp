@@ -328,6 +328,64 @@ private slots:
         QCOMPARE(tableRows(db), n);
     }
 
+    void theTimerFoldsInChunks()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/state.sqlite";
+        Database db;
+        QString error;
+        QVERIFY2(db.open(path, error), qPrintable(error));
+        QVERIFY2(db.writeAuditRowsAhead(error), qPrintable(error));
+        AuditLogRepository repo(db);
+        const int n = 3 * AuditJournal::kFoldChunkRows + 5;
+        for (int i = 0; i < n; ++i)
+            QVERIFY2(repo.insert(row(QString::number(i)), error), qPrintable(error));
+        // The first chunk alone, then the rest turn by turn; the file stays whole until the end.
+        QElapsedTimer deadline;
+        deadline.start();
+        while (tableRows(db) == 0 && deadline.elapsed() < 5000)
+            QCoreApplication::processEvents();   // one pass at a time: it stops after the first chunk
+        QCOMPARE(tableRows(db), qint64(AuditJournal::kFoldChunkRows));
+        QVERIFY(fileSize(AuditJournal::pathFor(path)) > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), qint64(n), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(fileSize(AuditJournal::pathFor(path)), 0, 5000);
+        QCOMPARE(summaries(repo.recent(1)), QStringList({QString::number(n - 1)}));
+    }
+
+    void chunksKeepUpWithManyWriters()
+    {
+        // Many clients write between two chunks: each chunk takes what was written since the last
+        // one plus kFoldChunkRows, so the rows waiting go down every turn and the file empties.
+        QTemporaryDir dir;
+        const QString path = dir.path() + "/state.sqlite";
+        Database db;
+        QString error;
+        QVERIFY2(db.open(path, error), qPrintable(error));
+        QVERIFY2(db.writeAuditRowsAhead(error), qPrintable(error));
+        AuditLogRepository repo(db);
+        qint64 written = 0;
+        for (; written < 200; ++written)
+            QVERIFY2(repo.insert(row(QString::number(written)), error), qPrintable(error));
+        QElapsedTimer deadline;
+        deadline.start();
+        while (tableRows(db) == 0 && deadline.elapsed() < 5000)
+            QCoreApplication::processEvents();
+        qint64 waiting = written - tableRows(db);
+        for (int turn = 0; turn < 8; ++turn) {
+            for (int i = 0; i < 40; ++i, ++written)
+                QVERIFY2(repo.insert(row(QString::number(written)), error), qPrintable(error));
+            const qint64 before = tableRows(db);
+            deadline.restart();
+            while (tableRows(db) == before && deadline.elapsed() < 5000)
+                QCoreApplication::processEvents();   // the next chunk, and only that one
+            const qint64 now = written - tableRows(db);
+            QCOMPARE(now, waiting - AuditJournal::kFoldChunkRows);
+            waiting = now;
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), written, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(fileSize(AuditJournal::pathFor(path)), 0, 5000);
+    }
+
     void idsNeverGoBackAfterPruningEverything()
     {
         QTemporaryDir dir;
