@@ -17,6 +17,8 @@ namespace chat2sbx {
 // EOF to itself and says so (clientEnded()); the connection layer ends the inner socket once the
 // answers are out, then the relay writes what is left to the client, sends FIN and closes.
 // Each direction holds at most kChunk bytes and stops reading while they wait (back-pressure).
+// Bytes from the client are handed to the inner socket's read notifier at once, so a request
+// answered at once crosses the relay both ways in the event-loop turn in which it arrived.
 class ClientRelay : public QObject {
     Q_OBJECT
 public:

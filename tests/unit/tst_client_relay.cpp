@@ -1,5 +1,5 @@
-// ClientRelay: the bytes QtHttpServer's socket writes reach the client's TCP socket whole and in
-// order, also an answer several times larger than the socketpair holds (moved in one wake-up, with
+// ClientRelay: a request and its immediate answer cross it in one event-loop turn; the bytes
+// QtHttpServer's socket writes reach the client's TCP socket whole and in order, also an answer several times larger than the socketpair holds (moved in one wake-up, with
 // the inner socket asked to write what it still buffers), and the inner socket's close ends with FIN.
 #include "mcp/ClientRelay.h"
 
@@ -46,6 +46,38 @@ class TestClientRelay : public QObject {
     Q_OBJECT
 
 private slots:
+    void anImmediateAnswerLeavesInTheTurnItsRequestArrived()
+    {
+        // The relay lets the inner socket read a request at once (not on the next event-loop
+        // turn), so an answer written and flushed by its readyRead handler, as HttpConnectionGuard
+        // does, reaches the client before that turn ends.
+        int client = -1, server = -1;
+        QVERIFY(tcpPair(client, server));
+        QObject owner;
+        QTcpSocket *inner = nullptr;
+        ClientRelay *relay = ClientRelay::create(server, &owner, inner);
+        QVERIFY(relay && inner);
+        int handled = 0;
+        connect(inner, &QTcpSocket::readyRead, inner, [inner, &handled] {
+            ++handled;
+            inner->write("answer:" + inner->readAll());
+            inner->flush();
+        });
+        for (int round = 0; round < 3; ++round) {
+            const QByteArray request = "request " + QByteArray::number(round);
+            QCOMPARE(::send(client, request.constData(), size_t(request.size()), 0), ssize_t(request.size()));
+            QElapsedTimer t;
+            t.start();
+            while (handled == round && t.elapsed() < 5000)
+                QCoreApplication::processEvents();   // one pass at a time
+            QCOMPARE(handled, round + 1);
+            char buffer[256];
+            const ssize_t n = ::recv(client, buffer, sizeof buffer, MSG_DONTWAIT);   // no further pass
+            QCOMPARE(QByteArray(buffer, int(qMax<ssize_t>(n, 0))), "answer:" + request);
+        }
+        ::close(client);
+    }
+
     void aLargeAnswerArrivesWholeThenFin()
     {
         int client = -1, server = -1;
