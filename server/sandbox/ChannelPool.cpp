@@ -45,6 +45,7 @@ SandboxChannel &ChannelPool::channelFor(const RunningSandbox &sandbox)
         channel->stop();
         channel->setSandbox(sandbox);
     }
+    channel->checkAtStart(sandbox.startCheck);
     return *channel;
 }
 

@@ -86,7 +86,49 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
     connect(p.timer, &QTimer::timeout, this, [this, id] { onRequestTimeout(id); });
     p.timer->start(timeoutMs > 0 ? timeoutMs : m_options.defaultTimeoutMs);
     m_pending.insert(id, p);
+    if (m_startCheck && op != QLatin1String("ping")) {
+        m_held.append({id, encodeHelperRequest(id, op.toLatin1(), args)});
+        return;
+    }
     writeFrame(id, op, args);
+}
+
+void SandboxChannel::checkAtStart(const std::shared_ptr<StartCheck> &check)
+{
+    if (!check || !check->pending() || check == m_startCheck)
+        return;
+    m_startCheck = check;
+    if (isHealthy())
+        runStartCheck();
+}
+
+void SandboxChannel::runStartCheck()
+{
+    const std::shared_ptr<StartCheck> check = std::move(m_startCheck);
+    m_startCheck.reset();
+    QString why;
+    if (check->run(why)) {
+        const auto held = std::move(m_held);
+        m_held.clear();
+        for (const auto &frame : held) {
+            if (m_proc && m_pending.contains(frame.first))   // not timed out meanwhile
+                m_proc->write(frame.second);
+        }
+        return;
+    }
+    qCWarning(lcChannel).noquote() << m_sandbox.sandboxId << "stopped its control channel before any request:" << why;
+    m_held.clear();
+    if (!m_helperPid.isEmpty())
+        m_replacedPid = m_helperPid;
+    m_helperPid.clear();
+    if (m_proc) {
+        QProcess *proc = m_proc;
+        m_proc = nullptr;
+        release(proc);
+    }
+    m_healthy = false;
+    m_frames.clear();
+    failAll(why, false);
 }
 
 void SandboxChannel::writeFrame(quint64 id, const QString &op, const QList<QByteArray> &args)
@@ -127,6 +169,8 @@ void SandboxChannel::ping(int timeoutMs, Callback done)
             const QString pid = r.meta.value(QStringLiteral("pid"));
             if (!pid.isEmpty() && pid.size() <= 10 && pid.toULongLong() > 1)
                 m_helperPid = pid.toLatin1();
+            if (m_startCheck)
+                runStartCheck();
         }
         if (done)
             done(r);
@@ -339,6 +383,12 @@ void SandboxChannel::onRequestTimeout(quint64 id)
     r.code = QStringLiteral("timeout");
     r.error = QStringLiteral("the sandbox did not answer in time (%1)").arg(op);
     complete(id, r);
+    for (qsizetype i = 0; i < m_held.size(); ++i) {
+        if (m_held.at(i).first == id) {
+            m_held.removeAt(i);
+            return;   // never sent: nothing runs in the VM, and the start has its own ping timeout
+        }
+    }
     // Its handler may hang in the VM for good (a FIFO without a writer, a stuck mount): kill it.
     cancelRemote(id);
     if (op == QLatin1String("ping")) {
@@ -360,13 +410,14 @@ void SandboxChannel::healthCheck()
     ping(m_options.pingTimeoutMs, [this](const ChannelReply &) { m_healthCheckRunning = false; });
 }
 
-void SandboxChannel::failAll(const QString &why)
+void SandboxChannel::failAll(const QString &why, bool channelFailure)
 {
+    m_held.clear();
     const QList<quint64> ids = m_pending.keys();
     for (quint64 id : ids) {
         ChannelReply r;
-        r.channelFailure = true;
-        r.code = QStringLiteral("channel");
+        r.channelFailure = channelFailure;
+        r.code = channelFailure ? QStringLiteral("channel") : QStringLiteral("refused");
         r.error = why;
         complete(id, r);
     }

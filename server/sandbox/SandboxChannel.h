@@ -59,6 +59,10 @@ public:
 
     // Sends one request; `done` runs exactly once, later, from the event loop.
     void request(const QString &op, const QList<QByteArray> &args, int timeoutMs, Callback done);
+    // `check` runs when the helper of the next child (the one that starts a woken VM) first answers;
+    // until then requests are held here, not sent. If it fails, they fail with its reason and the
+    // child is stopped. A check already run, or none, is ignored; with a healthy child it runs now.
+    void checkAtStart(const std::shared_ptr<StartCheck> &check);
     void ping(int timeoutMs, Callback done);
     // Kills the child and fails everything pending; the next request starts a new child.
     void stop();
@@ -99,7 +103,8 @@ private:
     void complete(quint64 id, const ChannelReply &reply);
     void onRequestTimeout(quint64 id);
     void healthCheck();
-    void failAll(const QString &why);
+    void failAll(const QString &why, bool channelFailure = true);
+    void runStartCheck();
     void scheduleRestart();
     void writeFrame(quint64 id, const QString &op, const QList<QByteArray> &args);
     // Tells the helper to kill the handler of a request the host gave up on (PROTOCOL.md, `cancel`).
@@ -117,6 +122,8 @@ private:
     QElapsedTimer m_age;
     QByteArray m_stderrTail;
     QHash<quint64, Pending> m_pending;
+    std::shared_ptr<StartCheck> m_startCheck;
+    QList<QPair<quint64, QByteArray>> m_held;   // frames waiting for m_startCheck, in order
     quint64 m_nextId = 1;
     bool m_healthy = false;
     bool m_healthCheckRunning = false;

@@ -2,7 +2,29 @@
 
 #include <QString>
 
+#include <functional>
+#include <memory>
+
 namespace chat2sbx {
+
+// A check that must pass once the channel that starts a woken sandbox's VM has its first answer
+// from the helper, before any request of a tool call is sent to it: sbx shares a host folder again,
+// by its path, each time the VM starts. Copies of a RunningSandbox share it; it runs once.
+class StartCheck {
+public:
+    explicit StartCheck(std::function<bool(QString &why)> check) : m_check(std::move(check)) {}
+    bool pending() const { return static_cast<bool>(m_check); }
+    // False with `why` when the sandbox must not be used. Releases what the check holds.
+    bool run(QString &why)
+    {
+        const auto check = std::move(m_check);
+        m_check = nullptr;
+        return !check || check(why);
+    }
+
+private:
+    std::function<bool(QString &why)> m_check;
+};
 
 // What an in-sandbox tool needs to reach a sandbox.
 struct RunningSandbox {
@@ -11,6 +33,7 @@ struct RunningSandbox {
     QString workspacePath;   // absolute path of the workspace inside the VM (the mount point)
     bool managedWorkspace = false;
     bool wokeFromSleep = false;   // resolving it woke a stopped sandbox (the first request takes longer)
+    std::shared_ptr<StartCheck> startCheck;   // set with wokeFromSleep for a host folder
 };
 
 // Implemented by SandboxService. Finds a running sandbox for a tool call and renews its idle deadline

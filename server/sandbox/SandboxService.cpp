@@ -198,7 +198,7 @@ void SandboxService::create(const CreateRequest &request, Done done)
     }
 
     // Armed first, so a swap of the folder between the check below and the end of `sbx create` is seen.
-    const std::shared_ptr<FolderSwapWatch> swapWatch = m_workspaces.watchForCreate(*workspace);
+    const std::shared_ptr<FolderSwapWatch> swapWatch = m_workspaces.watchForMount(*workspace);
     // Trashed? Managed folder missing (recreated)? Host directory still the approved one?
     if (!m_workspaces.checkBeforeUse(*workspace, error))
         return failNow(error);
@@ -540,8 +540,9 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
         return false;
     }
     bool woke = false;
+    std::shared_ptr<StartCheck> startCheck;
     if (r->state == SandboxState::Stopped && m_available) {
-        if (!wake(*r, error))
+        if (!wake(*r, startCheck, error))
             return false;
         woke = true;
     } else if (r->state != SandboxState::Running) {
@@ -560,6 +561,7 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
     out.workspacePath = path;
     out.managedWorkspace = mode == workspaceModeName(WorkspaceMode::Managed);
     out.wokeFromSleep = woke;
+    out.startCheck = startCheck;
     // Renewing is a write: at most about once a second per sandbox (waking renewed it).
     const qint64 now = m_clock.nowMs();
     if (!woke && (now - r->lastActivityAt >= 1000 || r->idleDeadline < now + idleMs() - 1000))
@@ -569,14 +571,17 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
 
 // ---- sleep and wake -------------------------------------------------------------------------------
 
-bool SandboxService::wake(const SandboxRecord &r, QString &error)
+bool SandboxService::wake(const SandboxRecord &r, std::shared_ptr<StartCheck> &startCheck, QString &error)
 {
     if (m_stopsInFlight.contains(r.id)) {
         error = QStringLiteral("sandbox %1 is being put to sleep right now (sbx stop is running); call again in a few "
                                "seconds and it wakes up").arg(r.id);
         return false;
     }
-    if (const std::optional<Workspace> w = m_workspaces.find(r.workspaceId); w && !checkHostFolder(r.id, *w, error)) {
+    const std::optional<Workspace> w = m_workspaces.find(r.workspaceId);
+    // Armed before the check: a swap between it and the VM's start (when sbx shares the folder) is seen.
+    const std::shared_ptr<FolderSwapWatch> swapWatch = w ? m_workspaces.watchForMount(*w) : nullptr;
+    if (w && !checkHostFolder(r.id, *w, error)) {
         error = QStringLiteral("sandbox %1 is asleep and was not woken, because waking it would share whatever is at that "
                                "path now with the VM: %2. Put the folder back as it was approved and call again, or destroy "
                                "the sandbox")
@@ -589,11 +594,52 @@ bool SandboxService::wake(const SandboxRecord &r, QString &error)
         error = dbError;
         return false;
     }
-    // Nothing is started here: the channel's `sbx exec` starts the VM (sbx-contract.md, exec row).
+    // Nothing is started here: the channel's `sbx exec` starts the VM (sbx-contract.md, exec row),
+    // and the channel asks this check before it sends anything of the call.
+    if (w && !w->isManaged()) {
+        QPointer<SandboxService> self(this);
+        startCheck = std::make_shared<StartCheck>([self, id = r.id, workspace = *w, swapWatch](QString &why) {
+            if (!self)
+                return false;
+            QString what;
+            if (swapWatch && swapWatch->changed(what))
+                why = QStringLiteral("the host folder %1 changed while sandbox %2 was waking (%3)").arg(workspace.hostPath, id, what);
+            else if (self->checkHostFolder(id, workspace, why))
+                return true;
+            why = QStringLiteral("sandbox %1 was put back to sleep before anything ran in it, because its VM may have been "
+                                 "given another folder: %2. Put the folder back as it was approved and call again, or destroy "
+                                 "the sandbox")
+                      .arg(id, why);
+            // Not from inside the channel's answer: the channel is closed and the VM stopped next turn.
+            QTimer::singleShot(0, self, [self, id, why] {
+                if (self)
+                    self->refuseWake(id, why);
+            });
+            return false;
+        });
+    }
     qCInfo(lcSandbox).noquote() << "waking sandbox" << r.id << "for a tool call";
     emit sandboxesChanged();
     checkPortsAfterWake(r.id, r.runtimeName);
     return true;
+}
+
+void SandboxService::refuseWake(const QString &sandboxId, const QString &why)
+{
+    const auto r = m_repo.find(sandboxId);
+    if (!r || r->state != SandboxState::Running)
+        return;
+    const qint64 now = m_clock.nowMs();
+    QString error;
+    // Persisted before acting: after a crash before `sbx stop` ran, reconciliation finishes the stop.
+    if (!m_repo.markStopped(sandboxId, now, stopReasons::wakeRefused(why), now, error) && !error.isEmpty())
+        qCWarning(lcSandbox).noquote() << "cannot record that" << sandboxId << "was put back to sleep:" << error;
+    markSessionsLost(sandboxId, stopReasons::sessionLostStopped(), now);
+    if (m_attacher)
+        m_attacher->detach(sandboxId);
+    qCWarning(lcSandbox).noquote() << why;
+    emit sandboxesChanged();
+    stopRuntime(sandboxId, r->runtimeName);
 }
 
 bool SandboxService::checkHostFolder(const QString &sandboxId, const Workspace &workspace, QString &error) const

@@ -159,7 +159,11 @@ private:
     void attachQueued();
     void persist(const QString &id, SandboxState state, const QString &reason);
     void markSessionsLost(const QString &id, const QString &reason, qint64 startedBefore);
-    bool wake(const SandboxRecord &r, QString &error);
+    // stopped -> running for a tool call. `startCheck` is set for a host folder: whether the VM,
+    // started by the channel's `sbx exec`, got the approved folder (see StartCheck).
+    bool wake(const SandboxRecord &r, std::shared_ptr<StartCheck> &startCheck, QString &error);
+    // The start check failed: back to stopped, with why, before anything of a tool call ran in it.
+    void refuseWake(const QString &sandboxId, const QString &why);
     void stopRuntime(const QString &id, const QString &runtimeName);
     void checkPortsAfterWake(const QString &id, const QString &runtimeName);
     RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;

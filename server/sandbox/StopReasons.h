@@ -42,5 +42,11 @@ inline QString sandboxSlept(qint64 idleSeconds)
     return QStringLiteral("put to sleep after %1 s without a tool call (sandboxSleepSeconds) to free its memory").arg(idleSeconds);
 }
 
+// A woken VM whose host folder changed while it started: stopped again before anything ran in it.
+inline QString wakeRefused(const QString &why)
+{
+    return QStringLiteral("stopped again right after waking: %1").arg(why);
+}
+
 } // namespace stopReasons
 } // namespace chat2sbx

@@ -179,7 +179,7 @@ bool WorkspaceService::recordRevoked(const QString &id, qint64 nowMs, QString &e
 
 namespace chat2sbx {
 
-std::shared_ptr<FolderSwapWatch> WorkspaceService::watchForCreate(const Workspace &w) const
+std::shared_ptr<FolderSwapWatch> WorkspaceService::watchForMount(const Workspace &w) const
 {
     if (w.isManaged())
         return nullptr;

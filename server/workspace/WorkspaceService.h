@@ -53,8 +53,9 @@ public:
     // refuses it when it is no longer the directory that was registered (device/inode changed).
     bool checkBeforeUse(const Workspace &workspace, QString &error) const;
     // For a host workspace, armed before checkBeforeUse: notices the folder (or one above it) being
-    // renamed or swapped while `sbx create` mounts it. Null for a managed workspace.
-    std::shared_ptr<FolderSwapWatch> watchForCreate(const Workspace &workspace) const;
+    // renamed or swapped while sbx mounts it (`sbx create`, or a stopped VM starting again). Null
+    // for a managed workspace.
+    std::shared_ptr<FolderSwapWatch> watchForMount(const Workspace &workspace) const;
     // When `sbx create` returned: the folder the sandbox got must be the approved one, unchanged
     // since the check before create. False with a readable reason otherwise.
     bool checkAfterCreate(const Workspace &workspace, FolderSwapWatch *watch, QString &error) const;

@@ -4,6 +4,8 @@
 // isError, the runtime is removed and nothing ever ran in it.
 #include "SandboxHarness.h"
 
+#include "sandbox/ChannelPool.h"
+
 #include <QDir>
 #include <QtTest>
 
@@ -134,6 +136,94 @@ private slots:
         QVERIFY2(h.sandboxes->resolveRunning(id, running, error), qPrintable(error));
         QVERIFY(running.wokeFromSleep);
         QCOMPARE(h.records.find(id)->state, SandboxState::Running);
+    }
+
+    // The folder passes the check at wake and is swapped while the VM starts (the fake's start of a
+    // stopped sandbox slowed with FAKE_SBX_START_DELAY_MS; it shares what the path names when the VM
+    // starts): the channel holds the call's request until the helper answers, the check then sees
+    // the swap, the request fails with why, and the sandbox is stopped again. Nothing of the call
+    // ran: the secret outside is never read.
+    void folderSwappedWhileWakingStopsItAgain_data()
+    {
+        QTest::addColumn<bool>("restored");
+        QTest::newRow("swapped and left") << false;
+        QTest::newRow("swapped and put back before the VM started") << true;
+    }
+    void folderSwappedWhileWakingStopsItAgain()
+    {
+        QFETCH(bool, restored);
+        TestEnvironment env;
+        const QString allowed = env.root() + "/projects";
+        const QString folder = allowed + "/approved";
+        const QString outside = env.root() + "/outside";
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(QDir().mkpath(outside));
+        QVERIFY(writeFile(folder + "/notes.txt", "mine\n"));
+        QVERIFY(writeFile(outside + "/notes.txt", "secret-outside\n"));
+        env.set("CHAT2SBX_ALLOWED_HOST_ROOTS", allowed);
+        SandboxHarness h(env);
+        ChannelPool channels(*h.sbx);
+        h.sandboxes->setAttacher(&channels);
+        QString error;
+        const auto w = h.workspaces->registerHost(folder, WorkspaceMode::Direct, error);
+        QVERIFY2(w, qPrintable(error));
+        const CallResult created = h.call("sandbox_create", obj({{"workspace_id", w->id}}));
+        QVERIFY2(!created.result.isError, qPrintable(created.text()));
+        const QString id = created.result.structured.value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY(h.sandboxes->putToSleep(id));
+        QVERIFY(waitFor([&] {
+            const auto r = h.records.find(id);
+            return r && r->state == SandboxState::Stopped && h.countCalls("stop") == 1;
+        }, 10000));
+        waitFor([] { return false; }, 300);   // sbx stop has returned
+
+        env.setSbxFaults({"FAKE_SBX_START_DELAY_MS=2000"});
+        RunningSandbox running;
+        QVERIFY2(h.sandboxes->resolveRunning(id, running, error), qPrintable(error));
+        QVERIFY(running.wokeFromSleep && running.startCheck);
+        const int execsBefore = h.countCalls("exec");
+        bool answered = false;
+        ChannelReply reply;
+        channels.channelFor(running).request(QStringLiteral("read"), {"notes.txt", "1", "100", "100000"}, 30000,
+                                             [&](const ChannelReply &r) { answered = true; reply = r; });
+        // The channel's `sbx exec` is waking the VM: swap the folder for a link out of the roots.
+        QVERIFY(waitFor([&] { return h.countCalls("exec") > execsBefore; }, 10000));
+        QVERIFY(QDir().rename(folder, folder + ".orig"));
+        QVERIFY(symlinkTo(outside, folder));
+        if (restored) {
+            waitFor([] { return false; }, 500);
+            QVERIFY(QFile::remove(folder));
+            QVERIFY(QDir().rename(folder + ".orig", folder));
+        }
+        QVERIFY(waitFor([&] { return answered; }, 30000));
+        QVERIFY(!reply.ok);
+        QVERIFY2(reply.error.contains("put back to sleep before anything ran in it"), qPrintable(reply.error));
+        QVERIFY2(reply.error.contains("changed while sandbox") || reply.error.contains("no longer the approved one"),
+                 qPrintable(reply.error));
+        QVERIFY(!reply.data.contains("secret-outside"));
+        // Stopped again, with why, and `sbx stop` ran.
+        QVERIFY(waitFor([&] {
+            const auto r = h.records.find(id);
+            return r && r->state == SandboxState::Stopped && h.countCalls("stop") == 2;
+        }, 10000));
+        QVERIFY2(h.records.find(id)->sleepReason.contains("stopped again right after waking"), qPrintable(h.records.find(id)->sleepReason));
+
+        // With the folder as approved, the next call wakes it and reads the approved file.
+        if (!restored) {
+            QVERIFY(QFile::remove(folder));
+            QVERIFY(QDir().rename(folder + ".orig", folder));
+        }
+        env.setSbxFaults({});
+        waitFor([] { return false; }, 300);
+        error.clear();
+        RunningSandbox again;
+        QVERIFY2(h.sandboxes->resolveRunning(id, again, error), qPrintable(error));
+        answered = false;
+        channels.channelFor(again).request(QStringLiteral("read"), {"notes.txt", "1", "100", "100000"}, 30000,
+                                           [&](const ChannelReply &r) { answered = true; reply = r; });
+        QVERIFY(waitFor([&] { return answered; }, 30000));
+        QVERIFY2(reply.ok, qPrintable(reply.error));
+        QVERIFY2(reply.data.contains("mine"), reply.data.constData());
     }
 };
 
