@@ -264,7 +264,8 @@ bool AuditJournal::append(const AuditEntry &entry, QString &error)
             m_foldFromFile = true;
         }
     }
-    scheduleFold(m_unfolded >= kFoldAtRows ? 0 : kFoldDelayMs);
+    if (!m_failing)   // else the retry stays kRetryMs away
+        scheduleFold(m_unfolded >= kFoldAtRows ? 0 : kFoldDelayMs);
     return true;
 }
 
