@@ -30,7 +30,6 @@ public:
 
     // Off: no tool points at the tool card (config toolCards); the invocation texts stay.
     void setToolCardsEnabled(bool enabled);
-    bool toolCardsEnabled() const { return m_toolCards; }
     // Whether results of this tool are drawn by the tool card.
     bool hasCard(const ToolDefinition &definition) const { return m_toolCards && definition.presentation.card; }
 
