@@ -59,6 +59,7 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     m_sbxHealth = std::make_unique<SbxHealth>(*m_sbx, m_config.templateRef());
     connect(m_sandboxes.get(), &SandboxService::templateMissing, m_sbxHealth.get(), &SbxHealth::refresh);
     connect(m_sandboxes.get(), &SandboxService::createFinished, m_sbxHealth.get(), &SbxHealth::noteCreateResult);
+    m_tools.setToolCardsEnabled(m_config.toolCards);
     registerSandboxTools(m_tools, *m_sandboxes, m_config, m_channels.get());
     // Workspaces and approvals.
     m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_clock);
