@@ -3,7 +3,7 @@
 # what is missing, and runs apt-get update only when something is.
 #   installers/deps.sh          build + run dependencies
 #   installers/deps.sh --test   also what the test suite needs (node/npm, bubblewrap, desktop tools,
-#                               a Secret Service for the keychain test)
+#                               a Secret Service for the keychain test, chromium for the tool card test)
 set -euo pipefail
 
 packages=(
@@ -14,8 +14,9 @@ packages=(
 if [[ "${1:-}" == "--test" ]]; then
   # gnome-keyring + libsecret + dbus: a throwaway Secret Service for the tunnel keychain test
   # clang + libclang-rt: -fsanitize=fuzzer for the fuzz targets
+  # chromium: the tool card's browser test (e2e.tool_card_browser, driven by puppeteer-core)
   packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq
-             gnome-keyring libsecret-1-0 dbus-daemon
+             gnome-keyring libsecret-1-0 dbus-daemon chromium
              clang libclang-rt-14-dev)   # libFuzzer targets in tests/fuzz (clang 14 is bookworm's default)
 fi
 

