@@ -42,7 +42,7 @@ function importMap() {
 }
 
 const HOST_PAGE = (map) => `<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>MCP Apps host</title>
+<html><head><meta charset="utf-8"><title>MCP Apps host</title><link rel="icon" href="data:,">
 <script type="importmap">${JSON.stringify(map)}</script>
 <style>body{margin:0;padding:16px;background:#888}iframe{display:block;width:760px;border:0;height:80px}</style>
 </head><body>
