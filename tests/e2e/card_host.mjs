@@ -88,7 +88,6 @@ window.hostReady = true;
 export async function startCardHost(cardHtml) {
   const map = importMap();
   const page = HOST_PAGE(map);
-  const served = new Set(Object.values(map.imports));
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (url.pathname === '/host.html') {
@@ -114,5 +113,5 @@ export async function startCardHost(cardHtml) {
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${server.address().port}`;
-  return { origin, served, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { origin, close: () => new Promise((resolve) => server.close(resolve)) };
 }

@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { startCardHost } from './card_host.mjs';
+import puppeteer from 'puppeteer-core';
+const html = readFileSync('../../resources/widgets/tool-card.html', 'utf8');
+const host = await startCardHost(html);
+const browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage();
+page.on('console', (m) => console.log('console', m.type(), m.text()));
+page.on('pageerror', (e) => console.log('pageerror', e.message));
+page.on('requestfailed', (r) => console.log('failed', r.url()));
+await page.goto(`${host.origin}/host.html`);
+await page.waitForFunction('window.hostReady === true', { timeout: 20000 });
+const out = 'x'.repeat(10) + '\x1b[32mgreen\x1b[0m\n';
+const info = await page.evaluate((a) => window.mountCard(a), { tool: 'bash', input: { command: 'ls' }, theme: 'dark',
+  result: { content: [{ type: 'text', text: 'hi' }], structuredContent: { session_id: 'bash_1', status: 'exited', exit_code: 0, timed_out: false, output: out, has_more_output: false }, _meta: { 'chat2sbx/tool': 'bash' } } });
+console.log(JSON.stringify(info));
+const f = page.frames().find((f) => f !== page.mainFrame());
+console.log(await f.$eval('#card', (c) => c.getAttribute('data-view') + ' ' + c.textContent));
+await (await page.$('iframe')).screenshot({ path: '/tmp/widget-scratch.png' });
+await browser.close(); await host.close();
