@@ -81,6 +81,7 @@ window.mountCard = async ({ tool, input, result, theme }) => {
   while (sizes.length <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   return { sizes, ms: performance.now() - t0, appVersion: bridge.getAppVersion() };
 };
+window.lastSize = () => current && current.sizes.at(-1);
 window.setTheme = (theme) => current.bridge.sendHostContextChange({ theme });
 window.hostReady = true;
 </script></body></html>`;

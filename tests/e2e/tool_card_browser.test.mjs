@@ -61,7 +61,11 @@ try {
     const frame = cardFrame();
     await frame.waitForSelector('#card:not([data-view="waiting"])', { timeout: 10000 });
     const view = await frame.$eval('#card', (c) => c.getAttribute('data-view'));
-    check(info.sizes.length > 0 && info.sizes.at(-1).height > 20, `${key}: the card reported its size (${JSON.stringify(info.sizes.at(-1))})`);
+    // ui/notifications/size-changed follows the drawn result: the host ends up with the card's real height.
+    const height = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+    await page.waitForFunction((h) => window.lastSize()?.height === h, { timeout: 5000 }, height)
+      .catch(() => fail(`${key}: the last size-changed (${JSON.stringify(info.sizes.at(-1))}) is not the card's height ${height}`));
+    check(height > 40, `${key}: the card reported its size (${height} px)`);
     check(info.appVersion?.name === 'chat2sbx-tool-card', `${key}: ui/initialize named the card`);
     check(problems.length === before, `${key}: no console error (${problems.slice(before).join(' | ')})`);
     return { frame, view, ms: info.ms, result, input };
@@ -134,9 +138,9 @@ try {
   const paths = await c.frame.$$eval('details.file .path', (l) => l.map((e) => e.textContent));
   check(c.view === 'diff' && paths.includes('src/hello.txt') && paths.includes('NOTES.md'), `show_changes lists the files (${paths})`);
   check((await c.frame.$eval('table', (t) => t.textContent)).includes('Add hello'), 'show_changes shows the commit');
+  await shoot('diff-light');
   await c.frame.$eval('details.hunk > summary', (s) => s.click());
   check(await c.frame.$eval('details.hunk', (d) => d.open) === false, 'a hunk collapses');
-  await shoot('diff-light');
 
   c = await mount('show_changes_300');
   const many = c.result.structuredContent;
