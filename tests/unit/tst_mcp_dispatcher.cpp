@@ -2,11 +2,11 @@
 // must contain), then the asynchronous parts of tools/call (cancellation, session end, a dropped
 // responder, the per-session cap, busy sessions and the audit rows).
 #include "mcp/AuditSink.h"
-#include "mcp/JsonRpc.h"
+#include "core/JsonRpc.h"
+#include "ManualClock.h"
 #include "mcp/McpDispatcher.h"
 #include "mcp/ToolCallRunner.h"
 #include "mcp/ToolRegistry.h"
-#include "ManualClock.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
