@@ -16,6 +16,7 @@ enum Code {
     InternalError = -32603,
     TransportError = -32000,     // SDK convention for HTTP-level refusals (bad session, 406, 415, ...)
     RequestCancelled = -32800,
+    ResourceNotFound = -32002,   // MCP: resources/read of an unknown uri
 };
 
 QJsonObject result(const QJsonValue &id, const QJsonObject &result);

@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -24,6 +25,14 @@ struct ToolAnnotations {
     bool openWorld = false;
 };
 
+// How hosts show a tool and its results (docs/TOOL_CARDS.md).
+struct ToolPresentation {
+    QString invoking;            // status text while the call runs (openai/toolInvocation/invoking), <= 64 characters
+    QString invoked;             // status text after it (openai/toolInvocation/invoked), <= 64 characters
+    bool card = false;           // results are drawn by the tool card (ui://widget/chat2sbx-tool-card.html)
+    QStringList payloadFields = {};   // big string fields of the structured result, written raw in the full text
+};
+
 struct ToolDefinition {
     QString name;          // snake_case, [a-z0-9_], <= 64 characters
     QString title;
@@ -32,6 +41,7 @@ struct ToolDefinition {
     QJsonObject outputSchema;  // empty: none declared
     ToolAnnotations annotations;
     QJsonObject meta = {};     // tools/list "_meta" (e.g. openai/fileParams); empty: none
+    ToolPresentation presentation = {};
 };
 
 // What a tool call produces. `structured` becomes structuredContent and, serialised, the text block.

@@ -35,6 +35,7 @@ Services::Services(const Config &config, Clock &clock)
     sbxHealth = std::make_unique<SbxHealth>(*sbx, config.templateRef());
     QObject::connect(sandboxes.get(), &SandboxService::templateMissing, sbxHealth.get(), &SbxHealth::refresh);
     QObject::connect(sandboxes.get(), &SandboxService::createFinished, sbxHealth.get(), &SbxHealth::noteCreateResult);
+    tools.setToolCardsEnabled(config.toolCards);
     registerSandboxTools(tools, *sandboxes, config, channels.get());
     // Workspaces and approvals.
     approvals = std::make_unique<ApprovalService>(*workspaces, *db, clock);

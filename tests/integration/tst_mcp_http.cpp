@@ -285,12 +285,18 @@ private slots:
         QCOMPARE(r.errorCode(), -32600);
         QCOMPARE(r.json.value("id").toInt(), 8);
 
-        // -32601: unknown methods (resources/prompts are not offered).
-        r = c.request("resources/list", {}, "abc");
+        // -32601: unknown methods (prompts are not offered).
+        r = c.request("prompts/list", {}, "abc");
         QCOMPARE(r.status, 200);
         QCOMPARE(r.errorCode(), -32601);
         QCOMPARE(r.json.value("id").toString(), QStringLiteral("abc"));
         QCOMPARE(c.request("frobnicate").errorCode(), -32601);
+
+        // -32002: a resource that does not exist (the tool card is the only one).
+        r = c.request("resources/read", {{"uri", "ui://widget/missing.html"}});
+        QCOMPARE(r.status, 200);
+        QCOMPARE(r.errorCode(), -32002);
+        QCOMPARE(r.json.value("error").toObject().value("data").toObject().value("uri").toString(), QStringLiteral("ui://widget/missing.html"));
 
         // -32602: unknown tool, malformed tools/call params, bad log level, params not an object, bad cursor.
         r = c.callTool("no_such_tool", {});
