@@ -1,7 +1,7 @@
 #include "mcp/McpDispatcher.h"
 
+#include "core/JsonRpc.h"
 #include "core/LogText.h"
-#include "mcp/JsonRpc.h"
 #include "mcp/McpInstructions.h"
 #include "mcp/McpResources.h"
 #include "mcp/ToolCallRunner.h"

@@ -1,6 +1,6 @@
 #include "mcp/ResultText.h"
 
-#include "mcp/JsonText.h"
+#include "core/JsonText.h"
 
 #include <QJsonArray>
 

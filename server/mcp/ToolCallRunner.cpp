@@ -1,12 +1,12 @@
 #include "mcp/ToolCallRunner.h"
 
+#include "core/Clock.h"
+#include "core/JsonRpc.h"
+#include "core/JsonText.h"
 #include "mcp/AuditSink.h"
 #include "mcp/AuditSummary.h"
-#include "mcp/JsonRpc.h"
-#include "mcp/JsonText.h"
 #include "mcp/SchemaValidator.h"
 #include "mcp/ToolRegistry.h"
-#include "core/Clock.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

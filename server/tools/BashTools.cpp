@@ -1,9 +1,9 @@
 #include "tools/BashTools.h"
 
-#include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
-#include "sandbox/BashSessions.h"
-#include "sandbox/SandboxResolver.h"
+#include "mcp/ToolRegistry.h"
+#include "sandbox/bash/BashSessions.h"
+#include "sandbox/channel/SandboxResolver.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 

@@ -1,7 +1,7 @@
 #include "tools/ChangesTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChangesService.h"
+#include "sandbox/changes/ChangesService.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 

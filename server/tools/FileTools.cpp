@@ -1,13 +1,13 @@
 #include "tools/FileTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChannelPool.h"
-#include "sandbox/SandboxResolver.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/channel/SandboxResolver.h"
 #include "tools/ContentDiff.h"
+#include "tools/DiffPaths.h"
 #include "tools/EditPlan.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
-#include "tools/DiffPaths.h"
 #include "tools/UnifiedDiff.h"
 
 #include <QCryptographicHash>

@@ -1,8 +1,8 @@
 #include "tools/ImageTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChannelPool.h"
-#include "sandbox/SandboxChannel.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/channel/SandboxChannel.h"
 #include "tools/ImagePreparer.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"

@@ -1,8 +1,8 @@
 #include "tools/PatchTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChannelPool.h"
-#include "sandbox/SandboxChannel.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/channel/SandboxChannel.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/PatchApplier.h"
 #include "tools/PatchParser.h"

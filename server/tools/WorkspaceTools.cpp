@@ -1,7 +1,7 @@
 #include "tools/WorkspaceTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/SandboxPresenter.h"
+#include "sandbox/present/SandboxPresenter.h"
 #include "tools/ToolArgs.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/PathPolicy.h"

@@ -1,7 +1,7 @@
 // The CallToolResult and JSON-RPC message are written from already serialized parts (JsonText);
 // every byte must be what serializing the whole object with QJsonDocument gives.
-#include "mcp/JsonRpc.h"
-#include "mcp/JsonText.h"
+#include "core/JsonRpc.h"
+#include "core/JsonText.h"
 #include "mcp/ToolCallRunner.h"
 
 #include <QJsonArray>

@@ -3,12 +3,12 @@
 // responder, the per-session cap, busy sessions and the audit rows), the tool card's resource and
 // _meta, and the result text each kind of client gets (docs/TOOL_CARDS.md).
 #include "mcp/AuditSink.h"
-#include "mcp/JsonRpc.h"
+#include "core/JsonRpc.h"
+#include "ManualClock.h"
 #include "mcp/McpDispatcher.h"
 #include "mcp/ToolCallRunner.h"
 #include "mcp/ToolCard.h"
 #include "mcp/ToolRegistry.h"
-#include "ManualClock.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
