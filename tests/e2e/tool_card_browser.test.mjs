@@ -177,6 +177,21 @@ try {
   c = await mount('no_card');
   check(c.view === 'fallback' && (await text(c.frame, '[data-role=text]')).length > 0, 'a tool without a view shows its text');
 
+  // ChatGPT's legacy globals alone (no MCP Apps parent): window.openai with toolOutput, toolResponseMetadata, theme.
+  const legacy = await browser.newPage();
+  legacy.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warn') problems.push(`legacy console ${m.type()}: ${m.text()}`); });
+  legacy.on('pageerror', (e) => problems.push(`legacy page error: ${e.message}`));
+  legacy.on('request', (r) => { if (r.url() !== `${host.origin}/card.html` && !r.url().startsWith('data:')) cardRequests.push(r.url()); });
+  const { input: legacyInput, result: legacyResult } = cases.bash_ansi;
+  await legacy.evaluateOnNewDocument((g) => { window.openai = g; }, { theme: 'dark', toolInput: legacyInput,
+    toolOutput: legacyResult.structuredContent, toolResponseMetadata: legacyResult._meta ?? {} });
+  await legacy.goto(`${host.origin}/card.html`);
+  await legacy.waitForSelector('#card[data-view="terminal"]', { timeout: 10000 });
+  check(await legacy.$eval('[data-role=output]', (e) => e.textContent) === 'PASS build red x\ndone\ttab\nbar 100%\n'
+    && await legacy.$eval('body', (b) => getComputedStyle(b).backgroundColor) === 'rgb(13, 17, 23)',
+    'window.openai alone: the card draws toolOutput in the theme it names');
+  await legacy.close();
+
   check(cardRequests.length === 0, `no network request from the card (${cardRequests.join(', ')})`);
   check(problems.length === 0, `no console error or warning overall (${problems.join(' | ')})`);
   rmSync(profile, { recursive: true, force: true });
