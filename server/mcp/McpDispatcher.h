@@ -66,6 +66,7 @@ private:
     void handleNotification(McpSession &session, const QString &method, const QJsonObject &params);
     void callTool(McpSession &session, const QJsonValue &id, const QJsonObject &params, const Respond &respond);
 
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     ToolRegistry &m_tools;
     ToolCallRunner &m_calls;
     McpSessions m_sessions;

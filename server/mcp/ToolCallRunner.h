@@ -85,6 +85,7 @@ private:
                       const QJsonObject &arguments = {}) const;
     void audit(const Subject &subject, qint64 startedAt, qint64 durationMs, const QString &outcome, const QString &detail);
 
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     ToolRegistry &m_tools;
     AuditSink &m_audit;
     const Clock &m_clock;

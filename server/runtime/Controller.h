@@ -116,6 +116,7 @@ private:
 
     Config m_config;
     State m_state = State::Stopped;
+    // Clock::system() or a test's clock; outlives the Controller.
     Clock &m_clock;
     std::unique_ptr<Database> m_db;
     ToolRegistry m_tools;

@@ -67,6 +67,7 @@ private:
     QList<RunningCommand> collect() const;
     void readTail(const QString &sandboxId, const QString &sessionId);
 
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     Database &m_db;
     SandboxService &m_sandboxes;
     BashSessions &m_sessions;

@@ -107,6 +107,7 @@ private:
     bool recordExit(BashSessionRecord &rec, const QString &state, QString &error);
 
     BashSessionRepository m_repo;
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     ChannelPool &m_channels;
     Clock &m_clock;
     QHash<QString, std::shared_ptr<std::deque<std::function<void()>>>> m_queues;

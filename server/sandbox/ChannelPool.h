@@ -39,6 +39,7 @@ signals:
     void channelExited(const QString &sandboxId);
 
 private:
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     SbxDriver &m_driver;
     SandboxChannel::Options m_options;
     QHash<QString, SandboxChannel *> m_channels;

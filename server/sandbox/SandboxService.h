@@ -168,6 +168,7 @@ private:
     void checkPortsAfterWake(const QString &id, const QString &runtimeName);
     RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;
 
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h). Config: Controller's member.
     const Config &m_config;
     WorkspaceService &m_workspaces;
     SbxDriver &m_sbx;

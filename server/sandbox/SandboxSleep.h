@@ -43,6 +43,7 @@ private:
 
     static constexpr int kExitSettleMs = 300;
 
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     SandboxService &m_sandboxes;
     ChannelPool &m_channels;
     BashSessions &m_sessions;

@@ -41,6 +41,7 @@ private:
     void schedule();
     void log(const SbxStatus &status) const;
 
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     SbxDriver &m_sbx;
     QString m_templateRef;
     SbxStatus m_status;

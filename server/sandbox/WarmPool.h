@@ -67,6 +67,7 @@ private:
     void dropRow(const WarmRecord &r);
     void scheduleMaintain(int delayMs);
 
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h). Config: Controller's member.
     const Config &m_config;
     Database &m_db;
     SbxDriver &m_sbx;

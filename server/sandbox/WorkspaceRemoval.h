@@ -39,6 +39,7 @@ private:
                      std::function<void(const Outcome &)> done);
     void finish(const QString &workspaceId, Outcome outcome, std::function<void(const Outcome &)> done);
 
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     WorkspaceService &m_workspaces;
     SandboxService &m_sandboxes;
     WorkspaceRetention &m_retention;

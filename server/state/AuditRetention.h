@@ -22,6 +22,7 @@ public:
     int pruneNow();
 
 private:
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     Database &m_db;
     const Clock &m_clock;
     qint64 m_maxAgeMs;

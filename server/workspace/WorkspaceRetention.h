@@ -37,6 +37,7 @@ signals:
     void swept(int trashedCount);
 
 private:
+    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
     WorkspaceService &m_workspaces;
     Clock &m_clock;
     QTimer m_timer;
