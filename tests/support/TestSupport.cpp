@@ -18,6 +18,9 @@
 
 #include <csignal>
 
+#include <algorithm>
+#include <limits>
+
 namespace chat2sbx::test {
 
 QString sourceDir() { return qEnvironmentVariable("CHAT2SBX_TEST_SOURCE_DIR"); }
@@ -61,7 +64,7 @@ int runGit(const QString &dir, const QStringList &args)
     p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     p.start(git, QStringList{QStringLiteral("-c"), QStringLiteral("user.name=chat2sbx test"), QStringLiteral("-c"),
                              QStringLiteral("user.email=test@chat2sbx.invalid")} + args);
-    if (!p.waitForFinished(20000) || p.exitStatus() != QProcess::NormalExit)
+    if (!p.waitForFinished(scaled(20000)) || p.exitStatus() != QProcess::NormalExit)
         return -1;
     return p.exitCode();
 }
@@ -82,17 +85,63 @@ bool makeGitRepository(const QString &path, const QList<QPair<QString, QByteArra
            runGit(path, {QStringLiteral("commit"), QStringLiteral("-q"), QStringLiteral("-m"), QStringLiteral("initial")}) == 0;
 }
 
+double timeoutFactor()
+{
+    static const double factor = [] {
+        bool ok = false;
+        const double f = qEnvironmentVariable("CHAT2SBX_TEST_TIMEOUT_FACTOR").toDouble(&ok);
+        return ok && f >= 1 && f <= 100 ? f : 1.0;
+    }();
+    return factor;
+}
+
+int scaled(int timeoutMs)
+{
+    return static_cast<int>(std::min<double>(timeoutMs * timeoutFactor(), std::numeric_limits<int>::max()));
+}
+
 bool waitFor(const std::function<bool()> &done, int timeoutMs)
 {
+    const qint64 limitMs = scaled(timeoutMs);
     QElapsedTimer t;
     t.start();
     while (!done()) {
-        if (t.elapsed() > timeoutMs)
+        if (t.elapsed() > limitMs)
             return done();
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
         QThread::msleep(5);
     }
     return true;
+}
+
+QList<ProcessInfo> processesWithEnvironment(const QByteArray &entry)
+{
+    QList<ProcessInfo> out;
+    for (const QString &name : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool numeric = false;
+        const qint64 pid = name.toLongLong(&numeric);
+        if (!numeric)
+            continue;
+        QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
+        if (!environ.open(QIODevice::ReadOnly) || !environ.readAll().split('\0').contains(entry))
+            continue;
+        QFile status(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (status.open(QIODevice::ReadOnly)) {
+            const QByteArray stat = status.readAll();
+            const qsizetype close = stat.lastIndexOf(')');
+            if (close > 0 && stat.mid(close + 2, 1) == "Z")   // a zombie is gone, only not reaped yet
+                continue;
+        }
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        ProcessInfo info;
+        info.pid = pid;
+        if (cmdline.open(QIODevice::ReadOnly))
+            for (const QByteArray &arg : cmdline.readAll().split('\0'))
+                if (!arg.isEmpty())
+                    info.argv << QString::fromLocal8Bit(arg);
+        out << info;
+    }
+    return out;
 }
 
 TestEnvironment::TestEnvironment() : m_port(freeTcpPort())
@@ -166,7 +215,7 @@ bool ServerProcess::start(int healthyWithinMs)
 {
     m_proc->setProcessEnvironment(m_env.processEnvironment());
     m_proc->start(chat2sbxBinary(), m_args);
-    if (!m_proc->waitForStarted(10000))
+    if (!m_proc->waitForStarted(scaled(10000)))
         return false;
     return waitFor([this] { return m_proc->state() == QProcess::NotRunning || isHealthy(); }, healthyWithinMs) &&
            m_proc->state() == QProcess::Running;
@@ -174,7 +223,7 @@ bool ServerProcess::start(int healthyWithinMs)
 
 bool ServerProcess::isHealthy() const
 {
-    const HttpResult r = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(m_env.port()), {}, {}, 2000);
+    const HttpResult r = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(m_env.port()), {}, {}, scaled(2000));
     return r.status == 200;
 }
 
@@ -183,7 +232,7 @@ int ServerProcess::terminate(int withinMs)
     if (m_proc->state() == QProcess::NotRunning)
         return m_proc->exitStatus() == QProcess::NormalExit ? m_proc->exitCode() : -1;
     ::kill(static_cast<pid_t>(m_proc->processId()), SIGTERM);
-    if (!m_proc->waitForFinished(withinMs))
+    if (!m_proc->waitForFinished(scaled(withinMs)))
         return -1;
     m_output += m_proc->readAll();
     return m_proc->exitStatus() == QProcess::NormalExit ? m_proc->exitCode() : -1;
@@ -194,7 +243,7 @@ void ServerProcess::kill9()
     if (m_proc->state() == QProcess::NotRunning)
         return;
     ::kill(static_cast<pid_t>(m_proc->processId()), SIGKILL);
-    m_proc->waitForFinished(10000);
+    m_proc->waitForFinished(scaled(10000));
     m_output += m_proc->readAll();
 }
 
@@ -225,7 +274,7 @@ HttpResult httpRequest(const QByteArray &method, const QString &url, const QList
     QNetworkRequest request{QUrl(url)};
     for (const auto &h : headers)
         request.setRawHeader(h.first, h.second);
-    request.setTransferTimeout(timeoutMs);
+    request.setTransferTimeout(scaled(timeoutMs));
     QNetworkReply *reply = nam.sendCustomRequest(request, method, body);
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
@@ -245,9 +294,9 @@ CliResult runCli(const TestEnvironment &env, const QStringList &args, int timeou
     QProcess p;
     p.setProcessEnvironment(env.processEnvironment());
     p.start(chat2sbxBinary(), args);
-    if (!p.waitForStarted(10000))
+    if (!p.waitForStarted(scaled(10000)))
         return r;
-    if (!p.waitForFinished(timeoutMs)) {
+    if (!p.waitForFinished(scaled(timeoutMs))) {
         p.kill();
         p.waitForFinished();
         return r;
