@@ -2,6 +2,7 @@
 // must contain), then the asynchronous parts of tools/call (cancellation, session end, a dropped
 // responder, the per-session cap, busy sessions and the audit rows).
 #include "mcp/AuditSink.h"
+#include "TestSupport.h"
 #include "mcp/JsonRpc.h"
 #include "mcp/McpDispatcher.h"
 #include "mcp/ToolCallRunner.h"
@@ -381,7 +382,7 @@ private slots:
         Fixture f;
         const QString session = f.initialize();
         const auto answers = f.sendAsync(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"drop"}})", session);
-        QTRY_COMPARE(answers->size(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(answers->size(), 1, chat2sbx::test::scaled(5000));
         QCOMPARE(object(answers->first().json).value("error").toObject().value("code").toInt(), int(jsonrpc::InternalError));
         QCOMPARE(f.calls->pendingCount(session), 0);
     }
