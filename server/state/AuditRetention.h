@@ -22,7 +22,7 @@ public:
     int pruneNow();
 
 private:
-    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
+    // Outlive this: Controller (runtime/Controller.h) owns this after its Services and the clock.
     Database &m_db;
     const Clock &m_clock;
     qint64 m_maxAgeMs;

@@ -79,7 +79,7 @@ private:
     QString alreadyDecided(const Approval &a) const;
     void rememberSnapshot();
 
-    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     WorkspaceService &m_workspaces;
     Clock &m_clock;
     ApprovalRepository m_repo;

@@ -37,7 +37,7 @@ signals:
     void swept(int trashedCount);
 
 private:
-    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h).
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     WorkspaceService &m_workspaces;
     Clock &m_clock;
     QTimer m_timer;

@@ -79,7 +79,7 @@ signals:
     void workspacesChanged();
 
 private:
-    // Outlive this: Controller owns them and declares them before this (runtime/Controller.h). Config: Controller's or LocalState's owner's.
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this. Config: Controller's or LocalState's owner's.
     const Config &m_config;
     Database &m_db;
     Clock &m_clock;
