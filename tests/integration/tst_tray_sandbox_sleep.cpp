@@ -112,7 +112,7 @@ private slots:
         // Asleep, it still holds its workspace: workspace_list and the tray's Workspaces show it, and
         // the managed workspace gets no retention deadline.
         const QString workspaceId = observer.records.find(id)->workspaceId;
-        const QJsonArray workspaces = structured(mcp.callTool(QStringLiteral("workspace_list"), {}))
+        const QJsonArray workspaces = structured(mcp.callToolResult(QStringLiteral("workspace_list"), {}))
                                           .value(QStringLiteral("workspaces")).toArray();
         QCOMPARE(workspaces.size(), 1);
         QCOMPARE(workspaces.first().toObject().value(QStringLiteral("workspace_id")).toString(), workspaceId);
