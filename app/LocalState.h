@@ -23,6 +23,7 @@ public:
     ApprovalService &approvals() { return m_approvals; }
 
 private:
+    // The command's Config, which outlives the command's LocalState (a local).
     const Config &m_config;
     Database m_db;
     WorkspaceService m_workspaces;

@@ -3,7 +3,8 @@
 #   installers/bootstrap.sh serve   install what is missing, build (release), start `chat2sbx serve`
 #                                   local-only on 127.0.0.1:18788
 #   installers/bootstrap.sh test    install what is missing, build (dev: Debug, -Werror, ASan+UBSan),
-#                                   run every test with ctest
+#                                   run every test with ctest; then build the release configuration
+#                                   (what the .deb ships) and run its unit, integration and e2e tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -20,11 +21,30 @@ case "$mode" in
   test)
     installers/deps.sh --test
     if [[ -f tests/e2e/package-lock.json ]]; then
-      (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+      # The registry sometimes resets a connection (ECONNRESET): retry a few times, then give up.
+      for attempt in 1 2 3 4; do
+        (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error) && break
+        if (( attempt == 4 )); then
+          echo "bootstrap: npm ci failed $attempt times" >&2
+          exit 1
+        fi
+        echo "bootstrap: npm ci failed (attempt $attempt), retrying in $((attempt * 10)) s" >&2
+        sleep $((attempt * 10))
+      done
     fi
+    # Both runs always happen, each prints its ctest summary; any failure fails the script.
+    status=0
     cmake --preset dev >/dev/null
     cmake --build --preset dev -j "$jobs"
-    ctest --preset dev -j "$jobs"
+    echo "bootstrap: dev build (Debug, ASan+UBSan): every test"
+    ctest --preset dev -j "$jobs" || status=1
+    # The release build is what users install: its optimiser exposes bugs (e.g. a dangling
+    # reference) the Debug build hides. The fuzz and package steps ran once above.
+    cmake --preset release -DCHAT2SBX_BUILD_TESTS=ON >/dev/null
+    cmake --build --preset release -j "$jobs"
+    echo "bootstrap: release build: unit, integration and e2e tests"
+    ctest --preset release -j "$jobs" || status=1
+    exit "$status"
     ;;
   *)
     echo "usage: installers/bootstrap.sh serve|test" >&2

@@ -44,6 +44,7 @@ private:
     Card makeCommandCard(const RunningCommandRow &row);
     void stopCommand(const QString &sandboxId, const QString &sessionId);
 
+    // Outlives this: the models are owned by ServiceModels (TrayCommand), made before the tray and its popup.
     ActivityModel &m_model;
     QLabel *m_idle = nullptr;
     QLabel *m_message = nullptr;

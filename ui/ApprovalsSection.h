@@ -27,6 +27,7 @@ signals:
 private:
     void decide(const QString &id, bool approve);
 
+    // Outlives this: the models are owned by ServiceModels (TrayCommand), made before the tray and its popup.
     ApprovalsModel &m_model;
     QVBoxLayout *m_rows = nullptr;
     QLabel *m_message = nullptr;

@@ -36,6 +36,7 @@ signals:
 private:
     void askDestroy(const QString &id, int runningCommands);
 
+    // Outlives this: the models are owned by ServiceModels (TrayCommand), made before the tray and its popup.
     SandboxesModel &m_model;
     QVBoxLayout *m_rows = nullptr;
     QLabel *m_message = nullptr;

@@ -22,6 +22,7 @@ public:
     void setRunningCounter(std::function<int(const QString &sandboxId)> counter) { m_running = std::move(counter); }
 
 private:
+    // Outlives this: owned by the Controller, which outlives the tray's models.
     SandboxService &m_service;
     std::function<int(const QString &)> m_running;
 };

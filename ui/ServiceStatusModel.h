@@ -17,6 +17,7 @@ public:
     StatusInfo status() const override;
 
 private:
+    // Outlives this: the Controller outlives the tray's models.
     Controller &m_controller;
     QString m_failure;
 };

@@ -24,6 +24,7 @@ signals:
 private:
     void refresh();
 
+    // Outlives this: the models are owned by ServiceModels (TrayCommand), made before the tray and its popup.
     StatusModel &m_model;
     QLabel *m_endpoint = nullptr;
     QLabel *m_server = nullptr;

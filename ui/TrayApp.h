@@ -67,6 +67,7 @@ private:
     void endApprovalNoticeWindow();
     void reportError(const QString &text);
 
+    // Outlive this: the models are owned by ServiceModels (TrayCommand), made before the tray.
     ApprovalsModel &m_approvals;
     SandboxesModel &m_sandboxes;
     StatusModel &m_status;

@@ -12,7 +12,7 @@ namespace chat2sbx::ui {
 
 struct WorkspaceSandboxRow {
     QString id;      // sbx_...
-    QString state;   // creating, running, destroying, failed
+    QString state;   // creating, running, stopped, destroying, failed
 };
 
 struct WorkspaceRow {

@@ -35,6 +35,7 @@ private:
     void fetch(const QString &sandboxId);
     void showMessage(const QString &text, bool error);
 
+    // Outlives this: the models are owned by ServiceModels (TrayCommand), made before the tray and its popup.
     WorkspacesModel &m_model;
     QVBoxLayout *m_rows = nullptr;
     QLabel *m_message = nullptr;

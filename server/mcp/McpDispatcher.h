@@ -68,6 +68,7 @@ private:
     void readResource(const QJsonValue &id, const QJsonObject &params, const Respond &respond);
     void callTool(McpSession &session, const QJsonValue &id, const QJsonObject &params, const Respond &respond);
 
+    // Outlive this: Controller (runtime/Controller.h) owns this after its Services and the clock.
     ToolRegistry &m_tools;
     ToolCallRunner &m_calls;
     McpSessions m_sessions;

@@ -39,6 +39,7 @@ private:
     void handlePost(const HttpRequestData &request, const std::shared_ptr<HttpReply> &reply);
     void handleDelete(const HttpRequestData &request, const std::shared_ptr<HttpReply> &reply);
 
+    // Outlives this: Controller declares the dispatcher before the endpoint (runtime/Controller.h).
     McpDispatcher &m_dispatcher;
     HttpAccessPolicy m_guard;
 };

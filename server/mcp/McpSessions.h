@@ -50,6 +50,7 @@ private:
     bool isExpired(const McpSession &s) const;
     void evictOldestIdle();
 
+    // Clock::system() or a test's clock; outlives the sessions.
     const Clock &m_clock;
     qint64 m_idleMs;
     BusyCheck m_busy;

@@ -98,6 +98,7 @@ private:
                       const QJsonObject &arguments = {}) const;
     void audit(const Subject &subject, qint64 startedAt, qint64 durationMs, const QString &outcome, const QString &detail);
 
+    // Outlive this: Controller (runtime/Controller.h) owns this after its Services and the clock.
     ToolRegistry &m_tools;
     AuditSink &m_audit;
     const Clock &m_clock;

@@ -101,6 +101,7 @@ private:
 
     Config m_config;   // the services keep a reference: declared before them
     State m_state = State::Stopped;
+    // Clock::system() or a test's clock; outlives the Controller.
     Clock &m_clock;
     Services m_services;   // outlives everything below, which uses it
     std::unique_ptr<AuditRetention> m_auditRetention;

@@ -31,6 +31,7 @@ public:
     qint64 externalChangeCounter() const;
 
 private:
+    // Outlives this: a repository is a member or a local of the database's user.
     Database &m_db;
 };
 

@@ -66,6 +66,7 @@ private:
     void scheduleFold(int delayMs);
     qint64 nextIdFromTable(QString &error);
 
+    // Outlives this: the Database owns its journal.
     Database &m_db;
     QString m_path;
     int m_fd = -1;

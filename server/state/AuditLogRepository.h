@@ -46,6 +46,7 @@ private:
     // Before a read: the server folds its journal; another process reads the rows still in it.
     QList<AuditEntry> unfoldedRows() const;
 
+    // Outlives this: a repository is a member or a local of the database's user.
     Database &m_db;
 };
 

@@ -22,6 +22,7 @@ public:
     int pruneNow();
 
 private:
+    // Outlive this: Controller (runtime/Controller.h) owns this after its Services and the clock.
     Database &m_db;
     const Clock &m_clock;
     qint64 m_maxAgeMs;

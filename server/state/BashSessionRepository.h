@@ -53,6 +53,7 @@ public:
     bool hasRunning(const QString &sandboxId) const;
 
 private:
+    // Outlives this: a repository is a member or a local of the database's user.
     Database &m_db;
 };
 

@@ -65,6 +65,7 @@ public:
         NoWaitScope &operator=(const NoWaitScope &) = delete;
 
     private:
+        // A scope on the stack of a Database user.
         Database &m_db;
         int m_saved;
     };

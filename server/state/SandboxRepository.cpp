@@ -15,7 +15,6 @@ namespace {
 const char kColumns[] =
     "id, workspace_id, runtime_name, state, memory, failure_reason, created_at, updated_at, last_activity_at, idle_deadline,"
     " slept_at, woke_at, sleep_reason";
-const char kActive[] = "('creating','running','stopped','destroying')";
 
 // Row: QSqlQuery or SqliteStatement (the list's join).
 template <class Row>
@@ -54,38 +53,13 @@ QList<SandboxRecord> all(QSqlQuery &q)
 
 } // namespace
 
-QString sandboxStateName(SandboxState state)
-{
-    switch (state) {
-    case SandboxState::Creating: return QStringLiteral("creating");
-    case SandboxState::Running: return QStringLiteral("running");
-    case SandboxState::Stopped: return QStringLiteral("stopped");
-    case SandboxState::Destroying: return QStringLiteral("destroying");
-    case SandboxState::Failed: return QStringLiteral("failed");
-    case SandboxState::Destroyed: return QStringLiteral("destroyed");
-    }
-    return {};
-}
-
-bool parseSandboxState(const QString &text, SandboxState &out)
-{
-    for (SandboxState s : {SandboxState::Creating, SandboxState::Running, SandboxState::Stopped, SandboxState::Destroying,
-                           SandboxState::Failed, SandboxState::Destroyed}) {
-        if (text == sandboxStateName(s)) {
-            out = s;
-            return true;
-        }
-    }
-    return false;
-}
-
 bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, bool &limitReached, QString &error)
 {
     limitReached = false;
     QSqlQuery q(m_db.handle());
     q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,?,?,?,? "
                              "WHERE ? <= 0 OR (SELECT COUNT(*) FROM sandboxes WHERE state IN %2) < ?")
-                  .arg(QLatin1String(kColumns), QLatin1String(kActive)));
+                  .arg(QLatin1String(kColumns), activeSandboxStatesSql()));
     q.addBindValue(r.id);
     q.addBindValue(r.workspaceId);
     q.addBindValue(r.runtimeName);
@@ -205,7 +179,7 @@ std::optional<SandboxRecord> SandboxRepository::findForWorkspace(const QString &
 int SandboxRepository::countActive() const
 {
     QSqlQuery q(m_db.handle());
-    if (q.exec(QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN %1").arg(QLatin1String(kActive))) && q.next())
+    if (q.exec(QStringLiteral("SELECT COUNT(*) FROM sandboxes WHERE state IN %1").arg(activeSandboxStatesSql())) && q.next())
         return q.value(0).toInt();
     return 0;
 }

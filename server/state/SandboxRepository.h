@@ -1,5 +1,6 @@
 #pragma once
 
+#include "state/SandboxState.h"
 #include "state/Workspace.h"
 
 #include <QList>
@@ -10,12 +11,6 @@
 namespace chat2sbx {
 
 class Database;
-
-// stopped: the VM is asleep (files kept, processes gone); the next tool call wakes it.
-enum class SandboxState { Creating, Running, Stopped, Destroying, Failed, Destroyed };
-
-QString sandboxStateName(SandboxState state);
-bool parseSandboxState(const QString &text, SandboxState &out);
 
 // One row of the sandboxes table. `reason` is why a sandbox failed or was destroyed by us (idle).
 struct SandboxRecord {
@@ -33,12 +28,8 @@ struct SandboxRecord {
     qint64 wokeAt = 0;        // when a tool call last woke it (0: never)
     QString sleepReason;      // why its VM last stopped
 
-    // What maxActiveSandboxes counts: a stopped sandbox counts, it wakes on the next tool call.
-    bool isActive() const
-    {
-        return state == SandboxState::Creating || state == SandboxState::Running || state == SandboxState::Stopped
-               || state == SandboxState::Destroying;
-    }
+    // What maxActiveSandboxes counts and what holds a workspace (state/SandboxState.h).
+    bool isActive() const { return isActiveSandboxState(state); }
 };
 
 struct SandboxPortRecord {
@@ -101,6 +92,7 @@ public:
     bool removePort(const QString &sandboxId, int sandboxPort, QString &error);
 
 private:
+    // Outlives this: a repository is a member or a local of the database's user.
     Database &m_db;
 };
 

@@ -9,7 +9,7 @@ class Database;
 // The counts `chat2sbx status` shows, read from the database of a server that does not answer.
 // -1: unknown.
 struct StateCounts {
-    qint64 activeSandboxes = -1;    // creating, running or destroying
+    qint64 activeSandboxes = -1;    // isActiveSandboxState: creating, running, stopped or destroying
     qint64 warmSandboxes = -1;      // ready to hand over
     qint64 pendingApprovals = -1;
 

@@ -42,6 +42,7 @@ public:
     bool remove(const QString &runtimeName, QString &error);
 
 private:
+    // Outlives this: a repository is a member or a local of the database's user.
     Database &m_db;
 };
 

@@ -1,6 +1,7 @@
 #include "state/WorkspaceRepository.h"
 
 #include "state/Database.h"
+#include "state/SandboxState.h"
 #include "state/SqlStatement.h"
 #include "state/SqliteStatement.h"
 
@@ -153,8 +154,8 @@ QHash<QString, QString> WorkspaceRepository::activeSandboxes() const
     QHash<QString, QString> out;
     QSqlQuery q(m_db.handle());
     // Newest first, so a workspace maps to its most recent active sandbox.
-    q.exec(QStringLiteral("SELECT workspace_id, id FROM sandboxes WHERE state IN ('creating','running','destroying')"
-                          " ORDER BY created_at DESC, id"));
+    q.exec(QStringLiteral("SELECT workspace_id, id FROM sandboxes WHERE state IN %1 ORDER BY created_at DESC, id")
+               .arg(activeSandboxStatesSql()));
     while (q.next()) {
         const QString ws = q.value(0).toString();
         if (!out.contains(ws))

@@ -39,7 +39,7 @@ public:
     bool updateHostIdentity(const QString &id, qint64 device, qint64 inode, QString &error);
 
     // Read-only views of the sandboxes table.
-    // workspace id -> its newest sandbox in creating, running or destroying.
+    // workspace id -> its newest active sandbox (isActiveSandboxState: a sleeping one included).
     QHash<QString, QString> activeSandboxes() const;
     // workspace id -> when its last sandbox ended (failed or destroyed), in ms.
     QHash<QString, qint64> lastSandboxEnds() const;
@@ -48,6 +48,7 @@ private:
     // column is one of this class's own literals, never input.
     bool setTimestamp(const char *column, const QString &id, qint64 nowMs, QString &error);
 
+    // Outlives this: a repository is a member or a local of the database's user.
     Database &m_db;
 };
 

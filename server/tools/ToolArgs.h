@@ -4,6 +4,7 @@
 #include <QString>
 
 #include <optional>
+#include <utility>
 
 namespace chat2sbx {
 
@@ -14,7 +15,9 @@ namespace chat2sbx {
 // cannot state: a size in UTF-8 bytes, a NUL character, an empty required string.
 class ToolArgs {
 public:
-    explicit ToolArgs(const QJsonObject &args) : m_args(args) {}
+    // Keeps its own (implicitly shared, so cheap) copy: a reader made from a temporary, e.g.
+    // ToolArgs(entry.toObject()), stays valid.
+    explicit ToolArgs(QJsonObject args) : m_args(std::move(args)) {}
 
     bool string(const QString &name, QString &out, int maxBytes, bool required = true, bool allowEmpty = false);
     // Without `fallback` the integer is required.
@@ -28,7 +31,7 @@ public:
 private:
     bool fail(const QString &message);
 
-    const QJsonObject &m_args;
+    const QJsonObject m_args;
     QString m_error;
 };
 

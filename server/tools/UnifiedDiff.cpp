@@ -30,6 +30,8 @@ QList<QByteArray> splitLines(const QByteArray &text)
 // Where each line of a text starts, for line numbers and context lines in O(log n) each.
 class LineIndex {
 public:
+    // Reads `text` in place: a temporary would dangle.
+    explicit LineIndex(QByteArray &&) = delete;
     explicit LineIndex(const QByteArray &text) : m_text(text)
     {
         if (text.isEmpty())
@@ -55,7 +57,7 @@ public:
     }
 
 private:
-    const QByteArray &m_text;
+    const QByteArray &m_text;   // outlives this: the caller's text (a LineIndex is a local)
     QList<qsizetype> m_starts;
 };
 

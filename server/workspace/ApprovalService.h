@@ -79,6 +79,7 @@ private:
     QString alreadyDecided(const Approval &a) const;
     void rememberSnapshot();
 
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     WorkspaceService &m_workspaces;
     Clock &m_clock;
     ApprovalRepository m_repo;

@@ -37,6 +37,7 @@ signals:
     void swept(int trashedCount);
 
 private:
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     WorkspaceService &m_workspaces;
     Clock &m_clock;
     QTimer m_timer;

@@ -79,6 +79,7 @@ signals:
     void workspacesChanged();
 
 private:
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this. Config: Controller's or LocalState's owner's.
     const Config &m_config;
     Database &m_db;
     Clock &m_clock;

@@ -4,6 +4,7 @@
 // with its output continuing exactly where the last poll left off. Also `serve` on a machine without sbx still listens.
 #include "SandboxHarness.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
@@ -198,40 +199,58 @@ private slots:
         QCOMPARE(server.terminate(), 0);
     }
 
-    // Kill -9 while `sbx create` runs (slowed). The orphaned create finishes after
-    // the restart's reconciliation; the next reconciliation removes that runtime of a failed record,
-    // so `sbx ls` and the database agree.
+    // kill -9 while `sbx create` runs (slowed, or hung after leaving a half-made runtime): the create
+    // dies with the server, so no runtime appears behind the restart's back; the restart cleans up
+    // the create it had persisted (the record fails, a half-made runtime is removed) and no fake sbx
+    // process of that create is left.
+    void killNineDuringCreateConverges_data()
+    {
+        QTest::addColumn<QString>("fault");
+        QTest::addColumn<bool>("halfMade");
+        QTest::newRow("slow create") << QStringLiteral("FAKE_SBX_SLOW_CREATE=4000") << false;
+        QTest::newRow("create hangs after making the runtime") << QStringLiteral("FAKE_SBX_CRASH_MID_CREATE=hang") << true;
+    }
     void killNineDuringCreateConverges()
     {
+        QFETCH(QString, fault);
+        QFETCH(bool, halfMade);
         TestEnvironment env;
         env.set("FAKE_SBX_TEMPLATES", pinnedTemplate());
         SandboxHarness observer(env);
-        env.setSbxFaults({"FAKE_SBX_SLOW_CREATE=4000"});
+        const QByteArray fakeEnv = "FAKE_SBX_STATE=" + QFile::encodeName(env.sbxState());
+        auto creates = [&] {
+            int n = 0;
+            for (const ProcessInfo &p : processesWithEnvironment(fakeEnv))
+                n += p.argv.contains(QStringLiteral("create")) ? 1 : 0;
+            return n;
+        };
+        env.setSbxFaults({fault});
         {
             ServerProcess server(env);
             QVERIFY2(server.start(), qPrintable(server.output()));
             Mcp mcp(env.mcpUrl());
             QVERIFY(mcp.initialize());
             mcp.call("sandbox_create", {}, 1000);   // gives up waiting; the create goes on
-            QVERIFY(waitFor([&] { return observer.countCalls("create") == 1; }, 10000));
+            QVERIFY(waitFor([&] { return observer.countCalls("create") == 1 && creates() == 1; }, 10000));
+            if (halfMade)
+                QVERIFY(waitFor([&] { return observer.runtimes().size() == 1; }, 10000));
             server.kill9();
         }
+        QVERIFY2(waitFor([&] { return creates() == 0; }, 5000), "the `sbx create` child outlived the server");
+        env.setSbxFaults({});
         {
             ServerProcess again(env);
             QVERIFY2(again.start(), qPrintable(again.output()));
             QVERIFY2(again.output().contains("1 interrupted creates cleaned up"), qPrintable(again.output()));
-            // The orphaned `sbx create` finishes now, behind the reconciliation's back.
-            QVERIFY(waitFor([&] { return observer.runtimes().size() == 1; }, 20000));
+            QVERIFY2(waitFor([&] { return observer.runtimes().isEmpty(); }, 20000), qPrintable(again.output()));
+            const QList<SandboxRecord> records = observer.records.list(true);
+            QCOMPARE(records.size(), 1);
+            QCOMPARE(records.first().state, SandboxState::Failed);
             QCOMPARE(again.terminate(), 0);
         }
-        ServerProcess third(env);
-        QVERIFY2(third.start(), qPrintable(third.output()));
-        QVERIFY2(waitFor([&] { return observer.runtimes().isEmpty(); }, 20000), qPrintable(third.output()));
-        const QList<SandboxRecord> records = observer.records.list(true);
-        QCOMPARE(records.size(), 1);
-        QCOMPARE(records.first().state, SandboxState::Failed);
-        QVERIFY(third.output().contains("removing the leftover runtime"));
-        QCOMPARE(third.terminate(), 0);
+        QCOMPARE(observer.countCalls("create"), 1);
+        QVERIFY(observer.runtimes().isEmpty());
+        QCOMPARE(creates(), 0);
     }
 };
 

@@ -131,14 +131,15 @@ private slots:
         QVERIFY(idle.contains(helper));
 
         int failed = 0;
-        for (int i = 0; i < 3; ++i) {
+        const int reads = 10;
+        for (int i = 0; i < reads; ++i) {
             channel().request(QStringLiteral("read"), {fifo.toUtf8(), "1", "100", "4096"}, 1000,
                               [&](const ChannelReply &r) {
                                   if (!r.ok && r.channelFailure)
                                       ++failed;
                               });
         }
-        QVERIFY(waitFor([&] { return failed == 3; }, 10000));
+        QVERIFY(waitFor([&] { return failed == reads; }, 20000));
         // Each handler blocks opening the FIFO for good unless the host's cancel killed it.
         const bool clean = waitFor([&] { return helperProcesses(f.sandbox().runtimeName) == idle; }, 5000);
         QVERIFY2(clean, qPrintable(QStringLiteral("left in the sandbox: ") + helperProcesses(f.sandbox().runtimeName).join(' ')));

@@ -3,6 +3,7 @@
 // (confirmed) removes the sandbox from the fake sbx; tunnel state changes reach the Status part.
 // Every test saves a screenshot of the popup under <build>/test-output/screenshots/.
 #include "SandboxHarness.h"
+#include "TestSupport.h"
 #include "McpTestClient.h"
 #include "tray_support.h"
 
@@ -128,23 +129,23 @@ private slots:
         QVERIFY(fakeSbxNames(env).contains(runtime));
 
         // The sandboxesChanged signal brought it into the popup, running.
-        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("destroy:") + id), 10000);
-        QTRY_VERIFY(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("title"))->text()
-                        .contains(QLatin1String("running")));
-        QTRY_COMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("1 active / limit unlimited, 0 warm"));
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("destroy:") + id), chat2sbx::test::scaled(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("title"))->text()
+                        .contains(QLatin1String("running")), chat2sbx::test::scaled(5000));
+        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("active")), QStringLiteral("1 active / limit unlimited, 0 warm"), chat2sbx::test::scaled(5000));
         saveScreenshot(s.popup(), QStringLiteral("tray_sandbox_running"));
 
         QTest::mouseClick(s.find<QPushButton>(QStringLiteral("destroy:") + id), Qt::LeftButton);
-        QTRY_VERIFY(s.popup().sandboxes().confirmation());
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().confirmation(), chat2sbx::test::scaled(5000));
         QMessageBox *box = s.popup().sandboxes().confirmation();
         QVERIFY(box->text().contains(id));
         QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("confirmDestroy")), Qt::LeftButton);
 
-        QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().rowCount() == 0, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().rowCount() == 0, chat2sbx::test::scaled(30000));
         QVERIFY(!fakeSbxNames(env).contains(runtime));
         QVERIFY(!QFileInfo::exists(env.sbxState() + QStringLiteral("/sandboxes/") + runtime));
         QCOMPARE(s.controller->sandboxes().get(id)->record.state, SandboxState::Destroyed);
-        QTRY_COMPARE(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit unlimited, 0 warm"));
+        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit unlimited, 0 warm"), chat2sbx::test::scaled(5000));
         saveScreenshot(s.popup(), QStringLiteral("tray_sandbox_destroyed"));
     }
 
@@ -202,8 +203,8 @@ private slots:
         QCOMPARE(asked, ApprovalService::kMaxPendingPerClient);
         QCOMPARE(refused, 300 - ApprovalService::kMaxPendingPerClient);
         QVERIFY2(refusal.contains(QLatin1String("this client already has")), qPrintable(refusal));
-        QTRY_COMPARE(s.tray->pendingApprovals(), ApprovalService::kMaxPendingPerClient);
-        QTRY_COMPARE(notified.size(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(s.tray->pendingApprovals(), ApprovalService::kMaxPendingPerClient, chat2sbx::test::scaled(5000));
+        QTRY_COMPARE_WITH_TIMEOUT(notified.size(), 2, chat2sbx::test::scaled(5000));
         QVERIFY2(notified.at(1).at(1).toString().startsWith(QLatin1String("4 more workspace requests")),
                  qPrintable(notified.at(1).at(1).toString()));
         QTest::qWait(1500);
@@ -231,19 +232,19 @@ private slots:
         const QString approvalId = first.value(QStringLiteral("approval_id")).toString();
 
         // The approvalRequested signal raised a notification; clicking it opens the popup.
-        QTRY_COMPARE(notified.size(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(notified.size(), 1, chat2sbx::test::scaled(5000));
         QVERIFY(notified.at(0).at(1).toString().contains(repo));
         QCOMPARE(s.tray->pendingApprovals(), 1);
         emit s.tray->trayIcon().messageClicked();
         QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
-        QTRY_VERIFY(s.find<QPushButton>(QStringLiteral("approve:") + approvalId));
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("approve:") + approvalId), chat2sbx::test::scaled(5000));
         QWidget *card = s.find<QWidget>(QStringLiteral("approval:") + approvalId);
         QCOMPARE(card->findChild<QLabel *>(QStringLiteral("path"))->text(), repo);
         QVERIFY(card->findChild<QLabel *>(QStringLiteral("detail"))->text().startsWith(QLatin1String("clone")));
         saveScreenshot(s.popup(), QStringLiteral("tray_approval_pending"));
 
         QTest::mouseClick(s.find<QPushButton>(QStringLiteral("approve:") + approvalId), Qt::LeftButton);
-        QTRY_COMPARE(s.popup().approvals().rowCount(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(s.popup().approvals().rowCount(), 0, chat2sbx::test::scaled(5000));
         QVERIFY2(!s.find<QLabel>(QStringLiteral("approvalsMessage"))->isVisible(), qPrintable(s.labelText(QStringLiteral("approvalsMessage"))));
         QCOMPARE(s.tray->pendingApprovals(), 0);
 
@@ -273,13 +274,13 @@ private slots:
                                                  {{QStringLiteral("host_path"), notes}, {QStringLiteral("mode"), QStringLiteral("direct")}});
         const QString approvalId = asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
         QVERIFY2(approvalId.startsWith(QLatin1String("apr_")), qPrintable(compact(asked)));
-        QTRY_VERIFY(s.find<QPushButton>(QStringLiteral("reject:") + approvalId));
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("reject:") + approvalId), chat2sbx::test::scaled(5000));
         QVERIFY(s.find<QWidget>(QStringLiteral("approval:") + approvalId)->findChild<QLabel *>(QStringLiteral("detail"))->text()
                     .startsWith(QLatin1String("direct")));
         saveScreenshot(s.popup(), QStringLiteral("tray_approval_direct_pending"));
 
         QTest::mouseClick(s.find<QPushButton>(QStringLiteral("reject:") + approvalId), Qt::LeftButton);
-        QTRY_COMPARE(s.popup().approvals().rowCount(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(s.popup().approvals().rowCount(), 0, chat2sbx::test::scaled(5000));
         const QJsonObject again = s.mcp.callToolResult(QStringLiteral("workspace_request"),
                                                  {{QStringLiteral("host_path"), notes}, {QStringLiteral("mode"), QStringLiteral("direct")}});
         const QJsonObject second = again.value(QStringLiteral("structuredContent")).toObject();
@@ -307,12 +308,12 @@ private slots:
         QVERIFY2(s.start(error), qPrintable(error));
         s.tray->openPopup();
         QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
-        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("connected"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("connected"), chat2sbx::test::scaled(20000));
         QCOMPARE(s.tray->state(), ui::TrayState::TunnelReady);
         QVERIFY(!s.find<QLabel>(QStringLiteral("tunnelError"))->isVisible());
         saveScreenshot(s.popup(), QStringLiteral("tray_tunnel_ready"));
 
-        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("failed"), 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("failed"), chat2sbx::test::scaled(20000));
         QCOMPARE(s.tray->state(), ui::TrayState::Error);
         QVERIFY(s.find<QLabel>(QStringLiteral("tunnelError"))->isVisible());
         QVERIFY2(s.labelText(QStringLiteral("tunnelError")).startsWith(QLatin1String("last error: ")),
@@ -362,9 +363,9 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
         QVERIFY(s.popup().workspaces());
         s.popup().workspaces()->rebuild();
-        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("fetch:") + id), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("fetch:") + id), chat2sbx::test::scaled(10000));
         QTRY_VERIFY2_WITH_TIMEOUT(s.labelText(QStringLiteral("changes:") + id).contains(QStringLiteral("1 commit · 2 files +2 −0")),
-                                  qPrintable(s.labelText(QStringLiteral("changes:") + id)), 20000);
+                                  qPrintable(s.labelText(QStringLiteral("changes:") + id)), chat2sbx::test::scaled(20000));
         QVERIFY(s.find<QPushButton>(QStringLiteral("revoke:") + ws->id));
         QVERIFY2(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("detail"))->text().contains(
                      QLatin1String("mode: clone of ") + repo),
@@ -374,7 +375,7 @@ private slots:
 
         const QString head = git({QStringLiteral("rev-parse"), QStringLiteral("HEAD")});
         QTest::mouseClick(s.find<QPushButton>(QStringLiteral("fetch:") + id), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(s.popup().workspaces()->message().contains(QStringLiteral("chat2sbx/") + id), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().workspaces()->message().contains(QStringLiteral("chat2sbx/") + id), chat2sbx::test::scaled(60000));
         QCOMPARE(git({QStringLiteral("log"), QStringLiteral("--format=%s"), QStringLiteral("main..chat2sbx/") + id}),
                  QStringLiteral("chat2sbx: uncommitted changes of the sandbox (staged, unstaged and untracked files)\nSay goodbye"));
         QCOMPARE(git({QStringLiteral("rev-parse"), QStringLiteral("HEAD")}), head);
@@ -382,13 +383,13 @@ private slots:
         saveScreenshot(s.popup(), QStringLiteral("tray_workspaces_fetched"));
 
         QTest::mouseClick(s.find<QPushButton>(QStringLiteral("revoke:") + ws->id), Qt::LeftButton);
-        QTRY_VERIFY(s.popup().workspaces()->confirmation());
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().workspaces()->confirmation(), chat2sbx::test::scaled(5000));
         QMessageBox *box = s.popup().workspaces()->confirmation();
         QVERIFY(box->text().contains(repo));
         QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("confirmRevoke")), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(s.popup().workspaces()->message().contains(QLatin1String("revoked")), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().workspaces()->message().contains(QLatin1String("revoked")), chat2sbx::test::scaled(60000));
         QCOMPARE(s.controller->sandboxes().get(id)->record.state, SandboxState::Destroyed);
-        QTRY_VERIFY(!s.find<QWidget>(QStringLiteral("workspace:") + ws->id));
+        QTRY_VERIFY_WITH_TIMEOUT(!s.find<QWidget>(QStringLiteral("workspace:") + ws->id), chat2sbx::test::scaled(5000));
         saveScreenshot(s.popup(), QStringLiteral("tray_workspaces_revoked"));
     }
 

@@ -11,7 +11,9 @@
 #include "ManualClock.h"
 #include "ServiceModels.h"
 #include "runtime/Controller.h"
+#include "workspace/WorkspaceService.h"
 
+#include <QJsonArray>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -107,6 +109,22 @@ private slots:
         const QJsonObject listed = structured(mcp.callToolResult(QStringLiteral("sandbox_list"), {}));
         QCOMPARE(listed.value(QStringLiteral("sandboxes")).toArray().first().toObject().value(QStringLiteral("state")).toString(),
                  QStringLiteral("stopped"));
+        // Asleep, it still holds its workspace: workspace_list and the tray's Workspaces show it, and
+        // the managed workspace gets no retention deadline.
+        const QString workspaceId = observer.records.find(id)->workspaceId;
+        const QJsonArray workspaces = structured(mcp.callToolResult(QStringLiteral("workspace_list"), {}))
+                                          .value(QStringLiteral("workspaces")).toArray();
+        QCOMPARE(workspaces.size(), 1);
+        QCOMPARE(workspaces.first().toObject().value(QStringLiteral("workspace_id")).toString(), workspaceId);
+        QCOMPARE(workspaces.first().toObject().value(QStringLiteral("sandbox_id")).toString(), id);
+        QVERIFY(workspaces.first().toObject().value(QStringLiteral("retention_deadline")).isNull());
+        const QList<ui::WorkspaceRow> trayWorkspaces = models.workspaces->workspaces();
+        QCOMPARE(trayWorkspaces.size(), 1);
+        QCOMPARE(trayWorkspaces.first().sandboxes.size(), 1);
+        QCOMPARE(trayWorkspaces.first().sandboxes.first().id, id);
+        QCOMPARE(trayWorkspaces.first().sandboxes.first().state, QStringLiteral("stopped"));
+        QCOMPARE(controller.workspaces().overview().first().activeSandboxId, id);
+        QCOMPARE(controller.workspaces().overview().first().retentionDeadline, 0);
         // Asleep, it still counts against maxActiveSandboxes (it wakes on the next call).
         QCOMPARE(controller.sandboxes().countActive(), 1);
 

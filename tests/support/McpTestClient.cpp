@@ -27,7 +27,7 @@ std::shared_ptr<McpHttpReply> McpTestClient::sendAsync(const QByteArray &verb, c
                                                        bool defaults, const QString &url)
 {
     QNetworkRequest req(QUrl(url.isEmpty() ? m_url : url));
-    req.setTransferTimeout(60000);
+    req.setTransferTimeout(scaled(60000));
     if (defaults) {
         req.setRawHeader("Accept", "application/json, text/event-stream");
         if (verb == "POST")

@@ -124,7 +124,7 @@ public:
     {
         QProcess p;
         p.start(config.sbxPath, {QStringLiteral("ls"), QStringLiteral("--json")});
-        p.waitForFinished(10000);
+        p.waitForFinished(scaled(10000));
         QList<SbxRuntimeInfo> items;
         SbxDriver::parseList(p.readAllStandardOutput(), items);
         QStringList names;

@@ -18,6 +18,9 @@
 
 #include <csignal>
 
+#include <algorithm>
+#include <limits>
+
 namespace chat2sbx::test {
 
 QString sourceDir() { return qEnvironmentVariable("CHAT2SBX_TEST_SOURCE_DIR"); }
@@ -80,17 +83,63 @@ bool makeGitRepository(const QString &path, const QList<QPair<QString, QByteArra
            runGit(path, {QStringLiteral("commit"), QStringLiteral("-q"), QStringLiteral("-m"), QStringLiteral("initial")}) == 0;
 }
 
+double timeoutFactor()
+{
+    static const double factor = [] {
+        bool ok = false;
+        const double f = qEnvironmentVariable("CHAT2SBX_TEST_TIMEOUT_FACTOR").toDouble(&ok);
+        return ok && f >= 1 && f <= 100 ? f : 1.0;
+    }();
+    return factor;
+}
+
+int scaled(int timeoutMs)
+{
+    return static_cast<int>(std::min<double>(timeoutMs * timeoutFactor(), std::numeric_limits<int>::max()));
+}
+
 bool waitFor(const std::function<bool()> &done, int timeoutMs)
 {
+    const qint64 limitMs = scaled(timeoutMs);
     QElapsedTimer t;
     t.start();
     while (!done()) {
-        if (t.elapsed() > timeoutMs)
+        if (t.elapsed() > limitMs)
             return done();
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
         QThread::msleep(5);
     }
     return true;
+}
+
+QList<ProcessInfo> processesWithEnvironment(const QByteArray &entry)
+{
+    QList<ProcessInfo> out;
+    for (const QString &name : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool numeric = false;
+        const qint64 pid = name.toLongLong(&numeric);
+        if (!numeric)
+            continue;
+        QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
+        if (!environ.open(QIODevice::ReadOnly) || !environ.readAll().split('\0').contains(entry))
+            continue;
+        QFile status(QStringLiteral("/proc/%1/stat").arg(pid));
+        if (status.open(QIODevice::ReadOnly)) {
+            const QByteArray stat = status.readAll();
+            const qsizetype close = stat.lastIndexOf(')');
+            if (close > 0 && stat.mid(close + 2, 1) == "Z")   // a zombie is gone, only not reaped yet
+                continue;
+        }
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        ProcessInfo info;
+        info.pid = pid;
+        if (cmdline.open(QIODevice::ReadOnly))
+            for (const QByteArray &arg : cmdline.readAll().split('\0'))
+                if (!arg.isEmpty())
+                    info.argv << QString::fromLocal8Bit(arg);
+        out << info;
+    }
+    return out;
 }
 
 TestEnvironment::TestEnvironment() : m_port(freeTcpPort())
@@ -164,7 +213,7 @@ bool ServerProcess::start(int healthyWithinMs)
 {
     m_proc->setProcessEnvironment(m_env.processEnvironment());
     m_proc->start(chat2sbxBinary(), m_args);
-    if (!m_proc->waitForStarted(10000))
+    if (!m_proc->waitForStarted(scaled(10000)))
         return false;
     return waitFor([this] { return m_proc->state() == QProcess::NotRunning || isHealthy(); }, healthyWithinMs) &&
            m_proc->state() == QProcess::Running;
@@ -172,7 +221,7 @@ bool ServerProcess::start(int healthyWithinMs)
 
 bool ServerProcess::isHealthy() const
 {
-    const HttpResult r = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(m_env.port()), {}, {}, 2000);
+    const HttpResult r = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(m_env.port()), {}, {}, 2000);   // httpRequest scales it
     return r.status == 200;
 }
 
@@ -181,7 +230,7 @@ int ServerProcess::terminate(int withinMs)
     if (m_proc->state() == QProcess::NotRunning)
         return m_proc->exitStatus() == QProcess::NormalExit ? m_proc->exitCode() : -1;
     ::kill(static_cast<pid_t>(m_proc->processId()), SIGTERM);
-    if (!m_proc->waitForFinished(withinMs))
+    if (!m_proc->waitForFinished(scaled(withinMs)))
         return -1;
     m_output += m_proc->readAll();
     return m_proc->exitStatus() == QProcess::NormalExit ? m_proc->exitCode() : -1;
@@ -192,7 +241,7 @@ void ServerProcess::kill9()
     if (m_proc->state() == QProcess::NotRunning)
         return;
     ::kill(static_cast<pid_t>(m_proc->processId()), SIGKILL);
-    m_proc->waitForFinished(10000);
+    m_proc->waitForFinished(scaled(10000));
     m_output += m_proc->readAll();
 }
 
@@ -223,7 +272,7 @@ HttpResult httpRequest(const QByteArray &method, const QString &url, const QList
     QNetworkRequest request{QUrl(url)};
     for (const auto &h : headers)
         request.setRawHeader(h.first, h.second);
-    request.setTransferTimeout(timeoutMs);
+    request.setTransferTimeout(scaled(timeoutMs));
     QNetworkReply *reply = nam.sendCustomRequest(request, method, body);
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
@@ -246,9 +295,9 @@ CliResult runProcess(const QString &program, const QStringList &args, const QPro
     if (!workDir.isEmpty())
         p.setWorkingDirectory(workDir);
     p.start(program, args);
-    if (!p.waitForStarted(10000))
+    if (!p.waitForStarted(scaled(10000)))
         return r;
-    if (!p.waitForFinished(timeoutMs)) {
+    if (!p.waitForFinished(scaled(timeoutMs))) {
         p.kill();
         p.waitForFinished();
         return r;

@@ -32,8 +32,23 @@ bool makeGitRepository(const QString &path, const QList<QPair<QString, QByteArra
 // Runs `git <args>` in `dir` and returns its exit code (-1 when it could not run).
 int runGit(const QString &dir, const QStringList &args);
 
-// Runs the event loop until `done()` is true or `timeoutMs` passes. Returns done().
+// CHAT2SBX_TEST_TIMEOUT_FACTOR (a number >= 1, default 1): how much longer every test wait may take
+// on a loaded machine. Every timeout in tests/support goes through scaled(); a test's own timeouts
+// should too (waitFor, QTRY_*_WITH_TIMEOUT(..., scaled(ms)), QSignalSpy::wait(scaled(ms))).
+double timeoutFactor();
+int scaled(int timeoutMs);
+
+// Runs the event loop until `done()` is true or scaled(timeoutMs) passes. Returns done().
 bool waitFor(const std::function<bool()> &done, int timeoutMs);
+
+// A process found by processesWithEnvironment(): its pid and argv.
+struct ProcessInfo {
+    qint64 pid = 0;
+    QStringList argv;
+};
+// The live processes of this user whose environment holds `entry` exactly (e.g.
+// "FAKE_SBX_STATE=<dir>": every fake sbx process of one TestEnvironment, and what it runs).
+QList<ProcessInfo> processesWithEnvironment(const QByteArray &entry);
 
 // An isolated world for one test: a temporary HOME and data root, the fake sbx with its own
 // state folder, a free port, the tunnel disabled.

@@ -144,7 +144,7 @@ private slots:
         QCOMPARE(fileSize(AuditJournal::pathFor(path)), 0);
         // Unread rows are folded on their own a moment later.
         QVERIFY2(repo.insert(row("three"), error), qPrintable(error));
-        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), 3, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), 3, chat2sbx::test::scaled(5000));
         QCOMPARE(fileSize(AuditJournal::pathFor(path)), 0);
     }
 
@@ -264,7 +264,7 @@ private slots:
         }
         QSqlDatabase::removeDatabase(QStringLiteral("locker"));
         // Retried on its own once the lock is gone.
-        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), 5, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), 5, chat2sbx::test::scaled(5000));
         QCOMPARE(fileSize(AuditJournal::pathFor(path)), 0);
     }
 
@@ -305,7 +305,7 @@ private slots:
         locker.close();
         locker = QSqlDatabase();
         QSqlDatabase::removeDatabase(QStringLiteral("locker"));
-        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), 2, 5000);   // retried on its own
+        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), 2, chat2sbx::test::scaled(5000));   // retried on its own
         const QList<AuditEntry> rows = repo.recent(10);
         QCOMPARE(summaries(rows), QStringList({"while locked", "left by a crash"}));
         QCOMPARE(rows.at(0).id, 4);
@@ -347,8 +347,8 @@ private slots:
             QCoreApplication::processEvents();   // one pass at a time: it stops after the first chunk
         QCOMPARE(tableRows(db), qint64(AuditJournal::kFoldChunkRows));
         QVERIFY(fileSize(AuditJournal::pathFor(path)) > 0);
-        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), qint64(n), 5000);
-        QTRY_COMPARE_WITH_TIMEOUT(fileSize(AuditJournal::pathFor(path)), 0, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), qint64(n), chat2sbx::test::scaled(5000));
+        QTRY_COMPARE_WITH_TIMEOUT(fileSize(AuditJournal::pathFor(path)), 0, chat2sbx::test::scaled(5000));
         QCOMPARE(summaries(repo.recent(1)), QStringList({QString::number(n - 1)}));
     }
 
@@ -382,8 +382,8 @@ private slots:
             QCOMPARE(now, waiting - AuditJournal::kFoldChunkRows);
             waiting = now;
         }
-        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), written, 5000);
-        QTRY_COMPARE_WITH_TIMEOUT(fileSize(AuditJournal::pathFor(path)), 0, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(tableRows(db), written, chat2sbx::test::scaled(5000));
+        QTRY_COMPARE_WITH_TIMEOUT(fileSize(AuditJournal::pathFor(path)), 0, chat2sbx::test::scaled(5000));
     }
 
     void idsNeverGoBackAfterPruningEverything()

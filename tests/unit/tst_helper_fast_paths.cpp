@@ -3,6 +3,7 @@
 // it is plain bash and coreutils) and compare every answer with what the file holds, for the
 // builtin path and for the program path it falls back to (NUL bytes, files over 256 KiB).
 #include "sandbox/channel/HelperFrame.h"
+#include "TestSupport.h"
 #include "sandbox/channel/SandboxChannel.h"
 
 #include <QCryptographicHash>
@@ -304,7 +305,7 @@ private slots:
         };
         QVERIFY(alive());
         helper.kill();
-        QTRY_VERIFY_WITH_TIMEOUT(!alive(), 9000);
+        QTRY_VERIFY_WITH_TIMEOUT(!alive(), chat2sbx::test::scaled(9000));
     }
 
     void manyAnswersAtOnceNeverInterleave()

@@ -3,6 +3,7 @@
 // responder, the per-session cap, busy sessions and the audit rows), the tool card's resource and
 // _meta, and the result text each kind of client gets (docs/TOOL_CARDS.md).
 #include "mcp/AuditSink.h"
+#include "TestSupport.h"
 #include "core/JsonRpc.h"
 #include "ManualClock.h"
 #include "mcp/McpDispatcher.h"
@@ -473,7 +474,7 @@ private slots:
         Fixture f;
         const QString session = f.initialize();
         const auto answers = f.sendAsync(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"drop"}})", session);
-        QTRY_COMPARE(answers->size(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(answers->size(), 1, chat2sbx::test::scaled(5000));
         QCOMPARE(object(answers->first().json).value("error").toObject().value("code").toInt(), int(jsonrpc::InternalError));
         QCOMPARE(f.calls->pendingCount(session), 0);
     }

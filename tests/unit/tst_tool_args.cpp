@@ -172,6 +172,27 @@ private slots:
         QCOMPARE(SchemaValidator::validate(schema, a).isEmpty(), schemaOk);
     }
 
+    // bash reads each env entry through a ToolArgs made from entry.toObject(), a temporary: the
+    // reader must keep the object alive itself (an optimised build reuses the temporary's storage).
+    void readerMadeFromATemporaryKeepsItsObject()
+    {
+        const QJsonArray entries = QJsonDocument::fromJson(
+            R"([{"name":"A","value":"1"},{"name":"BB","value":""},{"name":"CCC","value":"three"}])").array();
+        QStringList read;
+        for (const QJsonValue &entry : entries) {
+            ToolArgs variable(entry.toObject());
+            QString name, value;
+            QVERIFY2(variable.string(QStringLiteral("name"), name, 64), qPrintable(variable.error()));
+            QVERIFY2(variable.string(QStringLiteral("value"), value, 64, true, true), qPrintable(variable.error()));
+            read << name + QLatin1Char('=') + value;
+        }
+        QCOMPARE(read, QStringList({"A=1", "BB=", "CCC=three"}));
+
+        ToolArgs direct(QJsonObject{{QStringLiteral("sandbox_id"), QStringLiteral("sbx_0123456789abcdef01234567")}});
+        QString id;
+        QVERIFY2(direct.sandboxId(id), qPrintable(direct.error()));
+        QCOMPARE(id, QStringLiteral("sbx_0123456789abcdef01234567"));
+    }
     void idAndNullableFragments()
     {
         const QJsonObject id = schema::id(QStringLiteral("ws_"), QStringLiteral("a workspace"));

@@ -110,8 +110,8 @@ private slots:
 
         QTest::mouseClick(approve, Qt::LeftButton);
         QCOMPARE(approvals.approved, QStringList{QStringLiteral("apr_one")});
-        QTRY_COMPARE(popup.approvals().rowCount(), 1);
-        QTRY_VERIFY(!popup.findChild<QPushButton *>(QStringLiteral("approve:apr_one")));
+        QTRY_COMPARE_WITH_TIMEOUT(popup.approvals().rowCount(), 1, chat2sbx::test::scaled(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(!popup.findChild<QPushButton *>(QStringLiteral("approve:apr_one")), chat2sbx::test::scaled(5000));
 
         auto *reject = child<QPushButton>(popup, QStringLiteral("reject:apr_two"));
         QVERIFY(reject);
@@ -123,7 +123,7 @@ private slots:
         approvals.failWith.clear();
         QTest::mouseClick(reject, Qt::LeftButton);
         QCOMPARE(approvals.rejected, QStringList{QStringLiteral("apr_two")});
-        QTRY_COMPARE(popup.approvals().rowCount(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(popup.approvals().rowCount(), 0, chat2sbx::test::scaled(5000));
         QVERIFY(!message->isVisible());
     }
 
@@ -153,24 +153,24 @@ private slots:
         auto *destroy = child<QPushButton>(popup, QStringLiteral("destroy:sbx_a1b2c3"));
         // Cancel first: nothing happens.
         QTest::mouseClick(destroy, Qt::LeftButton);
-        QTRY_VERIFY(popup.sandboxes().confirmation());
+        QTRY_VERIFY_WITH_TIMEOUT(popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
         QMessageBox *box = popup.sandboxes().confirmation();
         QVERIFY(box->text().contains(QLatin1String("sbx_a1b2c3")));
         saveScreenshot(*box, QStringLiteral("ui_popup_destroy_confirmation"));
         QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("cancelDestroy")), Qt::LeftButton);
-        QTRY_VERIFY(!popup.sandboxes().confirmation());
+        QTRY_VERIFY_WITH_TIMEOUT(!popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
         QVERIFY(sandboxes.pendingId.isEmpty());
 
         QTest::mouseClick(destroy, Qt::LeftButton);
-        QTRY_VERIFY(popup.sandboxes().confirmation());
+        QTRY_VERIFY_WITH_TIMEOUT(popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
         QTest::mouseClick(popup.sandboxes().confirmation()->findChild<QPushButton *>(QStringLiteral("confirmDestroy")),
                           Qt::LeftButton);
         QCOMPARE(sandboxes.pendingId, QStringLiteral("sbx_a1b2c3"));
         auto *busy = child<QPushButton>(popup, QStringLiteral("destroy:sbx_a1b2c3"));
-        QTRY_VERIFY(busy && busy->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(busy && busy->isVisible(), chat2sbx::test::scaled(5000));
         QVERIFY(!busy->isEnabled());
         sandboxes.finishDestroy(true);
-        QTRY_COMPARE(popup.sandboxes().rowCount(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(popup.sandboxes().rowCount(), 0, chat2sbx::test::scaled(5000));
         QCOMPARE(sandboxes.destroyed, QStringList{QStringLiteral("sbx_a1b2c3")});
         saveScreenshot(popup, QStringLiteral("ui_popup_after_destroy"));
     }
@@ -312,7 +312,7 @@ private slots:
             approvals.add({QStringLiteral("apr_%1").arg(i), QStringLiteral("/srv/r%1").arg(i), QStringLiteral("direct"), fixedTime(9, 0)});
         QCOMPARE(notified.size(), 1);
         QVERIFY(notified.at(0).at(1).toString().contains(QLatin1String("/srv/r0")));
-        QTRY_COMPARE(notified.size(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(notified.size(), 2, chat2sbx::test::scaled(5000));
         QVERIFY2(notified.at(1).at(1).toString().startsWith(QLatin1String("39 more workspace requests are waiting")),
                  qPrintable(notified.at(1).at(1).toString()));
         QTest::qWait(700);

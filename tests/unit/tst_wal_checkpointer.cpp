@@ -1,6 +1,7 @@
 // WalCheckpointer: the server's commits no longer checkpoint the WAL themselves; a thread of its
 // own does, on its own connection, once the WAL passes the threshold. Nothing committed is lost.
 #include "state/Database.h"
+#include "TestSupport.h"
 #include "state/WalCheckpointer.h"
 
 #include <QSqlQuery>
@@ -64,8 +65,8 @@ private slots:
         QTest::qWait(100);
         QCOMPARE(db.backgroundCheckpoints(), 0);
         QVERIFY(commitRows(db, WalCheckpointer::kThresholdPages));
-        QTRY_VERIFY_WITH_TIMEOUT(db.backgroundCheckpoints() > 0, 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(allBackfilled(db), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(db.backgroundCheckpoints() > 0, chat2sbx::test::scaled(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(allBackfilled(db), chat2sbx::test::scaled(5000));
 
         db.close();   // ends the thread, then the connection
         QVERIFY(!db.isCheckpointingInBackground());

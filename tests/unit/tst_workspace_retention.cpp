@@ -152,6 +152,19 @@ private slots:
         QCOMPARE(m_retention->sweep().trashed, QStringList{w->id});
     }
 
+    // stopped: the sandbox sleeps and wakes on the next tool call; its workspace is in use.
+    void aSleepingSandboxKeepsIt()
+    {
+        QString error;
+        const auto w = m_ws->createManaged(error);
+        addSandbox("sbx_a", w->id, "stopped", kStart);
+        m_clock.advance(90 * kDay);
+        QCOMPARE(m_ws->overview().first().activeSandboxId, QString("sbx_a"));
+        QCOMPARE(m_ws->overview().first().retentionDeadline, 0);
+        QVERIFY(m_retention->sweep().trashed.isEmpty());
+        QVERIFY(trashEntries().isEmpty());
+    }
+
     void hostWorkspacesAreNeverMoved()
     {
         QString error;

@@ -107,6 +107,7 @@ private:
     bool recordExit(BashSessionRecord &rec, const QString &state, QString &error);
 
     BashSessionRepository m_repo;
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     ChannelPool &m_channels;
     Clock &m_clock;
     QHash<QString, std::shared_ptr<std::deque<std::function<void()>>>> m_queues;

@@ -73,6 +73,7 @@ signals:
 private:
     void exportRunning(const RunningSandbox &sandbox, const Workspace &workspace, const QString &branch, ExportDone done);
 
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     SandboxService &m_sandboxes;
     ChannelPool &m_channels;
     HostGit &m_git;

@@ -39,6 +39,7 @@ signals:
     void channelExited(const QString &sandboxId);
 
 private:
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     SbxDriver &m_driver;
     SandboxChannel::Options m_options;
     QHash<QString, SandboxChannel *> m_channels;

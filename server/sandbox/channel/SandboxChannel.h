@@ -112,6 +112,7 @@ private:
     // Asks a new helper to kill the one it replaced (and that one's handlers), when that may still run.
     void reapReplacedHelper();
 
+    // Outlives this: ChannelPool owns the channels and holds the same SbxDriver.
     SbxDriver &m_driver;
     RunningSandbox m_sandbox;
     Options m_options;

@@ -67,6 +67,7 @@ private:
     QList<RunningCommand> collect() const;
     void readTail(const QString &sandboxId, const QString &sessionId);
 
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     Database &m_db;
     SandboxService &m_sandboxes;
     BashSessions &m_sessions;

@@ -168,6 +168,7 @@ private:
     void checkPortsAfterWake(const QString &id, const QString &runtimeName);
     RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;
 
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this. Config: Controller's member.
     const Config &m_config;
     WorkspaceService &m_workspaces;
     SbxDriver &m_sbx;

@@ -43,6 +43,7 @@ private:
 
     static constexpr int kExitSettleMs = 300;
 
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     SandboxService &m_sandboxes;
     ChannelPool &m_channels;
     BashSessions &m_sessions;

@@ -67,6 +67,7 @@ private:
     void dropRow(const WarmRecord &r);
     void scheduleMaintain(int delayMs);
 
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this. Config: Controller's member.
     const Config &m_config;
     Database &m_db;
     SbxDriver &m_sbx;

@@ -39,6 +39,7 @@ private:
                      std::function<void(const Outcome &)> done);
     void finish(const QString &workspaceId, Outcome outcome, std::function<void(const Outcome &)> done);
 
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     WorkspaceService &m_workspaces;
     SandboxService &m_sandboxes;
     WorkspaceRetention &m_retention;

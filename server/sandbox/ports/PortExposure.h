@@ -44,6 +44,7 @@ signals:
 
 private:
     SandboxRepository m_repo;
+    // Outlive this: SandboxService owns this and is given both by Controller.
     SandboxResolver &m_resolver;
     SbxDriver &m_sbx;
     QHash<QString, QList<Done>> m_exposing;   // "id:port" -> callers waiting for the same publish

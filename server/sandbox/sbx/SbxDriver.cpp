@@ -10,6 +10,10 @@
 
 #include <memory>
 
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 namespace chat2sbx {
 namespace {
 
@@ -19,6 +23,19 @@ QString trimmedLine(const QByteArray &bytes)
     if (text.size() > 2000)
         text = text.left(2000) + QStringLiteral("…");
     return text;
+}
+
+// An sbx child dies with the server: after a kill -9 of the server no `sbx create` goes on
+// creating a runtime the server will never hear of, and no `sbx exec` keeps a helper attached.
+// Runs in the child between fork and exec (async-signal-safe calls only).
+void dieWithServer(QProcess *proc)
+{
+    const pid_t server = ::getpid();
+    proc->setChildProcessModifier([server] {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != server)   // the server died before prctl took effect
+            ::_exit(127);
+    });
 }
 
 } // namespace
@@ -81,6 +98,7 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
 
     proc->setProgram(m_sbxPath);
     proc->setArguments(args);
+    dieWithServer(proc);
     timer->setSingleShot(true);
     connect(timer, &QTimer::timeout, proc, [proc, report, what, timeoutMs] {
         SbxResult r;
@@ -221,6 +239,7 @@ QProcess *SbxDriver::startInteractive(const SbxExecSpec &spec, QObject *owner)
     auto *proc = new QProcess(owner);
     proc->setProgram(m_sbxPath);
     proc->setArguments(execArgs(s));
+    dieWithServer(proc);
     proc->start(QIODevice::ReadWrite);
     return proc;
 }

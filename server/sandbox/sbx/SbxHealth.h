@@ -41,6 +41,7 @@ private:
     void schedule();
     void log(const SbxStatus &status) const;
 
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     SbxDriver &m_sbx;
     QString m_templateRef;
     SbxStatus m_status;
