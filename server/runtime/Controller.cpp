@@ -23,6 +23,8 @@
 #include "tools/InSandboxTools.h"
 #include "tools/SandboxTools.h"
 #include "tools/WorkspaceTools.h"
+#include "tools/NetworkTools.h"
+#include "sandbox/NetworkAccess.h"
 #include "tunnel/TunnelSupervisor.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceRetention.h"
@@ -59,7 +61,10 @@ Controller::Controller(const Config &config, Clock &clock, QObject *parent)
     m_sbxHealth = std::make_unique<SbxHealth>(*m_sbx, m_config.templateRef());
     connect(m_sandboxes.get(), &SandboxService::templateMissing, m_sbxHealth.get(), &SbxHealth::refresh);
     connect(m_sandboxes.get(), &SandboxService::createFinished, m_sbxHealth.get(), &SbxHealth::noteCreateResult);
-    registerSandboxTools(m_tools, *m_sandboxes, m_config, m_channels.get());
+    // Network access requests and the sbx rules chat2sbx added.
+    m_network = std::make_unique<NetworkAccess>(*m_db, *m_sandboxes, *m_sbx, m_clock);
+    registerSandboxTools(m_tools, *m_sandboxes, m_config, m_channels.get(), m_network.get());
+    registerNetworkTools(m_tools, *m_network);
     // Workspaces and approvals.
     m_approvals = std::make_unique<ApprovalService>(*m_workspaces, *m_db, m_clock);
     m_retention = std::make_unique<WorkspaceRetention>(*m_workspaces, m_clock);
@@ -185,6 +190,7 @@ void Controller::start()
             qCWarning(lcController).noquote() << "audit rows are written straight to the database:" << journalError;
         // Notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
         m_approvals->startWatching();
+        m_network->startWatching();
         m_retention->start();
         m_auditRetention = std::make_unique<AuditRetention>(*m_db, m_clock, m_config.auditRetentionDays,
                                                             m_config.auditMaxRows);
@@ -256,6 +262,7 @@ void Controller::stop()
         m_sandboxes->shutdown();
         m_sbxHealth->stop();
         m_approvals->stopWatching();
+        m_network->stopWatching();
         m_retention->stop();
         if (m_auditRetention)
             m_auditRetention->stop();

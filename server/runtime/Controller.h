@@ -17,6 +17,7 @@ namespace chat2sbx {
 class ActivityMonitor;
 class SandboxSleep;
 class ApprovalService;
+class NetworkAccess;
 class AuditRetention;
 class ChangesService;
 class HostGit;
@@ -83,6 +84,7 @@ public:
     SbxHealth &sbxHealth() { return *m_sbxHealth; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_approvals; }
+    NetworkAccess &network() { return *m_network; }
     // Review and export of the work in sandboxes' git workspaces (show_changes, export_changes,
     // the tray's "Fetch as branch", export before destroy).
     ChangesService &changes() { return *m_changes; }
@@ -130,6 +132,7 @@ private:
     std::unique_ptr<SandboxService> m_sandboxes;
     std::unique_ptr<SbxHealth> m_sbxHealth;
     std::unique_ptr<ApprovalService> m_approvals;
+    std::unique_ptr<NetworkAccess> m_network;
     std::unique_ptr<WorkspaceRetention> m_retention;
     std::unique_ptr<AuditRetention> m_auditRetention;
     std::unique_ptr<ActivityMonitor> m_activity;

@@ -1,5 +1,7 @@
 #include "sandbox/SbxDriver.h"
 
+#include "sandbox/SbxPolicy.h"
+
 #include "sandbox/SbxJson.h"
 
 #include <QJsonArray>
@@ -212,6 +214,21 @@ void SbxDriver::remove(const QString &runtimeName, Callback done)
 {
     run(QStringLiteral("rm"), {QStringLiteral("rm"), QStringLiteral("--force"), runtimeName}, m_timeouts.removeMs, {},
         std::move(done));
+}
+
+void SbxDriver::policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done)
+{
+    run(QStringLiteral("policy allow"), policyAllowArgs(runtimeName, hosts), m_timeouts.otherMs, {}, std::move(done));
+}
+
+void SbxDriver::policyRemove(const QString &runtimeName, const QString &host, Callback done)
+{
+    run(QStringLiteral("policy rm"), policyRemoveArgs(runtimeName, host), m_timeouts.otherMs, {}, std::move(done));
+}
+
+void SbxDriver::policyLog(const QString &runtimeName, int limit, Callback done)
+{
+    run(QStringLiteral("policy log"), policyLogArgs(runtimeName, limit), m_timeouts.otherMs, {}, std::move(done));
 }
 
 QProcess *SbxDriver::startInteractive(const SbxExecSpec &spec, QObject *owner)
