@@ -6,6 +6,7 @@
 
 #include "ServiceActivityModel.h"
 #include "ServiceApprovalsModel.h"
+#include "ServiceNetworkModel.h"
 #include "sandbox/ActivityMonitor.h"
 #include "ServiceSandboxesModel.h"
 
@@ -23,6 +24,7 @@ ServiceModels makeServiceModels(Controller &controller)
     m.status = std::make_unique<ServiceStatusModel>(controller);
     m.workspaces = std::make_unique<ServiceWorkspacesModel>(controller.workspaces(), controller.sandboxes(), controller.changes(),
                                                             controller.workspaceRemoval());
+    m.network = std::make_unique<ServiceNetworkModel>(controller.network(), controller.sandboxes());
     return m;
 }
 
