@@ -3,8 +3,8 @@
 #include "Command.h"
 
 #include "core/Clock.h"
-#include "state/Database.h"
 #include "state/Approval.h"
+#include "state/Database.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"
 
@@ -29,7 +29,7 @@ private:
     ApprovalService m_approvals;
 };
 
-// The --json shape the approval commands print (workspaces: workspaceJson, sandbox/SandboxPresenter.h).
+// The --json shape the approval commands print (workspaces: workspaceJson, sandbox/present/SandboxPresenter.h).
 QJsonObject approvalToJson(const Approval &a);
 
 } // namespace chat2sbx::app

@@ -3,7 +3,7 @@
 #include "Command.h"
 #include "SandboxCli.h"
 
-#include "sandbox/NetworkAccess.h"
+#include "sandbox/network/NetworkAccess.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -2,7 +2,7 @@
 #include "Command.h"
 #include "SandboxCli.h"
 
-#include "sandbox/SandboxPresenter.h"
+#include "sandbox/present/SandboxPresenter.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

@@ -1,8 +1,8 @@
-// `chat2sbx setup`: runs sandbox/TemplateBuilder (tunnel check, sbx checks, the pinned template) and
+// `chat2sbx setup`: runs runtime/SetupRun (tunnel check, sbx checks, the pinned template) and
 // prints its progress lines; exit 0 when the template is ready.
 #include "Command.h"
 
-#include "sandbox/TemplateBuilder.h"
+#include "runtime/SetupRun.h"
 
 #include <QCoreApplication>
 
@@ -13,7 +13,7 @@ int runSetup(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
         return ctx.usage(QStringLiteral("setup takes no arguments (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
-    TemplateBuilder builder(ctx.config);
+    SetupRun builder(ctx.config);
     if (qEnvironmentVariableIntValue("CHAT2SBX_SETUP_PROGRESS_MS") > 0)
         builder.setProgressIntervalMs(qEnvironmentVariableIntValue("CHAT2SBX_SETUP_PROGRESS_MS"));
     int code = 0;

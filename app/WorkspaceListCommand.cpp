@@ -2,7 +2,7 @@
 #include "Command.h"
 #include "LocalState.h"
 
-#include "sandbox/SandboxPresenter.h"
+#include "sandbox/present/SandboxPresenter.h"
 
 #include <QJsonArray>
 

@@ -4,7 +4,7 @@
 #include "SandboxCli.h"
 
 #include "core/Ids.h"
-#include "sandbox/WorkspaceRemoval.h"
+#include "sandbox/lifecycle/WorkspaceRemoval.h"
 #include "workspace/WorkspaceRetention.h"
 
 #include <QCoreApplication>

@@ -1,6 +1,6 @@
 #include "ServiceActivityModel.h"
 
-#include "sandbox/ActivityMonitor.h"
+#include "sandbox/lifecycle/ActivityMonitor.h"
 
 namespace chat2sbx::ui {
 

@@ -1,13 +1,13 @@
 #include "ServiceModels.h"
 
+#include "runtime/Controller.h"
 #include "ServiceStatusModel.h"
 #include "ServiceWorkspacesModel.h"
-#include "runtime/Controller.h"
 
+#include "sandbox/lifecycle/ActivityMonitor.h"
 #include "ServiceActivityModel.h"
 #include "ServiceApprovalsModel.h"
 #include "ServiceNetworkModel.h"
-#include "sandbox/ActivityMonitor.h"
 #include "ServiceSandboxesModel.h"
 
 namespace chat2sbx::ui {

@@ -1,7 +1,7 @@
 #include "ServiceNetworkModel.h"
 
-#include "sandbox/NetworkAccess.h"
-#include "sandbox/SandboxService.h"
+#include "sandbox/network/NetworkAccess.h"
+#include "sandbox/lifecycle/SandboxService.h"
 
 #include <QPointer>
 

@@ -1,7 +1,7 @@
 #include "ServiceSandboxesModel.h"
 
-#include "sandbox/SandboxPresenter.h"
-#include "sandbox/SandboxService.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/present/SandboxPresenter.h"
 
 #include <QPointer>
 

@@ -1,10 +1,10 @@
 #include "ServiceStatusModel.h"
 
 #include "runtime/Controller.h"
-#include "sandbox/SandboxPresenter.h"
-#include "sandbox/SandboxService.h"
-#include "sandbox/SbxHealth.h"
 #include "runtime/StatusReportBuilder.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/present/SandboxPresenter.h"
+#include "sandbox/sbx/SbxHealth.h"
 #include "tunnel/TunnelSupervisor.h"
 
 namespace chat2sbx::ui {

@@ -1,8 +1,8 @@
 #include "ServiceWorkspacesModel.h"
 
-#include "sandbox/ChangesService.h"
-#include "sandbox/SandboxService.h"
-#include "sandbox/WorkspaceRemoval.h"
+#include "sandbox/changes/ChangesService.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/WorkspaceRemoval.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QPointer>

@@ -1,4 +1,4 @@
-// The event-loop part of `edit` (issue 22): what FileTools runs between the helper's `get` answer and
+// The event-loop part of `edit`: what FileTools runs between the helper's `get` answer and
 // the `write` request: planEdit (count, cap, build) and replacementDiff. Prints one JSON object.
 //   chat2sbx-bench-edit [matches=200000] [repeats=5]
 #include "tools/EditPlan.h"

@@ -1,14 +1,14 @@
-// sandbox_list's answer without the HTTP layer (issue 21 goal 4): the one query, the summaries and
+// sandbox_list's answer without the HTTP layer: the one query, the summaries and
 // the JSON-RPC message serve sends, for N sandboxes in a fresh database. Prints one JSON object.
 //   chat2sbx-bench-list [sandboxes=1000] [repeats=50]
 #include "config/Config.h"
 #include "core/Clock.h"
 #include "core/Ids.h"
-#include "mcp/JsonRpc.h"
+#include "core/JsonRpc.h"
 #include "mcp/ToolCallRunner.h"
-#include "sandbox/SandboxListJson.h"
-#include "sandbox/SandboxService.h"
-#include "sandbox/SbxDriver.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/present/SandboxListJson.h"
+#include "sandbox/sbx/SbxDriver.h"
 #include "state/Database.h"
 #include "state/SandboxRepository.h"
 #include "state/WorkspaceRepository.h"

@@ -1,4 +1,4 @@
-// chat2sbx-loadgen: the benchmark client (issue 10). Loopback MCP over raw keep-alive HTTP/1.1.
+// chat2sbx-loadgen: the benchmark client. Loopback MCP over raw keep-alive HTTP/1.1.
 #include "Commands.h"
 
 #include <QCoreApplication>

@@ -43,6 +43,7 @@ struct Config {
     int importFileMaxMiB = 64;
     QString testImportCaFile;                 // tests only: an extra CA certificate import_file trusts
     bool exposeAllowLan = false;              // sandbox_expose may bind a non-loopback host address
+    bool toolCards = true;                    // tools point hosts at the tool card (docs/TOOL_CARDS.md)
     int auditRetentionDays = 30;              // activity log rows older than this are pruned
     int auditMaxRows = 100000;                // and all but the newest this many
     // sandbox_create/sandbox_destroy answer at the latest after this, even while sbx is still at work

@@ -218,6 +218,7 @@ const QList<Setting> &settings()
         {"CHAT2SBX_TUNNEL_READY_TIMEOUT_MS", "tunnelReadyTimeoutMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelReadyTimeoutMs = static_cast<int>(qBound<qint64>(qint64(1000), v.toLongLong(), qint64(600000))); }},
         {"CHAT2SBX_TUNNEL_ENV", "tunnelEnv", Kind::List, [](Config &c, const QVariant &v) { c.tunnelEnv = v.toStringList(); }},
         {"CHAT2SBX_EXPOSE_ALLOW_LAN", "exposeAllowLan", Kind::Bool, [](Config &c, const QVariant &v) { c.exposeAllowLan = v.toBool(); }},
+        {"CHAT2SBX_TOOL_CARDS", "toolCards", Kind::Bool, [](Config &c, const QVariant &v) { c.toolCards = v.toBool(); }},
         {"CHAT2SBX_AUDIT_RETENTION_DAYS", "auditRetentionDays", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.auditRetentionDays = static_cast<int>(qMin<qint64>(v.toLongLong(), 36500)); }},
         {"CHAT2SBX_AUDIT_MAX_ROWS", "auditMaxRows", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.auditMaxRows = static_cast<int>(qMin<qint64>(v.toLongLong(), 100000000)); }},
     };

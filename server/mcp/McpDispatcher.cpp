@@ -1,8 +1,9 @@
 #include "mcp/McpDispatcher.h"
 
+#include "core/JsonRpc.h"
 #include "core/LogText.h"
-#include "mcp/JsonRpc.h"
 #include "mcp/McpInstructions.h"
+#include "mcp/McpResources.h"
 #include "mcp/ToolCallRunner.h"
 #include "mcp/ToolRegistry.h"
 
@@ -184,6 +185,7 @@ void McpDispatcher::initialize(const QJsonValue &id, const QJsonObject &params, 
         {QStringLiteral("capabilities"), QJsonObject{
              {QStringLiteral("tools"), QJsonObject{{QStringLiteral("listChanged"), false}}},
              {QStringLiteral("logging"), QJsonObject{}},
+             {QStringLiteral("resources"), QJsonObject{{QStringLiteral("listChanged"), false}, {QStringLiteral("subscribe"), false}}},
          }},
         {QStringLiteral("serverInfo"), QJsonObject{
              {QStringLiteral("name"), QStringLiteral("chat2sbx")},
@@ -221,6 +223,14 @@ void McpDispatcher::handleRequest(McpSession &session, const QJsonValue &id, con
             return respond(errorAnswer(200, id, jsonrpc::InvalidParams, QStringLiteral("Invalid params: unknown cursor")));
         return respond(McpAnswer{200, jsonrpc::serializeResult(id, m_tools.listResultJson()), {}});
     }
+    if (method == QLatin1String("resources/list") || method == QLatin1String("resources/templates/list")) {
+        if (params.contains(QStringLiteral("cursor")))
+            return respond(errorAnswer(200, id, jsonrpc::InvalidParams, QStringLiteral("Invalid params: unknown cursor")));
+        return respond(message(200, jsonrpc::result(id, method == QLatin1String("resources/list") ? mcpresources::listResult()
+                                                                                                 : mcpresources::templatesListResult())));
+    }
+    if (method == QLatin1String("resources/read"))
+        return readResource(id, params, respond);
     if (method == QLatin1String("logging/setLevel")) {
         const QString level = params.value(QStringLiteral("level")).toString();
         if (!logLevels().contains(level))
@@ -234,6 +244,18 @@ void McpDispatcher::handleRequest(McpSession &session, const QJsonValue &id, con
     if (method == QLatin1String("initialize"))
         return respond(errorAnswer(400, id, jsonrpc::InvalidRequest, QStringLiteral("Invalid Request: Server already initialized")));
     respond(errorAnswer(200, id, jsonrpc::MethodNotFound, QStringLiteral("Method not found: %1").arg(method.left(100))));
+}
+
+void McpDispatcher::readResource(const QJsonValue &id, const QJsonObject &params, const Respond &respond)
+{
+    const QJsonValue uri = params.value(QStringLiteral("uri"));
+    if (!uri.isString())
+        return respond(errorAnswer(200, id, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"uri\" must be a string")));
+    QJsonObject result;
+    if (!mcpresources::readResult(uri.toString(), result))
+        return respond(message(200, jsonrpc::error(id, jsonrpc::ResourceNotFound, QStringLiteral("Resource not found"),
+                                                   QJsonObject{{QStringLiteral("uri"), uri.toString().left(2048)}})));
+    respond(message(200, jsonrpc::result(id, result)));
 }
 
 void McpDispatcher::callTool(McpSession &session, const QJsonValue &id, const QJsonObject &params, const Respond &respond)

@@ -34,7 +34,8 @@ struct McpAnswer {
 };
 
 // The MCP protocol without a socket: validates one JSON-RPC message (no batches), finds or creates
-// its session, and answers initialize, ping, tools/list, logging/setLevel, tools/call and the
+// its session, and answers initialize, ping, tools/list, resources/list, resources/templates/list,
+// resources/read (mcp/McpResources), logging/setLevel, tools/call and the
 // notifications (initialized, cancelled). `respond` is called exactly once: at once for everything
 // but tools/call, whose answer comes when the tool finishes or is cancelled. Notifications and
 // client responses are answered with an accepted (empty) answer.
@@ -64,6 +65,7 @@ private:
     void handleRequest(McpSession &session, const QJsonValue &id, const QString &method, const QJsonObject &params,
                        const Respond &respond);
     void handleNotification(McpSession &session, const QString &method, const QJsonObject &params);
+    void readResource(const QJsonValue &id, const QJsonObject &params, const Respond &respond);
     void callTool(McpSession &session, const QJsonValue &id, const QJsonObject &params, const Respond &respond);
 
     ToolRegistry &m_tools;

@@ -1,7 +1,7 @@
 #include "mcp/McpEndpoint.h"
 
-#include "mcp/HttpReply.h"
-#include "mcp/JsonRpc.h"
+#include "core/JsonRpc.h"
+#include "http/HttpReply.h"
 #include "mcp/McpDispatcher.h"
 
 #include <QHttpServer>
@@ -85,10 +85,10 @@ void McpEndpoint::handlePost(const HttpRequestData &request, const std::shared_p
         return sendError(*reply, 413, QJsonValue(), jsonrpc::TransportError,
                          QStringLiteral("Payload Too Large: the limit is %1 bytes").arg(kMaxBodyBytes));
     // The body is parsed once, by the dispatcher; only a refusal here parses it for its id.
-    if (!HttpGuard::isJsonContentType(request.header("content-type")))
+    if (!HttpAccessPolicy::isJsonContentType(request.header("content-type")))
         return sendError(*reply, 415, jsonrpc::peekId(request.body), jsonrpc::TransportError,
                          QStringLiteral("Unsupported Media Type: Content-Type must be application/json"));
-    if (!HttpGuard::acceptsJsonAndSse(request.header("accept")))
+    if (!HttpAccessPolicy::acceptsJsonAndSse(request.header("accept")))
         return sendError(*reply, 406, jsonrpc::peekId(request.body), jsonrpc::TransportError,
                          QStringLiteral("Not Acceptable: Client must accept both application/json and text/event-stream"));
 

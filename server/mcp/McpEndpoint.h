@@ -1,6 +1,6 @@
 #pragma once
 
-#include "mcp/HttpGuard.h"
+#include "http/HttpAccessPolicy.h"
 
 #include <QObject>
 
@@ -17,7 +17,7 @@ class McpDispatcher;
 struct Config;
 
 // MCP Streamable HTTP on /mcp (reference/mcp.md §0-1), the transport around McpDispatcher: access
-// rules (HttpGuard), body size, Content-Type and Accept, the Mcp-Session-Id and
+// rules (HttpAccessPolicy), body size, Content-Type and Accept, the Mcp-Session-Id and
 // MCP-Protocol-Version headers. POST carries one JSON-RPC message, answered with application/json
 // (notifications and client responses get 202); GET is 405 (no server-initiated stream); DELETE
 // ends the session. Every other path is 404 (including tunnel-client's /.well-known OAuth discovery).
@@ -40,7 +40,7 @@ private:
     void handleDelete(const HttpRequestData &request, const std::shared_ptr<HttpReply> &reply);
 
     McpDispatcher &m_dispatcher;
-    HttpGuard m_guard;
+    HttpAccessPolicy m_guard;
 };
 
 } // namespace chat2sbx

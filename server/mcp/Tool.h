@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/CancellationToken.h"
+
 #include <QByteArray>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -8,6 +10,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -22,6 +25,14 @@ struct ToolAnnotations {
     bool openWorld = false;
 };
 
+// How hosts show a tool and its results (docs/TOOL_CARDS.md).
+struct ToolPresentation {
+    QString invoking;            // status text while the call runs (openai/toolInvocation/invoking), <= 64 characters
+    QString invoked;             // status text after it (openai/toolInvocation/invoked), <= 64 characters
+    bool card = false;           // results are drawn by the tool card (ui://widget/chat2sbx-tool-card.html)
+    QStringList payloadFields = {};   // big string fields of the structured result, written raw in the full text
+};
+
 struct ToolDefinition {
     QString name;          // snake_case, [a-z0-9_], <= 64 characters
     QString title;
@@ -30,6 +41,7 @@ struct ToolDefinition {
     QJsonObject outputSchema;  // empty: none declared
     ToolAnnotations annotations;
     QJsonObject meta = {};     // tools/list "_meta" (e.g. openai/fileParams); empty: none
+    ToolPresentation presentation = {};
 };
 
 // What a tool call produces. `structured` becomes structuredContent and, serialised, the text block.
@@ -60,37 +72,6 @@ struct ToolResult {
     {
         return structuredJson.isEmpty() ? structured : QJsonDocument::fromJson(structuredJson).object();
     }
-};
-
-// Raised when the client cancels a call (notifications/cancelled) or its session ends.
-class CancellationToken {
-public:
-    CancellationToken() : m_state(std::make_shared<State>()) {}
-    bool isCancelled() const { return m_state->cancelled; }
-    // Runs `fn` once when cancelled (immediately if already cancelled).
-    void onCancel(std::function<void()> fn) const
-    {
-        if (m_state->cancelled)
-            fn();
-        else
-            m_state->handlers.push_back(std::move(fn));
-    }
-    void cancel() const
-    {
-        if (m_state->cancelled)
-            return;
-        m_state->cancelled = true;
-        auto handlers = std::move(m_state->handlers);
-        for (auto &h : handlers)
-            h();
-    }
-
-private:
-    struct State {
-        bool cancelled = false;
-        std::vector<std::function<void()>> handlers;
-    };
-    std::shared_ptr<State> m_state;
 };
 
 // Completes one tools/call exactly once. Copyable; copies share the same call. Handlers keep it

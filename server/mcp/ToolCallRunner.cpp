@@ -1,12 +1,12 @@
 #include "mcp/ToolCallRunner.h"
 
+#include "core/Clock.h"
+#include "core/JsonRpc.h"
+#include "core/JsonText.h"
 #include "mcp/AuditSink.h"
 #include "mcp/AuditSummary.h"
-#include "mcp/JsonRpc.h"
-#include "mcp/JsonText.h"
 #include "mcp/SchemaValidator.h"
 #include "mcp/ToolRegistry.h"
-#include "core/Clock.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -81,8 +81,9 @@ int ToolCallRunner::pendingCount(const QString &sessionId) const
     return session == m_pending.cend() ? 0 : int(session->size());
 }
 
-QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, bool hasOutputSchema)
+QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, const ResultLayout &layout)
 {
+    const bool hasOutputSchema = layout.hasOutputSchema;
     if (result.isError) {
         QJsonObject structured = result.structuredObject();
         QString text = result.message;
@@ -95,13 +96,22 @@ QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, bool has
             out.insert(QStringLiteral("structuredContent"), structured);
         return json::compact(out);
     }
-    // Success: the structured result is serialized once and written twice, as structuredContent and
-    // as the text block's string; keys in QJsonDocument's (sorted) order.
+    // Success: the structured result is serialized once; the full text of a result without payload
+    // fields is that same JSON. Keys in QJsonDocument's (sorted) order.
     const QByteArray structured = result.structuredJson.isEmpty() ? json::compact(result.structured) : result.structuredJson;
+    const bool textIsStructured = layout.form == ResultTextForm::Full && layout.payloadFields.isEmpty();
+    const QByteArray text = textIsStructured ? QByteArray()
+                                             : resultText(result.structuredObject(), layout.payloadFields, layout.form);
     QByteArray out;
-    out.reserve(2 * structured.size() + structured.size() / 8 + 128);
-    out += "{\"content\":[{\"text\":";
-    json::appendString(out, structured);
+    out.reserve(structured.size() + (textIsStructured ? structured : text).size() * 9 / 8 + 160);
+    out += '{';
+    if (!layout.cardTool.isEmpty()) {
+        out += "\"_meta\":{\"chat2sbx/tool\":";
+        json::appendString(out, layout.cardTool.toUtf8());
+        out += "},";
+    }
+    out += "\"content\":[{\"text\":";
+    json::appendString(out, textIsStructured ? structured : text);
     out += ",\"type\":\"text\"}";
     for (const QJsonValue &block : result.extraContent) {
         out += ',';
@@ -192,13 +202,14 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     call.mcpSessionId = sessionId;
     call.clientName = clientName;
     call.cancellation = pending->token;
-    const bool hasOutputSchema = !entry->definition.outputSchema.isEmpty();
-    call.responder = ToolResponder([self, weak, guard, hasOutputSchema](const ToolResult &result) {
+    const ResultLayout layout{!entry->definition.outputSchema.isEmpty(), entry->definition.presentation.payloadFields,
+                              resultTextFormFor(clientName), m_tools.hasCard(entry->definition) ? name : QString()};
+    call.responder = ToolResponder([self, weak, guard, layout](const ToolResult &result) {
         guard->answered();
         auto p = weak.lock();
         if (!self || !p || self->findPending(p->sessionId, p->rpcId) != p)
             return;   // cancelled, or the session ended, before the handler answered
-        self->complete(p, jsonrpc::serializeResult(p->rpcId, callToolResultJson(result, hasOutputSchema)),
+        self->complete(p, jsonrpc::serializeResult(p->rpcId, callToolResultJson(result, layout)),
                        result.isError ? QStringLiteral("error") : QStringLiteral("ok"),
                        result.isError ? oneLine(result.message) : QString());
     });

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "mcp/ResultText.h"
 #include "mcp/Tool.h"
 
 #include <QElapsedTimer>
@@ -43,11 +44,23 @@ public:
     void cancel(const QString &sessionId, const QJsonValue &rpcId, const QString &reason);
     void cancelSession(const QString &sessionId, const QString &reason);
 
-    // {content:[{type:text,text}], structuredContent, isError}. An error of a tool that declares an
-    // outputSchema carries no structuredContent (clients validate any structuredContent against that
-    // schema, errors included); its details are appended to the text instead.
-    // Serialized: a success's structured result is written once into both places.
-    static QByteArray callToolResultJson(const ToolResult &result, bool hasOutputSchema = false);
+    // How a tool's results are laid out (docs/TOOL_CARDS.md).
+    struct ResultLayout {
+        bool hasOutputSchema = false;
+        QStringList payloadFields = {};   // ToolPresentation::payloadFields
+        ResultTextForm form = ResultTextForm::Full;
+        QString cardTool = {};            // non-empty: the tool card draws it; _meta names the tool
+    };
+
+    // {_meta?, content:[{type:text,text}], structuredContent, isError}. A success's text is
+    // resultText() of its structured result (ResultText.h); an error's text is its message. An error of
+    // a tool that declares an outputSchema carries no structuredContent (clients validate any
+    // structuredContent against that schema, errors included); its details are appended to the text.
+    static QByteArray callToolResultJson(const ToolResult &result, const ResultLayout &layout);
+    static QByteArray callToolResultJson(const ToolResult &result, bool hasOutputSchema = false)
+    {
+        return callToolResultJson(result, ResultLayout{hasOutputSchema});
+    }
 
 signals:
     // Emitted after a call finished and its audit row was written (tests wait on it).

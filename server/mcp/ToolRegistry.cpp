@@ -1,5 +1,7 @@
 #include "mcp/ToolRegistry.h"
 
+#include "mcp/ToolCard.h"
+
 #include <QJsonDocument>
 #include <QRegularExpression>
 
@@ -18,6 +20,12 @@ bool ToolRegistry::add(const ToolDefinition &definition, ToolHandler handler)
     m_entries.append({definition, std::move(handler)});
     m_listResultJson.clear();
     return true;
+}
+
+void ToolRegistry::setToolCardsEnabled(bool enabled)
+{
+    m_toolCards = enabled;
+    m_listResultJson.clear();
 }
 
 const ToolRegistry::Entry *ToolRegistry::find(const QString &name) const
@@ -55,8 +63,18 @@ QJsonArray ToolRegistry::toJson() const
         };
         if (!d.outputSchema.isEmpty())
             tool.insert(QStringLiteral("outputSchema"), d.outputSchema);
-        if (!d.meta.isEmpty())
-            tool.insert(QStringLiteral("_meta"), d.meta);
+        QJsonObject meta = d.meta;
+        if (!d.presentation.invoking.isEmpty())
+            meta.insert(QStringLiteral("openai/toolInvocation/invoking"), d.presentation.invoking);
+        if (!d.presentation.invoked.isEmpty())
+            meta.insert(QStringLiteral("openai/toolInvocation/invoked"), d.presentation.invoked);
+        if (hasCard(d)) {
+            const QJsonObject card = toolcard::toolMeta();
+            for (auto it = card.begin(); it != card.end(); ++it)
+                meta.insert(it.key(), it.value());
+        }
+        if (!meta.isEmpty())
+            tool.insert(QStringLiteral("_meta"), meta);
         tools.append(tool);
     }
     return tools;

@@ -28,8 +28,14 @@ public:
 
     static bool isValidToolName(const QString &name);
 
+    // Off: no tool points at the tool card (config toolCards); the invocation texts stay.
+    void setToolCardsEnabled(bool enabled);
+    // Whether results of this tool are drawn by the tool card.
+    bool hasCard(const ToolDefinition &definition) const { return m_toolCards && definition.presentation.card; }
+
 private:
     QList<Entry> m_entries;
+    bool m_toolCards = true;
     mutable QByteArray m_listResultJson;
 };
 

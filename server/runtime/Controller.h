@@ -1,8 +1,8 @@
 #pragma once
 
 #include "config/Config.h"
-#include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
+#include "runtime/Services.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -14,33 +14,17 @@ class QHttpServer;
 
 namespace chat2sbx {
 
-class ActivityMonitor;
-class SandboxSleep;
-class ApprovalService;
-class NetworkAccess;
-class AuditRetention;
-class ChangesService;
-class HostGit;
-class WorkspaceRemoval;
-class BashSessions;
-class ChannelPool;
-class Database;
-class LocalTokenStore;
 class AuditLogSink;
+class AuditRetention;
+class LocalTokenStore;
 class McpDispatcher;
 class McpEndpoint;
-class ToolCallRunner;
 class PidFile;
-class SandboxService;
-class SbxHealth;
-class SbxDriver;
-class WorkspaceRetention;
-class WorkspaceService;
-class TunnelSupervisor;
-class WarmPool;
+class ToolCallRunner;
 
-// Wires the services and owns the start-up order: config → database → reconciliation → listen →
-// tunnel. Shutdown runs the other way. The tray and `serve` both drive one Controller.
+// Owns the start-up order over the services that runtime/Services builds and wires: config →
+// database → reconciliation → listen → tunnel. Shutdown runs the other way. The tray and `serve`
+// both drive one Controller.
 class Controller : public QObject {
     Q_OBJECT
 public:
@@ -65,7 +49,7 @@ public:
     qint64 uptimeMs() const { return m_uptime.isValid() ? m_uptime.elapsed() : 0; }
     Clock &clock() const { return m_clock; }
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
-    ToolRegistry &tools() { return m_tools; }
+    ToolRegistry &tools() { return m_services.tools; }
     // Exist once start() got past loading the local token: the HTTP endpoint on /mcp, the protocol
     // behind it and the tool calls in flight.
     McpEndpoint *mcpEndpoint() const { return m_mcp.get(); }
@@ -76,28 +60,28 @@ public:
     QString localToken() const;
     // The sandbox lifecycle services; built in the constructor so others can hook in
     // (e.g. sandboxes().setAttacher()) before start(), which reconciles them before listening.
-    SbxDriver &sbx() { return *m_sbx; }
-    WorkspaceService &workspaces() { return *m_workspaces; }
-    SandboxService &sandboxes() { return *m_sandboxes; }
-    WarmPool &warmPool() { return *m_warm; }
+    SbxDriver &sbx() { return *m_services.sbx; }
+    WorkspaceService &workspaces() { return *m_services.workspaces; }
+    SandboxService &sandboxes() { return *m_services.sandboxes; }
+    WarmPool &warmPool() { return *m_services.warm; }
     // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
-    SbxHealth &sbxHealth() { return *m_sbxHealth; }
+    SbxHealth &sbxHealth() { return *m_services.sbxHealth; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
-    ApprovalService &approvals() { return *m_approvals; }
-    NetworkAccess &network() { return *m_network; }
+    ApprovalService &approvals() { return *m_services.approvals; }
+    NetworkAccess &network() { return *m_services.network; }
     // Review and export of the work in sandboxes' git workspaces (show_changes, export_changes,
     // the tray's "Fetch as branch", export before destroy).
-    ChangesService &changes() { return *m_changes; }
+    ChangesService &changes() { return *m_services.changes; }
     // The user's Revoke / remove of a workspace (sandboxes destroyed, work saved, approval withdrawn).
-    WorkspaceRemoval &workspaceRemoval() { return *m_removal; }
+    WorkspaceRemoval &workspaceRemoval() { return *m_services.removal; }
     // The Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
     // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
-    TunnelSupervisor &tunnel() { return *m_tunnel; }
+    TunnelSupervisor &tunnel() { return *m_services.tunnel; }
     // The bash sessions and control channels of running sandboxes (the tray's activity view).
-    BashSessions &bashSessions() { return *m_bashSessions; }
-    ChannelPool &channels() { return *m_channels; }
+    BashSessions &bashSessions() { return *m_services.bashSessions; }
+    ChannelPool &channels() { return *m_services.channels; }
     // Running commands, their output tails and recent tool calls (the tray's Activity view).
-    ActivityMonitor &activity() { return *m_activity; }
+    ActivityMonitor &activity() { return *m_services.activity; }
 
 signals:
     void started();
@@ -116,27 +100,11 @@ private:
     void afterReconciliation();   // then the MCP endpoint
     void finishStop();            // the rest of stop() once the tunnel client is gone
 
-    Config m_config;
+    Config m_config;   // the services keep a reference: declared before them
     State m_state = State::Stopped;
     Clock &m_clock;
-    std::unique_ptr<Database> m_db;
-    ToolRegistry m_tools;
-    std::unique_ptr<SbxDriver> m_sbx;
-    std::unique_ptr<WorkspaceService> m_workspaces;
-    std::unique_ptr<ChannelPool> m_channels;   // declared before m_sandboxes: outlives it
-    std::unique_ptr<BashSessions> m_bashSessions;
-    std::unique_ptr<HostGit> m_hostGit;        // these three are declared before m_sandboxes too
-    std::unique_ptr<ChangesService> m_changes;
-    std::unique_ptr<WorkspaceRemoval> m_removal;
-    std::unique_ptr<WarmPool> m_warm;   // sandboxes made ahead of need; outlives m_sandboxes
-    std::unique_ptr<SandboxService> m_sandboxes;
-    std::unique_ptr<SbxHealth> m_sbxHealth;
-    std::unique_ptr<ApprovalService> m_approvals;
-    std::unique_ptr<NetworkAccess> m_network;
-    std::unique_ptr<WorkspaceRetention> m_retention;
+    Services m_services;   // outlives everything below, which uses it
     std::unique_ptr<AuditRetention> m_auditRetention;
-    std::unique_ptr<ActivityMonitor> m_activity;
-    std::unique_ptr<SandboxSleep> m_sleep;
     std::unique_ptr<QHttpServer> m_http;
     std::unique_ptr<LocalTokenStore> m_localTokens;
     std::unique_ptr<AuditLogSink> m_auditSink;
@@ -144,7 +112,6 @@ private:
     std::unique_ptr<McpDispatcher> m_dispatcher;
     std::unique_ptr<McpEndpoint> m_mcp;
     std::unique_ptr<PidFile> m_pidFile;
-    std::unique_ptr<TunnelSupervisor> m_tunnel;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
 };

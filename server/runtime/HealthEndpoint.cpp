@@ -1,6 +1,6 @@
 #include "runtime/HealthEndpoint.h"
 
-#include "mcp/HttpGuard.h"
+#include "http/HttpAccessPolicy.h"
 #include "runtime/Controller.h"
 #include "runtime/StatusReportBuilder.h"
 
@@ -19,7 +19,7 @@ void installHealthEndpoint(QHttpServer &http, Controller &controller)
                    // 127.0.0.1 still sends its own Host (and an Origin); `chat2sbx status` sends neither.
                    const HttpRequestData data = HttpRequestData::from(request);
                    const QString host = QString::fromLatin1(data.header("host"));
-                   if (!request.remoteAddress().isLoopback() || !HttpGuard::isLoopbackHostName(HttpGuard::hostPart(host))
+                   if (!request.remoteAddress().isLoopback() || !HttpAccessPolicy::isLoopbackHostName(HttpAccessPolicy::hostPart(host))
                        || data.hasHeader("origin"))
                        return QHttpServerResponse(QHttpServerResponder::StatusCode::Forbidden);
                    // With the local token required, the details (data root, the tunnel client's pid and
@@ -27,7 +27,7 @@ void installHealthEndpoint(QHttpServer &http, Controller &controller)
                    const QString token = controller.localToken();
                    const StatusReport report = statusFromServer(controller);
                    if (!token.isEmpty()
-                       && !HttpGuard::constantTimeEquals(
+                       && !HttpAccessPolicy::constantTimeEquals(
                            data.header(controller.config().localTokenHeader.toLower().toUtf8()).trimmed(), token.toUtf8()))
                        return QHttpServerResponse(report.toBareHealthJson());
                    return QHttpServerResponse(report.toHealthJson());

@@ -2,7 +2,7 @@
 
 #include "runtime/PidFile.h"
 #include "runtime/StatusReportBuilder.h"
-#include "sandbox/SbxDriver.h"
+#include "sandbox/sbx/SbxDriver.h"
 #include "state/StateCounts.h"
 
 #include <QJsonDocument>

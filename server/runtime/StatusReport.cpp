@@ -1,6 +1,6 @@
 #include "runtime/StatusReport.h"
 
-#include "sandbox/SandboxPresenter.h"
+#include "sandbox/present/SandboxPresenter.h"
 
 #include <QJsonArray>
 

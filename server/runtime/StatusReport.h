@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sandbox/SbxStatus.h"
+#include "sandbox/sbx/SbxStatus.h"
 
 #include <QJsonObject>
 #include <QString>

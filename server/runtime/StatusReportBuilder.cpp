@@ -2,9 +2,9 @@
 
 #include "config/Config.h"
 #include "runtime/Controller.h"
-#include "sandbox/SandboxService.h"
-#include "sandbox/SbxHealth.h"
-#include "sandbox/WarmPool.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/WarmPool.h"
+#include "sandbox/sbx/SbxHealth.h"
 #include "tunnel/TunnelSupervisor.h"
 #include "workspace/ApprovalService.h"
 

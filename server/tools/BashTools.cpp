@@ -1,9 +1,9 @@
 #include "tools/BashTools.h"
 
-#include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
-#include "sandbox/BashSessions.h"
-#include "sandbox/SandboxResolver.h"
+#include "mcp/ToolRegistry.h"
+#include "sandbox/bash/BashSessions.h"
+#include "sandbox/channel/SandboxResolver.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/NetworkBlockDetector.h"
 #include "tools/ToolArgs.h"
@@ -269,6 +269,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
         {QStringLiteral("sandbox_id"), QStringLiteral("command")});
     bash.outputSchema = snapshotSchema();
     bash.annotations = {false, true, false, true};
+    bash.presentation = {QStringLiteral("Running the command…"), QStringLiteral("Ran the command"), true, {QStringLiteral("output")}};
     registry.add(bash, [&resolver, &sessions](const ToolCall &call) { handleBash(resolver, sessions, call); });
 
     ToolDefinition poll;
@@ -282,6 +283,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
                                       {QStringLiteral("sandbox_id"), QStringLiteral("session_id")});
     poll.outputSchema = snapshotSchema();
     poll.annotations = {true, false, false, false};
+    poll.presentation = {QStringLiteral("Reading the command's output…"), QStringLiteral("Read the command's output"), true, {QStringLiteral("output")}};
     registry.add(poll, [&resolver, &sessions](const ToolCall &call) { handlePoll(resolver, sessions, call); });
 
     ToolDefinition stop;
@@ -294,6 +296,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
                                       {QStringLiteral("sandbox_id"), QStringLiteral("session_id")});
     stop.outputSchema = snapshotSchema();
     stop.annotations = {false, true, true, true};
+    stop.presentation = {QStringLiteral("Stopping the command…"), QStringLiteral("Stopped the command"), true, {QStringLiteral("output")}};
     registry.add(stop, [&resolver, &sessions](const ToolCall &call) { handleStop(resolver, sessions, call); });
 
     ToolDefinition write;
@@ -310,6 +313,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
         {QStringLiteral("sandbox_id"), QStringLiteral("session_id"), QStringLiteral("input")});
     write.outputSchema = snapshotSchema();
     write.annotations = {false, true, false, true};
+    write.presentation = {QStringLiteral("Typing into the command…"), QStringLiteral("Typed into the command"), true, {QStringLiteral("output")}};
     registry.add(write, [&resolver, &sessions](const ToolCall &call) { handleWrite(resolver, sessions, call); });
 
     ToolDefinition list;
@@ -334,6 +338,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
                                                        {QStringLiteral("description"), QStringLiteral("Older ended sessions not listed")}}}},
         {QStringLiteral("sessions")});
     list.annotations = {true, false, true, false};
+    list.presentation = {QStringLiteral("Listing the commands…"), QStringLiteral("Listed the commands"), false};
     registry.add(list, [&resolver, &sessions](const ToolCall &call) { handleList(resolver, sessions, call); });
 }
 

@@ -1,7 +1,7 @@
 #include "tools/ChangesTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChangesService.h"
+#include "sandbox/changes/ChangesService.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 
@@ -170,6 +170,7 @@ void registerChangesTools(ToolRegistry &registry, SandboxResolver &resolver, Cha
                                         {QStringLiteral("diff"), typed(QStringLiteral("string"))}},
                                        {});
     show.annotations = {true, false, true, false};
+    show.presentation = {QStringLiteral("Collecting the changes…"), QStringLiteral("Collected the changes"), true, {QStringLiteral("diff")}};
     if (!registry.add(show, [&resolver, &changes](const ToolCall &call) { handleShowChanges(resolver, changes, call); }))
         qCWarning(lcChangesTools) << "cannot register show_changes";
 
@@ -187,6 +188,7 @@ void registerChangesTools(ToolRegistry &registry, SandboxResolver &resolver, Cha
                                        {QStringLiteral("command"), typed(QStringLiteral("string"))}},
                                       {});
     exp.annotations = {false, false, true, false};
+    exp.presentation = {QStringLiteral("Exporting the work to a host branch…"), QStringLiteral("Exported the work to a host branch"), true};
     if (!registry.add(exp, [&changes](const ToolCall &call) { handleExportChanges(changes, call); }))
         qCWarning(lcChangesTools) << "cannot register export_changes";
 }

@@ -1,13 +1,13 @@
 #include "tools/FileTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChannelPool.h"
-#include "sandbox/SandboxResolver.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/channel/SandboxResolver.h"
 #include "tools/ContentDiff.h"
+#include "tools/DiffPaths.h"
 #include "tools/EditPlan.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
-#include "tools/DiffPaths.h"
 #include "tools/UnifiedDiff.h"
 
 #include <QCryptographicHash>
@@ -419,6 +419,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                        {QStringLiteral("path"), QStringLiteral("binary"), QStringLiteral("size"),
                                         QStringLiteral("content"), QStringLiteral("truncated")});
     read.annotations = {true, false, true, false};
+    read.presentation = {QStringLiteral("Reading the file…"), QStringLiteral("Read the file"), false, {QStringLiteral("content")}};
     registry.add(read, [ctx](const ToolCall &call) { handleRead(*ctx, call); });
 
     ToolDefinition write;
@@ -443,6 +444,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                          {QStringLiteral("diff"), schema::typed(QStringLiteral("string"))}},
                                         {QStringLiteral("path"), QStringLiteral("bytes_written")});
     write.annotations = {false, true, true, false};
+    write.presentation = {QStringLiteral("Writing the file…"), QStringLiteral("Wrote the file"), true, {QStringLiteral("diff")}};
     registry.add(write, [ctx](const ToolCall &call) { handleWrite(*ctx, call); });
 
     ToolDefinition edit;
@@ -467,6 +469,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                         {QStringLiteral("diff"), schema::typed(QStringLiteral("string"))}},
                                        {QStringLiteral("path"), QStringLiteral("replacements"), QStringLiteral("diff")});
     edit.annotations = {false, false, false, false};
+    edit.presentation = {QStringLiteral("Editing the file…"), QStringLiteral("Edited the file"), true, {QStringLiteral("diff")}};
     registry.add(edit, [ctx](const ToolCall &call) { handleEdit(*ctx, call); });
 
     ToolDefinition search;
@@ -496,6 +499,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                           {QStringLiteral("note"), schema::typed(QStringLiteral("string"))}},
                                          {QStringLiteral("matches"), QStringLiteral("count"), QStringLiteral("truncated")});
     search.annotations = {true, false, true, false};
+    search.presentation = {QStringLiteral("Searching the files…"), QStringLiteral("Searched the files"), false};
     registry.add(search, [ctx](const ToolCall &call) { handleSearch(*ctx, call); });
 
     ToolDefinition list;
@@ -520,6 +524,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                         {QStringLiteral("note"), schema::typed(QStringLiteral("string"))}},
                                        {QStringLiteral("path"), QStringLiteral("entries"), QStringLiteral("truncated")});
     list.annotations = {true, false, true, false};
+    list.presentation = {QStringLiteral("Listing the folder…"), QStringLiteral("Listed the folder"), false};
     registry.add(list, [ctx](const ToolCall &call) { handleList(*ctx, call); });
 }
 

@@ -1,8 +1,8 @@
 #include "tools/ImageTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChannelPool.h"
-#include "sandbox/SandboxChannel.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/channel/SandboxChannel.h"
 #include "tools/ImagePreparer.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
@@ -93,6 +93,7 @@ void registerImageTools(ToolRegistry &registry, SandboxResolver &resolver, Chann
                                      {QStringLiteral("shown_height"), schema::typed(QStringLiteral("integer"))}},
                                     {});
     t.annotations = {true, false, true, false};
+    t.presentation = {QStringLiteral("Opening the image…"), QStringLiteral("Opened the image"), true};
     registry.add(t, [&resolver, &channels](const ToolCall &call) { handleViewImage(resolver, channels, call); });
 }
 

@@ -1,8 +1,8 @@
 #include "tools/ImportFileTool.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChannelPool.h"
-#include "sandbox/SandboxChannel.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/channel/SandboxChannel.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 
@@ -228,6 +228,7 @@ void registerImportFileTool(ToolRegistry &registry, SandboxResolver &resolver, C
                                      {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))}},
                                     {});
     t.annotations = {false, false, false, true};
+    t.presentation = {QStringLiteral("Copying the file into the sandbox…"), QStringLiteral("Copied the file into the sandbox"), false};
     t.meta = {{QStringLiteral("openai/fileParams"), QJsonArray{QStringLiteral("file")}}};
     registry.add(t, [importer, &resolver, &channels](const ToolCall &call) { handleImport(importer, resolver, channels, call); });
 }

@@ -1,6 +1,6 @@
 #include "tools/InSandboxSupport.h"
 
-#include "sandbox/SandboxChannel.h"
+#include "sandbox/channel/SandboxChannel.h"
 #include "tools/ToolArgs.h"
 
 namespace chat2sbx {

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "mcp/Tool.h"
-#include "sandbox/SandboxResolver.h"
+#include "sandbox/channel/SandboxResolver.h"
 
 #include <QString>
 

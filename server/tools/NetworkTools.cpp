@@ -1,7 +1,7 @@
 #include "tools/NetworkTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/NetworkAccess.h"
+#include "sandbox/network/NetworkAccess.h"
 #include "tools/ToolArgs.h"
 
 #include <QJsonArray>

@@ -1,8 +1,8 @@
 #include "tools/PatchTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/ChannelPool.h"
-#include "sandbox/SandboxChannel.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/channel/SandboxChannel.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/PatchApplier.h"
 #include "tools/PatchParser.h"
@@ -202,6 +202,7 @@ void registerPatchTools(ToolRegistry &registry, SandboxResolver &resolver, Chann
         {{QStringLiteral("files"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), file}}}},
         {QStringLiteral("files")});
     t.annotations = {false, true, false, false};
+    t.presentation = {QStringLiteral("Applying the patch…"), QStringLiteral("Applied the patch"), true};
     registry.add(t, [&resolver, &channels](const ToolCall &call) { handleApplyPatch(resolver, channels, call); });
 }
 

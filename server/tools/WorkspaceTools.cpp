@@ -1,7 +1,7 @@
 #include "tools/WorkspaceTools.h"
 
 #include "mcp/ToolRegistry.h"
-#include "sandbox/SandboxPresenter.h"
+#include "sandbox/present/SandboxPresenter.h"
 #include "tools/ToolArgs.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/PathPolicy.h"
@@ -43,6 +43,7 @@ ToolDefinition listDefinition()
         {QStringLiteral("workspace_id"), QStringLiteral("mode"), QStringLiteral("display_name"), QStringLiteral("sandbox_id")});
     d.outputSchema = schema::object({{QStringLiteral("workspaces"), schema::arrayOf(item)}}, {QStringLiteral("workspaces")});
     d.annotations = ToolAnnotations{true, false, true, false};
+    d.presentation = {QStringLiteral("Listing the workspaces…"), QStringLiteral("Listed the workspaces"), false};
     return d;
 }
 
@@ -79,6 +80,7 @@ ToolDefinition requestDefinition()
          {QStringLiteral("clone_note"), schema::str(QStringLiteral("clone mode: what the clone holds"))}},
         {QStringLiteral("status"), QStringLiteral("canonical_path"), QStringLiteral("mode")});
     d.annotations = ToolAnnotations{false, false, true, false};
+    d.presentation = {QStringLiteral("Asking the user to share a folder…"), QStringLiteral("The user answered the folder request"), false};
     return d;
 }
 

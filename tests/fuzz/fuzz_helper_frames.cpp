@@ -1,8 +1,8 @@
 // What a VM can write to the helper's stdout: split into lines with the frame cap, each line parsed
 // as a frame. Nothing may crash, the reader never holds more than its cap, and a parsed frame has
 // the id the line starts with.
-#include "sandbox/HelperFrame.h"
-#include "sandbox/HelperFrameReader.h"
+#include "sandbox/channel/HelperFrame.h"
+#include "sandbox/channel/HelperFrameReader.h"
 
 #include <QList>
 

@@ -1,8 +1,8 @@
-// Bytes a client sends: the request head checks (HttpIntake) fed in arbitrary pieces, then the body
+// Bytes a client sends: the request head checks (RequestIntake) fed in arbitrary pieces, then the body
 // as JSON-RPC (parse, id peek, message build and serialization). Nothing may crash, and a refusal
 // must come with a status the server can send.
-#include "mcp/HttpIntake.h"
-#include "mcp/JsonRpc.h"
+#include "http/RequestIntake.h"
+#include "core/JsonRpc.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,10 +16,10 @@ using namespace chat2sbx;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const QByteArray bytes(reinterpret_cast<const char *>(data), static_cast<qsizetype>(size));
-    HttpIntake::Limits limits;
+    RequestIntake::Limits limits;
     limits.maxHeadBytes = 512;
     limits.maxBodyBytes = 1024;
-    HttpIntake intake(limits);
+    RequestIntake intake(limits);
     // The first byte picks the piece size, so splits across reads are explored too.
     const qsizetype piece = size ? (data[0] % 64) + 1 : 1;
     for (qsizetype at = 0; at < bytes.size(); at += piece) {
@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (intake.bytesSinceRequest() > intake.budget() + piece)
             std::abort();   // a connection buffered past its budget
     }
-    (void)HttpIntake::checkHead(bytes, limits);
+    (void)RequestIntake::checkHead(bytes, limits);
 
     const QJsonValue id = jsonrpc::peekId(bytes);
     if (!id.isUndefined() && !jsonrpc::isValidId(id))

@@ -1,4 +1,4 @@
-// The agent toolset of issue 19 through the real control channel into a fake-sbx sandbox:
+// The agent toolset through the real control channel into a fake-sbx sandbox:
 // apply_patch (unified and envelope: add, delete, rename, two hunks, CRLF, a hunk that does not
 // apply -> nothing changed), view_image (PNG, JPEG, GIF, WebP, an oversize one scaled down, a
 // non-image), bash_write (stdin round trip, EOF, sessions without stdin), read line ranges and

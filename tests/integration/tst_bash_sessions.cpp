@@ -1,4 +1,4 @@
-// Bash sessions through the real control channel into a fake-sbx sandbox (issue 5 "Must show"):
+// Bash sessions through the real control channel into a fake-sbx sandbox:
 // yield then poll to exit, 5 MB byte-exact in ≤60,000-byte polls, a UTF-8 character straddling the
 // 60,000-byte boundary, timeout_ms, bash_stop escalating to SIGKILL, 20 concurrent sessions, a
 // killed helper, invalid UTF-8, a restarted service continuing from the persisted offset.

@@ -1,4 +1,4 @@
-// Issue 22, item 9 with real bind mounts: `chat2sbx workspace add` runs inside bubblewrap (its own
+// Item 9 with real bind mounts: `chat2sbx workspace add` runs inside bubblewrap (its own
 // mount namespace, the rest of the host shared) where ~/.ssh is bound below an allowed root. The
 // folder holding the bind, and the bound folder itself, are refused; the same folders without the
 // bind are accepted. Skipped, saying so, when this machine does not let bubblewrap mount.
@@ -23,19 +23,7 @@ class TestBindMounts : public QObject {
         if (!source.isEmpty())
             args << "--bind" << source << target;
         args << "--" << chat2sbxBinary() << "workspace" << "add" << "--mode" << "direct" << path;
-        CliResult r;
-        QProcess p;
-        p.setProcessEnvironment(env.processEnvironment());
-        p.start(m_bwrap, args);
-        if (!p.waitForStarted(10000) || !p.waitForFinished(30000)) {
-            p.kill();
-            p.waitForFinished();
-            return r;
-        }
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return runProcess(m_bwrap, args, env.processEnvironment());
     }
 
 private slots:

@@ -15,19 +15,7 @@ namespace {
 
 CliResult runWith(const QProcessEnvironment &env, const QStringList &args)
 {
-    CliResult r;
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(chat2sbxBinary(), args);
-    if (!p.waitForStarted(10000) || !p.waitForFinished(30000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return runProcess(chat2sbxBinary(), args, env);
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // Clone mode is git, not a copy (sbx-contract.md behaviour 4), end to end through a real
 // `chat2sbx serve` and MCP: a clone sandbox of a repository has the committed files at the checked-out
 // commit, and none of the host's untracked, ignored or uncommitted changes.
-#include "SimpleMcpClient.h"
+#include "McpTestClient.h"
 #include "TestSupport.h"
 
 #include <QDir>
@@ -14,11 +14,7 @@ namespace {
 
 int git(const QString &repo, const QStringList &args)
 {
-    QProcess p;
-    p.setWorkingDirectory(repo);
-    p.start(QStringLiteral("git"), args);
-    p.waitForFinished(30000);
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return runProcess(QStringLiteral("git"), args, {}, repo).exitCode;
 }
 
 QJsonObject structured(const QJsonObject &result)
@@ -51,19 +47,19 @@ private slots:
 
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        SimpleMcpClient mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize());
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
         const QJsonObject request{{"host_path", repo}, {"mode", "clone"}};
-        QJsonObject s = structured(mcp.callTool(QStringLiteral("workspace_request"), request));
+        QJsonObject s = structured(mcp.callToolResult(QStringLiteral("workspace_request"), request));
         QCOMPARE(s.value("status").toString(), QStringLiteral("approval_required"));
         QCOMPARE(runCli(env, {"approval", "approve", s.value("approval_id").toString()}).exitCode, 0);
-        s = structured(mcp.callTool(QStringLiteral("workspace_request"), request));
+        s = structured(mcp.callToolResult(QStringLiteral("workspace_request"), request));
         QCOMPARE(s.value("status").toString(), QStringLiteral("approved"));
-        const QJsonObject created = mcp.callTool(QStringLiteral("sandbox_create"), {{"workspace_id", s.value("workspace_id")}});
-        QVERIFY2(!created.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(created)));
+        const QJsonObject created = mcp.callToolResult(QStringLiteral("sandbox_create"), {{"workspace_id", s.value("workspace_id")}});
+        QVERIFY2(!created.value("isError").toBool(), qPrintable(McpTestClient::describe(created)));
         const QString id = structured(created).value("sandbox_id").toString();
 
-        const QJsonObject listing = structured(mcp.callTool(QStringLiteral("bash"),
+        const QJsonObject listing = structured(mcp.callToolResult(QStringLiteral("bash"),
             {{"sandbox_id", id}, {"command", "ls -A | grep -v '^.git$'; echo ---; cat tracked.txt; git status --porcelain"}}));
         QCOMPARE(listing.value("exit_code").toInt(-1), 0);
         QCOMPARE(listing.value("output").toString(), QStringLiteral(".gitignore\ntracked.txt\n---\ncommitted\n"));

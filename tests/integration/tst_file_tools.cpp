@@ -1,4 +1,4 @@
-// File tools through the real control channel into a fake-sbx sandbox (issue 5 "Must show"): read,
+// File tools through the real control channel into a fake-sbx sandbox: read,
 // write, edit, search and list on text, binary, empty, missing, directory-instead-of-file and
 // permission-denied paths; workspace-relative, absolute and ~/ paths; caps. Also prints the time of
 // a `read` and of `bash true` through the channel against one bare `sbx exec <runtime> cat FILE`.

@@ -1,4 +1,4 @@
-// The real `chat2sbx serve` under hostile HTTP clients (issue 22, items 3, 4, 12): a huge
+// The real `chat2sbx serve` under hostile HTTP clients: a huge
 // Content-Length is refused before the body, a chunked body is cut off at the limit, an
 // idle-connection flood neither exhausts descriptors nor locks out a normal client, and an
 // absolute-form target for another host is refused, and clients that half-close their socket
@@ -151,7 +151,7 @@ private slots:
         QCOMPARE(statusOf(readResponse(same, 10000)), 200);
     }
 
-    // Issue 22, item 16: a client name with a newline and an escape sequence is logged escaped.
+    // A client name with a newline and an escape sequence is logged escaped.
     void clientInfoCannotForgeLogLines()
     {
         QTcpSocket socket;
@@ -171,7 +171,7 @@ private slots:
         QVERIFY(!out.contains(QChar(0x1b)));
     }
 
-    // Issue 22, item 17: request, then shutdown(SHUT_WR), then read. Each client gets its answer and
+    // Request, then shutdown(SHUT_WR), then read. Each client gets its answer and
     // then the server's FIN.
     void halfClosedClientsGetTheirAnswers()
     {

@@ -1,4 +1,4 @@
-// A hung `sbx` (issue 22, item 13): sandbox_create and sandbox_destroy answer within
+// A hung `sbx`: sandbox_create and sandbox_destroy answer within
 // Config::sandboxAnswerWithinMs (45 s in production, 2 s here) saying the work goes on, instead of
 // after sbx's own timeouts and the clean-up (330 s and 150 s); the record shows the state meanwhile.
 #include "SandboxHarness.h"

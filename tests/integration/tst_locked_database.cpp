@@ -1,4 +1,4 @@
-// Another process holds the state database locked (issue 22, item 6): the server's event loop
+// Another process holds the state database locked: the server's event loop
 // keeps answering: a ping sent right behind a tool call whose write meets the lock answers at once
 // (it used to wait out the 5 s busy timeout), the tool call itself answers within a bound, and
 // everything works again once the lock goes.

@@ -3,7 +3,7 @@
 // validation, a 20 s pending call that does not delay 100 other calls, cancellation, a client
 // that goes away, the audit log, the local shared-secret header and the bearer token.
 #include "TestSupport.h"
-#include "mcp_http_client.h"
+#include "McpTestClient.h"
 
 #include "mcp/McpEndpoint.h"
 #include "mcp/ToolCallRunner.h"
@@ -97,7 +97,7 @@ class TestMcpHttp : public QObject {
     ToolProbe m_probe;
     QString m_url;
 
-    McpHttpReply post(McpHttpClient &c, const QByteArray &body, const RawHeaders &headers = {}, bool defaults = true)
+    McpHttpReply post(McpTestClient &c, const QByteArray &body, const RawHeaders &headers = {}, bool defaults = true)
     {
         return c.send("POST", body, headers, defaults);
     }
@@ -127,7 +127,7 @@ private slots:
 
     void initializeNegotiatesAndIssuesSession()
     {
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         const McpHttpReply r = c.initialize("2025-06-18");
         QCOMPARE(r.status, 200);
         QCOMPARE(r.header("Content-Type"), QByteArray("application/json"));
@@ -145,7 +145,7 @@ private slots:
         for (const QChar ch : c.sessionId)
             QVERIFY(ch.unicode() >= 0x21 && ch.unicode() <= 0x7e);
 
-        McpHttpClient other(m_url);
+        McpTestClient other(m_url);
         QVERIFY(other.initialize("2025-06-18").status == 200);
         QVERIFY(other.sessionId != c.sessionId);
 
@@ -153,7 +153,7 @@ private slots:
                                                                              {"2025-03-26", "2025-03-26"},
                                                                              {"2024-11-05", "2024-11-05"},
                                                                              {"2099-01-01", "2025-11-25"}}) {
-            McpHttpClient v(m_url);
+            McpTestClient v(m_url);
             QCOMPARE(v.initialize(asked).result().value("protocolVersion").toString(), expected);
         }
 
@@ -177,7 +177,7 @@ private slots:
 
     void httpStatusRules()
     {
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
         const QByteArray ping = "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":\"ping\"}";
 
@@ -188,7 +188,7 @@ private slots:
         QCOMPARE(post(c, "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"result\":{}}").status, 202);
 
         // 400: missing session id; unsupported MCP-Protocol-Version. Error bodies carry the id.
-        McpHttpClient anonymous(m_url);
+        McpTestClient anonymous(m_url);
         r = post(anonymous, ping);
         QCOMPARE(r.status, 400);
         QCOMPARE(r.json.value("id").toInt(), 41);
@@ -251,13 +251,13 @@ private slots:
         QCOMPARE(c.send("DELETE", {}).status, 200);
         QCOMPARE(post(c, ping).status, 404);
         QCOMPARE(c.send("DELETE", {}).status, 404);
-        McpHttpClient none(m_url);
+        McpTestClient none(m_url);
         QCOMPARE(none.send("DELETE", {}).status, 400);
     }
 
     void jsonRpcErrorCodes()
     {
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
 
         // -32700: not JSON.
@@ -285,12 +285,18 @@ private slots:
         QCOMPARE(r.errorCode(), -32600);
         QCOMPARE(r.json.value("id").toInt(), 8);
 
-        // -32601: unknown methods (resources/prompts are not offered).
-        r = c.request("resources/list", {}, "abc");
+        // -32601: unknown methods (prompts are not offered).
+        r = c.request("prompts/list", {}, "abc");
         QCOMPARE(r.status, 200);
         QCOMPARE(r.errorCode(), -32601);
         QCOMPARE(r.json.value("id").toString(), QStringLiteral("abc"));
         QCOMPARE(c.request("frobnicate").errorCode(), -32601);
+
+        // -32002: a resource that does not exist (the tool card is the only one).
+        r = c.request("resources/read", {{"uri", "ui://widget/missing.html"}});
+        QCOMPARE(r.status, 200);
+        QCOMPARE(r.errorCode(), -32002);
+        QCOMPARE(r.json.value("error").toObject().value("data").toObject().value("uri").toString(), QStringLiteral("ui://widget/missing.html"));
 
         // -32602: unknown tool, malformed tools/call params, bad log level, params not an object, bad cursor.
         r = c.callTool("no_such_tool", {});
@@ -301,7 +307,7 @@ private slots:
         QCOMPARE(c.request("logging/setLevel", {{"level", "loud"}}).errorCode(), -32602);
         QCOMPARE(post(c, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":[1]}").errorCode(), -32602);
         QCOMPARE(c.request("tools/list", {{"cursor", "page2"}}).errorCode(), -32602);
-        McpHttpClient fresh(m_url);
+        McpTestClient fresh(m_url);
         r = fresh.request("initialize", {{"clientInfo", QJsonObject{}}}, 10);
         QCOMPARE(r.errorCode(), -32602);
         QCOMPARE(r.json.value("id").toInt(), 10);
@@ -317,7 +323,7 @@ private slots:
 
     void toolResultsAndValidation()
     {
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
 
         McpHttpReply r = c.callTool("test_fast", {{"text", "hi"}, {"count", 3}, {"mode", "a"}, {"items", QJsonArray{"x"}}});
@@ -369,9 +375,9 @@ private slots:
 
     void pendingCallDoesNotDelayOthersAndCancels()
     {
-        McpHttpClient slowClient(m_url);
+        McpTestClient slowClient(m_url);
         QCOMPARE(slowClient.initialize().status, 200);
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
         const int startedBefore = m_probe.slowStarted;
 
@@ -430,7 +436,7 @@ private slots:
 
     void pendingCallsPerSessionAreCapped()
     {
-        McpHttpClient first(m_url);
+        McpTestClient first(m_url);
         QCOMPARE(first.initialize().status, 200);
         // One raw connection per call (QNetworkAccessManager would queue them on 6 connections).
         const int cap = ToolCallRunner::kMaxPendingPerSession;
@@ -452,7 +458,7 @@ private slots:
         QCOMPARE(over.result().value("isError").toBool(), true);
         QVERIFY(over.result().value("structuredContent").toObject().value("error").toString().contains("too many tool calls"));
         // Other sessions are not affected.
-        McpHttpClient other(m_url);
+        McpTestClient other(m_url);
         QCOMPARE(other.initialize().status, 200);
         QCOMPARE(other.callTool("test_fast", {{"text", "fine"}}).result().value("isError").toBool(true), false);
         // Ending the session answers every pending call with -32800.
@@ -465,7 +471,7 @@ private slots:
 
     void clientDisconnectDuringCallIsHarmless()
     {
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
         QSignalSpy finished(m_controller->toolCalls(), &ToolCallRunner::callFinished);
         auto call = c.callToolAsync("test_slow", {{"ms", 300}});
@@ -479,11 +485,11 @@ private slots:
         QCOMPARE(c.request("ping").status, 200);
     }
 
-    // Issue 22, item 17, with an answer that comes later: the request, then shutdown(SHUT_WR); the
+    // An answer that comes later: the request, then shutdown(SHUT_WR); the
     // connection stays open while the tool works, carries the answer, then ends.
     void halfClosedClientGetsALateAnswer()
     {
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
         const QByteArray body = R"({"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"test_slow","arguments":{"ms":400}}})";
         const QUrl url(m_url);
@@ -508,9 +514,9 @@ private slots:
 
     void sessionsExpireWhenIdle()
     {
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
-        McpHttpClient busy(m_url);
+        McpTestClient busy(m_url);
         QCOMPARE(busy.initialize().status, 200);
         auto pending = busy.callToolAsync("test_slow", {{"ms", 1500}});
         QVERIFY(waitFor([&] { return m_controller->toolCalls()->pendingCount(busy.sessionId) == 1; }, 5000));
@@ -537,7 +543,7 @@ private slots:
 
     void everyCallIsAudited()
     {
-        McpHttpClient c(m_url);
+        McpTestClient c(m_url);
         QCOMPARE(c.initialize().status, 200);
         AuditLogRepository audit(m_controller->database());
         const qint64 lastId = audit.recent(1).value(0).id;
@@ -595,7 +601,7 @@ private slots:
         QCOMPARE(readFile(file).trimmed(), token.toLatin1());
         QCOMPARE(int(QFileInfo(file).permissions() & 0x0777), int(QFileDevice::ReadUser | QFileDevice::WriteUser));   // 0600
 
-        McpHttpClient c(env.mcpUrl());
+        McpTestClient c(env.mcpUrl());
         const QByteArray init = "{\"jsonrpc\":\"2.0\",\"id\":\"i1\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
         McpHttpReply r = c.send("POST", init);
         QCOMPARE(r.status, 401);
@@ -606,7 +612,7 @@ private slots:
         r = c.send("POST", init, {{"x-local-token", token.toLatin1()}});
         QCOMPARE(r.status, 200);
 
-        // /healthz follows the same rule (issue 22, item 14): without the token only "we run".
+        // /healthz follows the same rule: without the token only "we run".
         const QString health = QStringLiteral("http://127.0.0.1:%1/healthz").arg(env.port());
         const HttpResult bare = httpRequest("GET", health, {});
         QCOMPARE(bare.status, 200);
@@ -644,7 +650,7 @@ private slots:
         QSignalSpy started(&controller, &Controller::started);
         controller.start();
         QVERIFY(started.wait(10000));
-        McpHttpClient c(env.mcpUrl());
+        McpTestClient c(env.mcpUrl());
         const QByteArray ping = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}";
         McpHttpReply r = c.send("POST", ping);
         QCOMPARE(r.status, 401);

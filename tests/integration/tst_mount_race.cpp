@@ -1,10 +1,10 @@
-// Issue 22, item 8: an approved direct folder swapped for a symbolic link while `sbx create` runs
+// An approved direct folder swapped for a symbolic link while `sbx create` runs
 // (the fake's create slowed with FAKE_SBX_CREATE_DELAY_MS; it mounts what the path names when create
 // ends, like a virtiofs share) must not give the sandbox the link's target. sandbox_create answers
 // isError, the runtime is removed and nothing ever ran in it.
 #include "SandboxHarness.h"
 
-#include "sandbox/ChannelPool.h"
+#include "sandbox/channel/ChannelPool.h"
 
 #include <QDir>
 #include <QtTest>

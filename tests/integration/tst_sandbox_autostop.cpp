@@ -6,7 +6,7 @@
 //    notices, marks the sandbox stopped and the session lost instead of reporting it running, and
 //    the next call wakes it.
 #include "SandboxHarness.h"
-#include "SimpleMcpClient.h"
+#include "McpTestClient.h"
 
 #include <QJsonArray>
 #include <QtTest>
@@ -23,12 +23,8 @@ QJsonObject structured(const QJsonObject &result)
 
 QString fakeStatus(const TestEnvironment &env, const QString &runtime)
 {
-    QProcess p;
-    p.setProcessEnvironment(env.processEnvironment());
-    p.start(env.config().sbxPath, {QStringLiteral("ls"), QStringLiteral("--json")});
-    p.waitForFinished(10000);
     QList<SbxRuntimeInfo> items;
-    SbxDriver::parseList(p.readAllStandardOutput(), items);
+    SbxDriver::parseList(runFakeSbx(env, {QStringLiteral("ls"), QStringLiteral("--json")}).out, items);
     for (const SbxRuntimeInfo &i : items)
         if (i.name == runtime)
             return i.status;
@@ -37,10 +33,7 @@ QString fakeStatus(const TestEnvironment &env, const QString &runtime)
 
 bool runFake(const TestEnvironment &env, const QStringList &args)
 {
-    QProcess p;
-    p.setProcessEnvironment(env.processEnvironment());
-    p.start(env.config().sbxPath, args);
-    return p.waitForFinished(15000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+    return runFakeSbx(env, args).exitCode == 0;
 }
 
 QJsonObject sessionIn(const QJsonObject &bashList, const QString &sessionId)
@@ -80,15 +73,15 @@ private slots:
         {
             ServerProcess server(f.env);
             QVERIFY2(server.start(), qPrintable(server.output()));
-            SimpleMcpClient mcp(f.env.mcpUrl());
-            QVERIFY(mcp.initialize());
-            id = structured(mcp.callTool(QStringLiteral("sandbox_create"), {})).value(QStringLiteral("sandbox_id")).toString();
+            McpTestClient mcp(f.env.mcpUrl());
+            QVERIFY(mcp.open());
+            id = structured(mcp.callToolResult(QStringLiteral("sandbox_create"), {})).value(QStringLiteral("sandbox_id")).toString();
             QVERIFY(id.startsWith(QLatin1String("sbx_")));
             runtime = observer.records.find(id)->runtimeName;
-            QCOMPARE(structured(mcp.callTool(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+            QCOMPARE(structured(mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
                                                                       {QStringLiteral("command"), QStringLiteral("echo data > keep.txt")}}))
                          .value(QStringLiteral("exit_code")).toInt(-1), 0);
-            const QJsonObject running = structured(mcp.callTool(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+            const QJsonObject running = structured(mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
                                                                                         {QStringLiteral("command"), QStringLiteral("sleep 300")},
                                                                                         {QStringLiteral("yield_time_ms"), 200}}));
             QCOMPARE(running.value(QStringLiteral("status")).toString(), QStringLiteral("running"));
@@ -105,16 +98,16 @@ private slots:
         QVERIFY2(again.start(), qPrintable(again.output()));
         QVERIFY2(again.output().contains(QLatin1String("0 re-attached, 0 vanished")) && again.output().contains(QLatin1String("1 found stopped")),
                  qPrintable(again.output()));
-        SimpleMcpClient mcp(f.env.mcpUrl());
-        QVERIFY(mcp.initialize());
-        const QJsonObject asleep = structured(mcp.callTool(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}}));
+        McpTestClient mcp(f.env.mcpUrl());
+        QVERIFY(mcp.open());
+        const QJsonObject asleep = structured(mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}}));
         QCOMPARE(asleep.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
         QVERIFY2(asleep.value(QStringLiteral("sleep_note")).toString().contains(QLatin1String("while chat2sbx was not running")),
-                 qPrintable(SimpleMcpClient::describe(asleep)));
+                 qPrintable(McpTestClient::describe(asleep)));
         QVERIFY(asleep.contains(QStringLiteral("slept_at")));
 
         const QString reason = QStringLiteral("the sandbox stopped while chat2sbx was not running; processes ended, files are kept");
-        const QJsonObject listResult = mcp.callTool(QStringLiteral("bash_list"), {{QStringLiteral("sandbox_id"), id}});
+        const QJsonObject listResult = mcp.callToolResult(QStringLiteral("bash_list"), {{QStringLiteral("sandbox_id"), id}});
         const QJsonObject lost = sessionIn(structured(listResult), sessionId);
         QCOMPARE(lost.value(QStringLiteral("status")).toString(), QStringLiteral("lost"));
         QCOMPARE(lost.value(QStringLiteral("lost_reason")).toString(), reason);
@@ -122,16 +115,16 @@ private slots:
         QCOMPARE(structured(listResult).value(QStringLiteral("woke_from_sleep")).toBool(), true);
 
         // Usable again: the files are there and a new command runs.
-        const QJsonObject fresh = structured(mcp.callTool(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+        const QJsonObject fresh = structured(mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
                                                                                   {QStringLiteral("command"), QStringLiteral("cat keep.txt")}}));
         QCOMPARE(fresh.value(QStringLiteral("output")).toString(), QStringLiteral("data\n"));
         QCOMPARE(fresh.value(QStringLiteral("status")).toString(), QStringLiteral("exited"));
-        const QJsonObject polled = structured(mcp.callTool(QStringLiteral("bash_poll"), {{QStringLiteral("sandbox_id"), id},
+        const QJsonObject polled = structured(mcp.callToolResult(QStringLiteral("bash_poll"), {{QStringLiteral("sandbox_id"), id},
                                                                                         {QStringLiteral("session_id"), sessionId},
                                                                                         {QStringLiteral("yield_time_ms"), 0}}));
         QCOMPARE(polled.value(QStringLiteral("status")).toString(), QStringLiteral("lost"));
         QCOMPARE(polled.value(QStringLiteral("lost_reason")).toString(), reason);
-        QCOMPARE(structured(mcp.callTool(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}}))
+        QCOMPARE(structured(mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}}))
                      .value(QStringLiteral("state")).toString(), QStringLiteral("running"));
         QCOMPARE(fakeStatus(f.env, runtime), QStringLiteral("running"));
         QCOMPARE(observer.countCalls(QStringLiteral("create")), 1);
@@ -145,12 +138,12 @@ private slots:
         SandboxHarness observer(f.env);
         ServerProcess server(f.env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        SimpleMcpClient mcp(f.env.mcpUrl());
-        QVERIFY(mcp.initialize());
-        const QString id = structured(mcp.callTool(QStringLiteral("sandbox_create"), {})).value(QStringLiteral("sandbox_id")).toString();
+        McpTestClient mcp(f.env.mcpUrl());
+        QVERIFY(mcp.open());
+        const QString id = structured(mcp.callToolResult(QStringLiteral("sandbox_create"), {})).value(QStringLiteral("sandbox_id")).toString();
         QVERIFY(id.startsWith(QLatin1String("sbx_")));
         const QString runtime = observer.records.find(id)->runtimeName;
-        const QJsonObject running = structured(mcp.callTool(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+        const QJsonObject running = structured(mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
                                                                                     {QStringLiteral("command"), QStringLiteral("echo x > f.txt; sleep 300")},
                                                                                     {QStringLiteral("yield_time_ms"), 200}}));
         const QString sessionId = running.value(QStringLiteral("session_id")).toString();
@@ -159,7 +152,7 @@ private slots:
         // The VM stops under the server (as `sbx stop` from a terminal, or sbx itself, would do it).
         QVERIFY(runFake(f.env, {QStringLiteral("stop"), runtime}));
         auto state = [&] {
-            return structured(mcp.callTool(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}}))
+            return structured(mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}}))
                 .value(QStringLiteral("state")).toString();
         };
         QVERIFY2(waitFor([&] { return state() == QLatin1String("stopped"); }, 15000), qPrintable(server.output()));
@@ -168,11 +161,11 @@ private slots:
         QCOMPARE(fakeStatus(f.env, runtime), QStringLiteral("stopped"));
         QVERIFY2(server.output().contains(QLatin1String("stopped under chat2sbx")), qPrintable(server.output()));
 
-        const QJsonObject lost = sessionIn(structured(mcp.callTool(QStringLiteral("bash_list"), {{QStringLiteral("sandbox_id"), id}})), sessionId);
+        const QJsonObject lost = sessionIn(structured(mcp.callToolResult(QStringLiteral("bash_list"), {{QStringLiteral("sandbox_id"), id}})), sessionId);
         QCOMPARE(lost.value(QStringLiteral("status")).toString(), QStringLiteral("lost"));
         QCOMPARE(lost.value(QStringLiteral("lost_reason")).toString(),
                  QStringLiteral("the sandbox stopped; processes ended, files are kept"));
-        const QJsonObject fresh = structured(mcp.callTool(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+        const QJsonObject fresh = structured(mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
                                                                                   {QStringLiteral("command"), QStringLiteral("cat f.txt")}}));
         QCOMPARE(fresh.value(QStringLiteral("output")).toString(), QStringLiteral("x\n"));
         QCOMPARE(state(), QStringLiteral("running"));

@@ -2,10 +2,10 @@
 // clean-up), a new SandboxService over the same database and sbx state re-attaches live runtimes,
 // fails vanished ones, cleans up half-made creates, finishes interrupted destroys and reports
 // unknown chat2sbx-* runtimes without touching them. Also the RuntimeAttacher contract on create.
+#include "RecordingAttacher.h"
 #include "SandboxHarness.h"
 
 #include "core/Ids.h"
-#include "sandbox/RuntimeAttacher.h"
 
 #include <QDir>
 #include <QTimer>
@@ -16,34 +16,9 @@ using namespace chat2sbx::test;
 
 namespace {
 
-class RecordingAttacher : public RuntimeAttacher {
-public:
-    void attach(const RunningSandbox &s, std::function<void(bool, const QString &)> done) override
-    {
-        attached << s;
-        if (neverAnswer)
-            return;
-        const bool ok = !failFor.contains(s.sandboxId) && !failAll;
-        QTimer::singleShot(10, [this, done, ok] {
-            ++answered;
-            done(ok, ok ? QString() : QStringLiteral("channel refused on purpose"));
-        });
-    }
-    void detach(const QString &id) override { detached << id; }
-
-    QList<RunningSandbox> attached;
-    QStringList detached;
-    QStringList failFor;
-    bool failAll = false;
-    bool neverAnswer = false;
-    int answered = 0;
-};
-
 bool runFake(const Config &c, const QStringList &args)
 {
-    QProcess p;
-    p.start(c.sbxPath, args);
-    return p.waitForFinished(10000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+    return runProcess(c.sbxPath, args).exitCode == 0;
 }
 
 } // namespace
@@ -99,6 +74,7 @@ private slots:
 
         SandboxHarness b(env);
         RecordingAttacher attacher;
+        attacher.answerAfterMs = 10;
         b.sandboxes->setAttacher(&attacher);
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("vanished: sbx ls no longer lists it"));
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("was half-made when chat2sbx stopped"));
@@ -157,6 +133,7 @@ private slots:
         }
         SandboxHarness b(env);
         RecordingAttacher attacher;
+        attacher.answerAfterMs = 10;
         attacher.failAll = true;
         b.sandboxes->setAttacher(&attacher);
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("re-attaching .* failed \\(it stays running\\)"));
@@ -177,6 +154,7 @@ private slots:
         }
         SandboxHarness b(env);
         RecordingAttacher attacher;
+        attacher.answerAfterMs = 10;
         attacher.neverAnswer = true;
         b.sandboxes->setAttacher(&attacher);
         QElapsedTimer t;
@@ -193,6 +171,7 @@ private slots:
         TestEnvironment env;
         SandboxHarness h(env);
         RecordingAttacher attacher;
+        attacher.answerAfterMs = 10;
         h.sandboxes->setAttacher(&attacher);
         const CallResult ok = h.call("sandbox_create");
         QVERIFY2(!ok.result.isError, qPrintable(ok.text()));

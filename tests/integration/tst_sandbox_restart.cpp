@@ -198,7 +198,7 @@ private slots:
         QCOMPARE(server.terminate(), 0);
     }
 
-    // Issue 22, item 7: kill -9 while `sbx create` runs (slowed). The orphaned create finishes after
+    // Kill -9 while `sbx create` runs (slowed). The orphaned create finishes after
     // the restart's reconciliation; the next reconciliation removes that runtime of a failed record,
     // so `sbx ls` and the database agree.
     void killNineDuringCreateConverges()

@@ -1,4 +1,4 @@
-// Issue 22, item 11: requests that time out on the host must not leave their handler running in the
+// Requests that time out on the host must not leave their handler running in the
 // VM, and a helper the channel replaced must not stay behind. Runs against a fake-sbx sandbox
 // (bubblewrap without a pid namespace: the sandbox's processes are visible in this /proc).
 #include "InSandboxFixture.h"

@@ -3,18 +3,19 @@
 // (confirmed) removes the sandbox from the fake sbx; tunnel state changes reach the Status part.
 // Every test saves a screenshot of the popup under <build>/test-output/screenshots/.
 #include "SandboxHarness.h"
+#include "McpTestClient.h"
 #include "tray_support.h"
 
 #include "ApprovalsSection.h"
 #include "PopupWindow.h"
+#include "runtime/Controller.h"
+#include "sandbox/lifecycle/SandboxService.h"
 #include "SandboxesSection.h"
 #include "ServiceModels.h"
 #include "TrayApp.h"
-#include "WorkspacesSection.h"
-#include "runtime/Controller.h"
-#include "sandbox/SandboxService.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"
+#include "WorkspacesSection.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -61,7 +62,7 @@ struct TraySession {
             error = QStringLiteral("the controller did not start");
             return false;
         }
-        return mcp.initialize(error);
+        return mcp.open(&error);
     }
     ui::PopupWindow &popup() { return tray->popup(); }
     template <typename T>
@@ -80,19 +81,14 @@ struct TraySession {
     std::unique_ptr<Controller> controller;
     ui::ServiceModels models;
     std::unique_ptr<ui::TrayApp> tray;
-    TrayMcpClient mcp{env.mcpUrl()};
+    McpTestClient mcp{env.mcpUrl()};
 };
 
 QStringList fakeSbxNames(const TestEnvironment &env)
 {
-    QProcess p;
-    QProcessEnvironment pe = QProcessEnvironment::systemEnvironment();
-    pe.insert(QStringLiteral("FAKE_SBX_STATE"), env.sbxState());
-    p.setProcessEnvironment(pe);
-    p.start(fakeSbxPath(), {QStringLiteral("ls"), QStringLiteral("--json")});
-    p.waitForFinished(10000);
     QStringList names;
-    const QJsonArray list = QJsonDocument::fromJson(p.readAllStandardOutput()).object().value(QStringLiteral("sandboxes")).toArray();
+    const CliResult ls = runFakeSbx(env, {QStringLiteral("ls"), QStringLiteral("--json")});
+    const QJsonArray list = QJsonDocument::fromJson(ls.out).object().value(QStringLiteral("sandboxes")).toArray();
     for (const QJsonValue &v : list)
         names << v.toObject().value(QStringLiteral("name")).toString();
     return names;
@@ -123,7 +119,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
         QCOMPARE(s.popup().sandboxes().rowCount(), 0);
 
-        const QJsonObject created = s.mcp.callTool(QStringLiteral("sandbox_create"), {}, 60000);
+        const QJsonObject created = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {}, 60000);
         QVERIFY2(!created.value(QStringLiteral("isError")).toBool() && !created.contains(QStringLiteral("transportError")),
                  qPrintable(compact(created)));
         const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
@@ -177,7 +173,7 @@ private slots:
         QCOMPARE(s.tray->state(), ui::TrayState::Stopped);
     }
 
-    // Issue 22, item 10: 300 workspace_request calls from one client leave 5 questions for the user
+    // 300 workspace_request calls from one client leave 5 questions for the user
     // and two notifications (the first request, then "N more"), and another client is still heard.
     void requestFloodIsBoundedAndCoalesced()
     {
@@ -194,7 +190,7 @@ private slots:
         int asked = 0, refused = 0;
         QString refusal;
         for (int i = 0; i < 300; ++i) {
-            const QJsonObject r = s.mcp.callTool(QStringLiteral("workspace_request"),
+            const QJsonObject r = s.mcp.callToolResult(QStringLiteral("workspace_request"),
                                                  {{QStringLiteral("host_path"), roots + QStringLiteral("/d%1").arg(i)},
                                                   {QStringLiteral("mode"), QStringLiteral("direct")}});
             const QJsonObject out = r.value(QStringLiteral("structuredContent")).toObject();
@@ -228,7 +224,7 @@ private slots:
         QVERIFY2(s.start(error), qPrintable(error));
         QSignalSpy notified(s.tray.get(), &ui::TrayApp::notified);
 
-        const QJsonObject asked = s.mcp.callTool(QStringLiteral("workspace_request"),
+        const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("workspace_request"),
                                                  {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("clone")}});
         const QJsonObject first = asked.value(QStringLiteral("structuredContent")).toObject();
         QVERIFY2(first.value(QStringLiteral("status")).toString() == QLatin1String("approval_required"), qPrintable(compact(asked)));
@@ -252,7 +248,7 @@ private slots:
         QCOMPARE(s.tray->pendingApprovals(), 0);
 
         // The same request again: approved, with the workspace id for sandbox_create.
-        const QJsonObject again = s.mcp.callTool(QStringLiteral("workspace_request"),
+        const QJsonObject again = s.mcp.callToolResult(QStringLiteral("workspace_request"),
                                                  {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("clone")}});
         const QJsonObject second = again.value(QStringLiteral("structuredContent")).toObject();
         QCOMPARE(second.value(QStringLiteral("status")).toString(), QStringLiteral("approved"));
@@ -273,7 +269,7 @@ private slots:
         s.tray->openPopup();
         QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
 
-        const QJsonObject asked = s.mcp.callTool(QStringLiteral("workspace_request"),
+        const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("workspace_request"),
                                                  {{QStringLiteral("host_path"), notes}, {QStringLiteral("mode"), QStringLiteral("direct")}});
         const QString approvalId = asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
         QVERIFY2(approvalId.startsWith(QLatin1String("apr_")), qPrintable(compact(asked)));
@@ -284,7 +280,7 @@ private slots:
 
         QTest::mouseClick(s.find<QPushButton>(QStringLiteral("reject:") + approvalId), Qt::LeftButton);
         QTRY_COMPARE(s.popup().approvals().rowCount(), 0);
-        const QJsonObject again = s.mcp.callTool(QStringLiteral("workspace_request"),
+        const QJsonObject again = s.mcp.callToolResult(QStringLiteral("workspace_request"),
                                                  {{QStringLiteral("host_path"), notes}, {QStringLiteral("mode"), QStringLiteral("direct")}});
         const QJsonObject second = again.value(QStringLiteral("structuredContent")).toObject();
         QCOMPARE(second.value(QStringLiteral("status")).toString(), QStringLiteral("rejected"));
@@ -335,11 +331,7 @@ private slots:
         const QString repo = root + QStringLiteral("/webapp");
         QVERIFY(QDir().mkpath(repo));
         auto git = [&repo](const QStringList &args) {
-            QProcess p;
-            p.setWorkingDirectory(repo);
-            p.start(QStringLiteral("git"), args);
-            p.waitForFinished(30000);
-            return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+            return QString::fromUtf8(runProcess(QStringLiteral("git"), args, {}, repo).out).trimmed();
         };
         git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")});
         QVERIFY(writeFile(repo + QStringLiteral("/app.py"), "print('hello')\n"));
@@ -354,10 +346,10 @@ private slots:
         const auto ws = s.controller->workspaces().registerHost(repo, WorkspaceMode::Clone, error);
         QVERIFY2(ws, qPrintable(error));
 
-        const QJsonObject created = s.mcp.callTool(QStringLiteral("sandbox_create"), {{QStringLiteral("workspace_id"), ws->id}}, 60000);
+        const QJsonObject created = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("workspace_id"), ws->id}}, 60000);
         const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
         QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(compact(created)));
-        const QJsonObject work = s.mcp.callTool(
+        const QJsonObject work = s.mcp.callToolResult(
             QStringLiteral("bash"),
             {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("yield_time_ms"), 30000},
              {QStringLiteral("command"), QStringLiteral("echo \"print('bye')\" >> app.py && git -c user.name=agent -c user.email=a@example.com "

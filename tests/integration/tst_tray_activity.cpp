@@ -3,6 +3,7 @@
 // kills its process group); the recent tool calls list shows the calls. Screenshots go to
 // <build>/test-output/screenshots/.
 #include "SandboxHarness.h"
+#include "McpTestClient.h"
 #include "tray_support.h"
 
 #include "ActivitySection.h"
@@ -37,15 +38,15 @@ private slots:
         QSignalSpy started(&controller, &Controller::started);
         controller.start();
         QVERIFY(started.wait(30000));
-        TrayMcpClient mcp(env.mcpUrl());
+        McpTestClient mcp(env.mcpUrl());
         QString error;
-        QVERIFY2(mcp.initialize(error), qPrintable(error));
+        QVERIFY2(mcp.open(&error), qPrintable(error));
 
-        const QJsonObject created = mcp.callTool(QStringLiteral("sandbox_create"), {});
+        const QJsonObject created = mcp.callToolResult(QStringLiteral("sandbox_create"), {});
         const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
         QVERIFY2(!id.isEmpty(), qPrintable(QJsonDocument(created).toJson()));
         auto startLoop = [&](const QString &tag) {
-            const QJsonObject r = mcp.callTool(QStringLiteral("bash"),
+            const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"),
                 {{QStringLiteral("sandbox_id"), id},
                  {QStringLiteral("command"), QStringLiteral("i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo %1-line-$i; sleep 0.1; done").arg(tag)},
                  {QStringLiteral("yield_time_ms"), 300}});
@@ -87,14 +88,14 @@ private slots:
         settleWidgets();
         QVERIFY(!tray.popup().findChild<QWidget *>(QStringLiteral("command:") + first));
         // The agent sees it stopped too.
-        const QJsonObject polled = mcp.callTool(QStringLiteral("bash_poll"), {{QStringLiteral("sandbox_id"), id},
+        const QJsonObject polled = mcp.callToolResult(QStringLiteral("bash_poll"), {{QStringLiteral("sandbox_id"), id},
                                                                             {QStringLiteral("session_id"), first},
                                                                             {QStringLiteral("yield_time_ms"), 0}});
         QCOMPARE(polled.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("status")).toString(),
                  QStringLiteral("exited"));
         saveScreenshot(tray.popup(), QStringLiteral("tray_activity_after_stop"));
 
-        mcp.callTool(QStringLiteral("bash_stop"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("session_id"), second}});
+        mcp.callToolResult(QStringLiteral("bash_stop"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("session_id"), second}});
         tray.popup().hide();
         QSignalSpy stopped(&controller, &Controller::stopped);
         controller.stop();

@@ -5,6 +5,7 @@
 // so); the next tool call wakes it transparently (it succeeds, says woke_from_sleep, the file written
 // before is still there) and sandbox_get / the tray row show the wake.
 #include "SandboxHarness.h"
+#include "McpTestClient.h"
 #include "tray_support.h"
 
 #include "ManualClock.h"
@@ -22,11 +23,8 @@ namespace {
 // The status `sbx ls --json` reports for a runtime right now (empty: not listed).
 QString fakeStatus(const Config &config, const QString &runtime)
 {
-    QProcess p;
-    p.start(config.sbxPath, {QStringLiteral("ls"), QStringLiteral("--json")});
-    p.waitForFinished(10000);
     QList<SbxRuntimeInfo> items;
-    SbxDriver::parseList(p.readAllStandardOutput(), items);
+    SbxDriver::parseList(runProcess(config.sbxPath, {QStringLiteral("ls"), QStringLiteral("--json")}).out, items);
     for (const SbxRuntimeInfo &i : items)
         if (i.name == runtime)
             return i.status;
@@ -57,20 +55,20 @@ private slots:
         QSignalSpy started(&controller, &Controller::started);
         controller.start();
         QVERIFY(started.wait(30000));
-        TrayMcpClient mcp(env.mcpUrl());
+        McpTestClient mcp(env.mcpUrl());
         QString error;
-        QVERIFY2(mcp.initialize(error), qPrintable(error));
+        QVERIFY2(mcp.open(&error), qPrintable(error));
 
-        const QJsonObject created = structured(mcp.callTool(QStringLiteral("sandbox_create"), {}));
+        const QJsonObject created = structured(mcp.callToolResult(QStringLiteral("sandbox_create"), {}));
         const QString id = created.value(QStringLiteral("sandbox_id")).toString();
         QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(QJsonDocument(created).toJson()));
         const QString runtime = observer.records.find(id)->runtimeName;
         auto bash = [&](const QString &command, int yieldMs = 10000) {
-            return mcp.callTool(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+            return mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
                                                          {QStringLiteral("command"), command},
                                                          {QStringLiteral("yield_time_ms"), yieldMs}});
         };
-        auto sandboxGet = [&] { return structured(mcp.callTool(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}})); };
+        auto sandboxGet = [&] { return structured(mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}})); };
         auto trayRow = [&]() -> ui::SandboxRow {
             for (const ui::SandboxRow &row : models.sandboxes->sandboxes())
                 if (row.id == id)
@@ -90,7 +88,7 @@ private slots:
         QCOMPARE(observer.countCalls(QStringLiteral("stop")), 0);
 
         // Once it ended, the idle period sends it to sleep.
-        const QJsonObject stopped = structured(mcp.callTool(QStringLiteral("bash_stop"),
+        const QJsonObject stopped = structured(mcp.callToolResult(QStringLiteral("bash_stop"),
             {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("session_id"), longRunning.value(QStringLiteral("session_id"))}}));
         QCOMPARE(stopped.value(QStringLiteral("status")).toString(), QStringLiteral("exited"));
         QTest::qWait(1000);
@@ -106,7 +104,7 @@ private slots:
         QCOMPARE(observer.countCalls(QStringLiteral("stop")), 1);
         QCOMPARE(trayRow().state, QStringLiteral("stopped"));
         QVERIFY(trayRow().sleptAtMs > 0);
-        const QJsonObject listed = structured(mcp.callTool(QStringLiteral("sandbox_list"), {}));
+        const QJsonObject listed = structured(mcp.callToolResult(QStringLiteral("sandbox_list"), {}));
         QCOMPARE(listed.value(QStringLiteral("sandboxes")).toArray().first().toObject().value(QStringLiteral("state")).toString(),
                  QStringLiteral("stopped"));
         // Asleep, it still counts against maxActiveSandboxes (it wakes on the next call).

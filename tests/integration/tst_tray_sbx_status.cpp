@@ -1,16 +1,16 @@
-// Is Docker Sandboxes ready (issue 16, "serve / status")? sbx present, its version, signed in, the
+// Is Docker Sandboxes ready? sbx present, its version, signed in, the
 // pinned template saved: in `chat2sbx status` (text, --json, exit code) with and without a running
 // server, in serve's log (once), after a create that met a set-up problem, and in the tray's status
 // rows. Driven by the fake sbx's fault modes.
 #include "SandboxHarness.h"
 #include "ServiceModels.h"
-#include "SimpleMcpClient.h"
+#include "McpTestClient.h"
 #include "StatusSection.h"
 #include "TestSupport.h"
 #include "TrayIcons.h"
 
 #include "runtime/Controller.h"
-#include "sandbox/SbxHealth.h"
+#include "sandbox/sbx/SbxHealth.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -135,11 +135,11 @@ private slots:
         QVERIFY(text.out.contains("healthy, up"));
 
         // sandbox_create tells the agent what the user must do; the check behind status stays one line in the log.
-        SimpleMcpClient mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize());
-        const QJsonObject created = mcp.callTool("sandbox_create", {});
-        QVERIFY2(created.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(created)));
-        QVERIFY2(SimpleMcpClient::describe(created).contains("chat2sbx setup"), qPrintable(SimpleMcpClient::describe(created)));
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
+        const QJsonObject created = mcp.callToolResult("sandbox_create", {});
+        QVERIFY2(created.value("isError").toBool(), qPrintable(McpTestClient::describe(created)));
+        QVERIFY2(McpTestClient::describe(created).contains("chat2sbx setup"), qPrintable(McpTestClient::describe(created)));
         QTest::qWait(1500);
         QCOMPARE(server.output().count(QStringLiteral("template missing: run `chat2sbx setup`")), 1);
         QCOMPARE(server.terminate(), 0);
@@ -152,13 +152,13 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.output()));
         QVERIFY(waitFor([&] { return sbxOf(statusJson(env)).value("state").toString() == QLatin1String("ready"); }, 15000));
         QCOMPARE(runCli(env, {"status"}).exitCode, 0);
-        SimpleMcpClient mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize());
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
 
         // No network policy: no check can see it before a sandbox starts; the failed create tells.
         env.setSbxFaults({"FAKE_SBX_NO_POLICY=1"});
-        QJsonObject created = mcp.callTool("sandbox_create", {});
-        QVERIFY2(created.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(created)));
+        QJsonObject created = mcp.callToolResult("sandbox_create", {});
+        QVERIFY2(created.value("isError").toBool(), qPrintable(McpTestClient::describe(created)));
         CliResult json;
         QJsonObject sbx = sbxOf(statusJson(env, &json));
         QCOMPARE(json.exitCode, 1);
@@ -168,16 +168,16 @@ private slots:
 
         // Policy set: the next create succeeds and clears it.
         env.setSbxFaults({});
-        created = mcp.callTool("sandbox_create", {});
-        QVERIFY2(!created.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(created)));
+        created = mcp.callToolResult("sandbox_create", {});
+        QVERIFY2(!created.value("isError").toBool(), qPrintable(McpTestClient::describe(created)));
         QCOMPARE(sbxOf(statusJson(env)).value("state").toString(), QStringLiteral("ready"));
         QCOMPARE(runCli(env, {"status"}).exitCode, 0);
 
         // The template disappears (another data root's setup, a prune): the failed create makes the
         // server check again, and status says so without waiting for the periodic check.
         env.setSbxFaults({"FAKE_SBX_TEMPLATES="});
-        created = mcp.callTool("sandbox_create", {});
-        QVERIFY2(created.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(created)));
+        created = mcp.callToolResult("sandbox_create", {});
+        QVERIFY2(created.value("isError").toBool(), qPrintable(McpTestClient::describe(created)));
         QVERIFY(waitFor([&] { return sbxOf(statusJson(env)).value("state").toString() == QLatin1String("template_missing"); }, 15000));
         QCOMPARE(runCli(env, {"status"}).exitCode, 1);
         QCOMPARE(server.terminate(), 0);

@@ -1,4 +1,4 @@
-// Issue 7, Secure MCP Tunnel, against the real `chat2sbx serve` and the fake tunnel-client
+// Secure MCP Tunnel, against the real `chat2sbx serve` and the fake tunnel-client
 // (tests/fakes/tunnel-client): connected path, crash/restart with growing delays, missing key file, no child
 // left behind after SIGTERM (also when the client ignores SIGTERM), status in both output modes with
 // the tunnel on and off, and the key never on a command line or in the server's output.

@@ -1,4 +1,4 @@
-// Issue 17: "ready" means ChatGPT can reach us. The real `chat2sbx serve` against the fake tunnel-client
+// "Ready" means ChatGPT can reach us. The real `chat2sbx serve` against the fake tunnel-client
 // (which models reference/tunnel-client.md): a failed first probe recovers (startup wait, or a restart)
 // within a bounded time; a refused key is `unauthorized` within seconds with no restart storm; the user's
 // shell variables that tunnel-client would read do not reach it, nor do chat2sbx's own secrets; stop is

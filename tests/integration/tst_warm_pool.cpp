@@ -1,9 +1,9 @@
-// WarmPool's rules (issue 21): hand-over at once, replacement, the active limit, template change,
+// WarmPool's rules: hand-over at once, replacement, the active limit, template change,
 // a lowered target, adoption after a restart, and no leaked runtime after a kill -9 mid-create.
+#include "RecordingAttacher.h"
 #include "SandboxHarness.h"
 
-#include "sandbox/RuntimeAttacher.h"
-#include "sandbox/WarmPool.h"
+#include "sandbox/lifecycle/WarmPool.h"
 #include "state/WarmSandboxRepository.h"
 
 #include <QDir>
@@ -14,19 +14,6 @@ using namespace chat2sbx;
 using namespace chat2sbx::test;
 
 namespace {
-
-// Brings every sandbox up at once and records what it was asked.
-class RecordingAttacher : public RuntimeAttacher {
-public:
-    void attach(const RunningSandbox &s, std::function<void(bool, const QString &)> done) override
-    {
-        attached << s.runtimeName;
-        done(true, {});
-    }
-    void detach(const QString &sandboxId) override { detached << sandboxId; }
-    QStringList attached;
-    QStringList detached;
-};
 
 // The harness plus a pool and an attacher, wired as the Controller does.
 struct WarmStack {
@@ -205,7 +192,7 @@ void TestWarmPool::adoptedAfterRestartAndWokenOnHandOver()
     QVERIFY2(!r.result.isError, qPrintable(r.text()));
     QCOMPARE(r.json().value(QStringLiteral("state")).toString(), QStringLiteral("running"));
     QCOMPARE(second.h.records.find(r.json().value(QStringLiteral("sandbox_id")).toString())->runtimeName, warm);
-    QVERIFY2(second.attacher.attached.contains(warm), "the hand-over attaches (wakes) it");
+    QVERIFY2(second.attacher.attachedRuntimes.contains(warm), "the hand-over attaches (wakes) it");
     QVERIFY(second.waitReady(1));
     QCOMPARE(second.h.countCalls(QStringLiteral("create")), createsBefore + 1);
 }

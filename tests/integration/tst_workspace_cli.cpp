@@ -116,14 +116,10 @@ private slots:
 
     void workspaceAddRelativePath()
     {
-        QProcessEnvironment env = m_env->processEnvironment();
-        QProcess p;
-        p.setProcessEnvironment(env);
-        p.setWorkingDirectory(m_root);
-        p.start(chat2sbxBinary(), {"workspace", "add", "docs", "--mode=direct"});
-        QVERIFY(p.waitForFinished(30000));
-        QCOMPARE(p.exitCode(), 0);
-        QVERIFY(p.readAllStandardOutput().contains((m_root + "/docs").toUtf8()));
+        const CliResult r = runProcess(chat2sbxBinary(), {"workspace", "add", "docs", "--mode=direct"},
+                                       m_env->processEnvironment(), m_root);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains((m_root + "/docs").toUtf8()));
     }
 
     void workspaceAddErrors_data()

@@ -3,7 +3,7 @@
 // branch chat2sbx/<id> in the host repository without touching its checkout → export_changes moves
 // the branch → destroy saves unexported work first → a failed export makes destroy refuse unless
 // force → revoking the workspace exports and destroys its sandbox and needs a new request.
-#include "SimpleMcpClient.h"
+#include "McpTestClient.h"
 #include "TestSupport.h"
 
 #include <QCryptographicHash>
@@ -21,13 +21,10 @@ struct Git {
     QString repo;
     QByteArray run(const QStringList &args, int *exitCode = nullptr) const
     {
-        QProcess p;
-        p.setWorkingDirectory(repo);
-        p.start(QStringLiteral("git"), args);
-        p.waitForFinished(30000);
+        const CliResult r = runProcess(QStringLiteral("git"), args, {}, repo);
         if (exitCode)
-            *exitCode = p.exitCode();
-        return p.readAllStandardOutput();
+            *exitCode = r.exitCode;
+        return r.out;
     }
     QString line(const QStringList &args) const { return QString::fromUtf8(run(args)).trimmed(); }
     // Everything of the host checkout the export must leave alone.
@@ -72,24 +69,24 @@ class TestWorkspaceLoop : public QObject {
 
     TestEnvironment *m_env = nullptr;
     ServerProcess *m_server = nullptr;
-    SimpleMcpClient *m_mcp = nullptr;
+    McpTestClient *m_mcp = nullptr;
     Git m_git;
     QString m_workspaceId;
 
     QJsonObject bash(const QString &sandboxId, const QString &command)
     {
-        const QJsonObject r = m_mcp->callTool("bash", QJsonObject{{"sandbox_id", sandboxId}, {"command", command},
+        const QJsonObject r = m_mcp->callToolResult("bash", QJsonObject{{"sandbox_id", sandboxId}, {"command", command},
                                                                   {"yield_time_ms", 30000}});
         const QJsonObject s = structured(r);
         if (r.value("isError").toBool() || s.value("exit_code").toInt(-1) != 0)
-            qWarning("bash %s -> %s", qPrintable(command), qPrintable(SimpleMcpClient::describe(r)));
+            qWarning("bash %s -> %s", qPrintable(command), qPrintable(McpTestClient::describe(r)));
         return s;
     }
     QString createSandbox()
     {
-        const QJsonObject r = m_mcp->callTool("sandbox_create", QJsonObject{{"workspace_id", m_workspaceId}});
+        const QJsonObject r = m_mcp->callToolResult("sandbox_create", QJsonObject{{"workspace_id", m_workspaceId}});
         if (r.value("isError").toBool())
-            qWarning("sandbox_create: %s", qPrintable(SimpleMcpClient::describe(r)));
+            qWarning("sandbox_create: %s", qPrintable(McpTestClient::describe(r)));
         return structured(r).value("sandbox_id").toString();
     }
 
@@ -104,8 +101,8 @@ private slots:
         m_env->set("CHAT2SBX_ALLOWED_HOST_ROOTS", root);
         m_server = new ServerProcess(*m_env);
         QVERIFY2(m_server->start(), qPrintable(m_server->output()));
-        m_mcp = new SimpleMcpClient(m_env->mcpUrl(), "loop-test-client");
-        QVERIFY(m_mcp->initialize());
+        m_mcp = new McpTestClient(m_env->mcpUrl(), "loop-test-client");
+        QVERIFY(m_mcp->open());
         for (const char *name : {"show_changes", "export_changes"})
             QVERIFY2(m_mcp->toolNames().contains(name), name);
     }
@@ -122,7 +119,7 @@ private slots:
     void requestWithReasonShowsClientAndReason()
     {
         const QJsonObject args{{"host_path", m_git.repo}, {"mode", "clone"}, {"reason", "to fix the failing parser test"}};
-        QJsonObject s = structured(m_mcp->callTool("workspace_request", args));
+        QJsonObject s = structured(m_mcp->callToolResult("workspace_request", args));
         QCOMPARE(s.value("status").toString(), QString("approval_required"));
         const QString approvalId = s.value("approval_id").toString();
         const CliResult list = runCli(*m_env, {"approval", "list"});
@@ -133,12 +130,12 @@ private slots:
         QCOMPARE(first.value("reason").toString(), QString("to fix the failing parser test"));
         QCOMPARE(first.value("client").toString(), QString("loop-test-client"));
         // Too long a reason is refused with a readable error.
-        const QJsonObject tooLong = m_mcp->callTool("workspace_request", QJsonObject{{"host_path", m_git.repo}, {"mode", "clone"},
+        const QJsonObject tooLong = m_mcp->callToolResult("workspace_request", QJsonObject{{"host_path", m_git.repo}, {"mode", "clone"},
                                                                                      {"reason", QString(501, 'x')}});
-        QVERIFY2(tooLong.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(tooLong)));
+        QVERIFY2(tooLong.value("isError").toBool(), qPrintable(McpTestClient::describe(tooLong)));
 
         QCOMPARE(runCli(*m_env, {"approval", "approve", approvalId}).exitCode, 0);
-        s = structured(m_mcp->callTool("workspace_request", args));
+        s = structured(m_mcp->callToolResult("workspace_request", args));
         QCOMPARE(s.value("status").toString(), QString("approved"));
         m_workspaceId = s.value("workspace_id").toString();
         QVERIFY(m_workspaceId.startsWith("ws_"));
@@ -159,8 +156,8 @@ private slots:
         const QString sandboxStatus = bash(id, "git status --porcelain; git rev-parse HEAD").value("output").toString();
 
         // show_changes lists the commit and every kind of change, with git-apply-able headers.
-        QJsonObject r = m_mcp->callTool("show_changes", QJsonObject{{"sandbox_id", id}});
-        QVERIFY2(!r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
+        QJsonObject r = m_mcp->callToolResult("show_changes", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(!r.value("isError").toBool(), qPrintable(McpTestClient::describe(r)));
         QJsonObject s = structured(r);
         QCOMPARE(s.value("commits").toArray().size(), 1);
         QCOMPARE(s.value("commits").toArray().first().toObject().value("subject").toString(), QString("agent: add beta"));
@@ -178,7 +175,7 @@ private slots:
         const QString diff = s.value("diff").toString();
         QVERIFY2(diff.contains("--- a/b.txt\n+++ b/b.txt") && diff.contains("+++ b/c.txt") && diff.contains("-two\n+2"), qPrintable(diff));
         // path narrows it; include_diff false leaves the diff out.
-        s = structured(m_mcp->callTool("show_changes", QJsonObject{{"sandbox_id", id}, {"path", "b.txt"}, {"include_diff", false}}));
+        s = structured(m_mcp->callToolResult("show_changes", QJsonObject{{"sandbox_id", id}, {"path", "b.txt"}, {"include_diff", false}}));
         QCOMPARE(s.value("files").toArray().size(), 1);
         QVERIFY(!s.contains("diff"));
 
@@ -204,8 +201,8 @@ private slots:
         // export_changes again after more work moves the branch.
         const QString firstTip = m_git.line({"rev-parse", branch});
         bash(id, "git add -A && git -c user.name=agent -c user.email=agent@example.com commit -qm 'agent: the rest'");
-        r = m_mcp->callTool("export_changes", QJsonObject{{"sandbox_id", id}});
-        QVERIFY2(!r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
+        r = m_mcp->callToolResult("export_changes", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(!r.value("isError").toBool(), qPrintable(McpTestClient::describe(r)));
         s = structured(r);
         QCOMPARE(s.value("branch").toString(), branch);
         QCOMPARE(s.value("includes_uncommitted_changes").toBool(), false);
@@ -217,8 +214,8 @@ private slots:
 
         // Destroy with unexported work: the branch holds it and the result says so.
         bash(id, "echo later > d.txt");
-        r = m_mcp->callTool("sandbox_destroy", QJsonObject{{"sandbox_id", id}});
-        QVERIFY2(!r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
+        r = m_mcp->callToolResult("sandbox_destroy", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(!r.value("isError").toBool(), qPrintable(McpTestClient::describe(r)));
         s = structured(r);
         QCOMPARE(s.value("state").toString(), QString("destroyed"));
         QCOMPARE(s.value("work_saved_on_branch").toString(), branch);
@@ -237,15 +234,15 @@ private slots:
         QDir().mkpath(m_git.repo + "/.git/refs/heads/chat2sbx");
         const QString lock = m_git.repo + "/.git/refs/heads/chat2sbx/" + id + ".lock";
         writeFile(lock, "");
-        QJsonObject r = m_mcp->callTool("sandbox_destroy", QJsonObject{{"sandbox_id", id}});
-        QVERIFY2(r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
-        const QString text = SimpleMcpClient::describe(r);
+        QJsonObject r = m_mcp->callToolResult("sandbox_destroy", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(r.value("isError").toBool(), qPrintable(McpTestClient::describe(r)));
+        const QString text = McpTestClient::describe(r);
         QVERIFY2(text.contains("was not destroyed") && text.contains("force"), qPrintable(text));
-        QCOMPARE(structured(m_mcp->callTool("sandbox_get", QJsonObject{{"sandbox_id", id}})).value("state").toString(), QString("running"));
+        QCOMPARE(structured(m_mcp->callToolResult("sandbox_get", QJsonObject{{"sandbox_id", id}})).value("state").toString(), QString("running"));
         QCOMPARE(bash(id, "cat e.txt").value("output").toString().trimmed(), QString("precious"));
 
-        r = m_mcp->callTool("sandbox_destroy", QJsonObject{{"sandbox_id", id}, {"force", true}});
-        QVERIFY2(!r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
+        r = m_mcp->callToolResult("sandbox_destroy", QJsonObject{{"sandbox_id", id}, {"force", true}});
+        QVERIFY2(!r.value("isError").toBool(), qPrintable(McpTestClient::describe(r)));
         QCOMPARE(structured(r).value("state").toString(), QString("destroyed"));
         QFile::remove(lock);
     }
@@ -262,37 +259,37 @@ private slots:
         QVERIFY(makeRepository(decoy));
         QVERIFY(QDir().rename(m_git.repo, m_git.repo + ".orig"));
         QVERIFY(QFile::link(decoy.repo, m_git.repo));
-        QJsonObject r = m_mcp->callTool("export_changes", QJsonObject{{"sandbox_id", id}});
-        const QString text = SimpleMcpClient::describe(r);
+        QJsonObject r = m_mcp->callToolResult("export_changes", QJsonObject{{"sandbox_id", id}});
+        const QString text = McpTestClient::describe(r);
         QVERIFY2(r.value("isError").toBool() && text.contains("no longer the approved one") && text.contains("nothing was written"),
                  qPrintable(text));
         QCOMPARE(decoy.line({"branch", "--list", "chat2sbx/*"}), QString());
         QVERIFY(QFile::remove(m_git.repo));
         QVERIFY(QDir().rename(m_git.repo + ".orig", m_git.repo));
-        r = m_mcp->callTool("export_changes", QJsonObject{{"sandbox_id", id}});
-        QVERIFY2(!r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
+        r = m_mcp->callToolResult("export_changes", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(!r.value("isError").toBool(), qPrintable(McpTestClient::describe(r)));
         QCOMPARE(m_git.line({"show", "chat2sbx/" + id + ":s.txt"}), QString("kept"));
-        r = m_mcp->callTool("sandbox_destroy", QJsonObject{{"sandbox_id", id}});
-        QVERIFY2(!r.value("isError").toBool(), qPrintable(SimpleMcpClient::describe(r)));
+        r = m_mcp->callToolResult("sandbox_destroy", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(!r.value("isError").toBool(), qPrintable(McpTestClient::describe(r)));
     }
 
     void managedAndDirectWorkspaces()
     {
-        const QJsonObject r = m_mcp->callTool("sandbox_create", QJsonObject{});
+        const QJsonObject r = m_mcp->callToolResult("sandbox_create", QJsonObject{});
         const QString id = structured(r).value("sandbox_id").toString();
-        QVERIFY2(id.startsWith("sbx_"), qPrintable(SimpleMcpClient::describe(r)));
-        QJsonObject e = m_mcp->callTool("export_changes", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(id.startsWith("sbx_"), qPrintable(McpTestClient::describe(r)));
+        QJsonObject e = m_mcp->callToolResult("export_changes", QJsonObject{{"sandbox_id", id}});
         QVERIFY(e.value("isError").toBool());
-        QVERIFY2(SimpleMcpClient::describe(e).contains("no host repository"), qPrintable(SimpleMcpClient::describe(e)));
-        e = m_mcp->callTool("show_changes", QJsonObject{{"sandbox_id", id}});
+        QVERIFY2(McpTestClient::describe(e).contains("no host repository"), qPrintable(McpTestClient::describe(e)));
+        e = m_mcp->callToolResult("show_changes", QJsonObject{{"sandbox_id", id}});
         QVERIFY(e.value("isError").toBool());
-        QVERIFY2(SimpleMcpClient::describe(e).contains("not a git repository"), qPrintable(SimpleMcpClient::describe(e)));
+        QVERIFY2(McpTestClient::describe(e).contains("not a git repository"), qPrintable(McpTestClient::describe(e)));
         // After git init the managed workspace is reviewable.
         bash(id, "git init -q && echo hi > h.txt");
-        const QJsonObject s = structured(m_mcp->callTool("show_changes", QJsonObject{{"sandbox_id", id}}));
+        const QJsonObject s = structured(m_mcp->callToolResult("show_changes", QJsonObject{{"sandbox_id", id}}));
         QCOMPARE(s.value("files").toArray().size(), 1);
         QCOMPARE(s.value("files").toArray().first().toObject().value("path").toString(), QString("h.txt"));
-        QVERIFY(!m_mcp->callTool("sandbox_destroy", QJsonObject{{"sandbox_id", id}}).value("isError").toBool());
+        QVERIFY(!m_mcp->callToolResult("sandbox_destroy", QJsonObject{{"sandbox_id", id}}).value("isError").toBool());
     }
 
     void revokeExportsDestroysAndNeedsANewRequest()
@@ -304,13 +301,13 @@ private slots:
         QVERIFY2(remove.exitCode == 0, (remove.out + remove.err).constData());
         QVERIFY2(remove.out.contains(("chat2sbx/" + id).toUtf8()), remove.out.constData());
         QCOMPARE(m_git.line({"show", "chat2sbx/" + id + ":r.txt"}), QString("unsaved"));
-        QCOMPARE(structured(m_mcp->callTool("sandbox_get", QJsonObject{{"sandbox_id", id}})).value("state").toString(),
+        QCOMPARE(structured(m_mcp->callToolResult("sandbox_get", QJsonObject{{"sandbox_id", id}})).value("state").toString(),
                  QString("destroyed"));
-        const QJsonObject r = m_mcp->callTool("sandbox_create", QJsonObject{{"workspace_id", m_workspaceId}});
+        const QJsonObject r = m_mcp->callToolResult("sandbox_create", QJsonObject{{"workspace_id", m_workspaceId}});
         QVERIFY(r.value("isError").toBool());
-        const QString text = SimpleMcpClient::describe(r);
+        const QString text = McpTestClient::describe(r);
         QVERIFY2(text.contains("revoked") && text.contains("workspace_request"), qPrintable(text));
-        const QJsonObject again = structured(m_mcp->callTool("workspace_request", QJsonObject{{"host_path", m_git.repo}, {"mode", "clone"}}));
+        const QJsonObject again = structured(m_mcp->callToolResult("workspace_request", QJsonObject{{"host_path", m_git.repo}, {"mode", "clone"}}));
         QCOMPARE(again.value("status").toString(), QString("approval_required"));
     }
 };

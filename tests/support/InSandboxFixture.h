@@ -7,12 +7,12 @@
 #include "ToolCallSupport.h"
 
 #include "config/Config.h"
-#include "mcp/ToolRegistry.h"
 #include "core/Clock.h"
 #include "core/Ids.h"
-#include "sandbox/BashSessions.h"
-#include "sandbox/ChannelPool.h"
-#include "sandbox/SbxDriver.h"
+#include "mcp/ToolRegistry.h"
+#include "sandbox/bash/BashSessions.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/sbx/SbxDriver.h"
 #include "state/Database.h"
 #include "tools/InSandboxTools.h"
 

@@ -6,10 +6,10 @@
 #include "TestSupport.h"
 #include "ToolCallSupport.h"
 
-#include "mcp/ToolRegistry.h"
 #include "ManualClock.h"
-#include "sandbox/SandboxService.h"
-#include "sandbox/SbxDriver.h"
+#include "mcp/ToolRegistry.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/sbx/SbxDriver.h"
 #include "state/Database.h"
 #include "state/SandboxRepository.h"
 #include "tools/SandboxTools.h"

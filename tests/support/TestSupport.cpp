@@ -56,14 +56,12 @@ int runGit(const QString &dir, const QStringList &args)
     const QString git = QStandardPaths::findExecutable(QStringLiteral("git"));
     if (git.isEmpty())
         return -1;
-    QProcess p;
-    p.setWorkingDirectory(dir);
-    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    p.start(git, QStringList{QStringLiteral("-c"), QStringLiteral("user.name=chat2sbx test"), QStringLiteral("-c"),
-                             QStringLiteral("user.email=test@chat2sbx.invalid")} + args);
-    if (!p.waitForFinished(20000) || p.exitStatus() != QProcess::NormalExit)
-        return -1;
-    return p.exitCode();
+    const CliResult r = runProcess(git, QStringList{QStringLiteral("-c"), QStringLiteral("user.name=chat2sbx test"), QStringLiteral("-c"),
+                                                    QStringLiteral("user.email=test@chat2sbx.invalid")} + args,
+                                   {}, dir, 20000);
+    if (r.exitCode != 0 && !r.err.isEmpty())
+        qWarning().noquote() << "git" << args.join(QLatin1Char(' ')) << ":" << QString::fromUtf8(r.err).trimmed();
+    return r.exitCode;
 }
 
 bool makeGitRepository(const QString &path, const QList<QPair<QString, QByteArray>> &committed)
@@ -239,12 +237,15 @@ HttpResult httpRequest(const QByteArray &method, const QString &url, const QList
     return result;
 }
 
-CliResult runCli(const TestEnvironment &env, const QStringList &args, int timeoutMs)
+CliResult runProcess(const QString &program, const QStringList &args, const QProcessEnvironment &env,
+                     const QString &workDir, int timeoutMs)
 {
     CliResult r;
     QProcess p;
-    p.setProcessEnvironment(env.processEnvironment());
-    p.start(chat2sbxBinary(), args);
+    p.setProcessEnvironment(env.isEmpty() ? QProcessEnvironment::systemEnvironment() : env);
+    if (!workDir.isEmpty())
+        p.setWorkingDirectory(workDir);
+    p.start(program, args);
     if (!p.waitForStarted(10000))
         return r;
     if (!p.waitForFinished(timeoutMs)) {
@@ -256,6 +257,16 @@ CliResult runCli(const TestEnvironment &env, const QStringList &args, int timeou
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+CliResult runCli(const TestEnvironment &env, const QStringList &args, int timeoutMs)
+{
+    return runProcess(chat2sbxBinary(), args, env.processEnvironment(), {}, timeoutMs);
+}
+
+CliResult runFakeSbx(const TestEnvironment &env, const QStringList &args, int timeoutMs)
+{
+    return runProcess(env.config().sbxPath, args, env.processEnvironment(), {}, timeoutMs);
 }
 
 } // namespace chat2sbx::test

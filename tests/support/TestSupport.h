@@ -96,12 +96,21 @@ struct HttpResult {
 HttpResult httpRequest(const QByteArray &method, const QString &url, const QList<QPair<QByteArray, QByteArray>> &headers,
                        const QByteArray &body = {}, int timeoutMs = 30000);
 
-// Runs `chat2sbx <args>` to completion with the environment's variables.
+// How a program run to completion ended: its exit code (-1 when it did not start, crashed or was
+// killed at its timeout) and what it wrote.
 struct CliResult {
     int exitCode = -1;
     QByteArray out;
     QByteArray err;
 };
+// The one way the tests run a program to completion: an argv list, an explicit environment (this
+// process's own when `env` is empty), a working directory (this one's when empty) and a timeout,
+// past which the program is killed.
+CliResult runProcess(const QString &program, const QStringList &args, const QProcessEnvironment &env = {},
+                     const QString &workDir = {}, int timeoutMs = 30000);
+// Runs `chat2sbx <args>` to completion with the environment's variables.
 CliResult runCli(const TestEnvironment &env, const QStringList &args, int timeoutMs = 30000);
+// Runs the fake sbx of `env` (its state folder and faults) to completion.
+CliResult runFakeSbx(const TestEnvironment &env, const QStringList &args, int timeoutMs = 15000);
 
 } // namespace chat2sbx::test

@@ -103,7 +103,7 @@ private slots:
         QCOMPARE(svc.pending().size(), 2);
     }
 
-    // Issue 22, item 10: 300 distinct requests made 300 pending approvals (and notifications).
+    // 300 distinct requests made 300 pending approvals (and notifications).
     void pendingApprovalsAreCapped()
     {
         ApprovalService &svc = *m_server->approvals;
@@ -131,7 +131,7 @@ private slots:
         QCOMPARE(svc.request(m_root + "/many/d29", WorkspaceMode::Direct).status, Status::ApprovalRequired);
     }
 
-    // Issue 22, item 10: one client's flood of requests takes its own share only.
+    // One client's flood of requests takes its own share only.
     void pendingApprovalsArePerClient()
     {
         ApprovalService &svc = *m_server->approvals;

@@ -1,4 +1,4 @@
-// BashSessionRepository stays bounded whatever the agent runs (issue 22, item 15): a stored command
+// BashSessionRepository stays bounded whatever the agent runs: a stored command
 // is cut, bash_list's query returns every running session and only the newest ended ones, and the
 // hourly pass removes the sessions of destroyed sandboxes and those that ended long ago.
 #include "TestSupport.h"

@@ -1,7 +1,7 @@
 // The CallToolResult and JSON-RPC message are written from already serialized parts (JsonText);
 // every byte must be what serializing the whole object with QJsonDocument gives.
-#include "mcp/JsonRpc.h"
-#include "mcp/JsonText.h"
+#include "core/JsonRpc.h"
+#include "core/JsonText.h"
 #include "mcp/ToolCallRunner.h"
 
 #include <QJsonArray>
@@ -112,6 +112,40 @@ private slots:
             for (const QJsonValue &id : {QJsonValue(7), QJsonValue(QStringLiteral("req-\"1\"")), QJsonValue(-9007199254740991.0)})
                 QCOMPARE(jsonrpc::serializeResult(id, mine), jsonrpc::serialize(jsonrpc::result(id, wholeObject(r, hasOutputSchema))));
         }
+    }
+
+    // With a card and payload fields, in both text forms, the bytes are still what QJsonDocument writes.
+    void laidOutResultIsTheWholeObjectSerialized_data()
+    {
+        QTest::addColumn<int>("form");
+        QTest::addColumn<bool>("asText");
+        QTest::newRow("full") << int(ResultTextForm::Full) << false;
+        QTest::newRow("full, serialized") << int(ResultTextForm::Full) << true;
+        QTest::newRow("compact") << int(ResultTextForm::Compact) << false;
+        QTest::newRow("compact, serialized") << int(ResultTextForm::Compact) << true;
+    }
+    void laidOutResultIsTheWholeObjectSerialized()
+    {
+        QFETCH(int, form);
+        QFETCH(bool, asText);
+        const QJsonObject structured{{QStringLiteral("output"), QStringLiteral("é \"x\"\n").repeated(100)},
+                                     {QStringLiteral("status"), QStringLiteral("exited")},
+                                     {QStringLiteral("exit_code"), 3}};
+        const QJsonArray image{QJsonObject{{QStringLiteral("type"), QStringLiteral("image")}, {QStringLiteral("data"), QStringLiteral("AAAA")}}};
+        const ToolResult r = asText ? ToolResult::okJson(json::compact(structured)) : ToolResult::ok(structured, image);
+        ToolCallRunner::ResultLayout layout{true, {QStringLiteral("output")}, ResultTextForm(form), QStringLiteral("bash")};
+        const QString text = QString::fromUtf8(resultText(structured, layout.payloadFields, layout.form));
+        QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}}};
+        for (const QJsonValue &block : r.extraContent)
+            content.append(block);
+        const QJsonObject whole{{QStringLiteral("_meta"), QJsonObject{{QStringLiteral("chat2sbx/tool"), QStringLiteral("bash")}}},
+                                {QStringLiteral("content"), content},
+                                {QStringLiteral("isError"), false},
+                                {QStringLiteral("structuredContent"), structured}};
+        QCOMPARE(ToolCallRunner::callToolResultJson(r, layout), json::compact(whole));
+        // The payload reaches the text at most once, and raw only in the full form.
+        const int raw = text.count(structured.value(QStringLiteral("output")).toString());
+        QCOMPARE(raw, form == int(ResultTextForm::Full) ? 1 : 0);
     }
 
     void annotationsReachASerializedResult()

@@ -1,7 +1,7 @@
 // ClientRelay: a request and its immediate answer cross it in one event-loop turn; the bytes
 // QtHttpServer's socket writes reach the client's TCP socket whole and in order, also an answer several times larger than the socketpair holds (moved in one wake-up, with
 // the inner socket asked to write what it still buffers), and the inner socket's close ends with FIN.
-#include "mcp/ClientRelay.h"
+#include "http/ClientRelay.h"
 
 #include <QTcpSocket>
 #include <QtTest>
@@ -49,7 +49,7 @@ private slots:
     void anImmediateAnswerLeavesInTheTurnItsRequestArrived()
     {
         // The relay lets the inner socket read a request at once (not on the next event-loop
-        // turn), so an answer written and flushed by its readyRead handler, as HttpConnectionGuard
+        // turn), so an answer written and flushed by its readyRead handler, as BoundedTcpServer
         // does, reaches the client before that turn ends.
         int client = -1, server = -1;
         QVERIFY(tcpPair(client, server));

@@ -31,6 +31,7 @@ private slots:
         QCOMPARE(c.databasePath, h + "/.chat2sbx/state/chat2sbx.sqlite");
         QVERIFY(c.allowedHostRoots.isEmpty());
         QCOMPARE(c.enableTunnel, true);
+        QCOMPARE(c.toolCards, true);
         QCOMPARE(c.tunnelClient, h + "/.local/bin/tunnel-client");
         QCOMPARE(c.secretDir, h + "/.secrets/tunnel-client");
         QCOMPARE(c.maxActiveSandboxes, 0);
@@ -58,7 +59,7 @@ private slots:
 
     void configJsonOverridesDefaults()
     {
-        writeConfigJson(R"({"port": 19000, "maxActiveSandboxes": 3, "enableTunnel": false,
+        writeConfigJson(R"({"port": 19000, "maxActiveSandboxes": 3, "enableTunnel": false, "toolCards": false,
                             "allowedHostRoots": ["~/repositories", "/srv/code"], "sbx": "/opt/sbx/bin/sbx"})");
         Config c;
         QString error;
@@ -66,14 +67,16 @@ private slots:
         QCOMPARE(c.port, quint16(19000));
         QCOMPARE(c.maxActiveSandboxes, 3);
         QCOMPARE(c.enableTunnel, false);
+        QCOMPARE(c.toolCards, false);
         QCOMPARE(c.allowedHostRoots, QStringList({m_home.path() + "/repositories", "/srv/code"}));
         QCOMPARE(c.sbxPath, QStringLiteral("/opt/sbx/bin/sbx"));
     }
 
     void environmentOverridesConfigJson()
     {
-        writeConfigJson(R"({"port": 19000, "maxActiveSandboxes": 3})");
+        writeConfigJson(R"({"port": 19000, "maxActiveSandboxes": 3, "toolCards": true})");
         QProcessEnvironment env;
+        env.insert("CHAT2SBX_TOOL_CARDS", "0");
         env.insert("CHAT2SBX_PORT", "19001");
         env.insert("CHAT2SBX_MAX_ACTIVE_SANDBOXES", "unlimited");
         env.insert("CHAT2SBX_ALLOWED_HOST_ROOTS", "/a:/b/c");
@@ -90,6 +93,7 @@ private slots:
         QCOMPARE(c.maxActiveSandboxes, 0);
         QCOMPARE(c.allowedHostRoots, QStringList({"/a", "/b/c"}));
         QCOMPARE(c.enableTunnel, false);
+        QCOMPARE(c.toolCards, false);
         QCOMPARE(c.sbxPath, QStringLiteral("/usr/local/bin/sbx"));
         QCOMPARE(c.tunnelClient, m_home.path() + "/bin/tc");
         QCOMPARE(c.secretDir, QStringLiteral("/run/secrets"));

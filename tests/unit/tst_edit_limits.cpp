@@ -1,4 +1,4 @@
-// edit's pure parts (issue 22, items 1, 2, 18): the size cap is decided before the result is built,
+// edit's pure parts: the size cap is decided before the result is built,
 // the cost is linear in the file, and a change at byte 0 is shown where it is.
 #include "tools/EditPlan.h"
 #include "tools/UnifiedDiff.h"

@@ -2,8 +2,8 @@
 // only (PROTOCOL.md). These rows run the real script under bash on this machine (no sandbox needed:
 // it is plain bash and coreutils) and compare every answer with what the file holds, for the
 // builtin path and for the program path it falls back to (NUL bytes, files over 256 KiB).
-#include "sandbox/HelperFrame.h"
-#include "sandbox/SandboxChannel.h"
+#include "sandbox/channel/HelperFrame.h"
+#include "sandbox/channel/SandboxChannel.h"
 
 #include <QCryptographicHash>
 #include <QDir>

@@ -1,8 +1,8 @@
-// The host side of the helper's stdout (issue 22, item 5): a line without a newline is bounded (the
+// The host side of the helper's stdout: a line without a newline is bounded (the
 // channel restarts past the cap instead of buffering gigabytes) and warnings about junk output are
 // rate-limited.
 #include "core/LogRateLimiter.h"
-#include "sandbox/HelperFrameReader.h"
+#include "sandbox/channel/HelperFrameReader.h"
 
 #include <QTest>
 

@@ -1,6 +1,6 @@
 // The in-sandbox helper runs only programs that `setup` makes sure the template has: every external
 // command the script invokes is in SandboxChannel::helperCommands(), and every listed one is used.
-#include "sandbox/SandboxChannel.h"
+#include "sandbox/channel/SandboxChannel.h"
 
 #include <QRegularExpression>
 #include <QtTest>

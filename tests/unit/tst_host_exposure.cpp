@@ -1,4 +1,4 @@
-// Issue 22, item 9 (the parts that need no real mount): the mountinfo parser on data rows, the mount
+// Item 9 (the parts that need no real mount): the mountinfo parser on data rows, the mount
 // points PathPolicy refuses (from an injected mount table), and the identity check that finds a
 // credential folder under another path (the home directory inside the requested folder). A real
 // bind mount of ~/.ssh is in tests/integration/tst_bind_mounts.

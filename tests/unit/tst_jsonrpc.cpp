@@ -1,5 +1,5 @@
-// JSON-RPC 2.0 message building and id handling (mcp/JsonRpc.h): pure functions, no socket.
-#include "mcp/JsonRpc.h"
+// JSON-RPC 2.0 message building and id handling (core/JsonRpc.h): pure functions, no socket.
+#include "core/JsonRpc.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,4 +1,4 @@
-// logSafe (issue 22, item 16): what a client or a VM sends cannot add log lines or restyle a terminal.
+// logSafe: what a client or a VM sends cannot add log lines or restyle a terminal.
 #include "core/LogText.h"
 
 #include <QTest>

@@ -1,12 +1,14 @@
 // McpDispatcher without sockets: one row per message (request JSON -> HTTP status and the answer it
 // must contain), then the asynchronous parts of tools/call (cancellation, session end, a dropped
-// responder, the per-session cap, busy sessions and the audit rows).
+// responder, the per-session cap, busy sessions and the audit rows), the tool card's resource and
+// _meta, and the result text each kind of client gets (docs/TOOL_CARDS.md).
 #include "mcp/AuditSink.h"
-#include "mcp/JsonRpc.h"
+#include "core/JsonRpc.h"
+#include "ManualClock.h"
 #include "mcp/McpDispatcher.h"
 #include "mcp/ToolCallRunner.h"
+#include "mcp/ToolCard.h"
 #include "mcp/ToolRegistry.h"
-#include "ManualClock.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -116,6 +118,11 @@ class TestMcpDispatcher : public QObject {
             tools.add(ToolDefinition{QStringLiteral("drop"), QStringLiteral("Drop"), QStringLiteral("Never answers."),
                                      emptySchema(), {}, {}},
                       [](const ToolCall &) {});
+            // A command-like tool drawn by the card, its output a payload field.
+            ToolDefinition run{QStringLiteral("run"), QStringLiteral("Run"), QStringLiteral("Returns a long output."),
+                               emptySchema(), {}, {}};
+            run.presentation = {QStringLiteral("Running…"), QStringLiteral("Ran"), true, {QStringLiteral("output")}};
+            tools.add(run, [](const ToolCall &call) { call.responder.ok(runResult()); });
             calls = std::make_unique<ToolCallRunner>(tools, audit, clock);
             dispatcher = std::make_unique<McpDispatcher>(tools, *calls, clock, 60);
         }
@@ -148,6 +155,18 @@ class TestMcpDispatcher : public QObject {
             return a.size() == 1 ? a.first().createdSessionId : QString();
         }
     };
+
+    static QString runOutput() { return QStringLiteral("line \"1\"\tend\n").repeated(30); }
+    static QJsonObject runResult()
+    {
+        return {{QStringLiteral("session_id"), QStringLiteral("bash_1")}, {QStringLiteral("status"), QStringLiteral("exited")},
+                {QStringLiteral("exit_code"), 0}, {QStringLiteral("output"), runOutput()},
+                {QStringLiteral("files"), QJsonArray{QStringLiteral("a"), QStringLiteral("b")}}};
+    }
+    static QJsonObject callResult(const McpAnswer &answer)
+    {
+        return QJsonDocument::fromJson(answer.json).object().value(QStringLiteral("result")).toObject();
+    }
 
     static QByteArray callSlow(int id)
     {
@@ -210,7 +229,7 @@ private slots:
         // initialize.
         QTest::newRow("initialize") << none << noHeader
                                     << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})")
-                                    << 200 << QByteArray(R"({"id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":false},"logging":{}},"serverInfo":{"name":"chat2sbx"}}})");
+                                    << 200 << QByteArray(R"({"id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":false},"logging":{},"resources":{"listChanged":false,"subscribe":false}},"serverInfo":{"name":"chat2sbx"}}})");
         QTest::newRow("initialize future version") << none << noHeader
                                                    << QByteArray(R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2099-01-01"}})")
                                                    << 200 << QByteArray(R"({"id":"i","result":{"protocolVersion":"2025-11-25"}})");
@@ -226,15 +245,34 @@ private slots:
         QTest::newRow("ping string id") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":"a-1","method":"ping","params":{}})") << 200
                                         << QByteArray(R"({"id":"a-1","result":{}})");
         QTest::newRow("tools/list") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})") << 200
-                                    << QByteArray(R"({"id":2,"result":{"tools":[{"name":"echo"},{"name":"slow"},{"name":"drop"}]}})");
+                                    << QByteArray(R"({"id":2,"result":{"tools":[{"name":"echo"},{"name":"slow"},{"name":"drop"},{"name":"run","_meta":{"openai/toolInvocation/invoking":"Running…","openai/toolInvocation/invoked":"Ran","openai/outputTemplate":")" "ui://widget/chat2sbx-tool-card.html" R"(","ui":{"resourceUri":")" "ui://widget/chat2sbx-tool-card.html" R"("}}}]}})");
         QTest::newRow("tools/list cursor") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}})") << 200
                                            << QByteArray(R"({"id":2,"error":{"code":-32602,"message":"Invalid params: unknown cursor"}})");
         QTest::newRow("setLevel") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"debug"}})") << 200
                                   << QByteArray(R"({"id":3,"result":{}})");
         QTest::newRow("setLevel unknown") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"loud"}})") << 200
                                           << QByteArray(R"({"id":3,"error":{"code":-32602}})");
-        QTest::newRow("unknown method") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"resources/list"})") << 200
-                                        << QByteArray(R"({"id":4,"error":{"code":-32601,"message":"Method not found: resources/list"}})");
+        QTest::newRow("unknown method") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"prompts/list"})") << 200
+                                        << QByteArray(R"({"id":4,"error":{"code":-32601,"message":"Method not found: prompts/list"}})");
+
+        // Resources: the tool card.
+        QTest::newRow("resources/list") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"resources/list"})") << 200
+                                        << QByteArray(R"({"id":4,"result":{"resources":[{"uri":")" "ui://widget/chat2sbx-tool-card.html" R"(","mimeType":"text/html;profile=mcp-app","name":"chat2sbx-tool-card","_meta":{"ui":{"csp":{"connectDomains":[],"resourceDomains":[]}},"openai/widgetCSP":{"connect_domains":[],"resource_domains":[]}}}]}})");
+        QTest::newRow("resources/list cursor") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"resources/list","params":{"cursor":"2"}})") << 200
+                                               << QByteArray(R"({"id":4,"error":{"code":-32602,"message":"Invalid params: unknown cursor"}})");
+        QTest::newRow("resources/templates/list") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"resources/templates/list"})") << 200
+                                                  << QByteArray(R"({"id":4,"result":{"resourceTemplates":[]}})");
+        QTest::newRow("resources/read card") << open << noHeader
+                                             << QByteArray(R"({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":")" "ui://widget/chat2sbx-tool-card.html" R"("}})") << 200
+                                             << QByteArray(R"({"id":5,"result":{"contents":[{"uri":")" "ui://widget/chat2sbx-tool-card.html" R"(","mimeType":"text/html;profile=mcp-app","_meta":{"ui":{"csp":{"connectDomains":[],"resourceDomains":[]}},"openai/widgetCSP":{"connect_domains":[],"resource_domains":[]}}}]}})");
+        QTest::newRow("resources/read unknown") << open << noHeader
+                                                << QByteArray(R"({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":")" "ui://widget/other.html" R"("}})") << 200
+                                                << QByteArray(R"({"id":5,"error":{"code":-32002,"message":"Resource not found","data":{"uri":")" "ui://widget/other.html" R"("}}})");
+        QTest::newRow("resources/read without uri") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{}})") << 200
+                                                    << QByteArray(R"({"id":5,"error":{"code":-32602,"message":"Invalid params: \u0022uri\u0022 must be a string"}})");
+        QTest::newRow("resources/read before initialize") << none << noHeader
+                                                          << QByteArray(R"({"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":")" "ui://widget/chat2sbx-tool-card.html" R"("}})") << 400
+                                                          << QByteArray(R"({"id":5,"error":{"code":-32000}})");
 
         // Notifications and client responses: accepted, nothing to answer.
         QTest::newRow("initialized") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/initialized"})") << 202 << QByteArray();
@@ -292,6 +330,60 @@ private slots:
         QCOMPARE(created, request.contains("\"initialize\"") && actual.object().contains("result"));
         if (created)
             QVERIFY(f.dispatcher->sessions().find(answer.createdSessionId));
+    }
+
+    void cardPageIsTheCompiledResource()
+    {
+        const QString html = toolcard::html();
+        QVERIFY(html.startsWith(QStringLiteral("<!DOCTYPE html>")));
+        QVERIFY(html.contains(QStringLiteral("ui/notifications/tool-result")));
+        // Self-contained: no external script, style or image.
+        for (const char *external : {"src=\"http", "href=\"http", "@import", "fetch("})
+            QVERIFY2(!html.contains(QLatin1String(external)), external);
+    }
+
+    // ChatGPT (clientInfo "openai-mcp") reads structuredContent, maybe content too: its text is a compact
+    // summary. Everyone else may read only content: the payload follows the JSON raw, once.
+    void resultTextFollowsTheClient_data()
+    {
+        QTest::addColumn<QString>("client");
+        QTest::addColumn<bool>("cards");
+        QTest::addColumn<QString>("text");
+        const QString head = QStringLiteral(R"({"exit_code":0,"files":["a","b"],"session_id":"bash_1","status":"exited"})");
+        const QString full = head + QStringLiteral("\n--- output ---\n") + runOutput();
+        const QString compact = QStringLiteral(R"({"exit_code":0,"session_id":"bash_1","status":"exited"})")
+                                + QStringLiteral("\n(files: 2 items; output: %1 characters; the full result is in structuredContent)").arg(runOutput().size());
+        QTest::newRow("content-only client") << QStringLiteral("claude-ai") << true << full;
+        QTest::newRow("chatgpt") << QStringLiteral("openai-mcp") << true << compact;
+        QTest::newRow("chatgpt, cards off") << QStringLiteral("openai-mcp") << false << compact;
+        QTest::newRow("unnamed client, cards off") << QString() << false << full;
+    }
+    void resultTextFollowsTheClient()
+    {
+        QFETCH(QString, client);
+        QFETCH(bool, cards);
+        QFETCH(QString, text);
+        Fixture f;
+        f.tools.setToolCardsEnabled(cards);
+        const QString session = f.initialize(client);
+        const QList<McpAnswer> answers = f.send(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run"}})", session);
+        QCOMPARE(answers.size(), 1);
+        const QJsonObject result = callResult(answers.first());
+        QCOMPARE(result.value("isError").toBool(true), false);
+        QCOMPARE(result.value("structuredContent").toObject(), runResult());   // the same for every client
+        const QJsonArray content = result.value("content").toArray();
+        QCOMPARE(content.size(), 1);
+        QCOMPARE(content.at(0).toObject().value("text").toString(), text);
+        const QJsonObject cardMeta{{"chat2sbx/tool", "run"}};
+        QCOMPARE(result.value("_meta").toObject(), cards ? cardMeta : QJsonObject());
+
+        const QJsonObject run = QJsonDocument::fromJson(f.send(R"({"jsonrpc":"2.0","id":8,"method":"tools/list"})", session).first().json)
+                                    .object().value("result").toObject().value("tools").toArray().at(3).toObject();
+        const QJsonObject meta = run.value("_meta").toObject();
+        QCOMPARE(meta.value("openai/toolInvocation/invoking").toString(), QStringLiteral("Running…"));
+        QCOMPARE(meta.value("openai/toolInvocation/invoked").toString(), QStringLiteral("Ran"));
+        QCOMPARE(meta.contains("openai/outputTemplate"), cards);
+        QCOMPARE(meta.value("ui").toObject().value("resourceUri").toString(), cards ? toolcard::uri() : QString());
     }
 
     void cancelledCallIsAnsweredAndItsTokenCancelled()

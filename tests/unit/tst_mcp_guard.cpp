@@ -1,11 +1,11 @@
 // The pure pieces of the MCP endpoint: Host/Origin/token rules, Accept and Content-Type parsing,
 // JSON-RPC id handling, version negotiation and session expiry by the Clock.
 #include "config/Config.h"
-#include "mcp/HttpGuard.h"
-#include "mcp/JsonRpc.h"
+#include "core/JsonRpc.h"
+#include "http/HttpAccessPolicy.h"
+#include "ManualClock.h"
 #include "mcp/McpDispatcher.h"
 #include "mcp/McpSessions.h"
-#include "ManualClock.h"
 
 #include <QtTest>
 
@@ -31,7 +31,7 @@ private slots:
         Config c;
         c.allowedHosts = {QStringLiteral("mcp.internal:8443")};
         c.allowedOrigins = {QStringLiteral("https://chat.example")};
-        HttpGuard g(c, QString());
+        HttpAccessPolicy g(c, QString());
         for (const char *host : {"127.0.0.1:18788", "localhost:1", "localhost", "[::1]:18788", "127.0.0.2", "mcp.internal:8443"})
             QVERIFY2(!g.checkAccess(requestWith({{"host", host}})), host);
         for (const char *host : {"evil.example.com", "evil.example.com:18788", "mcp.internal:9", "", "10.0.0.1", "127.0.0.1.evil.com"})
@@ -51,7 +51,7 @@ private slots:
         c.bearerToken = QStringLiteral("0123456789abcdef0123456789abcdef");
         c.requireLocalToken = true;
         c.localTokenHeader = QStringLiteral("X-Local-Token");
-        HttpGuard g(c, QStringLiteral("secret-secret-secret-secret-secret"));
+        HttpAccessPolicy g(c, QStringLiteral("secret-secret-secret-secret-secret"));
         auto r = g.checkAccess(requestWith({{"host", "0.0.0.0:1"}}));
         QCOMPARE(r->status, 401);
         QVERIFY(r->wwwAuthenticate.startsWith("Bearer"));
@@ -66,25 +66,25 @@ private slots:
                                            {"authorization", "Bearer 0123456789abcdef0123456789abcdeX"},
                                            {"x-local-token", "secret-secret-secret-secret-secret"}})));
         // Loopback bind, token not required: nothing asked.
-        HttpGuard open(Config{}, QStringLiteral("ignored"));
+        HttpAccessPolicy open(Config{}, QStringLiteral("ignored"));
         QVERIFY(!open.checkAccess(requestWith({{"host", "127.0.0.1"}})));
-        QVERIFY(!HttpGuard::constantTimeEquals("", ""));
+        QVERIFY(!HttpAccessPolicy::constantTimeEquals("", ""));
     }
 
     void acceptAndContentType()
     {
-        QVERIFY(HttpGuard::acceptsJsonAndSse("application/json, text/event-stream"));
-        QVERIFY(HttpGuard::acceptsJsonAndSse("text/event-stream;q=0.9, application/json"));
-        QVERIFY(HttpGuard::acceptsJsonAndSse("*/*"));
-        QVERIFY(HttpGuard::acceptsJsonAndSse(""));
-        QVERIFY(!HttpGuard::acceptsJsonAndSse("application/json"));
-        QVERIFY(!HttpGuard::acceptsJsonAndSse("text/event-stream"));
-        QVERIFY(!HttpGuard::acceptsJsonAndSse("text/html"));
-        QVERIFY(HttpGuard::isJsonContentType("application/json"));
-        QVERIFY(HttpGuard::isJsonContentType("Application/JSON; charset=utf-8"));
-        QVERIFY(!HttpGuard::isJsonContentType(""));
-        QVERIFY(!HttpGuard::isJsonContentType("text/plain"));
-        QVERIFY(!HttpGuard::isJsonContentType("application/json-seq"));
+        QVERIFY(HttpAccessPolicy::acceptsJsonAndSse("application/json, text/event-stream"));
+        QVERIFY(HttpAccessPolicy::acceptsJsonAndSse("text/event-stream;q=0.9, application/json"));
+        QVERIFY(HttpAccessPolicy::acceptsJsonAndSse("*/*"));
+        QVERIFY(HttpAccessPolicy::acceptsJsonAndSse(""));
+        QVERIFY(!HttpAccessPolicy::acceptsJsonAndSse("application/json"));
+        QVERIFY(!HttpAccessPolicy::acceptsJsonAndSse("text/event-stream"));
+        QVERIFY(!HttpAccessPolicy::acceptsJsonAndSse("text/html"));
+        QVERIFY(HttpAccessPolicy::isJsonContentType("application/json"));
+        QVERIFY(HttpAccessPolicy::isJsonContentType("Application/JSON; charset=utf-8"));
+        QVERIFY(!HttpAccessPolicy::isJsonContentType(""));
+        QVERIFY(!HttpAccessPolicy::isJsonContentType("text/plain"));
+        QVERIFY(!HttpAccessPolicy::isJsonContentType("application/json-seq"));
     }
 
     void jsonRpcIds()

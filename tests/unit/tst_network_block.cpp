@@ -1,6 +1,6 @@
 // What chat2sbx reads from sbx and from command output about the network policy: the policy log in
 // the fake's shape, in other plausible JSON shapes and as table text; the block signals in output.
-#include "sandbox/SbxPolicy.h"
+#include "sandbox/sbx/SbxPolicy.h"
 #include "tools/NetworkBlockDetector.h"
 
 #include <QtTest>

@@ -1,5 +1,5 @@
 // OutputPrefetch: output buffered ahead of polls, used only where it continues, bounded in memory.
-#include "sandbox/OutputPrefetch.h"
+#include "sandbox/bash/OutputPrefetch.h"
 
 #include <QtTest>
 

@@ -1,6 +1,6 @@
 // The decision part of start-up reconciliation (sandbox/ReconcilePlan): records and `sbx ls` rows
 // in, the list of actions out, one data row per situation.
-#include "sandbox/ReconcilePlan.h"
+#include "sandbox/lifecycle/ReconcilePlan.h"
 
 #include <QtTest>
 

@@ -5,9 +5,9 @@
 
 #include "config/Config.h"
 #include "core/Ids.h"
-#include "sandbox/SandboxPresenter.h"
-#include "sandbox/SandboxService.h"
-#include "sandbox/SbxDriver.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/present/SandboxPresenter.h"
+#include "sandbox/sbx/SbxDriver.h"
 #include "state/Database.h"
 #include "state/SandboxRepository.h"
 #include "workspace/WorkspaceService.h"

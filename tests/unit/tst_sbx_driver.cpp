@@ -2,9 +2,9 @@
 // sbx) timeouts, stderr trimmed into the error, a missing binary, callbacks always from the loop.
 #include "TestSupport.h"
 
-#include "sandbox/SbxDriver.h"
-#include "sandbox/SbxPreflight.h"
-#include "sandbox/SbxVersion.h"
+#include "sandbox/sbx/SbxDriver.h"
+#include "sandbox/sbx/SbxPreflight.h"
+#include "sandbox/sbx/SbxVersion.h"
 
 #include <QElapsedTimer>
 #include <QtTest>

@@ -1,4 +1,4 @@
-// How tunnel-client is started and read (issue 17): the explicit child environment, the run/doctor
+// How tunnel-client is started and read: the explicit child environment, the run/doctor
 // argv, the client's output lines (poll failures, errors) and the Prometheus poll gauge.
 #include "tunnel/TunnelClientLaunch.h"
 #include "tunnel/TunnelClientOutput.h"

@@ -297,7 +297,7 @@ private slots:
         qunsetenv("XDG_CONFIG_HOME");
     }
 
-    // Issue 22, item 10: a burst of approval requests is two notifications, not one per request.
+    // A burst of approval requests is two notifications, not one per request.
     void approvalNotificationsAreCoalesced()
     {
         QTemporaryDir dir;

@@ -1,0 +1,76 @@
+#include "runtime/Services.h"
+
+#include "sandbox/bash/BashSessions.h"
+#include "sandbox/changes/ChangesService.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/lifecycle/ActivityMonitor.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/SandboxSleep.h"
+#include "sandbox/lifecycle/WarmPool.h"
+#include "sandbox/lifecycle/WorkspaceRemoval.h"
+#include "sandbox/network/NetworkAccess.h"
+#include "sandbox/sbx/SbxDriver.h"
+#include "sandbox/sbx/SbxHealth.h"
+#include "state/Database.h"
+#include "tools/ChangesTools.h"
+#include "tools/ImportFileTool.h"
+#include "tools/InSandboxTools.h"
+#include "tools/NetworkTools.h"
+#include "tools/SandboxTools.h"
+#include "tools/WorkspaceTools.h"
+#include "tunnel/TunnelSupervisor.h"
+#include "workspace/ApprovalService.h"
+#include "workspace/HostGit.h"
+#include "workspace/WorkspaceRetention.h"
+#include "workspace/WorkspaceService.h"
+
+namespace chat2sbx {
+
+Services::Services(const Config &config, Clock &clock)
+    : db(std::make_unique<Database>()), tunnel(std::make_unique<TunnelSupervisor>(config))
+{
+    // sbx driver, workspaces, sandbox lifecycle and its tools.
+    sbx = std::make_unique<SbxDriver>(config.sbxPath);
+    workspaces = std::make_unique<WorkspaceService>(config, *db, clock);
+    sandboxes = std::make_unique<SandboxService>(config, *db, *workspaces, *sbx, clock);
+    channels = std::make_unique<ChannelPool>(*sbx);   // sandbox_expose probes ports through it
+    sbxHealth = std::make_unique<SbxHealth>(*sbx, config.templateRef());
+    QObject::connect(sandboxes.get(), &SandboxService::templateMissing, sbxHealth.get(), &SbxHealth::refresh);
+    QObject::connect(sandboxes.get(), &SandboxService::createFinished, sbxHealth.get(), &SbxHealth::noteCreateResult);
+    tools.setToolCardsEnabled(config.toolCards);
+    network = std::make_unique<NetworkAccess>(*db, *sandboxes, *sbx, clock);
+    registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get());
+    registerNetworkTools(tools, *network);
+    // Workspaces and approvals.
+    approvals = std::make_unique<ApprovalService>(*workspaces, *db, clock);
+    retention = std::make_unique<WorkspaceRetention>(*workspaces, clock);
+    registerWorkspaceTools(tools, *workspaces, *approvals);
+
+    // One control channel per running sandbox (the attacher SandboxService calls after create and
+    // on re-attach), bash sessions and the in-sandbox tools.
+    bashSessions = std::make_unique<BashSessions>(*db, *channels, clock);
+    sandboxes->setAttacher(channels.get());
+    warm = std::make_unique<WarmPool>(config, *db, *sbx, clock);
+    warm->setAttacher(channels.get());
+    sandboxes->setWarmPool(warm.get());
+    registerInSandboxTools(tools, *sandboxes, *channels, *bashSessions);
+    ImportFileOptions import;
+    import.allowedHosts = config.importFileHosts;
+    import.maxBytes = static_cast<qint64>(config.importFileMaxMiB) * 1024 * 1024;
+    import.extraCaFile = config.testImportCaFile;
+    registerImportFileTool(tools, *sandboxes, *channels, import);
+    activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
+    // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
+    sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);
+
+    // Review and export of the agent's work; also what destroy and idle expiry ask first.
+    hostGit = std::make_unique<HostGit>();
+    changes = std::make_unique<ChangesService>(*sandboxes, *channels, *hostGit);
+    sandboxes->setDestroyGuard(changes.get());
+    registerChangesTools(tools, *sandboxes, *changes);
+    removal = std::make_unique<WorkspaceRemoval>(*workspaces, *sandboxes, *retention);
+}
+
+Services::~Services() = default;
+
+} // namespace chat2sbx

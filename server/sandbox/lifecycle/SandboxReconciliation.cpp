@@ -1,0 +1,217 @@
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/SandboxServiceLog.h"
+
+#include "core/Clock.h"
+#include "sandbox/bash/StopReasons.h"
+#include "sandbox/channel/RuntimeAttacher.h"
+#include "sandbox/lifecycle/ReconcilePlan.h"
+#include "sandbox/lifecycle/WarmPool.h"
+#include "sandbox/sbx/SbxDriver.h"
+#include "workspace/WorkspaceService.h"
+
+#include <QPointer>
+#include <QSet>
+
+namespace chat2sbx {
+
+// ---- reconciliation -------------------------------------------------------------------------------
+
+void SandboxService::ensureAvailable(std::function<void(bool, const QString &)> done)
+{
+    if (m_available)
+        return done(true, {});
+    QPointer<SandboxService> self(this);
+    reconcile([self, done] {
+        if (!self)
+            return;
+        done(self->m_available, self->m_available ? QString()
+                                                  : QStringLiteral("sbx is not available: %1").arg(self->m_unavailableReason));
+    });
+}
+
+void SandboxService::reconcile(std::function<void()> done)
+{
+    if (done)
+        m_reconcileWaiters.append(std::move(done));
+    if (m_reconciling)
+        return;
+    m_reconciling = true;
+    m_retryTimer.stop();
+    m_reconcileTimer.start();
+    QPointer<SandboxService> self(this);
+    m_sbx.list([self](const SbxResult &r, const QList<SbxRuntimeInfo> &items) {
+        if (!self)
+            return;
+        if (!r.ok) {
+            self->m_available = false;
+            self->m_unavailableReason = r.error;
+            if (!self->m_warnedUnavailable)
+                qCWarning(lcSandbox).noquote() << "sbx is not available, sandbox records left untouched and sandbox tools "
+                                                  "disabled until it is (retrying every"
+                                               << self->m_retryIntervalMs / 1000 << "s):" << r.error;
+            self->m_warnedUnavailable = true;
+            self->m_retryTimer.start(self->m_retryIntervalMs);
+            self->finishReconcile();
+            return;
+        }
+        if (!self->m_available || self->m_warnedUnavailable)
+            qCInfo(lcSandbox) << "sbx is available again";
+        self->m_available = true;
+        self->m_unavailableReason.clear();
+        self->m_warnedUnavailable = false;
+        self->reconcileWith(items);
+    });
+}
+
+void SandboxService::apply(const ReconcileAction &a, const QHash<QString, SandboxRecord> &records, QList<RunningSandbox> &toAttach)
+{
+    QPointer<SandboxService> self(this);
+    const QString id = a.sandboxId;
+    switch (a.kind) {
+    case ReconcileAction::Reattach:
+        if (const auto r = records.constFind(id); r != records.constEnd())
+            toAttach.append(runningOf(*r, m_workspaces.find(r->workspaceId)));
+        return;
+    case ReconcileAction::MarkStopped: {
+        // sbx-contract.md §1: the VM stopped while nobody was attached; its processes are gone.
+        const qint64 now = m_clock.nowMs();
+        QString error;
+        qCWarning(lcSandbox).noquote() << "sandbox" << id << "stopped while chat2sbx was not running; its bash sessions are lost,"
+                                       << "its files are kept and the next tool call wakes it";
+        markSessionsLost(id, stopReasons::sessionLostWhileDown(), now);
+        if (!m_repo.markStopped(id, now, stopReasons::sandboxStoppedWhileDown(), now, error) && !error.isEmpty())
+            qCWarning(lcSandbox).noquote() << "cannot record that" << id << "stopped:" << error;
+        return;
+    }
+    case ReconcileAction::FinishStop:
+        qCInfo(lcSandbox).noquote() << "finishing the interrupted sleep of" << id;
+        markSessionsLost(id, stopReasons::sessionLostStopped(), m_clock.nowMs());
+        stopRuntime(id, a.runtimeName);
+        return;
+    case ReconcileAction::MarkVanished:
+        qCWarning(lcSandbox).noquote() << "sandbox" << id << "(" << a.runtimeName << ") vanished: sbx ls no longer lists it";
+        persist(id, SandboxState::Failed,
+                QStringLiteral("its runtime disappeared (sbx ls no longer lists it); destroy it and create a new one"));
+        return;
+    case ReconcileAction::KeepLeftover:
+        qCWarning(lcSandbox).noquote() << "failed sandbox" << id << "still has its runtime" << a.runtimeName
+                                       << "and it may hold work in its clone of the workspace; left alone "
+                                          "(sandbox_destroy removes it)";
+        return;
+    case ReconcileAction::RemoveLeftover:
+        qCInfo(lcSandbox).noquote() << "removing the leftover runtime" << a.runtimeName << "of failed sandbox" << id;
+        removeRuntime(a.runtimeName, [self, id](bool ok, const QString &error) {
+            if (self && !ok)
+                qCWarning(lcSandbox).noquote() << "cannot remove the leftover runtime of" << id << ":" << error;
+        });
+        return;
+    case ReconcileAction::CleanInterruptedCreate:
+        qCWarning(lcSandbox).noquote() << "sandbox" << id << "was half-made when chat2sbx stopped; removing" << a.runtimeName;
+        persist(id, SandboxState::Failed,
+                QStringLiteral("creation was interrupted because chat2sbx stopped; the partial runtime was removed"));
+        removeRuntime(a.runtimeName, [self, id](bool ok, const QString &error) {
+            if (self && !ok)
+                qCWarning(lcSandbox).noquote() << "cannot remove the partial runtime of" << id << ":" << error;
+        });
+        return;
+    case ReconcileAction::FinishDestroy:
+        qCInfo(lcSandbox).noquote() << "finishing the interrupted destroy of" << id;
+        destroy(id, nullptr);
+        return;
+    case ReconcileAction::ReportUnknown:
+        qCWarning(lcSandbox).noquote() << "runtime" << a.runtimeName
+                                       << "looks like chat2sbx's but no sandbox record owns it; left alone "
+                                          "(remove it with `sbx rm --force " + a.runtimeName + "` if it is not needed)";
+        return;
+    }
+}
+
+void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
+{
+    QList<ReconcileRuntime> rows;
+    QSet<QString> present;
+    for (const SbxRuntimeInfo &i : runtimes) {
+        rows.append({i.name, i.status});
+        present.insert(i.name);
+    }
+    QSet<QString> ownedByPool;
+    if (m_warm)
+        m_warm->reconcileWith(present, ownedByPool);
+    QList<ReconcileRecord> records;
+    QHash<QString, SandboxRecord> loaded;
+    for (const SandboxRecord &r : m_repo.list(true)) {
+        loaded.insert(r.id, r);
+        ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
+                            m_creating.contains(r.id) || m_destroying.contains(r.id)};
+        if (r.state == SandboxState::Failed) {
+            const auto workspace = m_workspaces.find(r.workspaceId);
+            rec.cloneWorkspace = workspace && workspace->mode == WorkspaceMode::Clone;
+        }
+        records.append(rec);
+    }
+    const QList<ReconcileAction> plan = planReconciliation(records, rows, ownedByPool, kRuntimePrefix);
+    QList<RunningSandbox> toAttach;
+    for (const ReconcileAction &a : plan)
+        apply(a, loaded, toAttach);
+    using K = ReconcileAction;
+    qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 vanished, "
+                                                  "%4 interrupted creates cleaned up, %5 leftover runtimes of failed sandboxes, "
+                                                  "%6 unknown runtimes reported, %7 found stopped")
+                                       .arg(m_reconcileTimer.elapsed()).arg(countActions(plan, K::Reattach))
+                                       .arg(countActions(plan, K::MarkVanished)).arg(countActions(plan, K::CleanInterruptedCreate))
+                                       .arg(countActions(plan, K::RemoveLeftover) + countActions(plan, K::KeepLeftover))
+                                       .arg(countActions(plan, K::ReportUnknown)).arg(countActions(plan, K::MarkStopped));
+
+    m_idleTimer.start();
+    if (m_attacher) {
+        m_attachQueue += toAttach;
+        attachQueued();
+    }
+    finishReconcile();
+}
+
+void SandboxService::attachQueued()
+{
+    QPointer<SandboxService> self(this);
+    while (m_attacher && m_attachesRunning < kParallelAttaches && !m_attachQueue.isEmpty()) {
+        const RunningSandbox s = m_attachQueue.takeFirst();
+        const auto record = m_repo.find(s.sandboxId);
+        if (!record || record->state != SandboxState::Running || m_destroying.contains(s.sandboxId))
+            continue;   // destroyed or failed while it waited
+        ++m_attachesRunning;
+        m_attacher->attach(s, [self, id = s.sandboxId](bool ok, const QString &error) {
+            if (!self)
+                return;
+            if (!ok)
+                qCWarning(lcSandbox).noquote() << "re-attaching" << id << "failed (it stays running):" << error;
+            --self->m_attachesRunning;
+            self->attachQueued();
+        });
+    }
+}
+
+void SandboxService::finishReconcile()
+{
+    m_reconciling = false;
+    m_lastReconcileMs = m_reconcileTimer.elapsed();
+    emit sandboxesChanged();
+    const auto waiters = std::move(m_reconcileWaiters);
+    m_reconcileWaiters.clear();
+    for (const auto &w : waiters)
+        w();
+}
+
+void SandboxService::shutdown()
+{
+    m_idleTimer.stop();
+    m_retryTimer.stop();
+    m_attachQueue.clear();
+    if (m_warm)
+        m_warm->shutdown();
+    if (!m_attacher)
+        return;
+    for (const SandboxRecord &r : m_repo.inState(SandboxState::Running))
+        m_attacher->detach(r.id);
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,95 @@
+#include "sandbox/present/SandboxPresenter.h"
+
+#include "config/Config.h"
+#include "core/Clock.h"
+#include "sandbox/lifecycle/Redaction.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/ports/ExposedPort.h"
+#include "sandbox/present/SandboxSleepJson.h"
+#include "state/SandboxRepository.h"
+#include "workspace/WorkspaceService.h"
+
+#include <QJsonArray>
+
+namespace chat2sbx {
+
+PortView presentPort(int sandboxPort, const QString &hostIp, int hostPort)
+{
+    return {sandboxPort, hostIp, hostPort, exposedPortUrl(hostIp, hostPort), isLanWide(hostIp)};
+}
+
+QJsonObject portJson(const PortView &port)
+{
+    return {{QStringLiteral("sandbox_port"), port.sandboxPort},
+            {QStringLiteral("host_ip"), port.hostIp},
+            {QStringLiteral("host_port"), port.hostPort},
+            {QStringLiteral("url"), port.url},
+            {QStringLiteral("lan_wide"), port.lanWide}};
+}
+
+QString memoryText(const QString &memory)
+{
+    return memory.isEmpty() ? QStringLiteral("default") : memory;
+}
+
+QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes, Audience audience)
+{
+    const SandboxRecord &r = view.record;
+    QJsonObject o{
+        {QStringLiteral("sandbox_id"), r.id},
+        {QStringLiteral("workspace_id"), r.workspaceId},
+        {QStringLiteral("state"), sandboxStateName(r.state)},
+        {QStringLiteral("memory"), memoryText(r.memory)},
+        {QStringLiteral("created_at"), isoTime(r.createdAt)},
+    };
+    if (view.workspace) {
+        o.insert(QStringLiteral("workspace_mode"), workspaceModeName(view.workspace->mode));
+        o.insert(QStringLiteral("workspace_path"), view.workspace->pathInSandbox());
+        if (audience == Audience::LocalUser)
+            o.insert(QStringLiteral("workspace_host_path"), view.workspace->hostPath);
+    }
+    if (r.state == SandboxState::Running && r.idleDeadline > 0)
+        o.insert(QStringLiteral("idle_deadline"), isoTime(r.idleDeadline));
+    if (!r.reason.isEmpty())
+        o.insert(QStringLiteral("failure_reason"), sandboxes.publicText(r.reason));
+    QJsonArray ports;
+    for (const SandboxPortRecord &p : view.ports)
+        ports.append(portJson(presentPort(p.sandboxPort, p.hostIp, p.hostPort)));
+    o.insert(QStringLiteral("ports"), ports);
+    insertSleepFields(o, view);
+    return o;
+}
+
+QJsonObject workspaceJson(const WorkspaceOverview &overview, Audience audience)
+{
+    const Workspace &w = overview.workspace;
+    QJsonObject j{
+        {QStringLiteral("workspace_id"), w.id},
+        {QStringLiteral("mode"), workspaceModeName(w.mode)},
+        {QStringLiteral("display_name"), w.displayName},
+        {QStringLiteral("path_in_sandbox"), w.pathInSandbox()},
+        {QStringLiteral("sandbox_id"), overview.activeSandboxId.isEmpty() ? QJsonValue() : QJsonValue(overview.activeSandboxId)},
+        {QStringLiteral("last_used_at"), isoTime(w.lastUsedAt)},
+    };
+    // Managed workspaces live in the data directory, which agents never see.
+    if (!w.isManaged() || audience == Audience::LocalUser)
+        j.insert(QStringLiteral("host_path"), w.hostPath);
+    if (w.isManaged())
+        j.insert(QStringLiteral("retention_deadline"),
+                 overview.retentionDeadline ? QJsonValue(isoTime(overview.retentionDeadline)) : QJsonValue());
+    if (audience == Audience::LocalUser)
+        j.insert(QStringLiteral("created_at"), isoTime(w.createdAt));
+    return j;
+}
+
+QJsonValue sandboxLimitJson(int maxActiveSandboxes)
+{
+    return maxActiveSandboxes > 0 ? QJsonValue(maxActiveSandboxes) : QJsonValue(sandboxLimitText(maxActiveSandboxes));
+}
+
+QString sandboxLimitText(int maxActiveSandboxes)
+{
+    return maxActiveSandboxes > 0 ? QString::number(maxActiveSandboxes) : QStringLiteral("unlimited");
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,295 @@
+#include "sandbox/sbx/SbxDriver.h"
+
+#include "sandbox/sbx/SbxJson.h"
+#include "sandbox/sbx/SbxPolicy.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTimer>
+
+#include <memory>
+
+namespace chat2sbx {
+namespace {
+
+QString trimmedLine(const QByteArray &bytes)
+{
+    QString text = QString::fromUtf8(bytes).trimmed();
+    if (text.size() > 2000)
+        text = text.left(2000) + QStringLiteral("…");
+    return text;
+}
+
+} // namespace
+
+SbxDriver::SbxDriver(const QString &sbxPath, QObject *parent)
+    : QObject(parent), m_sbxPath(sbxPath)
+{
+}
+
+SbxDriver::~SbxDriver() = default;
+
+QStringList SbxDriver::createArgs(const SbxCreateSpec &spec)
+{
+    QStringList args{QStringLiteral("create"), QStringLiteral("--quiet"), QStringLiteral("--name"), spec.runtimeName};
+    if (!spec.templateRef.isEmpty())
+        args << QStringLiteral("--template") << spec.templateRef;
+    if (!spec.memory.isEmpty())
+        args << QStringLiteral("--memory") << spec.memory;
+    if (spec.clone)
+        args << QStringLiteral("--clone");
+    args << QStringLiteral("shell") << spec.workspaceRoot;
+    return args;
+}
+
+QStringList SbxDriver::execArgs(const SbxExecSpec &spec)
+{
+    QStringList args{QStringLiteral("exec")};
+    if (spec.interactive)
+        args << QStringLiteral("-i");
+    if (spec.asRoot)
+        args << QStringLiteral("-u") << QStringLiteral("root");
+    for (const QString &name : spec.envNames)
+        args << QStringLiteral("-e") << name;
+    if (!spec.workdir.isEmpty())
+        args << QStringLiteral("-w") << spec.workdir;
+    args << spec.runtimeName;
+    args << spec.command;
+    return args;
+}
+
+void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs, const QByteArray &stdinData, Callback done)
+{
+    auto *proc = new QProcess(this);
+    auto *timer = new QTimer(proc);
+    auto finished = std::make_shared<bool>(false);
+    auto report = [proc, finished, done, what](SbxResult r) {
+        if (*finished)
+            return;
+        *finished = true;
+        if (proc->state() == QProcess::NotRunning) {
+            proc->deleteLater();
+        } else {
+            // Timed out: kill it and let it go once reaped (deleting a running QProcess blocks).
+            QObject::connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
+            proc->kill();
+        }
+        if (done)
+            done(r);
+    };
+
+    proc->setProgram(m_sbxPath);
+    proc->setArguments(args);
+    timer->setSingleShot(true);
+    connect(timer, &QTimer::timeout, proc, [proc, report, what, timeoutMs] {
+        SbxResult r;
+        r.timedOut = true;
+        r.out = proc->readAllStandardOutput();
+        r.err = proc->readAllStandardError();
+        r.error = QStringLiteral("sbx %1 timed out after %2 s").arg(what).arg(timeoutMs / 1000.0);
+        report(r);
+    });
+    connect(proc, &QProcess::errorOccurred, proc, [this, proc, report, what](QProcess::ProcessError e) {
+        if (e != QProcess::FailedToStart)
+            return;
+        SbxResult r;
+        r.error = QStringLiteral("cannot run sbx (%1) for %2: %3").arg(m_sbxPath, what, proc->errorString());
+        // start() reports this synchronously; callers get their callback from the event loop, always.
+        QMetaObject::invokeMethod(proc, [report, r] { report(r); }, Qt::QueuedConnection);
+    });
+    connect(proc, &QProcess::finished, proc, [proc, report, what](int code, QProcess::ExitStatus status) {
+        SbxResult r;
+        r.exitCode = code;
+        r.out = proc->readAllStandardOutput();
+        r.err = proc->readAllStandardError();
+        if (status == QProcess::CrashExit) {
+            r.error = QStringLiteral("sbx %1 crashed%2").arg(what,
+                         r.err.trimmed().isEmpty() ? QString() : QStringLiteral(": ") + trimmedLine(r.err));
+        } else if (code != 0) {
+            const QString reason = trimmedLine(r.err).isEmpty() ? trimmedLine(r.out) : trimmedLine(r.err);
+            r.error = QStringLiteral("sbx %1 failed (exit %2)%3")
+                          .arg(what).arg(code).arg(reason.isEmpty() ? QString() : QStringLiteral(": ") + reason);
+        } else {
+            r.ok = true;
+        }
+        report(r);
+    });
+    timer->start(timeoutMs);
+    proc->start(QIODevice::ReadWrite);
+    if (!stdinData.isEmpty())
+        proc->write(stdinData);
+    proc->closeWriteChannel();
+}
+
+void SbxDriver::version(Callback done)
+{
+    run(QStringLiteral("version"), {QStringLiteral("version")}, m_timeouts.otherMs, {}, std::move(done));
+}
+
+void SbxDriver::versionJson(Callback done)
+{
+    run(QStringLiteral("version --json"), {QStringLiteral("version"), QStringLiteral("--json")}, m_timeouts.otherMs, {},
+        std::move(done));
+}
+
+void SbxDriver::stop(const QString &runtimeName, Callback done)
+{
+    run(QStringLiteral("stop"), {QStringLiteral("stop"), runtimeName}, m_timeouts.removeMs, {}, std::move(done));
+}
+
+void SbxDriver::templateList(std::function<void(const SbxResult &, const QStringList &)> done)
+{
+    run(QStringLiteral("template ls"), {QStringLiteral("template"), QStringLiteral("ls"), QStringLiteral("--json")},
+        m_timeouts.otherMs, {}, [done](const SbxResult &r) {
+            QStringList refs;
+            SbxResult result = r;
+            if (r.ok && !parseTemplates(r.out, refs)) {
+                result.ok = false;
+                result.error = QStringLiteral("sbx template ls returned malformed JSON");
+            }
+            done(result, refs);
+        });
+}
+
+void SbxDriver::templateSave(const QString &runtimeName, const QString &templateRef, Callback done)
+{
+    run(QStringLiteral("template save"), {QStringLiteral("template"), QStringLiteral("save"), runtimeName, templateRef},
+        m_timeouts.templateSaveMs, {}, std::move(done));
+}
+
+void SbxDriver::create(const SbxCreateSpec &spec, Callback done)
+{
+    run(QStringLiteral("create"), createArgs(spec), m_timeouts.createMs, {}, std::move(done));
+}
+
+void SbxDriver::list(std::function<void(const SbxResult &, const QList<SbxRuntimeInfo> &)> done)
+{
+    run(QStringLiteral("ls"), {QStringLiteral("ls"), QStringLiteral("--json")}, m_timeouts.otherMs, {},
+        [done](const SbxResult &r) {
+            QList<SbxRuntimeInfo> items;
+            SbxResult result = r;
+            if (r.ok && !parseList(r.out, items)) {
+                result.ok = false;
+                result.error = QStringLiteral("sbx ls returned malformed JSON");
+            }
+            done(result, items);
+        });
+}
+
+void SbxDriver::exec(const SbxExecSpec &spec, Callback done, int timeoutMs)
+{
+    // Without -i sbx does not connect stdin, so data to feed means -i (the child still ends: we close stdin).
+    SbxExecSpec s = spec;
+    if (!s.stdinData.isEmpty())
+        s.interactive = true;
+    run(QStringLiteral("exec"), execArgs(s), timeoutMs > 0 ? timeoutMs : m_timeouts.otherMs, s.stdinData,
+        std::move(done));
+}
+
+void SbxDriver::ports(const QString &runtimeName, std::function<void(const SbxResult &, const QList<SbxPortMapping> &)> done)
+{
+    run(QStringLiteral("ports"), {QStringLiteral("ports"), runtimeName, QStringLiteral("--json")}, m_timeouts.otherMs, {},
+        [done](const SbxResult &r) {
+            QList<SbxPortMapping> items;
+            SbxResult result = r;
+            if (r.ok && !parsePorts(r.out, items)) {
+                result.ok = false;
+                result.error = QStringLiteral("sbx ports returned malformed JSON");
+            }
+            done(result, items);
+        });
+}
+
+void SbxDriver::publish(const QString &runtimeName, const QString &hostIp, int hostPort, int sandboxPort, Callback done)
+{
+    const QString mapping = QStringLiteral("%1:%2:%3/tcp4").arg(hostIp).arg(hostPort).arg(sandboxPort);
+    run(QStringLiteral("ports --publish"), {QStringLiteral("ports"), runtimeName, QStringLiteral("--publish"), mapping},
+        m_timeouts.otherMs, {}, std::move(done));
+}
+
+void SbxDriver::remove(const QString &runtimeName, Callback done)
+{
+    run(QStringLiteral("rm"), {QStringLiteral("rm"), QStringLiteral("--force"), runtimeName}, m_timeouts.removeMs, {},
+        std::move(done));
+}
+
+void SbxDriver::policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done)
+{
+    run(QStringLiteral("policy allow"), policyAllowArgs(runtimeName, hosts), m_timeouts.otherMs, {}, std::move(done));
+}
+
+void SbxDriver::policyRemove(const QString &runtimeName, const QString &host, Callback done)
+{
+    run(QStringLiteral("policy rm"), policyRemoveArgs(runtimeName, host), m_timeouts.otherMs, {}, std::move(done));
+}
+
+void SbxDriver::policyLog(const QString &runtimeName, int limit, Callback done)
+{
+    run(QStringLiteral("policy log"), policyLogArgs(runtimeName, limit), m_timeouts.otherMs, {}, std::move(done));
+}
+
+QProcess *SbxDriver::startInteractive(const SbxExecSpec &spec, QObject *owner)
+{
+    SbxExecSpec s = spec;
+    s.interactive = true;
+    auto *proc = new QProcess(owner);
+    proc->setProgram(m_sbxPath);
+    proc->setArguments(execArgs(s));
+    proc->start(QIODevice::ReadWrite);
+    return proc;
+}
+
+bool SbxDriver::parseTemplates(const QByteArray &json, QStringList &refs)
+{
+    const QJsonDocument doc = parseSbxJson(json);
+    if (!doc.isObject() || !doc.object().value(QStringLiteral("images")).isArray())
+        return false;
+    for (const QJsonValue &v : doc.object().value(QStringLiteral("images")).toArray()) {
+        const QJsonObject o = v.toObject();
+        QString repo = o.value(QStringLiteral("repository")).toString();
+        const QString tag = o.value(QStringLiteral("tag")).toString();
+        if (repo.isEmpty())
+            continue;
+        for (const QString &prefix : {QStringLiteral("docker.io/library/"), QStringLiteral("docker.io/")})
+            if (repo.startsWith(prefix))
+                repo = repo.mid(prefix.size());
+        refs << (tag.isEmpty() ? repo : repo + QLatin1Char(':') + tag);
+    }
+    return true;
+}
+
+bool SbxDriver::parseList(const QByteArray &json, QList<SbxRuntimeInfo> &out)
+{
+    const QJsonDocument doc = parseSbxJson(json);
+    if (!doc.isObject() || !doc.object().value(QStringLiteral("sandboxes")).isArray())
+        return false;
+    for (const QJsonValue &v : doc.object().value(QStringLiteral("sandboxes")).toArray()) {
+        const QJsonObject o = v.toObject();
+        const QString name = o.value(QStringLiteral("name")).toString();
+        if (!name.isEmpty())
+            out.append({name, o.value(QStringLiteral("status")).toString()});
+    }
+    return true;
+}
+
+bool SbxDriver::parsePorts(const QByteArray &json, QList<SbxPortMapping> &out)
+{
+    const QJsonDocument doc = parseSbxJson(json);
+    if (!doc.isArray())
+        return false;
+    for (const QJsonValue &v : doc.array()) {
+        const QJsonObject o = v.toObject();
+        SbxPortMapping m;
+        m.hostIp = o.value(QStringLiteral("host_ip")).toString();
+        m.hostPort = o.value(QStringLiteral("host_port")).toInt();
+        m.sandboxPort = o.value(QStringLiteral("sandbox_port")).toInt();
+        m.protocol = o.value(QStringLiteral("protocol")).toString();
+        if (m.hostPort > 0 && m.sandboxPort > 0)
+            out.append(m);
+    }
+    return true;
+}
+
+} // namespace chat2sbx

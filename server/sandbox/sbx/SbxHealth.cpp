@@ -1,0 +1,113 @@
+#include "sandbox/sbx/SbxHealth.h"
+
+#include "sandbox/sbx/SbxDriver.h"
+#include "sandbox/sbx/SbxPreflight.h"
+
+#include <QLoggingCategory>
+#include <QPointer>
+
+namespace chat2sbx {
+
+Q_LOGGING_CATEGORY(lcSbxHealth, "chat2sbx.sbx")
+
+SbxHealth::SbxHealth(SbxDriver &sbx, const QString &templateRef, QObject *parent)
+    : QObject(parent), m_sbx(sbx), m_templateRef(templateRef)
+{
+    m_status.sbxPath = sbx.sbxPath();
+    m_status.templateRef = templateRef;
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &SbxHealth::refresh);
+}
+
+void SbxHealth::setIntervalsMs(int whileReadyMs, int whileFailingMs)
+{
+    m_readyIntervalMs = whileReadyMs;
+    m_failingIntervalMs = whileFailingMs;
+}
+
+void SbxHealth::start()
+{
+    m_running = true;
+    refresh();
+}
+
+void SbxHealth::stop()
+{
+    m_running = false;
+    m_timer.stop();
+    ++m_generation;
+    m_checking = false;
+    m_again = false;
+}
+
+void SbxHealth::refresh()
+{
+    if (!m_running)
+        return;
+    if (m_checking) {
+        m_again = true;
+        return;
+    }
+    m_checking = true;
+    m_timer.stop();
+    QPointer<SbxHealth> self(this);
+    const quint64 generation = m_generation;
+    checkSbxStatus(m_sbx, m_templateRef, [self, generation](const SbxStatus &status) {
+        if (self && generation == self->m_generation)
+            self->finished(status);
+    });
+}
+
+void SbxHealth::finished(const SbxStatus &fresh)
+{
+    m_checking = false;
+    SbxStatus next = fresh;
+    // A sign-in or policy problem learned from a create stays until a create succeeds, unless the
+    // check itself now names a problem (that one comes first).
+    next.createProblem = m_status.createProblem;
+    const bool first = !m_status.checked();
+    const bool changedState = first || next.state != m_status.state || next.currentProblem() != m_status.currentProblem();
+    m_status = next;
+    if (changedState)
+        log(m_status);
+    emit changed();
+    if (std::exchange(m_again, false))
+        return refresh();
+    schedule();
+}
+
+void SbxHealth::schedule()
+{
+    if (m_running)
+        m_timer.start(m_status.ready() ? m_readyIntervalMs : m_failingIntervalMs);
+}
+
+void SbxHealth::noteCreateResult(const QString &error)
+{
+    if (error.isEmpty()) {
+        if (!m_status.createProblem.isEmpty()) {
+            m_status.createProblem.clear();
+            log(m_status);
+            emit changed();
+        }
+        return;
+    }
+    const QString advice = sbxPreflightAdvice(error);
+    if (advice.isEmpty() || advice == m_status.createProblem)
+        return;
+    m_status.createProblem = advice;
+    log(m_status);
+    emit changed();
+    refresh();   // a missing sign-in shows in the check as well
+}
+
+void SbxHealth::log(const SbxStatus &s) const
+{
+    if (s.ready())
+        qCInfo(lcSbxHealth).noquote() << s.summary();
+    else
+        qCWarning(lcSbxHealth).noquote() << (s.version.isEmpty() ? QStringLiteral("sbx: ") : QStringLiteral("sbx %1: ").arg(s.version))
+                                                + s.currentProblem();
+}
+
+} // namespace chat2sbx

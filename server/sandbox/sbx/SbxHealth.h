@@ -1,0 +1,56 @@
+#pragma once
+
+#include "sandbox/sbx/SbxStatus.h"
+
+#include <QObject>
+#include <QTimer>
+
+namespace chat2sbx {
+
+class SbxDriver;
+
+// The server's cached SbxStatus. Checked at start, again after a create that found the template
+// missing, and every few minutes (sooner while something is wrong, so a `chat2sbx setup` run in
+// another terminal shows up within a minute). Never blocks: each check is a few sbx calls through
+// SbxDriver, with its timeouts. The first result is logged once; later ones when the state changes.
+class SbxHealth : public QObject {
+    Q_OBJECT
+public:
+    SbxHealth(SbxDriver &sbx, const QString &templateRef, QObject *parent = nullptr);
+
+    const SbxStatus &status() const { return m_status; }
+
+    void start();
+    void stop();
+    // Asks again now (a check already running is followed by one more).
+    void refresh();
+    // What a sandbox create ended with (empty: it succeeded): a missing sign-in or network policy is
+    // remembered until a create succeeds. (A missing template is SandboxService::templateMissing:
+    // connect it to refresh().)
+    void noteCreateResult(const QString &error);
+
+    void setIntervalsMs(int whileReadyMs, int whileFailingMs);
+    static constexpr int kReadyIntervalMs = 10 * 60 * 1000;
+    static constexpr int kFailingIntervalMs = 60 * 1000;
+
+signals:
+    void changed();
+
+private:
+    void finished(const SbxStatus &status);
+    void schedule();
+    void log(const SbxStatus &status) const;
+
+    SbxDriver &m_sbx;
+    QString m_templateRef;
+    SbxStatus m_status;
+    QTimer m_timer;
+    bool m_running = false;
+    bool m_checking = false;
+    bool m_again = false;
+    quint64 m_generation = 0;   // a check started before stop() is ignored
+    int m_readyIntervalMs = kReadyIntervalMs;
+    int m_failingIntervalMs = kFailingIntervalMs;
+};
+
+} // namespace chat2sbx
