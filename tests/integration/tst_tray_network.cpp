@@ -5,6 +5,7 @@
 // always" adds a global rule listed with Remove, which runs `sbx policy rm network --resource HOST`.
 // Saves a screenshot under <build>/test-output/screenshots/.
 #include "SandboxHarness.h"
+#include "McpTestClient.h"
 #include "tray_support.h"
 
 #include "NetworkSection.h"
@@ -106,17 +107,17 @@ private slots:
         QSignalSpy started(controller.get(), &Controller::started);
         controller->start();
         QVERIFY(started.wait(30000));
-        TrayMcpClient mcp(env.mcpUrl());
+        McpTestClient mcp(env.mcpUrl());
         QString error;
-        QVERIFY2(mcp.initialize(error), qPrintable(error));
+        QVERIFY2(mcp.open(&error), qPrintable(error));
 
-        const QJsonObject created = mcp.callTool(QStringLiteral("sandbox_create"), {}, 60000);
+        const QJsonObject created = mcp.callToolResult(QStringLiteral("sandbox_create"), {}, 60000);
         const QString sandboxId = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
         QVERIFY2(!sandboxId.isEmpty(), QJsonDocument(created).toJson().constData());
         const QString runtime = runtimeName(env);
 
         // A blocked curl; the popup's Network section lists the host with an Allow button.
-        QJsonObject bash = mcp.callTool(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("command"), curl}})
+        QJsonObject bash = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("command"), curl}})
                                .value(QStringLiteral("structuredContent")).toObject();
         QVERIFY2(bash.contains(QStringLiteral("network_blocked")), QJsonDocument(bash).toJson().constData());
         tray.popup().show();
@@ -125,13 +126,13 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(tray.popup().findChild<QPushButton *>(blockedButton), 10000);
 
         // An agent's request: a card, a notification; two requests to show both buttons.
-        QJsonObject r = mcp.callTool(QStringLiteral("network_request"),
+        QJsonObject r = mcp.callToolResult(QStringLiteral("network_request"),
                                      {{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("hosts"), QJsonArray{host}},
                                       {QStringLiteral("reason"), QStringLiteral("download the test page")}})
                             .value(QStringLiteral("structuredContent")).toObject();
         const QString requestId = r.value(QStringLiteral("request_id")).toString();
         QVERIFY(!requestId.isEmpty());
-        r = mcp.callTool(QStringLiteral("network_request"),
+        r = mcp.callToolResult(QStringLiteral("network_request"),
                          {{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("hosts"), QJsonArray{QStringLiteral("*.example.net")}}})
                 .value(QStringLiteral("structuredContent")).toObject();
         const QString alwaysId = r.value(QStringLiteral("request_id")).toString();
@@ -151,7 +152,7 @@ private slots:
                                                                      runtime, host}),
                                  10000);
         QTRY_VERIFY(!tray.popup().findChild<QWidget *>(QStringLiteral("networkRequest:") + requestId));
-        bash = mcp.callTool(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("command"), curl}})
+        bash = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("command"), curl}})
                    .value(QStringLiteral("structuredContent")).toObject();
         QVERIFY2(bash.value(QStringLiteral("output")).toString().contains(QStringLiteral("hello through the tray")),
                  QJsonDocument(bash).toJson().constData());
