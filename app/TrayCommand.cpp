@@ -31,6 +31,7 @@ int runTray(CommandContext &ctx)
                      ui::TrayPaths{ctx.config.dataRoot, ctx.config.agentsFilePath(), QCoreApplication::applicationFilePath()});
     tray.setActivityModel(*models.activity);
     tray.addWorkspaces(*models.workspaces);
+    tray.addNetwork(*models.network);
     SignalWatcher signalWatcher;
     int exitCode = 0;
     bool stopping = false;

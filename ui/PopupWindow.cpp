@@ -5,6 +5,7 @@
 #include "SandboxesSection.h"
 #include "StatusSection.h"
 #include "WorkspacesSection.h"
+#include "NetworkSection.h"
 
 #include <QGuiApplication>
 #include <QKeyEvent>
@@ -100,9 +101,29 @@ WorkspacesSection &PopupWindow::addWorkspaces(WorkspacesModel &model)
     return *m_workspaces;
 }
 
+NetworkSection &PopupWindow::addNetwork(NetworkModel &model)
+{
+    if (m_network)
+        return *m_network;
+    m_network = new NetworkSection(model, m_content);
+    auto *column = static_cast<QVBoxLayout *>(m_content->layout());
+    column->insertWidget(column->indexOf(m_approvals) + 1, m_network);
+    connect(m_network, &NetworkSection::rebuilt, this, [this] {
+        updateTabOrder();
+        QTimer::singleShot(0, this, [this] {
+            if (isVisible())
+                fitToContent();
+        });
+    });
+    updateTabOrder();
+    return *m_network;
+}
+
 void PopupWindow::updateTabOrder()
 {
     QList<QWidget *> chain = m_approvals->focusChain();
+    if (m_network)
+        chain += m_network->focusChain();
     if (m_activity)
         chain += m_activity->focusChain();
     chain += m_sandboxes->focusChain();

@@ -11,6 +11,7 @@ namespace chat2sbx::ui {
 class ActivityModel;
 class ActivitySection;
 class ApprovalsSection;
+class NetworkSection;
 class SandboxesSection;
 class StatusSection;
 class WorkspacesModel;
@@ -35,6 +36,9 @@ public:
     // Adds the Workspaces section (below Sandboxes); once.
     WorkspacesSection &addWorkspaces(WorkspacesModel &model);
     WorkspacesSection *workspaces() const { return m_workspaces; }
+    // Adds the Network section (below the approvals); once.
+    NetworkSection &addNetwork(NetworkModel &model);
+    NetworkSection *network() const { return m_network; }
     // Resizes to fit the content, within the screen.
     void fitToContent();
 
@@ -52,6 +56,7 @@ private:
     StatusSection *m_status = nullptr;
     ActivitySection *m_activity = nullptr;
     WorkspacesSection *m_workspaces = nullptr;
+    NetworkSection *m_network = nullptr;
     QScrollArea *m_scroll = nullptr;
     QWidget *m_content = nullptr;
 };

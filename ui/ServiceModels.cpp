@@ -7,6 +7,7 @@
 #include "sandbox/lifecycle/ActivityMonitor.h"
 #include "ServiceActivityModel.h"
 #include "ServiceApprovalsModel.h"
+#include "ServiceNetworkModel.h"
 #include "ServiceSandboxesModel.h"
 
 namespace chat2sbx::ui {
@@ -23,6 +24,7 @@ ServiceModels makeServiceModels(Controller &controller)
     m.status = std::make_unique<ServiceStatusModel>(controller);
     m.workspaces = std::make_unique<ServiceWorkspacesModel>(controller.workspaces(), controller.sandboxes(), controller.changes(),
                                                             controller.workspaceRemoval());
+    m.network = std::make_unique<ServiceNetworkModel>(controller.network(), controller.sandboxes());
     return m;
 }
 

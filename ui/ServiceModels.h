@@ -21,6 +21,7 @@ struct ServiceModels {
     std::unique_ptr<StatusModel> status;
     std::unique_ptr<ActivityModel> activity;
     std::unique_ptr<WorkspacesModel> workspaces;
+    std::unique_ptr<NetworkModel> network;
 };
 
 ServiceModels makeServiceModels(Controller &controller);

@@ -125,6 +125,23 @@ void TrayApp::addWorkspaces(WorkspacesModel &workspaces)
     });
 }
 
+void TrayApp::addNetwork(NetworkModel &network)
+{
+    m_popup->addNetwork(network);
+    connect(&network, &NetworkModel::requested, this, [this](const NetworkRequestRow &row) {
+        QString body = QStringLiteral("%1 asks network access to %2 for sandbox %3.")
+                           .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client,
+                                row.hosts.join(QStringLiteral(", ")), row.sandboxId);
+        if (!row.reason.isEmpty())
+            body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
+        body += QStringLiteral(" Click to review.");
+        m_tray->showMessage(QStringLiteral("chat2sbx: network access requested"), body, QSystemTrayIcon::Information, 30000);
+        emit notified(QStringLiteral("chat2sbx: network access requested"), body);
+    });
+    connect(m_tray, &QSystemTrayIcon::activated, &network, [&network] { network.refreshBlocked(); });
+    network.refreshBlocked();
+}
+
 void TrayApp::notifyApproval(const ApprovalRow &row)
 {
     if (m_noticeWindow.isActive()) {

@@ -33,6 +33,9 @@ public:
 
     // The Workspaces section (Fetch as branch, Revoke) and its notifications.
     void addWorkspaces(WorkspacesModel &workspaces);
+    // The Network section and a notification for each new network request; blocked hosts are
+    // re-read whenever the popup opens.
+    void addNetwork(NetworkModel &network);
     void show();
     // The popup's Activity view (running commands, recent tool calls).
     void setActivityModel(ActivityModel &activity);

@@ -96,6 +96,49 @@ signals:
     void changed();
 };
 
+// An agent's pending request for network access from one sandbox.
+struct NetworkRequestRow {
+    QString id;             // net_...
+    QString sandboxId;
+    QStringList hosts;
+    QString reason{};
+    QString client{};
+    qint64 requestedAtMs = 0;
+};
+
+// Hosts a sandbox's network policy blocked lately (from sbx's policy log).
+struct BlockedHostsRow {
+    QString sandboxId;
+    QStringList hosts;
+};
+
+// A global ("always") allow rule chat2sbx added.
+struct NetworkRuleRow {
+    qint64 id = 0;
+    QString host;
+};
+
+// Network access: agents' requests, blocked hosts per sandbox, the "always" rules.
+class NetworkModel : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    virtual QList<NetworkRequestRow> pending() const = 0;
+    virtual QList<BlockedHostsRow> blocked() const = 0;
+    virtual QList<NetworkRuleRow> alwaysRules() const = 0;
+    // Asks sbx again for the blocked hosts; changed() follows when they arrive.
+    virtual void refreshBlocked() = 0;
+    // Asynchronous (sbx runs); `done` runs once, later.
+    virtual void allow(const QString &id, bool always, ResultCallback done) = 0;
+    virtual bool deny(const QString &id, QString &error) = 0;
+    virtual void allowBlocked(const QString &sandboxId, const QString &host, ResultCallback done) = 0;
+    virtual void removeRule(qint64 id, ResultCallback done) = 0;
+
+signals:
+    void changed();
+    void requested(const chat2sbx::ui::NetworkRequestRow &row);
+};
+
 // Server, endpoint and tunnel state.
 class StatusModel : public QObject {
     Q_OBJECT

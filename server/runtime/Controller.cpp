@@ -17,6 +17,7 @@
 #include "state/AuditRetention.h"
 #include "state/Database.h"
 #include "tunnel/TunnelSupervisor.h"
+#include "sandbox/network/NetworkAccess.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceRetention.h"
 #include "workspace/WorkspaceService.h"
@@ -137,6 +138,7 @@ void Controller::start()
             qCWarning(lcController).noquote() << "audit rows are written straight to the database:" << journalError;
         // Notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
         m_services.approvals->startWatching();
+        m_services.network->startWatching();
         m_services.retention->start();
         m_auditRetention = std::make_unique<AuditRetention>(*m_services.db, m_clock, m_config.auditRetentionDays,
                                                             m_config.auditMaxRows);
@@ -208,6 +210,7 @@ void Controller::stop()
         m_services.sandboxes->shutdown();
         m_services.sbxHealth->stop();
         m_services.approvals->stopWatching();
+        m_services.network->stopWatching();
         m_services.retention->stop();
         if (m_auditRetention)
             m_auditRetention->stop();

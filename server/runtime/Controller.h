@@ -68,6 +68,7 @@ public:
     SbxHealth &sbxHealth() { return *m_services.sbxHealth; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_services.approvals; }
+    NetworkAccess &network() { return *m_services.network; }
     // Review and export of the work in sandboxes' git workspaces (show_changes, export_changes,
     // the tray's "Fetch as branch", export before destroy).
     ChangesService &changes() { return *m_services.changes; }

@@ -8,12 +8,14 @@
 #include "sandbox/lifecycle/SandboxSleep.h"
 #include "sandbox/lifecycle/WarmPool.h"
 #include "sandbox/lifecycle/WorkspaceRemoval.h"
+#include "sandbox/network/NetworkAccess.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "sandbox/sbx/SbxHealth.h"
 #include "state/Database.h"
 #include "tools/ChangesTools.h"
 #include "tools/ImportFileTool.h"
 #include "tools/InSandboxTools.h"
+#include "tools/NetworkTools.h"
 #include "tools/SandboxTools.h"
 #include "tools/WorkspaceTools.h"
 #include "tunnel/TunnelSupervisor.h"
@@ -36,7 +38,9 @@ Services::Services(const Config &config, Clock &clock)
     QObject::connect(sandboxes.get(), &SandboxService::templateMissing, sbxHealth.get(), &SbxHealth::refresh);
     QObject::connect(sandboxes.get(), &SandboxService::createFinished, sbxHealth.get(), &SbxHealth::noteCreateResult);
     tools.setToolCardsEnabled(config.toolCards);
-    registerSandboxTools(tools, *sandboxes, config, channels.get());
+    network = std::make_unique<NetworkAccess>(*db, *sandboxes, *sbx, clock);
+    registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get());
+    registerNetworkTools(tools, *network);
     // Workspaces and approvals.
     approvals = std::make_unique<ApprovalService>(*workspaces, *db, clock);
     retention = std::make_unique<WorkspaceRetention>(*workspaces, clock);

@@ -15,6 +15,7 @@ class ChannelPool;
 class Clock;
 class Database;
 class HostGit;
+class NetworkAccess;
 class SandboxService;
 class SandboxSleep;
 class SbxDriver;
@@ -48,6 +49,7 @@ struct Services {
     std::unique_ptr<SandboxService> sandboxes;
     std::unique_ptr<SbxHealth> sbxHealth;
     std::unique_ptr<ApprovalService> approvals;
+    std::unique_ptr<NetworkAccess> network;   // network requests and the sbx rules chat2sbx added
     std::unique_ptr<WorkspaceRetention> retention;
     std::unique_ptr<ActivityMonitor> activity;
     std::unique_ptr<SandboxSleep> sleep;

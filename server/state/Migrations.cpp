@@ -134,6 +134,29 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("CREATE INDEX sandboxes_by_workspace ON sandboxes(workspace_id, state)"),
             QStringLiteral("ALTER TABLE bash_sessions ADD COLUMN lost_reason TEXT"),
         },
+        // 8: network access: agents' requests for hosts (decided by the user) and the sbx allow rules
+        //    chat2sbx added, so it can remove them when their sandbox is destroyed.
+        {
+            QStringLiteral("CREATE TABLE network_requests ("
+                           " id TEXT PRIMARY KEY,"
+                           " sandbox_id TEXT NOT NULL,"
+                           " hosts TEXT NOT NULL,"
+                           " reason TEXT,"
+                           " client_name TEXT,"
+                           " state TEXT NOT NULL CHECK (state IN ('pending','allowed','denied')),"
+                           " always INTEGER NOT NULL DEFAULT 0,"
+                           " requested_at INTEGER NOT NULL,"
+                           " decided_at INTEGER,"
+                           " decided_by TEXT)"),
+            QStringLiteral("CREATE INDEX network_requests_by_state ON network_requests(state, requested_at)"),
+            QStringLiteral("CREATE TABLE network_rules ("
+                           " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                           " sandbox_id TEXT,"
+                           " runtime_name TEXT,"
+                           " host TEXT NOT NULL,"
+                           " request_id TEXT,"
+                           " added_at INTEGER NOT NULL)"),
+        },
     };
     return migrations;
 }

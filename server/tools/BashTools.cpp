@@ -5,6 +5,7 @@
 #include "sandbox/bash/BashSessions.h"
 #include "sandbox/channel/SandboxResolver.h"
 #include "tools/InSandboxSupport.h"
+#include "tools/NetworkBlockDetector.h"
 #include "tools/ToolArgs.h"
 
 #include <QJsonArray>
@@ -44,6 +45,8 @@ QJsonObject snapshotJson(const BashSnapshot &s)
                   {QStringLiteral("output"), s.output},
                   {QStringLiteral("has_more_output"), s.hasMoreOutput}};
     insertLostReason(o, s.lostReason);
+    if (const std::optional<NetworkBlock> block = detectNetworkBlock(s.output))
+        o.insert(QStringLiteral("network_blocked"), networkBlockJson(*block));
     return o;
 }
 
@@ -65,6 +68,16 @@ QJsonObject exitCodeProperty()
     return {{QStringLiteral("type"), QJsonArray{QStringLiteral("integer"), QStringLiteral("null")}}};
 }
 
+QJsonObject networkBlockedProperty()
+{
+    QJsonObject o = schema::object({{QStringLiteral("hosts"), schema::arrayOf(schema::str(QStringLiteral("host pattern for network_request")))},
+                                    {QStringLiteral("hint"), schema::str(QStringLiteral("what to do"))}},
+                                   {QStringLiteral("hosts"), QStringLiteral("hint")});
+    o.insert(QStringLiteral("description"), QStringLiteral("Present when the output shows the sandbox's network policy "
+                                                           "blocked a request: ask for access with network_request"));
+    return o;
+}
+
 QJsonObject snapshotSchema()
 {
     return schema::result({{QStringLiteral("session_id"), schema::str(QStringLiteral("The bash session"))},
@@ -73,7 +86,8 @@ QJsonObject snapshotSchema()
                            {QStringLiteral("timed_out"), schema::boolean(QStringLiteral("Stopped by timeout_ms (exit code 124)"))},
                            {QStringLiteral("output"), schema::str(QStringLiteral("Output not returned before"))},
                            {QStringLiteral("has_more_output"), schema::boolean(QStringLiteral("More output is buffered; poll again"))},
-                           {QStringLiteral("lost_reason"), lostReasonProperty()}},
+                           {QStringLiteral("lost_reason"), lostReasonProperty()},
+                           {QStringLiteral("network_blocked"), networkBlockedProperty()}},
                           {QStringLiteral("session_id"), QStringLiteral("status"), QStringLiteral("exit_code"),
                            QStringLiteral("output"), QStringLiteral("has_more_output")});
 }

@@ -4,6 +4,7 @@
 #include "config/Config.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/network/NetworkAccess.h"
 #include "sandbox/ports/ExposedPort.h"
 #include "sandbox/ports/ListeningProbe.h"
 #include "sandbox/present/SandboxListJson.h"
@@ -79,6 +80,16 @@ QJsonObject agentsProperty()
              schema::str(QStringLiteral("The exact text of the user's global AGENTS.md instructions, present when that file exists: follow them"))}};
 }
 
+QJsonObject getExtraProperties()
+{
+    QJsonObject props = agentsProperty();
+    props.insert(QStringLiteral("recent_blocked_hosts"),
+                 schema::arrayOf(schema::str(QStringLiteral("host:port")),
+                                 QStringLiteral("Hosts the sandbox's network policy blocked lately (newest first); ask for "
+                                                "them with network_request")));
+    return props;
+}
+
 QJsonObject sandboxIdProperty()
 {
     return schema::id(QStringLiteral("sbx_"),
@@ -100,6 +111,7 @@ struct Context {
     const Config *config;
     ChannelPool *channels;
     std::shared_ptr<SandboxListJson> listJson;   // sandbox_list's summaries, kept serialized
+    NetworkAccess *network = nullptr;
 };
 
 // Every sandbox tool needs sbx; when it is missing the answer says so (and a reconciliation retry runs).
@@ -164,6 +176,25 @@ void sandboxCreate(const Context &c, const ToolCall &call)
     });
 }
 
+// sandbox_get waits this long for `sbx policy log`; a slower answer goes without the blocked hosts.
+constexpr int kBlockedHostsWaitMs = 3000;
+
+void addBlockedHosts(NetworkAccess &network, const QString &id, const QJsonObject &result, const ToolResponder &responder)
+{
+    auto answered = std::make_shared<bool>(false);
+    QTimer::singleShot(kBlockedHostsWaitMs, &network, [answered, result, responder] {
+        if (!std::exchange(*answered, true))
+            responder.ok(result);
+    });
+    network.blockedHosts(id, [answered, result, responder](const QStringList &hosts, const QString &) {
+        if (std::exchange(*answered, true))
+            return;
+        QJsonObject out = result;
+        out.insert(QStringLiteral("recent_blocked_hosts"), QJsonArray::fromStringList(hosts));
+        responder.ok(out);
+    });
+}
+
 void sandboxGet(const Context &c, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
@@ -178,7 +209,9 @@ void sandboxGet(const Context &c, const ToolCall &call)
         QString agentsError;
         if (!agentsInto(*c.config, result, agentsError))
             return call.responder.error(agentsError);
-        call.responder.ok(result);
+        if (!c.network || !view->record.isActive())
+            return call.responder.ok(result);
+        addBlockedHosts(*c.network, id, result, call.responder);
     });
 }
 
@@ -268,9 +301,10 @@ void sandboxExpose(const Context &c, const ToolCall &call)
 
 } // namespace
 
-void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config, ChannelPool *channels)
+void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config, ChannelPool *channels,
+                          NetworkAccess *network)
 {
-    const Context c{&sandboxes, &config, channels, std::make_shared<SandboxListJson>()};
+    const Context c{&sandboxes, &config, channels, std::make_shared<SandboxListJson>(), network};
     auto add = [&registry](ToolDefinition d, void (*fn)(const Context &, const ToolCall &), const Context &ctx) {
         const QString name = d.name;
         if (!registry.add(d, [ctx, fn](const ToolCall &call) { fn(ctx, call); }))
@@ -300,7 +334,7 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
          QStringLiteral("Use this when you need the current state of one sandbox (running, failed and why, idle deadline, "
                         "exposed ports, workspace path) or the global AGENTS.md instructions again."),
          schema::object({{QStringLiteral("sandbox_id"), sandboxIdProperty()}}, {QStringLiteral("sandbox_id")}),
-         summarySchema(agentsProperty()), {true, false, true, false}, {}, {QStringLiteral("Looking at the sandbox…"), QStringLiteral("Looked at the sandbox"), true}},
+         summarySchema(getExtraProperties()), {true, false, true, false}, {}, {QStringLiteral("Looking at the sandbox…"), QStringLiteral("Looked at the sandbox"), true}},
         sandboxGet, c);
 
     add({QStringLiteral("sandbox_list"), QStringLiteral("List sandboxes"),

@@ -4,13 +4,14 @@ namespace chat2sbx {
 
 struct Config;
 class ChannelPool;
+class NetworkAccess;
 class SandboxService;
 class ToolRegistry;
 
 // sandbox_create, sandbox_get, sandbox_list, sandbox_destroy, sandbox_expose.
 // With `channels`, sandbox_expose also reports whether something listens on the port inside the
-// sandbox (null without).
+// sandbox (null without). With `network`, sandbox_get lists the hosts its network policy blocked lately.
 void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config,
-                          ChannelPool *channels = nullptr);
+                          ChannelPool *channels = nullptr, NetworkAccess *network = nullptr);
 
 } // namespace chat2sbx

@@ -2,7 +2,7 @@
 #  - inside server/, an include never runs up the order
 #      core < state < config < {workspace, tunnel, http} < mcp < sandbox rooms < tools < runtime
 #    and inside sandbox/ the rooms have an order of their own
-#      sbx < channel < {bash, ports, setup} < lifecycle < {present, changes};
+#      sbx < channel < {bash, ports, setup} < lifecycle < {present, changes, network};
 #    folders (and rooms) on the same floor do not include each other;
 #  - sandbox/ includes neither mcp/ (the protocol) nor tunnel/, and every file of sandbox/ is in a room;
 #  - mcp/ (the protocol) includes no storage of state/: records yes, repositories and the database no;
@@ -30,6 +30,7 @@ set(rank_sandbox/setup 43)
 set(rank_sandbox/lifecycle 44)
 set(rank_sandbox/present 45)
 set(rank_sandbox/changes 45)
+set(rank_sandbox/network 45)
 set(rank_tools 50)
 set(rank_runtime 60)
 # Lower in rank, still out of reach: the protocol and the tunnel are not the sandbox's business.
@@ -58,7 +59,7 @@ foreach(rel ${sources})
   string(REGEX REPLACE "^server/" "" inner "${rel}")
   layer_of("${inner}" layer)
   if(inner MATCHES "^sandbox/[^/]+$" OR (layer MATCHES "^sandbox/" AND NOT DEFINED rank_${layer}))
-    list(APPEND violations "${rel}: sandbox/ files live in one of its rooms (sbx, channel, bash, ports, setup, lifecycle, present, changes)")
+    list(APPEND violations "${rel}: sandbox/ files live in one of its rooms (sbx, channel, bash, ports, setup, lifecycle, present, changes, network)")
   endif()
   file(READ ${ROOT}/${rel} content)
   string(REGEX MATCHALL "\n" newlines "${content}")

@@ -73,7 +73,8 @@ private slots:
         QVERIFY2(db.open(path, error), qPrintable(error));
         QCOMPARE(db.schemaVersion(), Database::latestSchemaVersion());
         QVERIFY(Database::latestSchemaVersion() >= 2);
-        const QStringList expected{"approvals", "audit_log", "bash_sessions", "sandbox_ports", "sandboxes", "warm_sandboxes", "workspaces"};
+        const QStringList expected{"approvals", "audit_log", "bash_sessions", "network_requests", "network_rules",
+                                   "sandbox_ports", "sandboxes", "warm_sandboxes", "workspaces"};
         QCOMPARE(tables(db), expected);
         QCOMPARE(mode(path), 0600);
         QCOMPARE(mode(QFileInfo(path).path()), 0700);

@@ -1,6 +1,7 @@
 #include "sandbox/sbx/SbxDriver.h"
 
 #include "sandbox/sbx/SbxJson.h"
+#include "sandbox/sbx/SbxPolicy.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -230,6 +231,21 @@ void SbxDriver::remove(const QString &runtimeName, Callback done)
 {
     run(QStringLiteral("rm"), {QStringLiteral("rm"), QStringLiteral("--force"), runtimeName}, m_timeouts.removeMs, {},
         std::move(done));
+}
+
+void SbxDriver::policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done)
+{
+    run(QStringLiteral("policy allow"), policyAllowArgs(runtimeName, hosts), m_timeouts.otherMs, {}, std::move(done));
+}
+
+void SbxDriver::policyRemove(const QString &runtimeName, const QString &host, Callback done)
+{
+    run(QStringLiteral("policy rm"), policyRemoveArgs(runtimeName, host), m_timeouts.otherMs, {}, std::move(done));
+}
+
+void SbxDriver::policyLog(const QString &runtimeName, int limit, Callback done)
+{
+    run(QStringLiteral("policy log"), policyLogArgs(runtimeName, limit), m_timeouts.otherMs, {}, std::move(done));
 }
 
 QProcess *SbxDriver::startInteractive(const SbxExecSpec &spec, QObject *owner)

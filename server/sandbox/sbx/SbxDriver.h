@@ -87,6 +87,13 @@ public:
     void publish(const QString &runtimeName, const QString &hostIp, int hostPort, int sandboxPort, Callback done);
     void remove(const QString &runtimeName, Callback done);
 
+    // Network policy (SbxPolicy.h builds the argv): `sbx policy allow network [--sandbox RT] HOSTS`,
+    // `sbx policy rm network --resource HOST [--sandbox RT]`, `sbx policy log [RT] --json --limit N`.
+    // An empty runtime name: a global rule / every sandbox's log.
+    void policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done);
+    void policyRemove(const QString &runtimeName, const QString &host, Callback done);
+    void policyLog(const QString &runtimeName, int limit, Callback done);
+
     // Starts a long-lived `sbx exec -i ...` child (the sandbox control channel). The caller owns the
     // returned process, watches it and applies its own per-request timeouts.
     QProcess *startInteractive(const SbxExecSpec &spec, QObject *owner);

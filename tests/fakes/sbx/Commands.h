@@ -25,6 +25,7 @@ int cmdExec(const Context &ctx, const QStringList &args);
 int cmdPorts(const Context &ctx, const QStringList &args);
 int cmdRemove(const Context &ctx, const QStringList &args);
 int cmdStop(const Context &ctx, const QStringList &args);
+int cmdPolicy(const Context &ctx, const QStringList &args);
 
 // Prints "<why>" and the usage line on stderr; returns 2.
 int usageError(const QString &why);

@@ -4,6 +4,7 @@
 #include "Daemon.h"
 #include "FsOps.h"
 #include "Lifecycle.h"
+#include "PolicyProxy.h"
 
 #include <QDir>
 #include <QFile>
@@ -154,6 +155,7 @@ int cmdExec(const Context &ctx, const QStringList &args)
         return fail(QStringLiteral("injected exec failure (command matches \"%1\")").arg(match));
 
     SandboxMeta meta;
+    int proxyPort = 0;
     // Waking a stopped VM takes time (FAKE_SBX_START_DELAY_MS), outside the state lock as other
     // commands go on meanwhile.
     if (ctx.state.readMeta(req.runtime, &meta) && meta.status == QLatin1String("stopped")) {
@@ -175,6 +177,7 @@ int cmdExec(const Context &ctx, const QStringList &args)
         }
         registerAttached(ctx.state, req.runtime);
         ensureIdleWatcher(ctx, req.runtime);
+        proxyPort = ensureProxy(ctx, req.runtime);
     }
 
     const QString dir = ctx.state.sandboxDir(req.runtime);
@@ -199,6 +202,11 @@ int cmdExec(const Context &ctx, const QStringList &args)
     setEnv(&env, "LANG", "C.UTF-8");
     setEnv(&env, "TMPDIR", bwrap.isEmpty() ? tmp.toStdString() : std::string("/tmp"));
     setEnv(&env, "FAKE_SBX_SANDBOX", req.runtime.toStdString());
+    if (proxyPort > 0) {
+        const std::string proxy = "http://127.0.0.1:" + std::to_string(proxyPort);
+        for (const char *name : {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"})
+            setEnv(&env, name, proxy);
+    }
     for (const QString &e : std::as_const(req.env)) {
         const qsizetype eq = e.indexOf(QLatin1Char('='));
         if (eq > 0) {

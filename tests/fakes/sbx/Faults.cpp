@@ -80,6 +80,14 @@ QString commandKey(const QStringList &args)
         return QStringLiteral("RM");
     if (cmd == QLatin1String("stop"))
         return QStringLiteral("STOP");
+    if (cmd == QLatin1String("policy") && args.size() > 1) {
+        static const QStringList subs{QStringLiteral("allow"), QStringLiteral("deny"), QStringLiteral("rm"),
+                                      QStringLiteral("ls"), QStringLiteral("log"), QStringLiteral("check"),
+                                      QStringLiteral("approval"), QStringLiteral("init")};
+        if (subs.contains(args.at(1)))
+            return QStringLiteral("POLICY_") + args.at(1).toUpper();
+        return {};
+    }
     if (cmd == QLatin1String("ports")) {
         for (const QString &a : args) {
             if (a == QLatin1String("--publish") || a.startsWith(QLatin1String("--publish=")))

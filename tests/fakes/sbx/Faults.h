@@ -23,7 +23,7 @@ private:
 };
 
 // The fault key of a command line: VERSION, TEMPLATE_LS, TEMPLATE_SAVE, CREATE, LS, EXEC,
-// PORTS, PUBLISH, RM, STOP; empty when the command line is not one of them.
+// PORTS, PUBLISH, RM, STOP, POLICY_<ALLOW|DENY|RM|LS|LOG|CHECK|APPROVAL|INIT>; empty when the command line is not one of them.
 QString commandKey(const QStringList &args);
 
 // FAKE_SBX_HANG_<key> (never returns), FAKE_SBX_SLOW_<key>, FAKE_SBX_FAIL_<key>, in that order.

@@ -23,6 +23,32 @@ namespace fakesbx {
 
 namespace {
 
+void forwardAgain(const Context &ctx, SandboxMeta *meta)
+{
+    if (ctx.faults.enabled(QStringLiteral("FAKE_SBX_NO_FORWARD")))
+        return;
+    QList<PortMapping> kept;
+    for (const PortMapping &p : std::as_const(meta->ports)) {
+        if (!p.protocol.startsWith(QLatin1String("tcp")) || p.hostPort == p.sandboxPort) {
+            kept << p;
+            continue;
+        }
+        QString error;
+        int port = 0;
+        const int fd = openListener(p.hostIp, p.hostPort, &port, &error);
+        if (fd < 0)
+            continue;  // the host port was taken meanwhile: the mapping is gone
+        const bool started = spawnForwarder(ctx.selfExe, meta->name, ctx.state.sandboxDir(meta->name), fd,
+                                            p.sandboxPort, &error);
+        ::close(fd);
+        if (started)
+            kept << p;
+    }
+    meta->ports = kept;
+}
+
+} // namespace
+
 // Field 22 of /proc/<pid>/stat: tells a process from a later one that reuses its pid.
 QByteArray processStartTime(long pid)
 {
@@ -67,7 +93,7 @@ QString watcherFile(const StateDir &state, const QString &runtime)
 
 // Double fork: the process is re-parented at once (nobody has to reap it) and never holds the
 // caller's descriptors. Returns its pid, or -1.
-long spawnDetached(std::vector<std::string> argStore, std::vector<std::string> envStore)
+long spawnDetached(std::vector<std::string> argStore, std::vector<std::string> envStore, int keepFd)
 {
     for (const char *keep : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "FAKE_SBX_IDLE_STOP_MS"}) {
         if (const char *v = ::getenv(keep))
@@ -105,7 +131,13 @@ long spawnDetached(std::vector<std::string> argStore, std::vector<std::string> e
         ::dup2(devNull, 0);
         ::dup2(devNull, 1);
         ::dup2(devNull, 2);
-        closeDescriptorsFrom(3);
+        if (keepFd >= 0) {
+            if (keepFd == 3)
+                ::fcntl(3, F_SETFD, 0);
+            else if (::dup2(keepFd, 3) != 3)
+                ::_exit(127);
+        }
+        closeDescriptorsFrom(keepFd >= 0 ? 4 : 3);
         if (::chdir("/") != 0)
             ::_exit(127);
         ::execve(argv[0], argv.data(), envp.data());
@@ -124,31 +156,6 @@ long spawnDetached(std::vector<std::string> argStore, std::vector<std::string> e
     return n == static_cast<ssize_t>(sizeof id) ? id : -1;
 }
 
-void forwardAgain(const Context &ctx, SandboxMeta *meta)
-{
-    if (ctx.faults.enabled(QStringLiteral("FAKE_SBX_NO_FORWARD")))
-        return;
-    QList<PortMapping> kept;
-    for (const PortMapping &p : std::as_const(meta->ports)) {
-        if (!p.protocol.startsWith(QLatin1String("tcp")) || p.hostPort == p.sandboxPort) {
-            kept << p;
-            continue;
-        }
-        QString error;
-        int port = 0;
-        const int fd = openListener(p.hostIp, p.hostPort, &port, &error);
-        if (fd < 0)
-            continue;  // the host port was taken meanwhile: the mapping is gone
-        const bool started = spawnForwarder(ctx.selfExe, meta->name, ctx.state.sandboxDir(meta->name), fd,
-                                            p.sandboxPort, &error);
-        ::close(fd);
-        if (started)
-            kept << p;
-    }
-    meta->ports = kept;
-}
-
-} // namespace
 
 long idleStopMs(const Faults &faults)
 {

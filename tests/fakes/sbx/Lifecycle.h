@@ -9,6 +9,9 @@
 
 #include <QString>
 
+#include <string>
+#include <vector>
+
 namespace fakesbx {
 
 // The grace period: FAKE_SBX_IDLE_STOP_MS (default 5000); "off" or a negative value: never.
@@ -29,6 +32,13 @@ bool stopSandbox(const Context &ctx, SandboxMeta *meta, QString *error);
 bool startSandbox(const Context &ctx, SandboxMeta *meta, QString *error);
 // Starts the idle watcher of a running sandbox unless one is alive. Call with the StateLock held.
 void ensureIdleWatcher(const Context &ctx, const QString &runtime);
+
+// "<pid>-<start time>" of a process, and whether that very process is still alive (not a zombie).
+QString identity(long pid);
+bool identityAlive(const QString &id);
+// Double fork: the process is re-parented at once and keeps none of the caller's descriptors but
+// keepFd (as its descriptor 3) when given. Returns its pid, or -1.
+long spawnDetached(std::vector<std::string> argStore, std::vector<std::string> envStore, int keepFd = -1);
 
 // Body of the hidden "__idle-watch <runtime>" command (FAKE_SBX_STATE names the state folder).
 int runIdleWatcher(const QStringList &args);

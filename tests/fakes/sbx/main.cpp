@@ -4,6 +4,7 @@
 #include "Daemon.h"
 #include "Faults.h"
 #include "Lifecycle.h"
+#include "PolicyProxy.h"
 #include "PortForwarder.h"
 
 #include <QCoreApplication>
@@ -18,7 +19,8 @@ int usageError(const QString &why)
     std::fprintf(stderr, "%s\n", why.toLocal8Bit().constData());
     std::fprintf(stderr, "usage: sbx version | template ls --json | template save <sandbox> <repo:tag> | "
                          "create ... shell <workspace> | ls --json | exec ... <sandbox> <cmd> | "
-                         "ports <sandbox> --json|--publish <spec> | stop <sandbox> | rm --force <sandbox>\n");
+                         "ports <sandbox> --json|--publish <spec> | stop <sandbox> | rm --force <sandbox> | "
+                         "policy allow|deny|rm|ls|log|check|approval|init ...\n");
     return 2;
 }
 
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
         args << QString::fromLocal8Bit(argv[i]);
     if (!args.isEmpty() && args.first() == QLatin1String("__forward"))
         return runForwarder(argc, argv, args);
+    if (!args.isEmpty() && args.first() == QLatin1String("__proxy"))
+        return runProxy(argc, argv, args);
     if (!args.isEmpty() && args.first() == QLatin1String("__idle-watch"))
         return runIdleWatcher(args);
 
@@ -98,5 +102,7 @@ int main(int argc, char **argv)
         return cmdRemove(ctx, rest);
     if (command == QLatin1String("stop"))
         return cmdStop(ctx, rest);
+    if (command == QLatin1String("policy"))
+        return cmdPolicy(ctx, rest);
     return usageError(QStringLiteral("sbx: unknown command \"%1\"").arg(command));
 }

@@ -170,12 +170,17 @@ sbx exec aa env
 want_rc 0 env
 EXPECTED=$(printf '%s\n' "FAKE_SBX_SANDBOX=aa" "HOME=$SBXS/aa/home" "LANG=C.UTF-8" \
   "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "TMPDIR=$TMPEXP" "USER=agent")
+PROXIES=$(printf '%s\n' "$OUT" | grep -i '^[a-z]*_proxy=' | sort)
+printf '%s\n' "$PROXIES" | grep -qx 'HTTPS_PROXY=http://127.0.0.1:[0-9]*' || fail "exec env lacks HTTPS_PROXY: $PROXIES"
+[ "$(printf '%s\n' "$PROXIES" | sed 's/^[^=]*=//' | sort -u | wc -l)" = 1 ] && [ "$(printf '%s\n' "$PROXIES" | wc -l)" = 4 ] \
+  || fail "HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy should name one proxy: $PROXIES"
+OUT=$(printf '%s\n' "$OUT" | grep -vi '^[a-z]*_proxy=')
 [ "$(printf '%s\n' "$OUT" | sort)" = "$EXPECTED" ] || fail "clean environment, want:
 $EXPECTED"
 ok "exec environment is clean (bwrap=$BWRAP)"
 
 FROMHOST="host value" sbx exec -u root -e FROMHOST -e UNSETVAR -e GIVEN=x aa env
-[ "$(printf '%s\n' "$OUT" | sort)" = "$(printf '%s\n' "FAKE_SBX_SANDBOX=aa" "FROMHOST=host value" "GIVEN=x" "HOME=$SBXS/aa/home" \
+[ "$(printf '%s\n' "$OUT" | grep -vi '^[a-z]*_proxy=' | sort)" = "$(printf '%s\n' "FAKE_SBX_SANDBOX=aa" "FROMHOST=host value" "GIVEN=x" "HOME=$SBXS/aa/home" \
   "LANG=C.UTF-8" "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "TMPDIR=$TMPEXP" "USER=root")" ] \
   || fail "-u root / -e"
 ok "exec -u root sets USER=root; -e NAME copies the caller's value (unset names are skipped)"
@@ -250,6 +255,37 @@ ok "ports: explicit host ports, conflicts, malformed specs, unknown sandboxes"
 FAKE_SBX_NO_FORWARD=1 sbx ports cc --publish 0.0.0.0:0:9000/tcp4; want_rc 0 "no-forward publish"
 sbx ports cc --json; jtrue 'len(J)==1 and J[0]["host_port"]>0' || fail "no-forward mapping"
 ok "FAKE_SBX_NO_FORWARD=1 records the mapping only"
+
+# ---------------------------------------------------------------- network policy
+sbx exec aa curl -sS -m 5 "http://127.0.0.1:$SP/file.txt"
+want_out "Blocked by network policy: domain 127.0.0.1:$SP
+  detail: no matching allow rule - blocked by default deny policy" "blocked by default"
+sbx exec aa curl -sS -m 5 "https://127.0.0.1:$SP/file.txt"; want_rc 56 "CONNECT refused"
+sbx policy check network --sandbox aa "127.0.0.1:$SP"; want_rc 1 "check denied"
+sbx policy allow network --sandbox aa "127.0.0.1:$SP,*.example.com"; want_rc 0 "allow"
+sbx exec aa curl -sS -m 5 "http://127.0.0.1:$SP/file.txt"; want_out original "allowed for aa"
+sbx exec cc curl -sS -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SP/file.txt"; want_out 403 "other sandbox still blocked"
+sbx policy deny network '**'; want_rc 0 "deny all"
+sbx exec aa curl -sS -m 5 "http://127.0.0.1:$SP/file.txt" | head -1
+sbx exec aa curl -sS -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$SP/file.txt"; want_out 403 "deny wins"
+sbx policy ls --wide; want_rc 0 "ls"; printf '%s\n' "$OUT" | grep -q '^r3 .*global .*deny .*\*\*' || fail "ls --wide shows ids: $OUT"
+sbx policy rm network --id r3; want_rc 0 "rm by id"
+sbx policy rm network --resource nothing.example; want_rc 1 "rm unknown"
+sbx policy log aa --json --limit 1; want_rc 0 "log"
+jtrue "len(J)==1 and J[0]['domain']=='127.0.0.1:$SP' and J[0]['decision']=='blocked' and J[0]['sandbox']=='aa' and J[0]['count']>=1" || fail "log json: $OUT"
+sbx policy rm network --sandbox aa --resource "127.0.0.1:$SP"; want_rc 0 "rm by resource"
+echo FAKE_SBX_APPROVALS=1 > "$ST/faults.env"   # the proxy is a long-lived process: it reads faults.env
+sbx exec aa curl -sS -m 5 "http://127.0.0.1:$SP/file.txt"
+want_out "Approval required for 127.0.0.1.
+Review and respond with:
+  sbx policy approval ls" "approval text"
+sbx policy approval ls --json; AID=$(jget 'J[0]["id"]')
+sbx policy approval respond "$AID" --option allow; want_rc 0 "respond"
+rm -f "$ST/faults.env"
+sbx exec aa curl -sS -m 5 "http://127.0.0.1:$SP/file.txt"; want_out original "approved"
+sbx policy approval respond "$AID" --option deny; want_rc 1 "respond twice"
+sbx policy rm network --sandbox aa --resource 127.0.0.1
+ok "network policy: proxy 403 body, allow/deny (deny wins), rm, ls --wide, log --json, check, approvals"
 
 # ---------------------------------------------------------------- template save / create from it
 sbx create --quiet --name ts shell "$WS"; want_rc 0 "create ts"
