@@ -3,6 +3,7 @@
 // result carries network_blocked → network_request → approval_required → `chat2sbx network allow`
 // (another process) runs `sbx policy allow network --sandbox <rt> HOST` → the same curl reaches a
 // loopback server. Also: deny, the per-client cap, and the rules removed when the sandbox goes.
+#include "McpTestClient.h"
 #include "TestSupport.h"
 
 #include <QDir>
@@ -16,65 +17,6 @@
 #include <QtTest>
 
 using namespace chat2sbx::test;
-
-namespace {
-
-// A minimal Streamable HTTP MCP client (JSON responses) over the test support's httpRequest().
-class Mcp {
-public:
-    explicit Mcp(const QString &url) : m_url(url) {}
-
-    bool initialize()
-    {
-        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                                              {"params", QJsonObject{{"protocolVersion", "2025-06-18"},
-                                                                     {"capabilities", QJsonObject{}},
-                                                                     {"clientInfo", QJsonObject{{"name", "egress-test"}, {"version", "1"}}}}}});
-        if (r.status != 200)
-            return false;
-        m_session = r.header("Mcp-Session-Id");
-        m_version = QJsonDocument::fromJson(r.body).object().value("result").toObject().value("protocolVersion").toString().toLatin1();
-        post(QJsonObject{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
-        return !m_session.isEmpty();
-    }
-    QStringList toolNames()
-    {
-        const QJsonObject res = rpc("tools/list", {});
-        QStringList names;
-        for (const QJsonValue &t : res.value("tools").toArray())
-            names << t.toObject().value("name").toString();
-        return names;
-    }
-    // The CallToolResult: {content, structuredContent, isError}.
-    QJsonObject callTool(const QString &name, const QJsonObject &args)
-    {
-        return rpc("tools/call", QJsonObject{{"name", name}, {"arguments", args}});
-    }
-
-private:
-    QJsonObject rpc(const QString &method, const QJsonObject &params)
-    {
-        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", ++m_id}, {"method", method}, {"params", params}});
-        return QJsonDocument::fromJson(r.body).object().value("result").toObject();
-    }
-    HttpResult post(const QJsonObject &message)
-    {
-        QList<QPair<QByteArray, QByteArray>> headers{{"Accept", "application/json, text/event-stream"},
-                                                      {"Content-Type", "application/json"}};
-        if (!m_session.isEmpty())
-            headers.append({"Mcp-Session-Id", m_session});
-        if (!m_version.isEmpty())
-            headers.append({"MCP-Protocol-Version", m_version});
-        return httpRequest("POST", m_url, headers, QJsonDocument(message).toJson(QJsonDocument::Compact), 60000);
-    }
-
-    QString m_url;
-    QByteArray m_session;
-    QByteArray m_version;
-    int m_id = 1;
-};
-
-} // namespace
 
 namespace {
 
@@ -163,11 +105,11 @@ private slots:
 
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize());
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
         QVERIFY(mcp.toolNames().contains("network_request"));
 
-        const QJsonObject created = mcp.callTool("sandbox_create", {});
+        const QJsonObject created = mcp.callToolResult("sandbox_create", {});
         const QString sandboxId = structured(created).value("sandbox_id").toString();
         QVERIFY2(!sandboxId.isEmpty(), qPrintable(QJsonDocument(created).toJson()));
         const QString runtime = runtimeName(env);
@@ -178,7 +120,7 @@ private slots:
         wait.start();
         QJsonObject bash;
         do {   // the web server may take a moment to listen; the proxy answers 403 regardless
-            bash = structured(mcp.callTool("bash", {{"sandbox_id", sandboxId}, {"command", curl}}));
+            bash = structured(mcp.callToolResult("bash", {{"sandbox_id", sandboxId}, {"command", curl}}));
         } while (bash.value("status").toString() == "running" && wait.elapsed() < 20000);
         QVERIFY2(bash.value("output").toString().contains("Blocked by network policy: domain " + host),
                  qPrintable(QJsonDocument(bash).toJson()));
@@ -187,16 +129,16 @@ private slots:
         QVERIFY(blocked.value("hint").toString().contains("network_request"));
 
         // sandbox_get lists it from `sbx policy log <rt> --json`.
-        const QJsonObject got = structured(mcp.callTool("sandbox_get", {{"sandbox_id", sandboxId}}));
+        const QJsonObject got = structured(mcp.callToolResult("sandbox_get", {{"sandbox_id", sandboxId}}));
         QVERIFY2(got.value("recent_blocked_hosts").toArray().contains(host), qPrintable(QJsonDocument(got).toJson()));
 
         // 2. network_request → approval_required; the same arguments → the same request.
         const QJsonObject args{{"sandbox_id", sandboxId}, {"hosts", QJsonArray{host}}, {"reason", "fetch the test page"}};
-        QJsonObject r = structured(mcp.callTool("network_request", args));
+        QJsonObject r = structured(mcp.callToolResult("network_request", args));
         QCOMPARE(r.value("status").toString(), "approval_required");
         const QString requestId = r.value("request_id").toString();
         QVERIFY(requestId.startsWith("net_"));
-        QCOMPARE(structured(mcp.callTool("network_request", args)).value("request_id").toString(), requestId);
+        QCOMPARE(structured(mcp.callToolResult("network_request", args)).value("request_id").toString(), requestId);
 
         CliResult list = runCli(env, {"network", "list", "--json"});
         QCOMPARE(list.exitCode, 0);
@@ -209,19 +151,19 @@ private slots:
         const CliResult allow = runCli(env, {"network", "allow", requestId});
         QVERIFY2(allow.exitCode == 0, allow.err.constData());
         QVERIFY(fakeCalls(env).contains(QStringList{"policy", "allow", "network", "--sandbox", runtime, host}));
-        r = structured(mcp.callTool("network_request", args));
+        r = structured(mcp.callToolResult("network_request", args));
         QCOMPARE(r.value("status").toString(), "allowed");
         QCOMPARE(r.value("scope").toString(), "sandbox");
-        bash = structured(mcp.callTool("bash", {{"sandbox_id", sandboxId}, {"command", curl}}));
+        bash = structured(mcp.callToolResult("bash", {{"sandbox_id", sandboxId}, {"command", curl}}));
         QVERIFY2(bash.value("output").toString().contains("hello from the allowed host"), qPrintable(QJsonDocument(bash).toJson()));
         QVERIFY(!bash.contains("network_blocked"));
         QCOMPARE(runCli(env, {"network", "allow", requestId}).exitCode, 1);   // a decision is final
 
         // 4. Deny: the agent is told, nothing is added to sbx.
         const QJsonObject denyArgs{{"sandbox_id", sandboxId}, {"hosts", QJsonArray{"*.example.org"}}};
-        const QString deniedId = structured(mcp.callTool("network_request", denyArgs)).value("request_id").toString();
+        const QString deniedId = structured(mcp.callToolResult("network_request", denyArgs)).value("request_id").toString();
         QCOMPARE(runCli(env, {"network", "deny", deniedId}).exitCode, 0);
-        r = structured(mcp.callTool("network_request", denyArgs));
+        r = structured(mcp.callToolResult("network_request", denyArgs));
         QCOMPARE(r.value("status").toString(), "denied");
         for (const QStringList &c : fakeCalls(env))
             QVERIFY(!c.contains("*.example.org"));
@@ -229,20 +171,20 @@ private slots:
         // 5. Cap: five pending per client, the sixth is refused with a readable error.
         for (int i = 0; i < 5; ++i) {
             const QJsonObject a{{"sandbox_id", sandboxId}, {"hosts", QJsonArray{QStringLiteral("h%1.example.net").arg(i)}}};
-            QCOMPARE(structured(mcp.callTool("network_request", a)).value("status").toString(), "approval_required");
+            QCOMPARE(structured(mcp.callToolResult("network_request", a)).value("status").toString(), "approval_required");
         }
-        const QJsonObject refused = mcp.callTool("network_request", {{"sandbox_id", sandboxId}, {"hosts", QJsonArray{"h9.example.net"}}});
+        const QJsonObject refused = mcp.callToolResult("network_request", {{"sandbox_id", sandboxId}, {"hosts", QJsonArray{"h9.example.net"}}});
         QVERIFY(refused.value("isError").toBool());
         QVERIFY2(firstText(refused).contains("already has 5 network requests"), qPrintable(firstText(refused)));
         // Eleven hosts break the schema.
         QJsonArray eleven;
         for (int i = 0; i < 11; ++i)
             eleven.append(QStringLiteral("x%1.example.net").arg(i));
-        QVERIFY(mcp.callTool("network_request", {{"sandbox_id", sandboxId}, {"hosts", eleven}}).value("isError").toBool());
+        QVERIFY(mcp.callToolResult("network_request", {{"sandbox_id", sandboxId}, {"hosts", eleven}}).value("isError").toBool());
 
         // 6. Destroying the sandbox removes the rule chat2sbx added for it.
         QCOMPARE(fakeRules(env).size(), 1);
-        QVERIFY(!mcp.callTool("sandbox_destroy", {{"sandbox_id", sandboxId}}).value("isError").toBool());
+        QVERIFY(!mcp.callToolResult("sandbox_destroy", {{"sandbox_id", sandboxId}}).value("isError").toBool());
         QTRY_VERIFY_WITH_TIMEOUT(fakeRules(env).isEmpty(), 15000);
         QVERIFY(fakeCalls(env).contains(QStringList{"policy", "rm", "network", "--resource", host, "--sandbox", runtime}));
         QTRY_COMPARE_WITH_TIMEOUT(QJsonDocument::fromJson(runCli(env, {"network", "rules", "--json"}).out).array().size(), 0, 10000);

@@ -2,6 +2,7 @@
 // running with the same ids after a restart, re-attached (no second create, no rm), nothing
 // duplicated in `sbx ls` or the database, and a bash session running at the kill is still pollable
 // with its output continuing exactly where the last poll left off. Also `serve` on a machine without sbx still listens.
+#include "McpTestClient.h"
 #include "SandboxHarness.h"
 
 #include <QFile>
@@ -13,53 +14,6 @@ using namespace chat2sbx;
 using namespace chat2sbx::test;
 
 namespace {
-
-// A minimal synchronous MCP client over TestSupport's httpRequest (JSON responses).
-class Mcp {
-public:
-    explicit Mcp(const QString &url) : m_url(url) {}
-
-    bool initialize()
-    {
-        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", m_id++}, {"method", "initialize"},
-                                              {"params", QJsonObject{{"protocolVersion", "2025-06-18"},
-                                                                     {"capabilities", QJsonObject{}},
-                                                                     {"clientInfo", QJsonObject{{"name", "restart-test"}, {"version", "1"}}}}}});
-        m_session = r.header("Mcp-Session-Id");
-        if (r.status != 200 || m_session.isEmpty())
-            return false;
-        post(QJsonObject{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
-        return true;
-    }
-
-    // The CallToolResult of tools/call (content, structuredContent, isError).
-    QJsonObject call(const QString &name, const QJsonObject &args = {}, int timeoutMs = 60000)
-    {
-        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", m_id++}, {"method", "tools/call"},
-                                              {"params", QJsonObject{{"name", name}, {"arguments", args}}}},
-                                  timeoutMs);
-        last = QString::fromUtf8(r.body);
-        return QJsonDocument::fromJson(r.body).object().value("result").toObject();
-    }
-
-    QString last;
-
-private:
-    HttpResult post(const QJsonObject &message, int timeoutMs = 30000)
-    {
-        QList<QPair<QByteArray, QByteArray>> headers{{"Content-Type", "application/json"},
-                                                     {"Accept", "application/json, text/event-stream"}};
-        if (!m_session.isEmpty()) {
-            headers.append(qMakePair(QByteArray("Mcp-Session-Id"), m_session));
-            headers.append(qMakePair(QByteArray("MCP-Protocol-Version"), QByteArray("2025-06-18")));
-        }
-        return httpRequest("POST", m_url, headers, QJsonDocument(message).toJson(QJsonDocument::Compact), timeoutMs);
-    }
-
-    QString m_url;
-    QByteArray m_session;
-    int m_id = 1;
-};
 
 QJsonObject sandboxListViaCli(const TestEnvironment &env)
 {
@@ -94,22 +48,22 @@ private slots:
         {
             ServerProcess server(env);
             QVERIFY2(server.start(), qPrintable(server.output()));
-            Mcp mcp(env.mcpUrl());
-            QVERIFY2(mcp.initialize(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl());
+            QVERIFY2(mcp.open(), qPrintable(server.output()));
             for (int i = 0; i < 3; ++i) {
-                const QJsonObject r = mcp.call("sandbox_create");
-                QVERIFY2(!r.value("isError").toBool(true), qPrintable(mcp.last));
+                const QJsonObject r = mcp.callToolResult("sandbox_create");
+                QVERIFY2(!r.value("isError").toBool(true), qPrintable(mcp.lastBody));
                 const QJsonObject s = r.value("structuredContent").toObject();
                 QCOMPARE(s.value("state").toString(), QStringLiteral("running"));
                 ids << s.value("sandbox_id").toString();
-                observer.checkLeaks(mcp.last);
+                observer.checkLeaks(mcp.lastBody);
             }
             // A running bash session whose output must survive the kill: part is read now, the rest after.
             sessionSandbox = ids.at(1);
-            const QJsonObject b = mcp.call("bash", {{"sandbox_id", sessionSandbox},
+            const QJsonObject b = mcp.callToolResult("bash", {{"sandbox_id", sessionSandbox},
                                                     {"command", "for i in $(seq 1 40); do echo line$i; sleep 0.05; done"},
                                                     {"yield_time_ms", 400}});
-            QVERIFY2(!b.value("isError").toBool(true), qPrintable(mcp.last));
+            QVERIFY2(!b.value("isError").toBool(true), qPrintable(mcp.lastBody));
             const QJsonObject bs = b.value("structuredContent").toObject();
             QCOMPARE(bs.value("status").toString(), QStringLiteral("running"));
             sessionId = bs.value("session_id").toString();
@@ -126,10 +80,10 @@ private slots:
         QVERIFY2(again.start(), qPrintable(again.output()));
         const qint64 restartMs = t.elapsed();
         QVERIFY2(again.output().contains("3 re-attached, 0 vanished"), qPrintable(again.output()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize());
-        const QJsonObject list = mcp.call("sandbox_list").value("structuredContent").toObject();
-        observer.checkLeaks(mcp.last);
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
+        const QJsonObject list = mcp.callToolResult("sandbox_list").value("structuredContent").toObject();
+        observer.checkLeaks(mcp.lastBody);
         QStringList listed;
         for (const QJsonValue &v : list.value("sandboxes").toArray()) {
             QCOMPARE(v.toObject().value("state").toString(), QStringLiteral("running"));
@@ -139,18 +93,18 @@ private slots:
         std::sort(ids.begin(), ids.end());
         QCOMPARE(listed, ids);
         for (const QString &id : ids) {
-            const QJsonObject g = mcp.call("sandbox_get", {{"sandbox_id", id}});
-            QVERIFY2(!g.value("isError").toBool(true), qPrintable(mcp.last));
+            const QJsonObject g = mcp.callToolResult("sandbox_get", {{"sandbox_id", id}});
+            QVERIFY2(!g.value("isError").toBool(true), qPrintable(mcp.lastBody));
             QCOMPARE(g.value("structuredContent").toObject().value("state").toString(), QStringLiteral("running"));
         }
         // The session is still there and pollable: the rest of its output, in order, nothing repeated.
-        const QJsonObject sessions = mcp.call("bash_list", {{"sandbox_id", sessionSandbox}}).value("structuredContent").toObject();
-        QVERIFY2(QJsonDocument(sessions).toJson().contains(sessionId.toUtf8()), qPrintable(mcp.last));
+        const QJsonObject sessions = mcp.callToolResult("bash_list", {{"sandbox_id", sessionSandbox}}).value("structuredContent").toObject();
+        QVERIFY2(QJsonDocument(sessions).toJson().contains(sessionId.toUtf8()), qPrintable(mcp.lastBody));
         QString status;
         for (int polls = 0; polls < 50 && status != QLatin1String("exited"); ++polls) {
-            const QJsonObject p = mcp.call("bash_poll", {{"sandbox_id", sessionSandbox}, {"session_id", sessionId},
+            const QJsonObject p = mcp.callToolResult("bash_poll", {{"sandbox_id", sessionSandbox}, {"session_id", sessionId},
                                                          {"yield_time_ms", 2000}});
-            QVERIFY2(!p.value("isError").toBool(true), qPrintable(mcp.last));
+            QVERIFY2(!p.value("isError").toBool(true), qPrintable(mcp.lastBody));
             const QJsonObject ps = p.value("structuredContent").toObject();
             sessionOutput += ps.value("output").toString();
             status = ps.value("status").toString();
@@ -173,9 +127,9 @@ private slots:
 
         // and it keeps working: reuse after restart, destroy after restart
         const QString ws = rows.at(0).toObject().value("workspace_id").toString();
-        const QJsonObject reuse = mcp.call("sandbox_create", {{"workspace_id", ws}});
-        QVERIFY2(reuse.value("structuredContent").toObject().value("reused").toBool(), qPrintable(mcp.last));
-        QVERIFY(!mcp.call("sandbox_destroy", {{"sandbox_id", ids.at(0)}}).value("isError").toBool(true));
+        const QJsonObject reuse = mcp.callToolResult("sandbox_create", {{"workspace_id", ws}});
+        QVERIFY2(reuse.value("structuredContent").toObject().value("reused").toBool(), qPrintable(mcp.lastBody));
+        QVERIFY(!mcp.callToolResult("sandbox_destroy", {{"sandbox_id", ids.at(0)}}).value("isError").toBool(true));
         QCOMPARE(observer.runtimes().size(), 2);
         QVERIFY2(observer.leaks.isEmpty(), qPrintable(observer.leaks.join('\n')));
         QCOMPARE(again.terminate(), 0);
@@ -190,12 +144,12 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.output()));
         QVERIFY2(server.output().contains("sbx is not available"), qPrintable(server.output()));
         QCOMPARE(server.output().count("sbx is not available"), 1);
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize());
-        const QJsonObject r = mcp.call("sandbox_create");
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
+        const QJsonObject r = mcp.callToolResult("sandbox_create");
         QVERIFY(r.value("isError").toBool());
         QVERIFY2(r.value("content").toArray().at(0).toObject().value("text").toString().startsWith("sbx is not available: "),
-                 qPrintable(mcp.last));
+                 qPrintable(mcp.lastBody));
         QCOMPARE(server.terminate(), 0);
     }
 
@@ -228,9 +182,9 @@ private slots:
         {
             ServerProcess server(env);
             QVERIFY2(server.start(), qPrintable(server.output()));
-            Mcp mcp(env.mcpUrl());
-            QVERIFY(mcp.initialize());
-            mcp.call("sandbox_create", {}, 1000);   // gives up waiting; the create goes on
+            McpTestClient mcp(env.mcpUrl());
+            QVERIFY(mcp.open());
+            mcp.callToolResult("sandbox_create", {}, 1000);   // gives up waiting; the create goes on
             QVERIFY(waitFor([&] { return observer.countCalls("create") == 1 && creates() == 1; }, 10000));
             if (halfMade)
                 QVERIFY(waitFor([&] { return observer.runtimes().size() == 1; }, 10000));

@@ -5,6 +5,7 @@
 // a short session, the right one-line summary and no secret (an env value and a file's content
 // appear nowhere in the database); `chat2sbx audit --json` and `--follow` read them from another
 // process while the server runs.
+#include "McpTestClient.h"
 #include "TestSupport.h"
 
 #include "state/Database.h"
@@ -29,45 +30,6 @@ namespace {
 
 const QString kEnvSecret = QStringLiteral("env-value-5ecret-71");
 const QString kFileSecret = QStringLiteral("file-content-5ecret-42");
-
-class Mcp {
-public:
-    explicit Mcp(const QString &url) : m_url(url) {}
-    bool initialize(const QString &clientName)
-    {
-        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                                              {"params", QJsonObject{{"protocolVersion", "2025-06-18"},
-                                                                     {"capabilities", QJsonObject{}},
-                                                                     {"clientInfo", QJsonObject{{"name", clientName}, {"version", "1"}}}}}});
-        m_session = r.header("Mcp-Session-Id");
-        m_version = "2025-06-18";
-        post(QJsonObject{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
-        return r.status == 200 && !m_session.isEmpty();
-    }
-    QJsonObject callTool(const QString &name, const QJsonObject &args)
-    {
-        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", ++m_id}, {"method", "tools/call"},
-                                              {"params", QJsonObject{{"name", name}, {"arguments", args}}}});
-        return QJsonDocument::fromJson(r.body).object().value("result").toObject();
-    }
-    QString session() const { return QString::fromLatin1(m_session); }
-
-private:
-    HttpResult post(const QJsonObject &message)
-    {
-        QList<QPair<QByteArray, QByteArray>> headers{{"Accept", "application/json, text/event-stream"},
-                                                      {"Content-Type", "application/json"}};
-        if (!m_session.isEmpty())
-            headers.append({"Mcp-Session-Id", m_session});
-        if (!m_version.isEmpty())
-            headers.append({"MCP-Protocol-Version", m_version});
-        return httpRequest("POST", m_url, headers, QJsonDocument(message).toJson(QJsonDocument::Compact), 60000);
-    }
-    QString m_url;
-    QByteArray m_session;
-    QByteArray m_version;
-    int m_id = 1;
-};
 
 QJsonObject sc(const QJsonObject &result)
 {
@@ -111,9 +73,9 @@ private slots:
         TestEnvironment env;
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize("trust-test"));
-        const QJsonObject created = mcp.callTool("sandbox_create", {});
+        McpTestClient mcp(env.mcpUrl(), "trust-test");
+        QVERIFY(mcp.open());
+        const QJsonObject created = mcp.callToolResult("sandbox_create", {});
         QVERIFY2(!created.value("isError").toBool(), qPrintable(text(created)));
         const QString id = sc(created).value("sandbox_id").toString();
 
@@ -121,7 +83,7 @@ private slots:
         QTcpServer listener;
         QVERIFY(listener.listen(QHostAddress::LocalHost, 0));
         const int listened = listener.serverPort();
-        const QJsonObject e = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", listened}});
+        const QJsonObject e = mcp.callToolResult("sandbox_expose", {{"sandbox_id", id}, {"port", listened}});
         QVERIFY2(!e.value("isError").toBool(), qPrintable(text(e)));
         QCOMPARE(sc(e).value("host_ip").toString(), QStringLiteral("127.0.0.1"));
         QCOMPARE(sc(e).value("lan_wide").toBool(true), false);
@@ -133,7 +95,7 @@ private slots:
 
         // Nothing listens on a fresh free port.
         const int idle = freeTcpPort();
-        const QJsonObject e2 = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", idle}});
+        const QJsonObject e2 = mcp.callToolResult("sandbox_expose", {{"sandbox_id", id}, {"port", idle}});
         QVERIFY2(!e2.value("isError").toBool(), qPrintable(text(e2)));
         QVERIFY(sc(e2).value("listening").isBool());
         QCOMPARE(sc(e2).value("listening").toBool(true), false);
@@ -141,7 +103,7 @@ private slots:
 
         // LAN-wide without the user's setting: refused, nothing published.
         const int before = static_cast<int>(publishSpecs(env).size());
-        const QJsonObject lan = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7001}, {"host", "0.0.0.0"}});
+        const QJsonObject lan = mcp.callToolResult("sandbox_expose", {{"sandbox_id", id}, {"port", 7001}, {"host", "0.0.0.0"}});
         QVERIFY(lan.value("isError").toBool());
         QVERIFY2(text(lan).contains("exposeAllowLan") && text(lan).contains("CHAT2SBX_EXPOSE_ALLOW_LAN"), qPrintable(text(lan)));
         QCOMPARE(static_cast<int>(publishSpecs(env).size()), before);
@@ -149,20 +111,20 @@ private slots:
         // A host port already taken on this machine: a clear error.
         QTcpServer squatter;
         QVERIFY(squatter.listen(QHostAddress::LocalHost, 0));
-        const QJsonObject taken = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7002}, {"host_port", squatter.serverPort()}});
+        const QJsonObject taken = mcp.callToolResult("sandbox_expose", {{"sandbox_id", id}, {"port", 7002}, {"host_port", squatter.serverPort()}});
         QVERIFY(taken.value("isError").toBool());
         QVERIFY2(text(taken).contains(QStringLiteral("host port %1").arg(squatter.serverPort())) && text(taken).contains("in use"),
                  qPrintable(text(taken)));
 
         // A free host port asked for is the one used.
         const int wanted = freeTcpPort();
-        const QJsonObject chosen = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7003}, {"host_port", wanted}});
+        const QJsonObject chosen = mcp.callToolResult("sandbox_expose", {{"sandbox_id", id}, {"port", 7003}, {"host_port", wanted}});
         QVERIFY2(!chosen.value("isError").toBool(), qPrintable(text(chosen)));
         QCOMPARE(sc(chosen).value("host_port").toInt(), wanted);
         QVERIFY(publishSpecs(env).contains(QStringLiteral("127.0.0.1:%1:7003/tcp4").arg(wanted)));
 
         // sandbox_get shows the same port object shape.
-        const QJsonArray ports = sc(mcp.callTool("sandbox_get", {{"sandbox_id", id}})).value("ports").toArray();
+        const QJsonArray ports = sc(mcp.callToolResult("sandbox_get", {{"sandbox_id", id}})).value("ports").toArray();
         QCOMPARE(ports.size(), 3);
         QCOMPARE(ports.at(0).toObject().value("host_ip").toString(), QStringLiteral("127.0.0.1"));
         QVERIFY(ports.at(0).toObject().contains("lan_wide"));
@@ -175,18 +137,18 @@ private slots:
         env.set("CHAT2SBX_EXPOSE_ALLOW_LAN", "1");
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize("trust-test"));
-        const QString id = sc(mcp.callTool("sandbox_create", {})).value("sandbox_id").toString();
+        McpTestClient mcp(env.mcpUrl(), "trust-test");
+        QVERIFY(mcp.open());
+        const QString id = sc(mcp.callToolResult("sandbox_create", {})).value("sandbox_id").toString();
         QVERIFY(!id.isEmpty());
-        const QJsonObject lan = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7101}, {"host", "0.0.0.0"}});
+        const QJsonObject lan = mcp.callToolResult("sandbox_expose", {{"sandbox_id", id}, {"port", 7101}, {"host", "0.0.0.0"}});
         QVERIFY2(!lan.value("isError").toBool(), qPrintable(text(lan)));
         QCOMPARE(sc(lan).value("host_ip").toString(), QStringLiteral("0.0.0.0"));
         QCOMPARE(sc(lan).value("lan_wide").toBool(), true);
         const int hostPort = sc(lan).value("host_port").toInt();
         QVERIFY(publishSpecs(env).contains(QStringLiteral("0.0.0.0:%1:7101/tcp4").arg(hostPort)));
         // Not an address at all is still refused.
-        const QJsonObject bad = mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7102}, {"host", "example.com"}});
+        const QJsonObject bad = mcp.callToolResult("sandbox_expose", {{"sandbox_id", id}, {"port", 7102}, {"host", "example.com"}});
         QVERIFY(bad.value("isError").toBool());
         QVERIFY(text(bad).contains("IPv4"));
         QCOMPARE(server.terminate(), 0);
@@ -197,26 +159,26 @@ private slots:
         TestEnvironment env;
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize("trust-test"));
-        const QString id = sc(mcp.callTool("sandbox_create", {})).value("sandbox_id").toString();
+        McpTestClient mcp(env.mcpUrl(), "trust-test");
+        QVERIFY(mcp.open());
+        const QString id = sc(mcp.callToolResult("sandbox_create", {})).value("sandbox_id").toString();
         QVERIFY(!id.isEmpty());
 
         const QString longCommand = QStringLiteral("echo start; ") + QString(600, QLatin1Char('x'));
-        QVERIFY(!mcp.callTool("bash", {{"sandbox_id", id}, {"command", "echo \"$TOKEN_X\" >/dev/null; echo done"},
+        QVERIFY(!mcp.callToolResult("bash", {{"sandbox_id", id}, {"command", "echo \"$TOKEN_X\" >/dev/null; echo done"},
                                        {"env", QJsonArray{QJsonObject{{"name", "TOKEN_X"}, {"value", kEnvSecret}}}}}).value("isError").toBool());
-        const QJsonObject longRun = mcp.callTool("bash", {{"sandbox_id", id}, {"command", longCommand}, {"yield_time_ms", 2000}});
+        const QJsonObject longRun = mcp.callToolResult("bash", {{"sandbox_id", id}, {"command", longCommand}, {"yield_time_ms", 2000}});
         const QString sessionId = sc(longRun).value("session_id").toString();
-        mcp.callTool("bash_poll", {{"sandbox_id", id}, {"session_id", sessionId}, {"yield_time_ms", 0}});
-        QVERIFY(!mcp.callTool("write", {{"sandbox_id", id}, {"path", "notes/secret.txt"}, {"content", kFileSecret + "\n"}}).value("isError").toBool());
-        mcp.callTool("read", {{"sandbox_id", id}, {"path", "notes/secret.txt"}});
-        mcp.callTool("edit", {{"sandbox_id", id}, {"path", "notes/secret.txt"}, {"old_string", kFileSecret}, {"new_string", "changed"}});
-        mcp.callTool("search", {{"sandbox_id", id}, {"pattern", "changed"}, {"path", "notes"}});
-        mcp.callTool("list", {{"sandbox_id", id}, {"path", "notes"}});
-        mcp.callTool("sandbox_expose", {{"sandbox_id", id}, {"port", 7201}});
+        mcp.callToolResult("bash_poll", {{"sandbox_id", id}, {"session_id", sessionId}, {"yield_time_ms", 0}});
+        QVERIFY(!mcp.callToolResult("write", {{"sandbox_id", id}, {"path", "notes/secret.txt"}, {"content", kFileSecret + "\n"}}).value("isError").toBool());
+        mcp.callToolResult("read", {{"sandbox_id", id}, {"path", "notes/secret.txt"}});
+        mcp.callToolResult("edit", {{"sandbox_id", id}, {"path", "notes/secret.txt"}, {"old_string", kFileSecret}, {"new_string", "changed"}});
+        mcp.callToolResult("search", {{"sandbox_id", id}, {"pattern", "changed"}, {"path", "notes"}});
+        mcp.callToolResult("list", {{"sandbox_id", id}, {"path", "notes"}});
+        mcp.callToolResult("sandbox_expose", {{"sandbox_id", id}, {"port", 7201}});
         const QString hostDir = env.root() + "/host-project";
         QVERIFY(QDir().mkpath(hostDir));
-        mcp.callTool("workspace_request", {{"host_path", hostDir}, {"mode", "direct"}});
+        mcp.callToolResult("workspace_request", {{"host_path", hostDir}, {"mode", "direct"}});
 
         const CliResult r = runCli(env, {"audit", "--json", "--limit", "100"});
         QCOMPARE(r.exitCode, 0);
@@ -227,7 +189,7 @@ private slots:
             QCOMPARE(QStringList(row.keys()), (QStringList{"at", "client", "duration_ms", "error", "id", "outcome",
                                                            "sandbox_id", "session", "summary", "tool"}));
             QCOMPARE(row.value("client").toString(), QStringLiteral("trust-test"));
-            QCOMPARE(row.value("session").toString(), mcp.session().left(8));
+            QCOMPARE(row.value("session").toString(), mcp.sessionId.left(8));
             if (!byTool.contains(row.value("tool").toString()) || row.value("tool").toString() != "bash")
                 byTool.insert(row.value("tool").toString(), row);
         }
@@ -259,9 +221,9 @@ private slots:
             QVERIFY2(!line.endsWith(' '), line.constData());
 
         // A client name with a newline and terminal escapes stays one escaped line in the table.
-        Mcp forger(env.mcpUrl());
-        QVERIFY(forger.initialize(QStringLiteral("evil\n2026-01-01 fake row\x1b[31m")));
-        QVERIFY(!forger.callTool("sandbox_list", {}).value("isError").toBool());
+        McpTestClient forger(env.mcpUrl(), QStringLiteral("evil\n2026-01-01 fake row\x1b[31m"));
+        QVERIFY(forger.open());
+        QVERIFY(!forger.callToolResult("sandbox_list", {}).value("isError").toBool());
         const CliResult forged = runCli(env, {"audit", "--limit", "1"});
         QCOMPARE(forged.out.count('\n'), 2);   // the header and one row
         QVERIFY2(!forged.out.contains('\x1b') && forged.out.contains("evil\\n"), forged.out.constData());
@@ -293,12 +255,12 @@ private slots:
         {
             ServerProcess server(env);
             QVERIFY2(server.start(), qPrintable(server.output()));
-            Mcp mcp(env.mcpUrl());
-            QVERIFY(mcp.initialize("kill-test"));
+            McpTestClient mcp(env.mcpUrl(), "kill-test");
+            QVERIFY(mcp.open());
             QByteArray unfolded;
             for (int attempt = 0; attempt < 50 && unfolded.isEmpty(); ++attempt) {
                 for (int i = 0; i < 3; ++i)
-                    QVERIFY(!mcp.callTool("sandbox_list", {}).value("isError").toBool());
+                    QVERIFY(!mcp.callToolResult("sandbox_list", {}).value("isError").toBool());
                 QCOMPARE(::kill(pid_t(server.pid()), SIGSTOP), 0);
                 unfolded = readFile(journal);
                 if (unfolded.isEmpty())
@@ -329,9 +291,9 @@ private slots:
         QCOMPARE(ids.size(), before.size());
         for (int i = 0; i < before.size(); ++i)
             QCOMPARE(ids.at(i), qint64(before.at(i).value("id").toDouble()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize("after"));
-        mcp.callTool("sandbox_list", {});
+        McpTestClient mcp(env.mcpUrl(), "after");
+        QVERIFY(mcp.open());
+        mcp.callToolResult("sandbox_list", {});
         const QList<QJsonObject> after = jsonLines(runCli(env, {"audit", "--json", "--limit", "1"}).out);
         QCOMPARE(after.size(), 1);
         QVERIFY(qint64(after.first().value("id").toDouble()) > ids.constLast());
@@ -343,9 +305,9 @@ private slots:
         TestEnvironment env;
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize("follow-test"));
-        mcp.callTool("sandbox_list", {});
+        McpTestClient mcp(env.mcpUrl(), "follow-test");
+        QVERIFY(mcp.open());
+        mcp.callToolResult("sandbox_list", {});
 
         QProcess follow;
         follow.setProcessEnvironment(env.processEnvironment());
@@ -354,8 +316,8 @@ private slots:
         QByteArray out;
         // The existing row first, then the new ones as the server writes them.
         QVERIFY(waitFor([&] { out += follow.readAllStandardOutput(); return out.contains("sandbox_list"); }, 15000));
-        mcp.callTool("workspace_list", {});
-        mcp.callTool("sandbox_get", {{"sandbox_id", "sbx_000000000000000000000000"}});
+        mcp.callToolResult("workspace_list", {});
+        mcp.callToolResult("sandbox_get", {{"sandbox_id", "sbx_000000000000000000000000"}});
         QVERIFY2(waitFor([&] { out += follow.readAllStandardOutput(); return out.contains("sandbox_get"); }, 15000), out.constData());
         const QList<QJsonObject> rows = jsonLines(out);
         QCOMPARE(rows.size(), 3);

@@ -3,6 +3,7 @@
 // → workspace_request answers approved with the workspace_id → sandbox_create on it → the fake sbx
 // received `create ... --clone shell <path>` (clone) or `create ... shell <path>` without --clone
 // (direct: the path is mounted read-write at the same absolute path).
+#include "McpTestClient.h"
 #include "TestSupport.h"
 
 #include <QDir>
@@ -14,65 +15,6 @@
 #include <QtTest>
 
 using namespace chat2sbx::test;
-
-namespace {
-
-// A minimal Streamable HTTP MCP client (JSON responses) over the test support's httpRequest().
-class Mcp {
-public:
-    explicit Mcp(const QString &url) : m_url(url) {}
-
-    bool initialize()
-    {
-        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-                                              {"params", QJsonObject{{"protocolVersion", "2025-06-18"},
-                                                                     {"capabilities", QJsonObject{}},
-                                                                     {"clientInfo", QJsonObject{{"name", "flow-test"}, {"version", "1"}}}}}});
-        if (r.status != 200)
-            return false;
-        m_session = r.header("Mcp-Session-Id");
-        m_version = QJsonDocument::fromJson(r.body).object().value("result").toObject().value("protocolVersion").toString().toLatin1();
-        post(QJsonObject{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
-        return !m_session.isEmpty();
-    }
-    QStringList toolNames()
-    {
-        const QJsonObject res = rpc("tools/list", {});
-        QStringList names;
-        for (const QJsonValue &t : res.value("tools").toArray())
-            names << t.toObject().value("name").toString();
-        return names;
-    }
-    // The CallToolResult: {content, structuredContent, isError}.
-    QJsonObject callTool(const QString &name, const QJsonObject &args)
-    {
-        return rpc("tools/call", QJsonObject{{"name", name}, {"arguments", args}});
-    }
-
-private:
-    QJsonObject rpc(const QString &method, const QJsonObject &params)
-    {
-        const HttpResult r = post(QJsonObject{{"jsonrpc", "2.0"}, {"id", ++m_id}, {"method", method}, {"params", params}});
-        return QJsonDocument::fromJson(r.body).object().value("result").toObject();
-    }
-    HttpResult post(const QJsonObject &message)
-    {
-        QList<QPair<QByteArray, QByteArray>> headers{{"Accept", "application/json, text/event-stream"},
-                                                      {"Content-Type", "application/json"}};
-        if (!m_session.isEmpty())
-            headers.append({"Mcp-Session-Id", m_session});
-        if (!m_version.isEmpty())
-            headers.append({"MCP-Protocol-Version", m_version});
-        return httpRequest("POST", m_url, headers, QJsonDocument(message).toJson(QJsonDocument::Compact), 60000);
-    }
-
-    QString m_url;
-    QByteArray m_session;
-    QByteArray m_version;
-    int m_id = 1;
-};
-
-} // namespace
 
 class TestWorkspaceMcpFlow : public QObject {
     Q_OBJECT
@@ -97,34 +39,34 @@ private slots:
 
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize());
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
         const QStringList tools = mcp.toolNames();
         for (const char *name : {"workspace_request", "workspace_list", "sandbox_create"})
             QVERIFY2(tools.contains(name), qPrintable(tools.join(',')));
 
         // 1. The request only creates a pending approval.
         const QJsonObject args{{"host_path", project}, {"mode", mode}};
-        QJsonObject r = mcp.callTool("workspace_request", args);
+        QJsonObject r = mcp.callToolResult("workspace_request", args);
         QCOMPARE(r.value("isError"), QJsonValue(false));
         QJsonObject s = r.value("structuredContent").toObject();
         QCOMPARE(s.value("status").toString(), QString("approval_required"));
         const QString approvalId = s.value("approval_id").toString();
         QVERIFY(approvalId.startsWith("apr_"));
         QCOMPARE(s.value("canonical_path").toString(), project);
-        QCOMPARE(mcp.callTool("workspace_request", args).value("structuredContent").toObject().value("approval_id").toString(), approvalId);
+        QCOMPARE(mcp.callToolResult("workspace_request", args).value("structuredContent").toObject().value("approval_id").toString(), approvalId);
 
         // 2. The user approves from the command line; the running server sees it.
         const CliResult approve = runCli(env, {"approval", "approve", approvalId});
         QVERIFY2(approve.exitCode == 0, approve.err.constData());
-        r = mcp.callTool("workspace_request", args);
+        r = mcp.callToolResult("workspace_request", args);
         s = r.value("structuredContent").toObject();
         QCOMPARE(s.value("status").toString(), QString("approved"));
         const QString workspaceId = s.value("workspace_id").toString();
         QVERIFY(workspaceId.startsWith("ws_"));
 
         // 3. A sandbox on the new workspace.
-        r = mcp.callTool("sandbox_create", QJsonObject{{"workspace_id", workspaceId}});
+        r = mcp.callToolResult("sandbox_create", QJsonObject{{"workspace_id", workspaceId}});
         QVERIFY2(r.value("isError") == QJsonValue(false), QJsonDocument(r).toJson().constData());
         s = r.value("structuredContent").toObject();
         QCOMPARE(s.value("workspace_id").toString(), workspaceId);
@@ -147,7 +89,7 @@ private slots:
         QCOMPARE(create.contains("--clone"), mode == "clone");
 
         // 5. workspace_list shows the workspace with its running sandbox.
-        const QJsonArray list = mcp.callTool("workspace_list", {}).value("structuredContent").toObject().value("workspaces").toArray();
+        const QJsonArray list = mcp.callToolResult("workspace_list", {}).value("structuredContent").toObject().value("workspaces").toArray();
         QCOMPARE(list.size(), 1);
         QCOMPARE(list.at(0).toObject().value("workspace_id").toString(), workspaceId);
         QCOMPARE(list.at(0).toObject().value("sandbox_id").toString(), sandboxId);
@@ -167,18 +109,18 @@ private slots:
         env.set("FAKE_SBX_TEMPLATES", QStringLiteral("chat2sbx-shell:" CHAT2SBX_VERSION));
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        Mcp mcp(env.mcpUrl());
-        QVERIFY(mcp.initialize());
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
         const QJsonObject args{{"host_path", dir}, {"mode", "direct"}};
-        const QString approvalId = mcp.callTool("workspace_request", args).value("structuredContent").toObject().value("approval_id").toString();
+        const QString approvalId = mcp.callToolResult("workspace_request", args).value("structuredContent").toObject().value("approval_id").toString();
         QCOMPARE(runCli(env, {"approval", "approve", approvalId}).exitCode, 0);
-        const QString workspaceId = mcp.callTool("workspace_request", args).value("structuredContent").toObject().value("workspace_id").toString();
+        const QString workspaceId = mcp.callToolResult("workspace_request", args).value("structuredContent").toObject().value("workspace_id").toString();
         QVERIFY(workspaceId.startsWith("ws_"));
 
         // The approved directory is replaced by a symlink to somewhere else.
         QVERIFY(QDir().rename(dir, root + "/site-old"));
         QVERIFY(QFile::link(env.root() + "/elsewhere", dir));
-        const QJsonObject r = mcp.callTool("sandbox_create", QJsonObject{{"workspace_id", workspaceId}});
+        const QJsonObject r = mcp.callToolResult("sandbox_create", QJsonObject{{"workspace_id", workspaceId}});
         QCOMPARE(r.value("isError"), QJsonValue(true));
         const QString text = r.value("content").toArray().at(0).toObject().value("text").toString();
         QVERIFY2(text.contains("workspace " + workspaceId + " cannot be used: ") && text.contains("leads outside the allowed roots"),

@@ -154,8 +154,10 @@ QJsonObject McpTestClient::callToolResult(const QString &name, const QJsonObject
     auto r = callToolAsync(name, arguments);
     if (!waitForReply(r, timeoutMs)) {
         abort(r);
+        lastBody.clear();
         return {{QStringLiteral("transportError"), QStringLiteral("no answer to tools/call %1 within %2 ms").arg(name).arg(timeoutMs)}};
     }
+    lastBody = QString::fromUtf8(r->body);
     if (r->status != 200 || !r->json.contains(QStringLiteral("result")))
         return {{QStringLiteral("transportError"),
                  QStringLiteral("tools/call %1: HTTP %2 %3 %4").arg(name).arg(r->status).arg(r->networkError, QString::fromUtf8(r->body.left(500)))}};

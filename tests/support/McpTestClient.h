@@ -68,7 +68,8 @@ public:
 
     // The CallToolResult ({content, structuredContent, isError}) of tools/call, or
     // {"transportError": "..."} when the exchange itself failed.
-    QJsonObject callToolResult(const QString &name, const QJsonObject &arguments, int timeoutMs = 120000);
+    QJsonObject callToolResult(const QString &name, const QJsonObject &arguments = {}, int timeoutMs = 120000);
+    QString lastBody;   // the HTTP body of the last callToolResult, for failure messages
     QStringList toolNames();
     // A result as compact JSON (at most 1,500 characters), for failure messages.
     static QString describe(const QJsonObject &result);
