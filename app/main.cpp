@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QSet>
 
 #include <algorithm>
 #include <cstdio>
@@ -128,9 +129,16 @@ int main(int argc, char *argv[])
     const QCommandLineOption helpOption(QStringList{QStringLiteral("h"), QStringLiteral("help")});
     const QCommandLineOption versionOption(QStringList{QStringLiteral("v"), QStringLiteral("version")});
     parser.addOptions({jsonOption, serveOption, helpOption, versionOption});
+    // Commands may share an option name (e.g. --all): it is declared once, each command reads it.
+    QSet<QString> declared;
     for (const CommandSpec &c : commands())
-        for (const QCommandLineOption &o : c.options)
-            parser.addOption(o);   // false for one another command declared too: same option
+        for (const QCommandLineOption &o : c.options) {
+            if (declared.contains(o.names().constFirst()))
+                continue;
+            for (const QString &name : o.names())
+                declared.insert(name);
+            parser.addOption(o);
+        }
     if (!parser.parse(arguments))
         return usageError(parser.errorText());
     if (parser.isSet(versionOption)) {

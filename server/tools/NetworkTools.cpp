@@ -18,6 +18,8 @@ ToolDefinition requestDefinition()
     ToolDefinition d;
     d.name = QStringLiteral("network_request");
     d.title = QStringLiteral("Request network access");
+    d.presentation = {QStringLiteral("Asking the user to allow network hosts…"),
+                      QStringLiteral("The user was asked about the hosts"), false};
     d.description = QStringLiteral(
         "Ask the local user to let a sandbox reach hosts its network policy blocks (a bash result's network_blocked "
         "names them). hosts: up to 10 sbx host patterns: example.com, *.example.com (its subdomains), host:port. "

@@ -105,7 +105,7 @@ private slots:
 
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        McpTestClient mcp(env.mcpUrl());
+        McpTestClient mcp(env.mcpUrl(), "egress-test");
         QVERIFY(mcp.open());
         QVERIFY(mcp.toolNames().contains("network_request"));
 

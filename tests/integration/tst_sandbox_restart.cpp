@@ -48,7 +48,7 @@ private slots:
         {
             ServerProcess server(env);
             QVERIFY2(server.start(), qPrintable(server.output()));
-            McpTestClient mcp(env.mcpUrl());
+            McpTestClient mcp(env.mcpUrl(), "restart-test");
             QVERIFY2(mcp.open(), qPrintable(server.output()));
             for (int i = 0; i < 3; ++i) {
                 const QJsonObject r = mcp.callToolResult("sandbox_create");
@@ -80,7 +80,7 @@ private slots:
         QVERIFY2(again.start(), qPrintable(again.output()));
         const qint64 restartMs = t.elapsed();
         QVERIFY2(again.output().contains("3 re-attached, 0 vanished"), qPrintable(again.output()));
-        McpTestClient mcp(env.mcpUrl());
+        McpTestClient mcp(env.mcpUrl(), "restart-test");
         QVERIFY(mcp.open());
         const QJsonObject list = mcp.callToolResult("sandbox_list").value("structuredContent").toObject();
         observer.checkLeaks(mcp.lastBody);
@@ -144,7 +144,7 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.output()));
         QVERIFY2(server.output().contains("sbx is not available"), qPrintable(server.output()));
         QCOMPARE(server.output().count("sbx is not available"), 1);
-        McpTestClient mcp(env.mcpUrl());
+        McpTestClient mcp(env.mcpUrl(), "restart-test");
         QVERIFY(mcp.open());
         const QJsonObject r = mcp.callToolResult("sandbox_create");
         QVERIFY(r.value("isError").toBool());
@@ -182,7 +182,7 @@ private slots:
         {
             ServerProcess server(env);
             QVERIFY2(server.start(), qPrintable(server.output()));
-            McpTestClient mcp(env.mcpUrl());
+            McpTestClient mcp(env.mcpUrl(), "restart-test");
             QVERIFY(mcp.open());
             mcp.callToolResult("sandbox_create", {}, 1000);   // gives up waiting; the create goes on
             QVERIFY(waitFor([&] { return observer.countCalls("create") == 1 && creates() == 1; }, 10000));

@@ -39,7 +39,7 @@ private slots:
 
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        McpTestClient mcp(env.mcpUrl());
+        McpTestClient mcp(env.mcpUrl(), "flow-test");
         QVERIFY(mcp.open());
         const QStringList tools = mcp.toolNames();
         for (const char *name : {"workspace_request", "workspace_list", "sandbox_create"})
@@ -109,7 +109,7 @@ private slots:
         env.set("FAKE_SBX_TEMPLATES", QStringLiteral("chat2sbx-shell:" CHAT2SBX_VERSION));
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
-        McpTestClient mcp(env.mcpUrl());
+        McpTestClient mcp(env.mcpUrl(), "flow-test");
         QVERIFY(mcp.open());
         const QJsonObject args{{"host_path", dir}, {"mode", "direct"}};
         const QString approvalId = mcp.callToolResult("workspace_request", args).value("structuredContent").toObject().value("approval_id").toString();
