@@ -306,6 +306,30 @@ private slots:
         QCOMPARE(drain(sessionOf(first), output(first).toUtf8()), expected);
     }
 
+    // The helper dies with a bash_start unread in its stdin: the start got no answer, the new helper
+    // knows no such session, so the start never ran and is sent again (once it ran, it would be
+    // answered `existed`, never run twice).
+    void startLostWithTheChannelIsSentAgain()
+    {
+        QVERIFY(f.call(QStringLiteral("bash"), {{"command", "true"}}).structured.value(QStringLiteral("status"))
+                    == QStringLiteral("exited"));
+        const SbxResult pidFile = f.exec({QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("cat ~/.chat2sbx/helper.pid")});
+        QVERIFY2(pidFile.ok, qPrintable(pidFile.error));
+        const QString helper = QString::fromLatin1(pidFile.out).trimmed();
+        QVERIFY(f.exec({QStringLiteral("kill"), QStringLiteral("-STOP"), helper}).ok);
+        const int startsBefore = f.pool->find(f.id())->starts();
+        PendingCall p = f.start(QStringLiteral("bash"), {{"command", "echo once >> ~/started-once; echo again"}});
+        QTest::qWait(300);   // the frame is written to the stopped helper's stdin, and stays unread
+        QVERIFY(!p.done());
+        QVERIFY(f.exec({QStringLiteral("kill"), QStringLiteral("-KILL"), helper}).ok);
+        QVERIFY(waitFor([&] { return p.done(); }, 30000));
+        QVERIFY2(!p.get().isError, qPrintable(InSandboxFixture::describe(p.get())));
+        QCOMPARE(output(p.get()), QStringLiteral("again\n"));
+        QVERIFY(f.pool->find(f.id())->starts() > startsBefore);
+        const SbxResult ran = f.exec({QStringLiteral("bash"), QStringLiteral("-c"), QStringLiteral("cat ~/started-once")});
+        QCOMPARE(ran.out, QByteArray("once\n"));
+    }
+
     void restartedServiceContinuesFromPersistedOffset()
     {
         const ToolResult first = f.call(QStringLiteral("bash"),

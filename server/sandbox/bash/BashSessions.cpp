@@ -20,6 +20,8 @@ constexpr int kReadTimeoutMs = 10000;
 constexpr int kHelperWaitMs = 500;
 constexpr int kStartTimeoutMs = 20000;
 constexpr int kStopTimeoutMs = 15000;
+// bash_start sent at most this often while the channel fails under it (see sendStart).
+constexpr int kStartAttempts = 3;
 
 // "exited:3" / "timedout:124" (stopped by timeout_ms) / "lost" (the watcher vanished, e.g. the VM
 // restarted) / "running".
@@ -46,6 +48,9 @@ struct BashSessions::Wait {
     bool untilExit = false;      // `bash`: wait for exit or a full response; `bash_poll`: for any new output
     bool firstSnapshot = false;  // `bash`: an unreadable first snapshot still returns the session as running
     bool launchUnknown = false;  // bash_start got no answer: a missing session means it never launched
+    QList<QByteArray> startArgs;
+    int startTimeoutMs = 0;
+    int startAttempts = 0;
     QElapsedTimer clock;
     int yieldMs = 0;
     int tickMs = 50;
@@ -161,32 +166,46 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
     // The helper waits for a quick command's exit and answers with its first snapshot as well, as
     // the first bash_read would: one round trip for `bash` of a quick command.
     const int helperWait = static_cast<int>(std::min<qint64>(spec.yieldMs, kHelperWaitMs));
-    m_channels.channelFor(sandbox).request(
-        QStringLiteral("bash_start"),
-        {w->rec.id.toUtf8(), spec.cwd.toUtf8(), QByteArray::number(spec.timeoutMs), spec.command.toUtf8(),
-         spec.stdinPipe ? "1" : "0", env, QByteArray::number(helperWait), QByteArray::number(kPrefetchBytes)},
-        kStartTimeoutMs + helperWait, [this, w](const ChannelReply &r) {
+    w->startArgs = {w->rec.id.toUtf8(), spec.cwd.toUtf8(), QByteArray::number(spec.timeoutMs), spec.command.toUtf8(),
+                    spec.stdinPipe ? "1" : "0", env, QByteArray::number(helperWait), QByteArray::number(kPrefetchBytes)};
+    w->startTimeoutMs = kStartTimeoutMs + helperWait;
+    sendStart(w, false);
+    endOnCancel(w, cancel);
+}
+
+// bash_start, also sent again when the first one got no answer and the session turned out never to
+// have reached the helper (the channel died under it): the helper starts a session id once, so a
+// start that did arrive is answered `existed` instead of running the command twice.
+void BashSessions::sendStart(const std::shared_ptr<Wait> &w, bool exclusiveHeld)
+{
+    ++w->startAttempts;
+    m_channels.channelFor(w->sandbox).request(
+        QStringLiteral("bash_start"), w->startArgs, w->startTimeoutMs, [this, w, exclusiveHeld](const ChannelReply &r) {
             if (w->cancelled)
                 return;   // the command runs on; bash_list shows it
             if (!r.ok && !r.channelFailure) {
                 QString ignored;
                 m_repo.remove(w->rec.id, ignored);
-                return w->done(false, QStringLiteral("cannot start the command: %1").arg(r.error), {});
+                return finishWait(w, false, QStringLiteral("cannot start the command: %1").arg(r.error), {});
             }
             w->launchUnknown = r.channelFailure;
-            runExclusive(w->rec.id, [this, w, r](std::function<void()> release) {
-                w->release = std::move(release);
-                if (w->cancelled)
-                    return finishWait(w, false, {}, {});
+            auto proceed = [this, w, r] {
                 // An `existed` answer (a repeated start) or a helper without the snapshot: look.
                 if (r.ok && r.meta.contains(QStringLiteral("state"))) {
                     w->checkedOnce = true;
                     return onRead(w, r, true, false);
                 }
                 tick(w);
+            };
+            if (exclusiveHeld)
+                return proceed();
+            runExclusive(w->rec.id, [this, w, proceed](std::function<void()> release) {
+                w->release = std::move(release);
+                if (w->cancelled)
+                    return finishWait(w, false, {}, {});
+                proceed();
             });
         });
-    endOnCancel(w, cancel);
 }
 
 void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId, int yieldMs, SnapshotDone done,
@@ -304,6 +323,8 @@ void BashSessions::onRead(const std::shared_ptr<Wait> &w, const ChannelReply &r,
 {
     if (!r.ok) {
         if (!r.channelFailure) {
+            if (r.code == QLatin1String("enoent") && w->launchUnknown && w->startAttempts < kStartAttempts)
+                return sendStart(w, true);
             if (r.code == QLatin1String("enoent") && w->launchUnknown) {
                 QString ignored;
                 m_repo.remove(w->rec.id, ignored);

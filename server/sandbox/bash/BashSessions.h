@@ -94,6 +94,7 @@ private:
     struct Wait;
     void runExclusive(const QString &sessionId, std::function<void(std::function<void()> release)> fn);
     void endOnCancel(const std::shared_ptr<Wait> &w, const CancellationToken &cancel);
+    void sendStart(const std::shared_ptr<Wait> &w, bool exclusiveHeld);
     void tick(const std::shared_ptr<Wait> &w);
     void onRead(const std::shared_ptr<Wait> &w, const ChannelReply &reply, bool withData, bool helperWaits);
     void readData(const std::shared_ptr<Wait> &w);
