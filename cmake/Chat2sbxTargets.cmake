@@ -8,3 +8,26 @@ function(chat2sbx_warnings target)
   target_compile_definitions(${target} PRIVATE QT_NO_FOREACH
                                                QT_NO_NARROWING_CONVERSIONS_IN_CONNECT)
 endfunction()
+
+# Precompiled headers: parsing Qt's headers is about two thirds of the compile time of a chat2sbx
+# file, so each library compiles the headers most of its files include once. Test executables (one
+# file each) share the test support library's, which also holds <QtTest>.
+option(CHAT2SBX_PCH "Precompile the Qt headers most files include (faster builds)" ON)
+set(CHAT2SBX_PCH_HEADERS
+  <QObject> <QString> <QStringList> <QByteArray> <QList> <QHash> <QSet> <QPointer> <QTimer>
+  <QJsonArray> <QJsonDocument> <QJsonObject> <QJsonValue> <QFile> <QFileInfo> <QDir>
+  <QLoggingCategory> <QRegularExpression> <QElapsedTimer> <QDateTime> <QVariant>
+  <QProcess> <QProcessEnvironment> <QCoreApplication>
+  <algorithm> <functional> <memory> <optional>)
+function(chat2sbx_precompile target)
+  if(CHAT2SBX_PCH)
+    target_precompile_headers(${target} PRIVATE ${CHAT2SBX_PCH_HEADERS} ${ARGN})
+  endif()
+endfunction()
+# A target compiled with exactly the flags of `from` (same definitions, same options) reuses its
+# precompiled headers instead of building its own.
+function(chat2sbx_reuse_precompiled target from)
+  if(CHAT2SBX_PCH)
+    target_precompile_headers(${target} REUSE_FROM ${from})
+  endif()
+endfunction()

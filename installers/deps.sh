@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git lld
   qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev qtkeychain-qt6-dev
   libqt6sql6-sqlite libsqlite3-dev qt6-svg-dev libqt6svg6 qt6-qpa-plugins qt6-image-formats-plugins
 )

@@ -4,11 +4,16 @@
 // with its output continuing exactly where the last poll left off. Also `serve` on a machine without sbx still listens.
 #include "McpTestClient.h"
 #include "SandboxHarness.h"
+#include "SandboxProcesses.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
+
+#include <algorithm>
+#include <csignal>
 
 using namespace chat2sbx;
 using namespace chat2sbx::test;
@@ -134,6 +139,105 @@ private slots:
         QVERIFY2(observer.leaks.isEmpty(), qPrintable(observer.leaks.join('\n')));
         QCOMPARE(again.terminate(), 0);
         qInfo("restart to healthy with 3 sandboxes to re-attach: %lld ms", restartMs);
+    }
+
+    // kill -9 with a helper stuck in a handler (a read of a FIFO nobody writes) in one sandbox and a
+    // stopped helper in another: no `sbx` child of the server goes on without it, the restarted
+    // server's helpers replace the old ones and their handlers (a bash session survives), and once
+    // the sandboxes are destroyed and the server stopped no process of them is left.
+    void killNineLeavesNoHelperOrSbxBehind()
+    {
+        TestEnvironment env;
+        env.set("FAKE_SBX_TEMPLATES", pinnedTemplate());
+        env.set("FAKE_SBX_IDLE_STOP_MS", "600000");
+        SandboxHarness observer(env);
+        const QByteArray fakeEnv = "FAKE_SBX_STATE=" + QFile::encodeName(env.sbxState());
+        // The server's sbx children: every fake sbx process but the "daemon"'s (its idle watchers,
+        // policy proxies and port forwarders, `sbx __<name>`), which outlive any client.
+        auto sbxChildren = [&] {
+            QStringList found;
+            for (const ProcessInfo &p : processesWithEnvironment(fakeEnv))
+                if (p.argv.size() < 2 || !p.argv.at(1).startsWith(QStringLiteral("__")))
+                    found << p.argv.join(' ');
+            return found;
+        };
+        auto sandboxProcesses = [&](const QString &runtime) {
+            return processesWithEnvironment("FAKE_SBX_SANDBOX=" + runtime.toUtf8()).size();
+        };
+        auto homeOf = [&](const QString &runtime) { return env.sbxState() + "/sandboxes/" + runtime + "/home"; };
+
+        QString stuck, stopped;   // sandbox ids
+        QString stuckRt, stoppedRt;
+        QString sessionId;
+        QStringList oldHelpers;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "restart-test");
+            QVERIFY(mcp.open());
+            for (QString *id : {&stuck, &stopped}) {
+                const QJsonObject r = mcp.callToolResult("sandbox_create");
+                QVERIFY2(!r.value("isError").toBool(true), qPrintable(mcp.lastBody));
+                *id = r.value("structuredContent").toObject().value("sandbox_id").toString();
+            }
+            stuckRt = observer.records.find(stuck)->runtimeName;
+            stoppedRt = observer.records.find(stopped)->runtimeName;
+
+            // In `stuck`: a session that must survive, and a read that blocks opening a FIFO.
+            const QJsonObject b = mcp.callToolResult("bash", {{"sandbox_id", stuck}, {"command", "sleep 300"}, {"yield_time_ms", 0}});
+            QVERIFY2(!b.value("isError").toBool(true), qPrintable(mcp.lastBody));
+            sessionId = b.value("structuredContent").toObject().value("session_id").toString();
+            QVERIFY(!mcp.callToolResult("bash", {{"sandbox_id", stuck}, {"command", "mkfifo nobody-writes"}}).value("isError").toBool(true));
+            const int before = helperProcesses(stuckRt).size();
+            mcp.callToolResult("read", {{"sandbox_id", stuck}, {"path", "nobody-writes"}}, 1000);   // gives up; the handler stays
+            QVERIFY(waitFor([&] { return helperProcesses(stuckRt).size() > before; }, 5000));
+
+            // In `stopped`: a helper that answered, then SIGSTOP (it cannot notice its stdin closing).
+            QVERIFY(!mcp.callToolResult("bash", {{"sandbox_id", stopped}, {"command", "true"}}).value("isError").toBool(true));
+            QFile pidFile(homeOf(stoppedRt) + "/.chat2sbx/helper.pid");
+            QVERIFY(pidFile.open(QIODevice::ReadOnly));
+            const qint64 stoppedHelper = pidFile.readAll().trimmed().toLongLong();
+            QVERIFY(stoppedHelper > 1);
+            QCOMPARE(::kill(pid_t(stoppedHelper), SIGSTOP), 0);
+
+            oldHelpers = helperProcesses(stuckRt) + helperProcesses(stoppedRt);
+            QVERIFY2(oldHelpers.contains(QString::number(stoppedHelper)), qPrintable(oldHelpers.join(' ')));
+            server.kill9();
+        }
+        QVERIFY2(waitFor([&] { return sbxChildren().isEmpty(); }, 5000),
+                 qPrintable("sbx children outlived the server: " + sbxChildren().join(", ")));
+
+        ServerProcess again(env);
+        QVERIFY2(again.start(), qPrintable(again.output()));
+        QVERIFY2(again.output().contains("2 re-attached, 0 vanished"), qPrintable(again.output()));
+        McpTestClient mcp(env.mcpUrl(), "restart-test");
+        QVERIFY(mcp.open());
+        for (const QString &id : {stuck, stopped}) {
+            const QJsonObject r = mcp.callToolResult("bash", {{"sandbox_id", id}, {"command", "echo here"}});
+            QVERIFY2(!r.value("isError").toBool(true), qPrintable(mcp.lastBody));
+        }
+        // Every process of the old helpers is gone (the new helpers reaped them), one helper runs per sandbox.
+        auto leftOver = [&] {
+            QStringList left;
+            for (const QString &pid : oldHelpers)
+                if (!isGone(pid))
+                    left << pid + ": " + QString::fromUtf8(procFile(pid, "cmdline")).replace(QChar('\0'), QChar(' '));
+            return left;
+        };
+        QVERIFY2(waitFor([&] { return leftOver().isEmpty(); }, 10000), qPrintable("old helper processes: " + leftOver().join("; ")));
+        for (const QString &rt : {stuckRt, stoppedRt})
+            QCOMPARE(QDir(homeOf(rt) + "/.chat2sbx/run").entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 1);
+        // The session begun before the kill still runs.
+        const QJsonObject poll = mcp.callToolResult("bash_poll", {{"sandbox_id", stuck}, {"session_id", sessionId}, {"yield_time_ms", 0}});
+        QCOMPARE(poll.value("structuredContent").toObject().value("status").toString(), QStringLiteral("running"));
+
+        for (const QString &id : {stuck, stopped})
+            QVERIFY2(!mcp.callToolResult("sandbox_destroy", {{"sandbox_id", id}}).value("isError").toBool(true), qPrintable(mcp.lastBody));
+        QVERIFY2(waitFor([&] { return sandboxProcesses(stuckRt) + sandboxProcesses(stoppedRt) == 0; }, 5000),
+                 "a process of a destroyed sandbox is left");
+        QCOMPARE(again.terminate(), 0);
+        QVERIFY2(waitFor([&] { return processesWithEnvironment(fakeEnv).isEmpty(); }, 5000),
+                 qPrintable("fake sbx processes left after the server stopped: " + sbxChildren().join(", ")));
     }
 
     void serveWithoutSbx()

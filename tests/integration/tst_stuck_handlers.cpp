@@ -2,8 +2,7 @@
 // VM, and a helper the channel replaced must not stay behind. Runs against a fake-sbx sandbox
 // (bubblewrap without a pid namespace: the sandbox's processes are visible in this /proc).
 #include "InSandboxFixture.h"
-
-#include <QDirIterator>
+#include "SandboxProcesses.h"
 
 #include <algorithm>
 #include <QtTest>
@@ -12,75 +11,6 @@
 
 using namespace chat2sbx;
 using namespace chat2sbx::test;
-
-namespace {
-
-QByteArray procFile(const QString &pid, const char *name)
-{
-    QFile f(QStringLiteral("/proc/%1/%2").arg(pid, QLatin1String(name)));
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-// Dead or a zombie nobody reaped yet.
-bool isGone(const QString &pid)
-{
-    const QByteArray stat = procFile(pid, "stat");
-    if (stat.isEmpty())
-        return true;
-    const qsizetype close = stat.lastIndexOf(')');
-    return close > 0 && stat.mid(close + 2, 1) == "Z";
-}
-
-// The watchers of bash sessions: detached subshells of the helper script that belong to their
-// session, not to the helper that started them.
-QStringList sessionWatchers(const QString &home)
-{
-    QStringList pids;
-    // Each session's files are <sessions>/<id>.<name> (a directory <id>/ for an older helper's).
-    QDirIterator it(home + QStringLiteral("/sessions"), {QStringLiteral("*.watcher.pid"), QStringLiteral("watcher.pid")},
-                    QDir::Files, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        QFile f(it.next());
-        if (f.open(QIODevice::ReadOnly))
-            pids << QString::fromLatin1(f.readLine()).trimmed();
-    }
-    return pids;
-}
-
-// Live processes that run this sandbox's helper script: the helper, its request handlers and its
-// answer writer (forks of it, sharing its command line), not the session watchers.
-QStringList helperProcesses(const QString &runtimeName)
-{
-    const QByteArray marker = "sandboxes/" + runtimeName.toUtf8() + "/home/.chat2sbx/helper.sh";
-    QStringList pids;
-    QString stateDir;   // <...>/home/.chat2sbx, from the script path on a command line
-    QDirIterator it(QStringLiteral("/proc"));
-    while (it.hasNext()) {
-        it.next();
-        const QString pid = it.fileName();
-        bool numeric = false;
-        pid.toInt(&numeric);
-        if (!numeric)
-            continue;
-        for (const QByteArray &arg : procFile(pid, "cmdline").split('\0')) {
-            if (arg.endsWith(marker) && !isGone(pid)) {
-                pids << pid;
-                stateDir = QString::fromUtf8(arg.chopped(int(qstrlen("/helper.sh"))));
-                break;
-            }
-        }
-    }
-    if (stateDir.isEmpty())
-        return pids;
-    const QStringList watchers = sessionWatchers(stateDir);
-    QStringList result;
-    for (const QString &pid : pids)
-        if (!watchers.contains(pid))
-            result << pid;
-    return result;
-}
-
-} // namespace
 
 class TestStuckHandlers : public QObject {
     Q_OBJECT

@@ -766,6 +766,24 @@ sweep_stale_runs() {
     done
 }
 
+# The host runs one channel per sandbox, so a helper of an earlier channel that still runs is a
+# leftover: its host was killed (-9) and it never noticed its closed stdin (stopped, or waiting for
+# a handler stuck on a FIFO). It goes, with its handlers, before this one serves; a host restarted
+# after a kill -9 does not know its pid to ask for a `reap`.
+reap_predecessors() {
+    local d owner
+    for d in "$STATE"/run/h.*; do
+        [ -d "$d" ] && [ "$d" != "$RUN" ] || continue
+        owner=
+        [ -f "$d/pid" ] && IFS= read -r owner <"$d/pid"
+        [[ $owner =~ ^[0-9]+$ ]] && [ "$owner" != "$HELPER_PID" ] || continue
+        if ! is_gone "$owner" && is_helper "$owner"; then
+            kill_tree "$owner"
+            wait_gone "$owner"
+        fi
+    done
+}
+
 # `cancel` (no response): kills the handler of request $1 if it still runs.
 cancel_request() {
     local t=$1
@@ -821,6 +839,7 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
 }
 
 record_git_base
+reap_predecessors
 sweep_stale_runs
 response_writer &
 WRITER=$!
@@ -853,7 +872,16 @@ while IFS=' ' read -r rid rop rlen renc; do
     fi
     handle "$rid" "$rop" "$renc" </dev/null &
 done
-# stdin closed: let the handlers still running answer, then stop the writer.
+# stdin closed (the host is gone, or replaced this channel): handlers still running get 10 s to
+# finish what they do (an apply cut short is worse than an answer nobody reads); what still runs
+# then (a read stuck on a FIFO, a hung search) is killed, so no handler outlives its channel.
+for ((i = 0; i < 200; i++)); do
+    busy=0
+    for p in $(jobs -rp); do [ "$p" = "$WRITER" ] || busy=1; done
+    ((busy)) || break
+    nap 0.05
+done
+for f in "$RUN"/*.pg; do [ -s "$f" ] && kill_recorded_group "$f"; done
 for p in $(jobs -p); do [ "$p" = "$WRITER" ] || wait "$p"; done
 printf 'quit quit\n' >&"$RESPFD"
 wait "$WRITER"
