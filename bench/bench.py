@@ -112,6 +112,7 @@ class Serve:
         env.update({"HOME": self.home, "CHAT2SBX_DATA_ROOT": os.path.join(self.home, ".chat2sbx"),
                     "CHAT2SBX_PORT": str(self.port), "CHAT2SBX_ENABLE_TUNNEL": "0",
                     "CHAT2SBX_SBX": self.build.sbx, "FAKE_SBX_STATE": self.sbx_state,
+                    "CHAT2SBX_SBX_ENV": "FAKE_SBX_*",
                     "QT_LOGGING_RULES": "*.debug=false",
                     # no warm sandbox unless a benchmark asks (memory: the default config; create): the others
                     # look at the fake's runtimes and count creates

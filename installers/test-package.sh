@@ -112,7 +112,8 @@ fi
 step "installed chat2sbx --version"
 run_env() {
   exec env -i PATH=/usr/bin:/bin HOME="$tmp/home" LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen \
-    CHAT2SBX_ENABLE_TUNNEL=0 CHAT2SBX_SBX="${fake_sbx:-sbx}" FAKE_SBX_STATE="$tmp/sbx-state" "$@"
+    CHAT2SBX_ENABLE_TUNNEL=0 CHAT2SBX_SBX="${fake_sbx:-sbx}" FAKE_SBX_STATE="$tmp/sbx-state" \
+    CHAT2SBX_SBX_ENV='FAKE_SBX_*' "$@"
 }
 mkdir -p "$tmp/home" "$tmp/sbx-state"
 out=$(run_env "$root/usr/bin/chat2sbx" --version)

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     }
     Clock &clock = Clock::system();
     WorkspaceService workspaces(config, db, clock);
-    SbxDriver sbx(config.sbxPath);
+    SbxDriver sbx(config.sbxPath, config.sbxEnv);
     SandboxService sandboxes(config, db, workspaces, sbx, clock);
     WorkspaceRepository workspaceRows(db);
     SandboxRepository sandboxRows(db);

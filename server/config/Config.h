@@ -36,6 +36,7 @@ struct Config {
     int tunnelBackoffMs = 1000;               // first tunnel-client restart delay (doubles up to 60 s); for tests
     int tunnelStopGraceMs = 15000;            // SIGTERM -> SIGKILL grace: the client's own stop timeout is 15 s
     int tunnelReadyTimeoutMs = 30000;         // tunnel-client not ready (/readyz) by then: restarted
+    QStringList sbxEnv;                       // extra variables passed to sbx (NAME or PREFIX*); CHAT2SBX_* never
     QStringList tunnelEnv;                    // extra variables passed to tunnel-client (NAME or PREFIX*), e.g. for a proxy
     // import_file downloads only over https from these hosts ("host" means port 443, "host:port" that
     // port, "*.domain" any subdomain on 443), at most this many MiB.

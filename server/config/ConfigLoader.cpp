@@ -216,6 +216,7 @@ const QList<Setting> &settings()
         {"CHAT2SBX_TEST_IMPORT_CA_FILE", "testImportCaFile", Kind::Path, [](Config &c, const QVariant &v) { c.testImportCaFile = v.toString(); }},
         {"CHAT2SBX_TUNNEL_STOP_GRACE_MS", "tunnelStopGraceMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelStopGraceMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
         {"CHAT2SBX_TUNNEL_READY_TIMEOUT_MS", "tunnelReadyTimeoutMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelReadyTimeoutMs = static_cast<int>(qBound<qint64>(qint64(1000), v.toLongLong(), qint64(600000))); }},
+        {"CHAT2SBX_SBX_ENV", "sbxEnv", Kind::List, [](Config &c, const QVariant &v) { c.sbxEnv = v.toStringList(); }},
         {"CHAT2SBX_TUNNEL_ENV", "tunnelEnv", Kind::List, [](Config &c, const QVariant &v) { c.tunnelEnv = v.toStringList(); }},
         {"CHAT2SBX_EXPOSE_ALLOW_LAN", "exposeAllowLan", Kind::Bool, [](Config &c, const QVariant &v) { c.exposeAllowLan = v.toBool(); }},
         {"CHAT2SBX_TOOL_CARDS", "toolCards", Kind::Bool, [](Config &c, const QVariant &v) { c.toolCards = v.toBool(); }},

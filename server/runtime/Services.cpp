@@ -30,7 +30,7 @@ Services::Services(const Config &config, Clock &clock)
     : db(std::make_unique<Database>()), tunnel(std::make_unique<TunnelSupervisor>(config))
 {
     // sbx driver, workspaces, sandbox lifecycle and its tools.
-    sbx = std::make_unique<SbxDriver>(config.sbxPath);
+    sbx = std::make_unique<SbxDriver>(config.sbxPath, config.sbxEnv);
     workspaces = std::make_unique<WorkspaceService>(config, *db, clock);
     sandboxes = std::make_unique<SandboxService>(config, *db, *workspaces, *sbx, clock);
     channels = std::make_unique<ChannelPool>(*sbx);   // sandbox_expose probes ports through it

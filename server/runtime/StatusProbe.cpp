@@ -27,7 +27,7 @@ QString localHost(const Config &config)
 
 StatusProbe::StatusProbe(const Config &config, QObject *parent)
     : QObject(parent), m_config(config), m_base(QStringLiteral("http://%1:%2").arg(localHost(config)).arg(config.port)),
-      m_nam(new QNetworkAccessManager(this)), m_sbx(new SbxDriver(config.sbxPath, this))
+      m_nam(new QNetworkAccessManager(this)), m_sbx(new SbxDriver(config.sbxPath, config.sbxEnv, this))
 {
     m_nam->setProxy(QNetworkProxy::NoProxy);
     SbxDriver::Timeouts timeouts = m_sbx->timeouts();

@@ -51,6 +51,8 @@ export async function startServer(extraEnv = {}) {
     CHAT2SBX_ENABLE_TUNNEL: '0',
     FAKE_SBX_STATE: sbxState,
     ASAN_OPTIONS: 'detect_leaks=0',
+    // sbx gets an explicit environment: the fake's settings reach it only through this list.
+    CHAT2SBX_SBX_ENV: 'FAKE_SBX_*,ASAN_OPTIONS,UBSAN_OPTIONS,LSAN_OPTIONS',
     ...extraEnv,
   };
   delete env.DBUS_SESSION_BUS_ADDRESS;

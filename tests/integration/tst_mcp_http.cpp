@@ -401,8 +401,9 @@ private slots:
             QVERIFY(r->json.contains("result"));
         }
         QVERIFY(!slow->done);
-        // A serialising server would need 20 s here; the issue asks for well under a second (ASan build included).
-        QVERIFY2(elapsed < 1000, qPrintable(QString::number(elapsed)));
+        // A serialising server would need 20 s here; the issue asks for well under a second (ASan build
+        // included), given more on a machine the timeout factor says is loaded.
+        QVERIFY2(elapsed < scaled(1000), qPrintable(QString::number(elapsed)));
         QCOMPARE(m_controller->toolCalls()->pendingCount(slowClient.sessionId), 1);
 
         // notifications/cancelled stops the handler; the pending HTTP request ends with -32800.

@@ -95,7 +95,7 @@ public:
         }
         resolver.sandbox = sb;
 
-        driver = std::make_unique<SbxDriver>(fakeSbxPath());
+        driver = std::make_unique<SbxDriver>(fakeSbxPath(), fakeSbxVariables());
         SbxCreateSpec spec;
         spec.runtimeName = sb.runtimeName;
         spec.templateRef = Config().templateRef();

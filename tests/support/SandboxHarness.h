@@ -61,7 +61,7 @@ public:
         opened = db.open(config.databasePath, error);
         if (!opened)
             qWarning("harness: %s", qPrintable(error));
-        sbx = std::make_unique<SbxDriver>(config.sbxPath);
+        sbx = std::make_unique<SbxDriver>(config.sbxPath, config.sbxEnv);
         workspaces = std::make_unique<WorkspaceService>(config, db, clock);
         sandboxes = std::make_unique<SandboxService>(config, db, *workspaces, *sbx, clock);
         registerSandboxTools(tools, *sandboxes, config);

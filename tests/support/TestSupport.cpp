@@ -112,6 +112,12 @@ bool waitFor(const std::function<bool()> &done, int timeoutMs)
     return true;
 }
 
+QStringList fakeSbxVariables()
+{
+    return {QStringLiteral("FAKE_SBX_*"), QStringLiteral("ASAN_OPTIONS"), QStringLiteral("UBSAN_OPTIONS"),
+            QStringLiteral("LSAN_OPTIONS")};
+}
+
 QList<ProcessInfo> processesWithEnvironment(const QByteArray &entry)
 {
     QList<ProcessInfo> out;
@@ -162,6 +168,8 @@ QProcessEnvironment TestEnvironment::processEnvironment() const
     // tunnel-client gets an explicit environment; the fake's fault variables and the sanitizer options
     // reach it only through this list (Config::tunnelEnv).
     env.insert(QStringLiteral("CHAT2SBX_TUNNEL_ENV"), QStringLiteral("FAKE_TUNNEL_*,ASAN_OPTIONS,UBSAN_OPTIONS,LSAN_OPTIONS"));
+    // sbx gets an explicit environment too: the fake's settings reach it through Config::sbxEnv.
+    env.insert(QStringLiteral("CHAT2SBX_SBX_ENV"), fakeSbxVariables().join(QLatin1Char(',')));
     env.insert(QStringLiteral("CHAT2SBX_SBX"), fakeSbxPath().isEmpty() ? QStringLiteral("sbx") : fakeSbxPath());
     env.insert(QStringLiteral("FAKE_SBX_STATE"), sbxState());
     // The pinned template `chat2sbx setup` would have built (a test about a missing template unsets it).

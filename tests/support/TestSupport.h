@@ -41,6 +41,10 @@ int scaled(int timeoutMs);
 // Runs the event loop until `done()` is true or scaled(timeoutMs) passes. Returns done().
 bool waitFor(const std::function<bool()> &done, int timeoutMs);
 
+// What an SbxDriver on the fake must pass to it (its settings, the sanitizer options): the
+// `passedVariables` of SbxDriver, Config::sbxEnv.
+QStringList fakeSbxVariables();
+
 // A process found by processesWithEnvironment(): its pid and argv.
 struct ProcessInfo {
     qint64 pid = 0;

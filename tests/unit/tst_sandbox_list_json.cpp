@@ -79,7 +79,7 @@ private slots:
         QString error;
         QVERIFY2(m_db->open(m_config.databasePath, error), qPrintable(error));
         m_workspaces = std::make_unique<WorkspaceService>(m_config, *m_db, m_clock);
-        m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath);
+        m_sbx = std::make_unique<SbxDriver>(m_config.sbxPath, m_config.sbxEnv);
         m_sandboxes = std::make_unique<SandboxService>(m_config, *m_db, *m_workspaces, *m_sbx, m_clock);
         m_repo = std::make_unique<SandboxRepository>(*m_db);
     }

@@ -155,7 +155,7 @@ private slots:
         QString error;
         QVERIFY2(db.open(m_config.databasePath, error), qPrintable(error));
         WorkspaceService workspaces(m_config, db, m_clock);
-        SbxDriver sbx(m_config.sbxPath);
+        SbxDriver sbx(m_config.sbxPath, m_config.sbxEnv);
         SandboxService sandboxes(m_config, db, workspaces, sbx, m_clock);
         const auto ws = workspaces.createManaged(error);
         QVERIFY2(ws, qPrintable(error));

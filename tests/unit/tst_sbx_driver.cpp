@@ -3,10 +3,12 @@
 #include "TestSupport.h"
 
 #include "sandbox/sbx/SbxDriver.h"
+#include "sandbox/sbx/SbxEnvironment.h"
 #include "sandbox/sbx/SbxPreflight.h"
 #include "sandbox/sbx/SbxVersion.h"
 
 #include <QElapsedTimer>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace chat2sbx;
@@ -163,13 +165,73 @@ private slots:
         QVERIFY2(result.error.startsWith("cannot run sbx (/nonexistent/sbx) for version"), qPrintable(result.error));
     }
 
+    void childEnvironment_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QStringList>("passed");
+        QTest::addColumn<bool>("expected");
+        QTest::newRow("HOME") << "HOME" << QStringList{} << true;
+        QTest::newRow("XDG_RUNTIME_DIR") << "XDG_RUNTIME_DIR" << QStringList{} << true;
+        QTest::newRow("DOCKER_HOST") << "DOCKER_HOST" << QStringList{} << true;
+        QTest::newRow("SBX_ prefix") << "SBX_SETTING" << QStringList{} << true;
+        QTest::newRow("LC_ prefix") << "LC_TIME" << QStringList{} << true;
+        QTest::newRow("proxy") << "HTTPS_PROXY" << QStringList{} << true;
+        QTest::newRow("anything else") << "SOME_TOKEN" << QStringList{} << false;
+        QTest::newRow("named") << "SOME_TOKEN" << QStringList{"SOME_TOKEN"} << true;
+        QTest::newRow("prefix") << "SOME_TOKEN" << QStringList{" SOME_*"} << true;
+        QTest::newRow("other prefix") << "SOME_TOKEN" << QStringList{"OTHER_*"} << false;
+        QTest::newRow("a lone star passes nothing") << "SOME_TOKEN" << QStringList{"*"} << false;
+        QTest::newRow("ours never") << "CHAT2SBX_TUNNEL_KEY" << QStringList{"CHAT2SBX_*"} << false;
+        QTest::newRow("ours never, by name") << "CHAT2SBX_LOCAL_TOKEN" << QStringList{"CHAT2SBX_LOCAL_TOKEN"} << false;
+    }
+    void childEnvironment()
+    {
+        QFETCH(QString, name);
+        QFETCH(QStringList, passed);
+        QFETCH(bool, expected);
+        QProcessEnvironment parent;
+        parent.insert(name, "value");
+        parent.insert("PATH", "/bin");
+        const QProcessEnvironment env = sbxEnvironment(parent, passed);
+        QCOMPARE(env.contains(name), expected);
+        if (expected)
+            QCOMPARE(env.value(name), QStringLiteral("value"));
+        QCOMPARE(env.value("PATH"), QStringLiteral("/bin"));
+    }
+
+    // What a real child sees: an `sbx` that prints its environment.
+    void childSeesOnlyItsEnvironment()
+    {
+        QTemporaryDir dir;
+        const QString printer = dir.filePath("sbx");
+        QFile script(printer);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write("#!/bin/sh\nexec env\n");
+        script.close();
+        QVERIFY(script.setPermissions(QFile::ReadOwner | QFile::ExeOwner));
+        qputenv("CHAT2SBX_TUNNEL_KEY", "secret-key");
+        qputenv("UNRELATED_VARIABLE", "x");
+        qputenv("PASSED_VARIABLE", "y");
+        SbxDriver d(printer, {QStringLiteral("PASSED_*")});
+        const SbxResult r = runOne([&](SbxDriver::Callback cb) { d.version(cb); });
+        qunsetenv("CHAT2SBX_TUNNEL_KEY");
+        qunsetenv("UNRELATED_VARIABLE");
+        qunsetenv("PASSED_VARIABLE");
+        QVERIFY2(r.ok, qPrintable(r.error));
+        const QList<QByteArray> lines = r.out.split('\n');
+        QVERIFY(lines.contains("PASSED_VARIABLE=y"));
+        QVERIFY(lines.contains("HOME=" + qgetenv("HOME")));
+        QVERIFY2(!r.out.contains("secret-key"), r.out.constData());
+        QVERIFY(!r.out.contains("UNRELATED_VARIABLE"));
+    }
+
     void fakeCalls()
     {
         QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
         TestEnvironment env;
         qputenv("FAKE_SBX_STATE", env.sbxState().toUtf8());
         qputenv("FAKE_SBX_TEMPLATES", "chat2sbx-shell:9.9.9");
-        SbxDriver d(fakeSbxPath());
+        SbxDriver d(fakeSbxPath(), fakeSbxVariables());
 
         SbxResult v = runOne([&](SbxDriver::Callback cb) { d.version(cb); });
         QVERIFY2(v.ok, qPrintable(v.error));

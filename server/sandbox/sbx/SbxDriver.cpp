@@ -1,5 +1,6 @@
 #include "sandbox/sbx/SbxDriver.h"
 
+#include "sandbox/sbx/SbxEnvironment.h"
 #include "sandbox/sbx/SbxJson.h"
 #include "sandbox/sbx/SbxPolicy.h"
 
@@ -41,8 +42,9 @@ void dieWithServer(QProcess *proc)
 
 } // namespace
 
-SbxDriver::SbxDriver(const QString &sbxPath, QObject *parent)
-    : QObject(parent), m_sbxPath(sbxPath)
+SbxDriver::SbxDriver(const QString &sbxPath, const QStringList &passedVariables, QObject *parent)
+    : QObject(parent), m_sbxPath(sbxPath),
+      m_environment(sbxEnvironment(QProcessEnvironment::systemEnvironment(), passedVariables))
 {
 }
 
@@ -99,6 +101,7 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
 
     proc->setProgram(m_sbxPath);
     proc->setArguments(args);
+    proc->setProcessEnvironment(m_environment);
     dieWithServer(proc);
     timer->setSingleShot(true);
     connect(timer, &QTimer::timeout, proc, [proc, report, what, timeoutMs] {
@@ -255,6 +258,7 @@ QProcess *SbxDriver::startInteractive(const SbxExecSpec &spec, QObject *owner)
     auto *proc = new QProcess(owner);
     proc->setProgram(m_sbxPath);
     proc->setArguments(execArgs(s));
+    proc->setProcessEnvironment(m_environment);
     dieWithServer(proc);
     proc->start(QIODevice::ReadWrite);
     return proc;

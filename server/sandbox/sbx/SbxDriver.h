@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QObject>
+#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 
@@ -65,7 +66,8 @@ public:
     };
     using Callback = std::function<void(const SbxResult &)>;
 
-    explicit SbxDriver(const QString &sbxPath, QObject *parent = nullptr);
+    // Every child gets sbxEnvironment(the server's environment, passedVariables): see SbxEnvironment.h.
+    explicit SbxDriver(const QString &sbxPath, const QStringList &passedVariables = {}, QObject *parent = nullptr);
     ~SbxDriver() override;
 
     void setTimeouts(const Timeouts &t) { m_timeouts = t; }
@@ -111,6 +113,7 @@ private:
     void run(const QString &what, const QStringList &args, int timeoutMs, const QByteArray &stdinData, Callback done);
 
     QString m_sbxPath;
+    QProcessEnvironment m_environment;
     Timeouts m_timeouts;
 };
 
