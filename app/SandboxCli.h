@@ -19,7 +19,7 @@ namespace chat2sbx::app {
 // channel into a sandbox when it needs one (export): a second helper beside the server's is fine.
 struct SandboxCli {
     explicit SandboxCli(const Config &c)
-        : config(c), sbx(c.sbxPath), workspaces(config, db, Clock::system()),
+        : config(c), sbx(c.sbxPath, c.sbxEnv), workspaces(config, db, Clock::system()),
           sandboxes(config, db, workspaces, sbx, Clock::system()), channels(sbx),
           changes(sandboxes, channels, hostGit)
     {

@@ -303,7 +303,7 @@ private slots:
 
     void channelWithoutSbxFailsCleanly()
     {
-        SbxDriver missing(QStringLiteral("/nonexistent/sbx"));
+        SbxDriver missing(QStringLiteral("/nonexistent/sbx"), {});
         SandboxChannel channel(missing, f.sandbox(), {});
         std::optional<ChannelReply> reply;
         channel.request(QStringLiteral("ping"), {}, 10000, [&](const ChannelReply &r) { reply = r; });

@@ -152,7 +152,7 @@ private slots:
 
     void missingBinaryAnswersFromTheLoop()
     {
-        SbxDriver d("/nonexistent/sbx");
+        SbxDriver d("/nonexistent/sbx", {});
         bool called = false;
         SbxResult result;
         d.version([&](const SbxResult &r) {

@@ -67,7 +67,7 @@ public:
     using Callback = std::function<void(const SbxResult &)>;
 
     // Every child gets sbxEnvironment(the server's environment, passedVariables): see SbxEnvironment.h.
-    explicit SbxDriver(const QString &sbxPath, const QStringList &passedVariables = {}, QObject *parent = nullptr);
+    SbxDriver(const QString &sbxPath, const QStringList &passedVariables, QObject *parent = nullptr);
     ~SbxDriver() override;
 
     void setTimeouts(const Timeouts &t) { m_timeouts = t; }

@@ -41,7 +41,7 @@ echo "helper prerequisites present: $need"
 
 class TemplateBuilder::Steps {
 public:
-    explicit Steps(const Config &config) : m_config(config), m_sbx(config.sbxPath), m_ref(config.templateRef())
+    explicit Steps(const Config &config) : m_config(config), m_sbx(config.sbxPath, config.sbxEnv), m_ref(config.templateRef())
     {
         m_ticker.setInterval(15000);
         QObject::connect(&m_ticker, &QTimer::timeout, [this] {
