@@ -44,7 +44,7 @@ void dieWithServer(QProcess *proc)
 
 SbxDriver::SbxDriver(const QString &sbxPath, const QStringList &passedVariables, QObject *parent)
     : QObject(parent), m_sbxPath(sbxPath),
-      m_environment(sbxEnvironment(QProcessEnvironment::systemEnvironment(), passedVariables))
+      m_passedVariables(passedVariables)
 {
 }
 
@@ -101,7 +101,7 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
 
     proc->setProgram(m_sbxPath);
     proc->setArguments(args);
-    proc->setProcessEnvironment(m_environment);
+    proc->setProcessEnvironment(sbxEnvironment(QProcessEnvironment::systemEnvironment(), m_passedVariables));
     dieWithServer(proc);
     timer->setSingleShot(true);
     connect(timer, &QTimer::timeout, proc, [proc, report, what, timeoutMs] {
@@ -258,7 +258,7 @@ QProcess *SbxDriver::startInteractive(const SbxExecSpec &spec, QObject *owner)
     auto *proc = new QProcess(owner);
     proc->setProgram(m_sbxPath);
     proc->setArguments(execArgs(s));
-    proc->setProcessEnvironment(m_environment);
+    proc->setProcessEnvironment(sbxEnvironment(QProcessEnvironment::systemEnvironment(), m_passedVariables));
     dieWithServer(proc);
     proc->start(QIODevice::ReadWrite);
     return proc;

@@ -3,7 +3,6 @@
 #include <QByteArray>
 #include <QList>
 #include <QObject>
-#include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
 
@@ -66,7 +65,8 @@ public:
     };
     using Callback = std::function<void(const SbxResult &)>;
 
-    // Every child gets sbxEnvironment(the server's environment, passedVariables): see SbxEnvironment.h.
+    // Every child gets sbxEnvironment(the server's environment as it is then, passedVariables): see
+    // SbxEnvironment.h.
     SbxDriver(const QString &sbxPath, const QStringList &passedVariables, QObject *parent = nullptr);
     ~SbxDriver() override;
 
@@ -113,7 +113,7 @@ private:
     void run(const QString &what, const QStringList &args, int timeoutMs, const QByteArray &stdinData, Callback done);
 
     QString m_sbxPath;
-    QProcessEnvironment m_environment;
+    QStringList m_passedVariables;
     Timeouts m_timeouts;
 };
 
