@@ -41,8 +41,11 @@ QStringList StatusReport::problems() const
     if (!tunnelHealthy()) {
         const QString detail = tunnel.value(QStringLiteral("detail")).toString();
         const QString lastError = tunnel.value(QStringLiteral("lastError")).toString();
-        const QString why = !detail.isEmpty() ? detail : !lastError.isEmpty() ? lastError
-                                                                              : tunnel.value(QStringLiteral("readiness")).toString();
+        QString why = !detail.isEmpty() ? detail : !lastError.isEmpty() ? lastError
+                                                                        : tunnel.value(QStringLiteral("readiness")).toString();
+        // A client that keeps failing is "starting" again most of the time: say why it stopped last.
+        if (!detail.isEmpty() && !lastError.isEmpty() && !detail.contains(lastError))
+            why += QStringLiteral(" (last error: %1)").arg(lastError);
         out << (why.isEmpty() ? QStringLiteral("tunnel is %1").arg(tunnelState)
                               : QStringLiteral("tunnel is %1: %2").arg(tunnelState, why));
     }

@@ -129,6 +129,39 @@ private slots:
         QVERIFY(pingOk());
     }
 
+    // A CLI command's channel (owner cli-<pid>) beside the server's: neither helper replaces the
+    // other. A new channel of the server's owner (a server restarted after kill -9) replaces only
+    // the server's old helper.
+    void ownersKeepTheirHelpersApart()
+    {
+        const QString serverHelper = helperPid();
+        QVERIFY(!serverHelper.isEmpty());
+        auto ping = [&](ChannelPool &pool) {
+            std::optional<ChannelReply> reply;
+            pool.channelFor(f.sandbox()).ping(10000, [&](const ChannelReply &r) { reply = r; });
+            return waitFor([&] { return reply.has_value(); }, 15000) && reply->ok;
+        };
+        SandboxChannel::Options cliOptions;
+        cliOptions.owner = QStringLiteral("cli-4242");
+        ChannelPool cli(*f.driver, cliOptions);
+        QVERIFY(ping(cli));
+        const QString cliHelper = helperPid();
+        QVERIFY(cliHelper != serverHelper);
+        const int serverStarts = channel().starts();
+        QVERIFY(pingOk());
+        QVERIFY2(!isGone(serverHelper), "the CLI's helper killed the server's");
+        QCOMPARE(channel().starts(), serverStarts);
+
+        ChannelPool restarted(*f.driver, SandboxChannel::Options{});   // owner "server"
+        QVERIFY(ping(restarted));
+        QVERIFY2(waitFor([&] { return isGone(serverHelper); }, 5000), "the server's old helper is still there");
+        QVERIFY2(!isGone(cliHelper), "a server helper killed the CLI's");
+        QVERIFY(ping(cli));
+        cli.detach(f.id());
+        restarted.detach(f.id());
+        QVERIFY(pingOk());   // the fixture's own channel starts again
+    }
+
     void theSessionSurvived()
     {
         QVERIFY(!m_session.isEmpty());

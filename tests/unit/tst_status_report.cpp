@@ -108,6 +108,21 @@ private slots:
         QVERIFY(got.toText().contains("sbx:        " + expected + "\n"));
     }
 
+    // Between two restarts of a client that keeps exiting the tunnel is "starting": the reason it
+    // stopped last is still named.
+    void restartingTunnelNamesItsLastError()
+    {
+        StatusReport r = serverReport();
+        r.tunnelEnabled = true;
+        r.tunnelState = QStringLiteral("starting");
+        r.tunnel = {{"state", "starting"}, {"detail", "waiting for tunnel-client to become ready"},
+                    {"lastError", "tunnel-client exited with code 7"}, {"restarts", 3}};
+        QCOMPARE(r.problems(), QStringList{"tunnel is starting: waiting for tunnel-client to become ready "
+                                           "(last error: tunnel-client exited with code 7)"});
+        r.tunnel.remove("lastError");
+        QCOMPARE(r.problems(), QStringList{"tunnel is starting: waiting for tunnel-client to become ready"});
+    }
+
     void notRunningNamesTheServerFirst()
     {
         StatusReport r = statusFromConfig(localOnly());

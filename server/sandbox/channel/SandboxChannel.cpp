@@ -51,11 +51,11 @@ QStringList SandboxChannel::helperCommands()
             QStringLiteral("tail"), QStringLiteral("timeout")};
 }
 
-QStringList SandboxChannel::bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize)
+QStringList SandboxChannel::bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize, const QString &owner)
 {
     return {QStringLiteral("bash"), QStringLiteral("-c"), QString::fromLatin1(kBootstrap),
             QStringLiteral("chat2sbx-boot"), QString::number(scriptSize), sandbox.workspacePath,
-            sandbox.managedWorkspace ? QStringLiteral("1") : QStringLiteral("0")};
+            sandbox.managedWorkspace ? QStringLiteral("1") : QStringLiteral("0"), owner};
 }
 
 SandboxChannel::SandboxChannel(SbxDriver &driver, const RunningSandbox &sandbox, const Options &options, QObject *parent)
@@ -224,7 +224,7 @@ void SandboxChannel::startChild()
     const QByteArray script = helperScript();
     SbxExecSpec spec;
     spec.runtimeName = m_sandbox.runtimeName;
-    spec.command = bootstrapCommand(m_sandbox, script.size());
+    spec.command = bootstrapCommand(m_sandbox, script.size(), m_options.owner);
     ++m_starts;
     m_healthy = false;
     m_frames.clear();

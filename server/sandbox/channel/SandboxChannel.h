@@ -48,6 +48,10 @@ public:
         // false: after the child exits on its own, emit exited() and restart only on resumeRestarts()
         // or the next request (the owner first checks whether the VM itself stopped).
         bool restartAfterExit = true;
+        // Who runs this channel's helpers ([A-Za-z0-9-]+): a new helper kills an earlier one of the
+        // same owner that still runs (a server restarted after kill -9 cannot ask for that), and
+        // leaves other owners' alone (a CLI command's channel beside the server's).
+        QString owner = QStringLiteral("server");
     };
     using Callback = std::function<void(const ChannelReply &)>;
 
@@ -79,7 +83,7 @@ public:
     // The programs the helper runs besides bash and its builtins (ripgrep is optional). `setup`
     // checks that the template has every one; tst_helper_script checks that the list is complete.
     static QStringList helperCommands();
-    static QStringList bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize);
+    static QStringList bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize, const QString &owner);
 
 signals:
     void restarted();

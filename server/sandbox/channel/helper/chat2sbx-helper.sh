@@ -4,18 +4,21 @@
 # Every program started costs milliseconds in a VM: the paths every tool call takes (ping, read of
 # a text file, bash_start/bash_read of a quick command, small answers) use shell builtins only, and
 # start a program only for what needs one (sha256sum, base64 of answer data, the command itself).
-# Arguments: <workspace mount path> <managed 0|1>
+# Arguments: <workspace mount path> <managed 0|1> <owner>
 set -u
 export LC_ALL=C
 HELPER_VERSION=1
 WS_REAL=${1:-}
 MANAGED=${2:-0}
+OWNER=${3:-}
+[[ $OWNER =~ ^[A-Za-z0-9-]{1,64}$ ]] || OWNER=
 STATE="$HOME/.chat2sbx"
 SESS="$STATE/sessions"
 mkdir -p "$SESS" "$STATE/run" || exit 3
 RUN=$(mktemp -d "$STATE/run/h.XXXXXX") || exit 3
 trap 'rm -rf "$RUN"' EXIT
 echo $$ >"$RUN/pid"
+echo "$OWNER" >"$RUN/owner"
 echo $$ >"$STATE/helper.pid"
 HELPER_PID=$$
 HAVE_RG=0
@@ -111,7 +114,7 @@ response_writer() {
         [[ $rq =~ ^[0-9]+$ ]] || continue
         # A request cancelled just as it answered has lost its files: nothing to write.
         line=
-        IFS= read -r -d '' line <"$RUN/$rq.resp" 2>/dev/null
+        IFS= read -r -d '' line 2>/dev/null <"$RUN/$rq.resp"
         [ -n "$line" ] || continue
         printf '%s' "$line"
         if [ "$kind" = l ]; then
@@ -184,7 +187,7 @@ need_file() {
 }
 
 # A NUL byte in the first 8 KiB: read stops at it before 8192 bytes (status 0); EOF gives status 1.
-is_binary() { local x; IFS= read -r -d '' -n 8192 x <"$1" 2>/dev/null && ((${#x} < 8192)); }
+is_binary() { local x; IFS= read -r -d '' -n 8192 x 2>/dev/null <"$1" && ((${#x} < 8192)); }
 
 # Sets SHA to the sha256 of file $1.
 sha_of() { SHA=$(sha256sum <"$1"); SHA=${SHA%% *}; }
@@ -209,7 +212,7 @@ session_state() { # prefix -> SS="exited:<code>" / "running" / "lost" (builtins 
         # `started` is written before the watcher starts; a watcher that never wrote its pid within
         # 10 s (the helper died in between) never will.
         SS=running
-        read -r t <"${d}started" 2>/dev/null
+        read -r t 2>/dev/null <"${d}started"
         now_ms
         [[ $t =~ ^[0-9]+$ ]] && ((NOW - t > 10000)) && SS=lost
     fi
@@ -693,14 +696,14 @@ op_port_listening() { # port -> listening=0/1 (a TCP socket in LISTEN state on i
 is_helper() {
     local parts
     [ -r "/proc/$1/cmdline" ] || return 1
-    mapfile -d '' -t parts <"/proc/$1/cmdline" 2>/dev/null || return 1
+    mapfile -d '' -t parts 2>/dev/null <"/proc/$1/cmdline" || return 1
     [[ " ${parts[*]:0:3} " == *"/.chat2sbx/helper.sh "* ]]
 }
 
 # 0 when process $1 no longer exists (or is a zombie nobody reaped yet).
 is_gone() {
     local line
-    IFS= read -r line <"/proc/$1/stat" 2>/dev/null || return 0
+    IFS= read -r line 2>/dev/null <"/proc/$1/stat" || return 0   # 2> first: it also hides a failed open
     line=${line##*) }
     [ "${line%% *}" = Z ]
 }
@@ -712,7 +715,7 @@ kill_tree() {
     local f line pid pp todo all=()
     local -A kids=()
     for f in /proc/[0-9]*/stat; do
-        IFS= read -r line <"$f" 2>/dev/null || continue
+        IFS= read -r line 2>/dev/null <"$f" || continue
         pid=${f#/proc/}; pid=${pid%/stat}
         line=${line##*) }; line=${line#* }
         pp=${line%% *}
@@ -743,7 +746,7 @@ wait_gone() {
 # descendants), unless its leader is alive and no longer a helper's (the number was reused).
 kill_recorded_group() {
     local pg
-    IFS= read -r pg <"$1" 2>/dev/null || return 0
+    IFS= read -r pg 2>/dev/null <"$1" || return 0
     [[ $pg =~ ^[0-9]+$ ]] && ((pg > 1)) || return 0
     if [ -e "/proc/$pg" ] && ! is_helper "$pg"; then return 0; fi
     kill_tree "$pg" "${2:-group}"
@@ -766,14 +769,19 @@ sweep_stale_runs() {
     done
 }
 
-# The host runs one channel per sandbox, so a helper of an earlier channel that still runs is a
-# leftover: its host was killed (-9) and it never noticed its closed stdin (stopped, or waiting for
-# a handler stuck on a FIFO). It goes, with its handlers, before this one serves; a host restarted
-# after a kill -9 does not know its pid to ask for a `reap`.
+# An owner (the server, or one CLI command) runs one channel per sandbox, so its helper of an
+# earlier channel that still runs is a leftover: its host was killed (-9) and it never noticed its
+# closed stdin (stopped, or waiting for a handler stuck on a FIFO). It goes, with its handlers,
+# before this one serves; a host restarted after a kill -9 does not know its pid to ask for a
+# `reap`. Other owners' helpers are left alone.
 reap_predecessors() {
-    local d owner
+    local d owner tag
+    [ -n "$OWNER" ] || return 0
     for d in "$STATE"/run/h.*; do
         [ -d "$d" ] && [ "$d" != "$RUN" ] || continue
+        tag=
+        [ -f "$d/owner" ] && IFS= read -r tag <"$d/owner"
+        [ "$tag" = "$OWNER" ] || continue
         owner=
         [ -f "$d/pid" ] && IFS= read -r owner <"$d/pid"
         [[ $owner =~ ^[0-9]+$ ]] && [ "$owner" != "$HELPER_PID" ] || continue
