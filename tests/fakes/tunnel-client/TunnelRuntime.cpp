@@ -248,7 +248,9 @@ void TunnelRuntime::stop(int code, const QString &signalName, const QString &rea
     const int delay = signalName.isEmpty() ? 0 : m_faults.stopDelayMs;
     if (delay > 0)
         m_events.write(QStringLiteral("stopping"), {{QStringLiteral("delay_ms"), delay}});
-    QTimer::singleShot(delay, this, [this, code, fields] {
+    // Precise: a static single shot of 2 s or more is coarse and may fire 5% early, before the drain
+    // the test measures is over.
+    QTimer::singleShot(delay, Qt::PreciseTimer, this, [this, code, fields] {
         if (m_urlFileWritten && QFile::remove(m_config.healthUrlFile))
             m_urlFileWritten = false;
         m_events.write(QStringLiteral("exit"), fields);
