@@ -261,6 +261,16 @@ bool Database::openReadOnly(const QString &path, QString &error)
 
 bool Database::migrate(QString &error)
 {
+    // An up-to-date database needs no write lock: a reader (`chat2sbx audit`, `status`) must open it
+    // while the server is inside a write transaction, even a frozen one, instead of waiting for it.
+    QString readError;
+    const int current = readUserVersion(m_db, readError);
+    if (current < 0) {
+        error = QStringLiteral("cannot read the schema version of database %1: %2").arg(m_path, readError);
+        return false;
+    }
+    if (current == latestSchemaVersion())
+        return true;
     // A migration may rebuild a table others reference (SQLite's way to change a constraint): that
     // needs foreign keys off, which only takes effect outside a transaction; they are checked
     // before the commit and switched on again afterwards.

@@ -115,6 +115,32 @@ private slots:
         QCOMPARE(digest(path), before);
     }
 
+    void upToDateOpenWaitsForNoWriter()
+    {
+        // The server may be inside a write transaction (or frozen there) when a CLI command opens
+        // the database: opening an up-to-date one must not wait for the write lock.
+        const QString path = dbPath("writer");
+        Database writer;
+        QString error;
+        QVERIFY2(writer.open(path, error), qPrintable(error));
+        QSqlQuery w(writer.handle());
+        QVERIFY(w.exec("INSERT INTO workspaces (id, mode, host_path, display_name, created_at, last_used_at, trashed_at)"
+                       " VALUES ('ws_committed','managed',NULL,'c',1,1,NULL)"));
+        QVERIFY(w.exec("BEGIN IMMEDIATE"));
+        QVERIFY(w.exec("INSERT INTO workspaces (id, mode, host_path, display_name, created_at, last_used_at, trashed_at)"
+                       " VALUES ('ws_pending','managed',NULL,'p',1,1,NULL)"));
+        QElapsedTimer t;
+        t.start();
+        Database reader;
+        QVERIFY2(reader.open(path, error), qPrintable(error));
+        QVERIFY2(t.elapsed() < reader.busyTimeout() / 2, qPrintable(QString::number(t.elapsed())));
+        QSqlQuery r(reader.handle());
+        QVERIFY(r.exec("SELECT id FROM workspaces ORDER BY id") && r.next());
+        QCOMPARE(r.value(0).toString(), QStringLiteral("ws_committed"));
+        QVERIFY(!r.next());
+        QVERIFY(w.exec("COMMIT"));
+    }
+
     void upgradeFromVersion1KeepsData()
     {
         const QString path = dbPath("upgrade");
