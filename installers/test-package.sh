@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # The package test (ctest label "package"):
-#   installers/test-package.sh <package-build-dir> [fake-sbx]
-# Builds the .deb from a release tree (installers/build-package.sh), checks it with lintian and
+#   installers/test-package.sh <package-build-dir> [fake-sbx]          builds a release tree there
+#   installers/test-package.sh --tree <release-tree> [fake-sbx]        packages a built release tree
+# Makes the .deb (installers/build-package.sh): in the release preset's tree, ctest passes --tree,
+# so the package holds the very binaries the release tests ran. Then checks it with lintian and
 # dpkg-deb, unpacks it with `dpkg -x` into a temporary root, validates the desktop entries and the
 # systemd unit, runs the unpacked `chat2sbx --version` and `chat2sbx serve` (fake sbx, temporary
 # HOME, free port, no tunnel) for an MCP round trip, and stops it with SIGTERM. With CI=true it
 # also installs the package with `dpkg -i`, runs /usr/bin/chat2sbx and purges it again.
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
-build_dir=${1:?usage: test-package.sh <package-build-dir> [fake-sbx]}
+usage="usage: test-package.sh <package-build-dir>|--tree <release-tree> [fake-sbx]"
+package_args=()
+if [[ ${1:-} == --tree ]]; then
+  package_args=(--tree)
+  shift
+fi
+build_dir=${1:?$usage}
+package_args+=("$build_dir")
 fake_sbx=${2:-}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/chat2sbx-package.XXXXXX")
@@ -36,9 +45,9 @@ version=$(sed -n 's/^project(chat2sbx VERSION \([0-9.]*\).*/\1/p' "$source_dir/C
 [[ -n $version ]] || fail "cannot read the project version from CMakeLists.txt"
 
 # ---------------------------------------------------------------------------------------------
-step "build the .deb (release tree $build_dir)"
+step "make the .deb (release tree $build_dir)"
 t0=$SECONDS
-deb=$("$source_dir/installers/build-package.sh" "$build_dir" | tail -n 1)
+deb=$("$source_dir/installers/build-package.sh" "${package_args[@]}" | tail -n 1)
 [[ -f $deb ]] || fail "no .deb produced"
 arch=$(dpkg --print-architecture)
 [[ $(basename "$deb") == "chat2sbx_${version}_${arch}.deb" ]] || fail "unexpected file name $(basename "$deb")"
