@@ -1,9 +1,11 @@
 // The popup's widgets over in-memory models: rows, buttons, confirmation, status, icons, screenshots.
 #include "ui_popup_fakes.h"
 
+#include "ActivitySection.h"
 #include "ApprovalsSection.h"
 #include "Autostart.h"
 #include "GlobalInstructions.h"
+#include "NetworkSection.h"
 #include "PopupWindow.h"
 #include "SandboxesSection.h"
 #include "StatusSection.h"
@@ -11,6 +13,7 @@
 #include "TrayApp.h"
 #include "TrayIcons.h"
 #include "TrayResources.h"
+#include "WorkspacesSection.h"
 
 #include <QAction>
 #include <QApplication>
@@ -20,6 +23,8 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -371,6 +376,91 @@ private slots:
                          qPrintable(button->text()));
         const QString scale = qEnvironmentVariable("QT_SCALE_FACTOR");
         QVERIFY(!saveScreenshot(popup, scale.isEmpty() ? QStringLiteral("ui_popup") : QStringLiteral("ui_popup_scale") + scale).isEmpty());
+    }
+
+    // Every section the tray shows, filled as on a busy afternoon: the README's picture of the popup
+    // (docs/screenshots/popup.png is a copy of ui_popup_every_section.png).
+    void everySectionScreenshot()
+    {
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        const QString shop = QStringLiteral("sbx_3f9c1a7e52b04d8e9a61c0b2");
+        const QString notes = QStringLiteral("sbx_81d0e4c9a3f2476b5e0d19c8");
+        FakeApprovals approvals;
+        approvals.rows = {{QStringLiteral("apr_k3Lp0a"), QStringLiteral("/home/alex/Documents/thesis"), QStringLiteral("direct"), now - 40000}};
+        FakeSandboxes sandboxes;
+        SandboxRow a;
+        a.id = shop;
+        a.workspace = QStringLiteral("webshop");
+        a.workspaceMode = QStringLiteral("clone");
+        a.hostPath = QStringLiteral("/home/alex/src/webshop");
+        a.state = QStringLiteral("running");
+        a.runningCommands = 1;
+        a.ports = {QStringLiteral("5173 → 127.0.0.1:49153")};
+        SandboxRow b;
+        b.id = notes;
+        b.workspace = QStringLiteral("scratch");
+        b.workspaceMode = QStringLiteral("managed");
+        b.state = QStringLiteral("stopped");
+        b.sleptAtMs = now - 600000;
+        sandboxes.rows = {a, b};
+        FakeStatus status;
+        status.info = runningStatus();
+        status.info.activeSandboxes = 2;
+        status.info.tunnel = StatusInfo::Tunnel::Connected;
+        status.info.sbx = QStringLiteral("sbx v0.47.0, signed in, template chat2sbx-shell:0.1.0 present");
+        FakeActivity activity;
+        activity.rows << RunningCommandRow{shop, QStringLiteral("bash_aaaaaaaaaaaaaaaaaaaaaaaa"), QStringLiteral("npm run dev"), now - 95000,
+                                           {QStringLiteral("ready in 812 ms"), QStringLiteral("➜  Local: http://localhost:5173/")}};
+        activity.calls << ToolCallRow{now - 2000, QStringLiteral("openai-mcp"), QStringLiteral("bash"), shop,
+                                      QStringLiteral("npm test"), QStringLiteral("ok"), 4120, {}}
+                       << ToolCallRow{now - 9000, QStringLiteral("openai-mcp"), QStringLiteral("edit"), shop,
+                                      QStringLiteral("src/cart.ts"), QStringLiteral("ok"), 38, {}}
+                       << ToolCallRow{now - 15000, QStringLiteral("openai-mcp"), QStringLiteral("network_request"), shop,
+                                      QStringLiteral("registry.npmjs.org"), QStringLiteral("ok"), 3, {}};
+        FakeWorkspaces workspaces;
+        workspaces.rows = {{QStringLiteral("ws_5b2e9d0c7a1f4e3b8c6d2a90"), QStringLiteral("webshop"), QStringLiteral("clone"),
+                            QStringLiteral("/home/alex/src/webshop"), {{shop, QStringLiteral("running")}}},
+                           {QStringLiteral("ws_0c4a7e1b9d2f5a8c3e6b1d47"), QStringLiteral("scratch"), QStringLiteral("managed"), {},
+                            {{notes, QStringLiteral("stopped")}}}};
+        workspaces.summaries.insert(shop, QStringLiteral("2 commits · 3 files +48 −7"));
+        FakeNetwork network;
+        network.requests = {{QStringLiteral("net_7d1e0a9c4b3f2e8d5a6c1b09"), shop, {QStringLiteral("registry.npmjs.org")},
+                             QStringLiteral("npm install needs the package registry"), QStringLiteral("openai-mcp"), now - 15000}};
+        network.blockedRows = {{shop, {QStringLiteral("fonts.googleapis.com")}}};
+        network.rules = {{1, QStringLiteral("pypi.org")}};
+
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.setActivityModel(activity);
+        popup.addWorkspaces(workspaces);
+        popup.addNetwork(network);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        QCoreApplication::processEvents();
+        QCOMPARE(popup.approvals().rowCount(), 1);
+        QCOMPARE(popup.activity()->runningCount(), 1);
+        QCOMPARE(popup.activity()->callCount(), 3);
+        QCOMPARE(popup.workspaces()->rowCount(), 2);
+        QVERIFY(popup.findChild<QWidget *>(QStringLiteral("networkRequest:net_7d1e0a9c4b3f2e8d5a6c1b09")));
+        QVERIFY(popup.findChild<QWidget *>(QStringLiteral("blocked:") + shop));
+        QVERIFY(popup.findChild<QWidget *>(QStringLiteral("alwaysRules")));
+        auto *changes = popup.findChild<QLabel *>(QStringLiteral("changes:") + shop);
+        QVERIFY(changes);
+        QVERIFY2(changes->text().contains(QStringLiteral("2 commits")), qPrintable(changes->text()));
+        for (QLabel *l : popup.findChildren<QLabel *>())
+            if (l->isVisible() && !l->text().isEmpty() && l->wordWrap())
+                QVERIFY2(l->height() >= l->heightForWidth(l->width()), qPrintable(l->text()));
+        QVERIFY(!saveScreenshot(popup, QStringLiteral("ui_popup_every_section_scrolled")).isEmpty());
+        // The whole content at once, as on a tall screen (the offscreen one is 800 px high).
+        auto *scroll = popup.findChild<QScrollArea *>();
+        QVERIFY(scroll && scroll->widget());
+        const int chrome = popup.height() - scroll->viewport()->height();
+        QWidget *content = scroll->widget();
+        const int contentHeight = content->hasHeightForWidth() ? content->heightForWidth(scroll->viewport()->width())
+                                                               : content->sizeHint().height();
+        popup.resize(popup.width(), contentHeight + chrome);
+        QCoreApplication::processEvents();
+        QVERIFY(!scroll->verticalScrollBar()->isVisible());
+        QVERIFY(!saveScreenshot(popup, QStringLiteral("ui_popup_every_section")).isEmpty());
     }
 
     // The same popup at 200%: this executable again, QT_SCALE_FACTOR=2 set before its QApplication.

@@ -26,26 +26,6 @@ using namespace chat2sbx::ui::test;
 
 namespace {
 
-class FakeActivity : public ActivityModel {
-public:
-    QList<RunningCommandRow> rows;
-    QList<ToolCallRow> calls;
-    QStringList stopped;
-    bool watching = false;
-
-    QList<RunningCommandRow> running() const override { return rows; }
-    QList<ToolCallRow> recentCalls(int limit) const override { return calls.mid(0, limit); }
-    void setWatching(bool on) override { watching = on; }
-    void stop(const QString &, const QString &sessionId, ResultCallback done) override
-    {
-        stopped << sessionId;
-        rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const RunningCommandRow &r) { return r.sessionId == sessionId; }),
-                   rows.end());
-        emit changed();
-        done(true, {});
-    }
-};
-
 QString save(QWidget &w, const QString &name)
 {
     const QString base = chat2sbx::test::binaryDir().isEmpty() ? QDir::currentPath() : chat2sbx::test::binaryDir();

@@ -1,9 +1,13 @@
 #pragma once
 
 // In-memory models for widget tests of the popup (no server).
+#include "ActivityModel.h"
 #include "TrayModels.h"
+#include "WorkspacesModel.h"
 
 #include <QDateTime>
+
+#include <algorithm>
 
 namespace chat2sbx::ui::test {
 
@@ -73,6 +77,79 @@ public:
         info = s;
         emit changed();
     }
+};
+
+class FakeActivity : public ActivityModel {
+public:
+    QList<RunningCommandRow> rows;
+    QList<ToolCallRow> calls;
+    QStringList stopped;
+    bool watching = false;
+
+    QList<RunningCommandRow> running() const override { return rows; }
+    QList<ToolCallRow> recentCalls(int limit) const override { return calls.mid(0, limit); }
+    void setWatching(bool on) override { watching = on; }
+    void stop(const QString &, const QString &sessionId, ResultCallback done) override
+    {
+        stopped << sessionId;
+        rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const RunningCommandRow &r) { return r.sessionId == sessionId; }),
+                   rows.end());
+        emit changed();
+        done(true, {});
+    }
+};
+
+// Workspaces whose summaries are given up front (sandbox id -> line); fetch and revoke only record.
+class FakeWorkspaces : public WorkspacesModel {
+public:
+    QList<WorkspaceRow> rows;
+    QHash<QString, QString> summaries;
+    QStringList fetched, revoked;
+
+    QList<WorkspaceRow> workspaces() const override { return rows; }
+    void summarize(const QString &sandboxId, std::function<void(const QString &)> done) override
+    {
+        done(summaries.value(sandboxId));
+    }
+    void fetch(const QString &sandboxId, ResultCallback done) override
+    {
+        fetched << sandboxId;
+        done(true, QStringLiteral("fetched as chat2sbx/") + sandboxId);
+    }
+    void revoke(const QString &workspaceId, ResultCallback done) override
+    {
+        revoked << workspaceId;
+        done(true, {});
+    }
+};
+
+class FakeNetwork : public NetworkModel {
+public:
+    QList<NetworkRequestRow> requests;
+    QList<BlockedHostsRow> blockedRows;
+    QList<NetworkRuleRow> rules;
+    QStringList allowed, denied;
+
+    QList<NetworkRequestRow> pending() const override { return requests; }
+    QList<BlockedHostsRow> blocked() const override { return blockedRows; }
+    QList<NetworkRuleRow> alwaysRules() const override { return rules; }
+    void refreshBlocked() override { emit changed(); }
+    void allow(const QString &id, bool, ResultCallback done) override
+    {
+        allowed << id;
+        done(true, {});
+    }
+    bool deny(const QString &id, QString &) override
+    {
+        denied << id;
+        return true;
+    }
+    void allowBlocked(const QString &, const QString &host, ResultCallback done) override
+    {
+        allowed << host;
+        done(true, {});
+    }
+    void removeRule(qint64, ResultCallback done) override { done(true, {}); }
 };
 
 inline qint64 fixedTime(int hour, int minute)
