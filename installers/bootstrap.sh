@@ -5,6 +5,7 @@
 #   installers/bootstrap.sh test    install what is missing, build (dev: Debug, -Werror, ASan+UBSan),
 #                                   run every test with ctest; then build the release configuration
 #                                   (what the .deb ships) and run its unit, integration and e2e tests
+#                                   and the package test, which packages that very tree
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -32,18 +33,27 @@ case "$mode" in
         sleep $((attempt * 10))
       done
     fi
-    # Both runs always happen, each prints its ctest summary; any failure fails the script.
+    # Both runs always happen, each prints its ctest summary; any failure fails the script. Each
+    # phase prints how long it took (the README quotes them).
     status=0
+    phase_start=0   # SECONDS counts from the start of this script
+    phase() { echo "bootstrap: $1 took $((SECONDS - phase_start)) s"; phase_start=$SECONDS; }
+    phase "installing what was missing"
     cmake --preset dev >/dev/null
     cmake --build --preset dev -j "$jobs"
-    echo "bootstrap: dev build (Debug, ASan+UBSan): every test"
+    phase "the dev build"
+    echo "bootstrap: dev build (Debug, ASan+UBSan): every test but the package one"
     ctest --preset dev -j "$jobs" || status=1
+    phase "the dev tests"
     # The release build is what users install: its optimiser exposes bugs (e.g. a dangling
-    # reference) the Debug build hides. The fuzz and package steps ran once above.
+    # reference) the Debug build hides. Configured as the .deb is, and packaged by its package test.
     cmake --preset release -DCHAT2SBX_BUILD_TESTS=ON >/dev/null
     cmake --build --preset release -j "$jobs"
-    echo "bootstrap: release build: unit, integration and e2e tests"
+    phase "the release build"
+    echo "bootstrap: release build: unit, integration and e2e tests, then the .deb made of it"
     ctest --preset release -j "$jobs" || status=1
+    phase "the release tests"
+    echo "bootstrap: $SECONDS s in all"
     exit "$status"
     ;;
   *)
