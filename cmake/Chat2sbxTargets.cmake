@@ -26,12 +26,8 @@ function(chat2sbx_precompile target)
 endfunction()
 # A target compiled with exactly the flags of `from` (same definitions, same options) reuses its
 # precompiled headers instead of building its own.
-# Its AUTOMOC file is compiled without them: a test's moc output is included by its own .cpp, so
-# that file is empty, and loading the test PCH (270 MB in the dev build) took 3.6 s for nothing.
 function(chat2sbx_reuse_precompiled target from)
   if(CHAT2SBX_PCH)
     target_precompile_headers(${target} REUSE_FROM ${from})
-    set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/${target}_autogen/mocs_compilation.cpp
-                                TARGET_DIRECTORY ${target} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
   endif()
 endfunction()
