@@ -52,6 +52,7 @@ QJsonObject toJson(const AuditEntry &e)
             {QStringLiteral("at"), isoTime(e.at)},
             {QStringLiteral("client"), orNull(e.client)},
             {QStringLiteral("session"), orNull(e.session)},
+            {QStringLiteral("conversation"), orNull(e.conversation)},
             {QStringLiteral("tool"), e.tool},
             {QStringLiteral("sandbox_id"), orNull(e.sandboxId)},
             {QStringLiteral("summary"), orNull(e.summary)},
@@ -62,9 +63,10 @@ QJsonObject toJson(const AuditEntry &e)
 
 QString header()
 {
-    return QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8")
+    return QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9")
         .arg(QStringLiteral("TIME (UTC)").leftJustified(19), QStringLiteral("CLIENT").leftJustified(16),
-             QStringLiteral("SESSION").leftJustified(8), QStringLiteral("TOOL").leftJustified(15),
+             QStringLiteral("SESSION").leftJustified(8), QStringLiteral("CONV").leftJustified(8),
+             QStringLiteral("TOOL").leftJustified(15),
              QStringLiteral("SANDBOX").leftJustified(28), QStringLiteral("MS").rightJustified(7),
              QStringLiteral("OUTCOME").leftJustified(9), QStringLiteral("SUMMARY"));
 }
@@ -76,10 +78,12 @@ QString row(const AuditEntry &e)
     QString what = logSafe(e.summary, 600);
     if (!e.detail.isEmpty())
         what += (what.isEmpty() ? QString() : QStringLiteral("  ")) + QStringLiteral("[%1]").arg(logSafe(e.detail, 600));
-    const QString line = QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8")
+    const QString conversation = e.shortConversation();
+    const QString line = QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8  %9")
                              .arg(isoTime(e.at).left(19).replace(QLatin1Char('T'), QLatin1Char(' ')),
                                   (e.client.isEmpty() ? QStringLiteral("-") : logSafe(e.client).left(16)).leftJustified(16),
                                   (e.session.isEmpty() ? QStringLiteral("-") : e.session).leftJustified(8),
+                                  (conversation.isEmpty() ? QStringLiteral("-") : logSafe(conversation)).leftJustified(8),
                                   e.tool.left(15).leftJustified(15),
                                   (e.sandboxId.isEmpty() ? QStringLiteral("-") : e.sandboxId).leftJustified(28),
                                   QString::number(e.durationMs).rightJustified(7), e.outcome.leftJustified(9), what);

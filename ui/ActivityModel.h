@@ -28,6 +28,7 @@ struct ToolCallRow {
     QString outcome;        // ok, error, invalid, cancelled
     qint64 durationMs = 0;
     QString error;
+    QString conversation = {};   // the ChatGPT conversation, shortened (AuditEntry::shortConversation); may be empty
 };
 
 class ActivityModel : public QObject {

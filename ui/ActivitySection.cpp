@@ -40,8 +40,12 @@ QString callLine(const ToolCallRow &c)
     line += QStringLiteral("  — %1, %2 ms").arg(c.outcome).arg(c.durationMs);
     if (!c.error.isEmpty())
         line += QStringLiteral(": %1").arg(cut(c.error, 60));
-    if (!c.client.isEmpty())
+    if (!c.client.isEmpty() && !c.conversation.isEmpty())
+        line += QStringLiteral("  (%1, conversation %2)").arg(cut(c.client, 24), c.conversation);
+    else if (!c.client.isEmpty())
         line += QStringLiteral("  (%1)").arg(cut(c.client, 24));
+    else if (!c.conversation.isEmpty())
+        line += QStringLiteral("  (conversation %1)").arg(c.conversation);
     return line;
 }
 

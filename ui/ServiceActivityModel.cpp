@@ -23,7 +23,8 @@ QList<ToolCallRow> ServiceActivityModel::recentCalls(int limit) const
 {
     QList<ToolCallRow> rows;
     for (const AuditEntry &e : m_monitor.recentCalls(limit))
-        rows.append(ToolCallRow{e.at, e.client, e.tool, e.sandboxId, e.summary, e.outcome, e.durationMs, e.detail});
+        rows.append(ToolCallRow{e.at, e.client, e.tool, e.sandboxId, e.summary, e.outcome, e.durationMs, e.detail,
+                                e.shortConversation()});
     return rows;
 }
 

@@ -61,6 +61,8 @@ StatusInfo ServiceStatusModel::status() const
     s.version = report.version;
     s.sbx = report.sbx.summary();
     s.sbxProblem = report.sbx.checked() ? report.sbx.currentProblem() : QString();
+    const QStringList notices = report.notices();
+    s.chatGptNotice = notices.isEmpty() ? QString() : QStringLiteral("ChatGPT: ") + notices.first();
     return s;
 }
 

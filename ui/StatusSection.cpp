@@ -39,8 +39,13 @@ StatusSection::StatusSection(StatusModel &model, QWidget *parent) : QGroupBox(QS
     m_tunnelError = makeLabel(QString(), this);
     m_tunnelError->setObjectName(QStringLiteral("tunnelError"));
     m_tunnelError->setStyleSheet(QStringLiteral("color: #b42318;"));
+    m_chatGptNotice = makeLabel(QString(), this);
+    m_chatGptNotice->setObjectName(QStringLiteral("chatGptNotice"));
+    m_chatGptNotice->setStyleSheet(QStringLiteral("color: #b54708;"));
+    m_chatGptNotice->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     tunnel->addWidget(m_tunnel);
     tunnel->addWidget(m_tunnelError);
+    tunnel->addWidget(m_chatGptNotice);
     form->addRow(QStringLiteral("Tunnel:"), tunnel);
     m_sandboxes = makeLabel(QString(), this);
     m_sandboxes->setObjectName(QStringLiteral("active"));
@@ -81,6 +86,7 @@ void StatusSection::refresh()
     m_tunnel->setText(tunnelStateText(s.tunnel));
     const QString error = s.tunnelError.isEmpty() ? QString() : QStringLiteral("last error: ") + s.tunnelError;
     showError(m_tunnelError, error);
+    showError(m_chatGptNotice, s.chatGptNotice);
     m_sandboxes->setText(QStringLiteral("%1 active / limit %2, %3 warm")
                              .arg(s.activeSandboxes)
                              .arg(s.sandboxLimit)

@@ -33,6 +33,7 @@ private:
     QLabel *m_sandboxes = nullptr;
     QLabel *m_sbx = nullptr;
     QLabel *m_sbxProblem = nullptr;
+    QLabel *m_chatGptNotice = nullptr;
     QLabel *m_version = nullptr;
     QPushButton *m_copy = nullptr;
 };

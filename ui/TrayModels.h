@@ -60,6 +60,7 @@ struct StatusInfo {
     QString version;
     QString sbx;            // "sbx v0.47.0, signed in, template chat2sbx-shell:1.0 present" (or "checking sbx …")
     QString sbxProblem;     // what is wrong with sbx and the command that fixes it; empty: ready
+    QString chatGptNotice = {};   // the tool list changed since ChatGPT fetched it: how to refresh; empty: nothing to do
 };
 
 QString tunnelStateText(StatusInfo::Tunnel tunnel);

@@ -16,7 +16,10 @@ enum Code {
     InternalError = -32603,
     TransportError = -32000,     // SDK convention for HTTP-level refusals (bad session, 406, 415, ...)
     RequestCancelled = -32800,
-    ResourceNotFound = -32002,   // MCP: resources/read of an unknown uri
+    ResourceNotFound = -32002,   // MCP up to 2025-11-25: resources/read of an unknown uri (2026-07-28: InvalidParams)
+    HeaderMismatch = -32020,     // MCP 2026-07-28: HTTP headers disagree with the body, or a required one is missing
+    MissingRequiredClientCapability = -32021,   // MCP 2026-07-28
+    UnsupportedProtocolVersion = -32022,        // MCP 2026-07-28: data {supported, requested}
 };
 
 QJsonObject result(const QJsonValue &id, const QJsonObject &result);

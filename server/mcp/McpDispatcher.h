@@ -1,5 +1,7 @@
 #pragma once
 
+#include "mcp/McpClient.h"
+#include "mcp/McpMessage.h"
 #include "mcp/McpSessions.h"
 
 #include <QByteArray>
@@ -17,28 +19,15 @@ class Clock;
 class ToolCallRunner;
 class ToolRegistry;
 
-// What arrives with one message besides its body: the transport's session and version headers.
-struct McpMessageContext {
-    QString sessionId;                        // Mcp-Session-Id; empty when absent
-    std::optional<QString> protocolVersion;   // MCP-Protocol-Version, when the header was sent
-};
-
-// The answer to one message. Streamable HTTP (reference/mcp.md §1) gives every JSON-RPC error an
-// HTTP status too, so the status is part of the answer; a transport without statuses ignores it.
-struct McpAnswer {
-    int status = 200;
-    QByteArray json;            // the JSON-RPC response; empty: accepted, nothing to answer (202)
-    QString createdSessionId;   // set by a successful initialize (sent as Mcp-Session-Id)
-
-    bool isAccepted() const { return json.isEmpty(); }
-};
-
-// The MCP protocol without a socket: validates one JSON-RPC message (no batches), finds or creates
-// its session, and answers initialize, ping, tools/list, resources/list, resources/templates/list,
-// resources/read (mcp/McpResources), logging/setLevel, tools/call and the
-// notifications (initialized, cancelled). `respond` is called exactly once: at once for everything
-// but tools/call, whose answer comes when the tool finishes or is cancelled. Notifications and
-// client responses are answered with an accepted (empty) answer.
+// The MCP protocol without a socket, in both eras (mcp/ProtocolVersions.h). It validates one
+// JSON-RPC message (no batches) and tells the eras apart (modernenvelope::isModernRequest):
+// - legacy: finds or creates the message's session and answers initialize, ping, tools/list,
+//   resources/*, prompts/*, logging/setLevel, tools/call and the notifications (initialized,
+//   cancelled);
+// - modern (2026-07-28): no session; each request's _meta and standard headers are checked
+//   (McpModernRequests.cpp) and server/discover, tools/*, resources/*, prompts/* are answered.
+// `respond` is called exactly once: at once for everything but tools/call, whose answer comes when
+// the tool finishes or is cancelled. Notifications and client responses get an accepted answer.
 class McpDispatcher : public QObject {
     Q_OBJECT
 public:
@@ -55,24 +44,44 @@ public:
     // DELETE of a session: its pending calls are cancelled, then it is gone.
     EndResult endSession(const QString &sessionId);
 
-    static const QStringList &supportedProtocolVersions();
+    // What initialize answers for a requested version: that one when it is a legacy version chat2sbx
+    // speaks, else the newest legacy one.
     static QString negotiateProtocolVersion(const QString &requested);
 
     McpSessions &sessions() { return m_sessions; }
 
+signals:
+    // A ChatGPT client (clientInfo "openai-mcp") was just given the tool list (tools/list).
+    void toolListServedToChatGpt();
+
 private:
+    void dispatchLegacy(McpMessageKind kind, const QJsonValue &id, const QString &method, const QJsonObject &params,
+                        const McpMessageContext &context, const Respond &respond);
     void initialize(const QJsonValue &id, const QJsonObject &params, const Respond &respond);
     void handleRequest(McpSession &session, const QJsonValue &id, const QString &method, const QJsonObject &params,
                        const Respond &respond);
     void handleNotification(McpSession &session, const QString &method, const QJsonObject &params);
-    void readResource(const QJsonValue &id, const QJsonObject &params, const Respond &respond);
     void callTool(McpSession &session, const QJsonValue &id, const QJsonObject &params, const Respond &respond);
+
+    // McpModernRequests.cpp
+    void dispatchModern(McpMessageKind kind, const QJsonValue &id, const QString &method, const QJsonObject &params,
+                        const McpMessageContext &context, const Respond &respond);
+    void handleModernRequest(const McpClient &client, const QJsonValue &id, const QString &method,
+                             const QJsonObject &params, const McpMessageContext &context, const Respond &respond);
+
+    // Both eras (McpCatalogRequests.cpp): the answers that do not depend on a session. Empty answer:
+    // not one of these methods.
+    std::optional<McpAnswer> answerCatalogRequest(const QJsonValue &id, const QString &method, const QJsonObject &params,
+                                                  const McpClient &client);
 
     // Outlive this: Controller (runtime/Controller.h) owns this after its Services and the clock.
     ToolRegistry &m_tools;
     ToolCallRunner &m_calls;
     McpSessions m_sessions;
     QTimer m_sweep;
+    // tools/list for modern clients, made from the registry's cached list (m_modernToolListSource).
+    QByteArray m_modernToolListSource;
+    QByteArray m_modernToolList;
 };
 
 } // namespace chat2sbx

@@ -96,6 +96,10 @@ void McpEndpoint::handlePost(const HttpRequestData &request, const std::shared_p
     context.sessionId = QString::fromLatin1(request.header("mcp-session-id").trimmed());
     if (request.hasHeader("mcp-protocol-version"))
         context.protocolVersion = QString::fromLatin1(request.header("mcp-protocol-version").trimmed());
+    if (request.hasHeader("mcp-method"))
+        context.method = request.header("mcp-method");
+    if (request.hasHeader("mcp-name"))
+        context.name = request.header("mcp-name");
     m_dispatcher.dispatchBody(request.body, context, [reply](const McpAnswer &answer) {
         if (answer.isAccepted())
             return void(reply->sendEmpty(answer.status));

@@ -16,9 +16,9 @@ class HttpReply;
 class McpDispatcher;
 struct Config;
 
-// MCP Streamable HTTP on /mcp (reference/mcp.md §0-1), the transport around McpDispatcher: access
-// rules (HttpAccessPolicy), body size, Content-Type and Accept, the Mcp-Session-Id and
-// MCP-Protocol-Version headers. POST carries one JSON-RPC message, answered with application/json
+// MCP Streamable HTTP on /mcp (reference/mcp.md §0-1, §5), the transport around McpDispatcher for
+// both protocol eras: access rules (HttpAccessPolicy), body size, Content-Type and Accept, and the
+// headers MCP defines (Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name). POST carries one JSON-RPC message, answered with application/json
 // (notifications and client responses get 202); GET is 405 (no server-initiated stream); DELETE
 // ends the session. Every other path is 404 (including tunnel-client's /.well-known OAuth discovery).
 // A tools/call keeps its HTTP request open until the dispatcher answers, so a slow tool never delays

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QHash>
+#include <QJsonObject>
 #include <QString>
 
 #include <functional>
@@ -15,6 +16,7 @@ struct McpSession {
     QString protocolVersion;
     QString clientName;
     QString clientVersion;
+    QJsonObject clientCapabilities;   // as initialize declared them
     QString logLevel = QStringLiteral("info");
     bool initializedNotified = false;
     qint64 createdAt = 0;

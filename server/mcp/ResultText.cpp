@@ -53,11 +53,6 @@ QByteArray compactText(const QJsonObject &structured)
 
 } // namespace
 
-ResultTextForm resultTextFormFor(const QString &clientName)
-{
-    return clientName == QLatin1String("openai-mcp") ? ResultTextForm::Compact : ResultTextForm::Full;
-}
-
 QByteArray resultText(const QJsonObject &structured, const QStringList &payloadFields, ResultTextForm form)
 {
     return form == ResultTextForm::Compact ? compactText(structured) : fullText(structured, payloadFields);

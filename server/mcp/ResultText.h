@@ -18,9 +18,6 @@ enum class ResultTextForm {
     Compact,
 };
 
-// Compact for ChatGPT (clientInfo.name "openai-mcp"), Full for everyone else.
-ResultTextForm resultTextFormFor(const QString &clientName);
-
 // UTF-8 text for `structured`. `payloadFields` name the big string fields (ToolPresentation).
 QByteArray resultText(const QJsonObject &structured, const QStringList &payloadFields, ResultTextForm form);
 

@@ -17,12 +17,34 @@
 
 namespace chat2sbx {
 
-// The four hints ChatGPT needs on every tool; always emitted explicitly.
+// What a tool does to its world, for the hints below.
+enum class ToolEffect {
+    ReadOnly,      // changes nothing
+    Additive,      // adds or updates without discarding anything
+    Destructive,   // may delete or overwrite (files, processes, the sandbox itself)
+};
+enum class ToolRepeat {
+    Idempotent,     // the same call again changes nothing more
+    EachCallActs,   // every call acts again (a command, an edit, a new sandbox)
+};
+enum class ToolReach {
+    Sandbox,     // only the sandbox and chat2sbx's own state (and the user's host folder through chat2sbx)
+    OpenWorld,   // may reach the internet or other outside systems
+};
+
+// The four hints ChatGPT acts on (its per-app permission modes ask before tools that change
+// things); always emitted explicitly. Built from the named choices above.
 struct ToolAnnotations {
     bool readOnly = false;
     bool destructive = false;
     bool idempotent = false;
     bool openWorld = false;
+
+    static ToolAnnotations of(ToolEffect effect, ToolRepeat repeat, ToolReach reach)
+    {
+        return {effect == ToolEffect::ReadOnly, effect == ToolEffect::Destructive, repeat == ToolRepeat::Idempotent,
+                reach == ToolReach::OpenWorld};
+    }
 };
 
 // How hosts show a tool and its results (docs/TOOL_CARDS.md).
@@ -130,8 +152,9 @@ private:
 struct ToolCall {
     QString toolName;
     QJsonObject arguments;
-    QString mcpSessionId;
-    QString clientName;        // clientInfo.name the MCP client gave in initialize (may be empty)
+    QString mcpSessionId;      // the legacy session; empty for a modern (sessionless) request
+    QString clientName;        // clientInfo.name of initialize or of the request's _meta (may be empty)
+    QString conversation;      // the ChatGPT conversation (_meta "openai/session"); empty when not sent
     CancellationToken cancellation;
     ToolResponder responder;
 };

@@ -6,6 +6,7 @@
 #include "mcp/AuditSink.h"
 #include "mcp/AuditSummary.h"
 #include "mcp/SchemaValidator.h"
+#include "mcp/ServerDescription.h"
 #include "mcp/ToolRegistry.h"
 
 #include <QJsonArray>
@@ -57,28 +58,34 @@ ToolCallRunner::~ToolCallRunner()
     m_pending.clear();
     for (const auto &calls : sessions) {
         for (const auto &p : calls) {
-            audit(Subject{p->sessionId, p->client, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
+            audit(Subject{p->sessionId, p->client, p->conversation, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
                   QStringLiteral("cancelled"), QStringLiteral("server shutting down"));
             p->token.cancel();
         }
     }
 }
 
-std::shared_ptr<ToolCallRunner::Pending> ToolCallRunner::findPending(const QString &sessionId, const QJsonValue &rpcId) const
+std::shared_ptr<ToolCallRunner::Pending> ToolCallRunner::findPending(const QString &scope, const QJsonValue &rpcId) const
 {
-    const auto session = m_pending.constFind(sessionId);
-    return session == m_pending.cend() ? nullptr : session->value(jsonrpc::idKey(rpcId));
+    const auto calls = m_pending.constFind(scope);
+    return calls == m_pending.cend() ? nullptr : calls->value(jsonrpc::idKey(rpcId));
 }
 
-bool ToolCallRunner::isPending(const QString &sessionId, const QJsonValue &rpcId) const
+bool ToolCallRunner::isPending(const QString &scope, const QJsonValue &rpcId) const
 {
-    return findPending(sessionId, rpcId) != nullptr;
+    return findPending(scope, rpcId) != nullptr;
 }
 
-int ToolCallRunner::pendingCount(const QString &sessionId) const
+int ToolCallRunner::pendingCount(const QString &scope) const
 {
-    const auto session = m_pending.constFind(sessionId);
-    return session == m_pending.cend() ? 0 : int(session->size());
+    const auto calls = m_pending.constFind(scope);
+    return calls == m_pending.cend() ? 0 : int(calls->size());
+}
+
+QString ToolCallRunner::newModernScope()
+{
+    // '#' never appears in a session id (32 hex characters).
+    return QStringLiteral("modern#") + QString::number(++m_modernScopes);
 }
 
 QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, const ResultLayout &layout)
@@ -94,6 +101,8 @@ QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, const Re
         QJsonObject out{{QStringLiteral("content"), content}, {QStringLiteral("isError"), true}};
         if (!hasOutputSchema)
             out.insert(QStringLiteral("structuredContent"), structured);
+        if (layout.modern)
+            serverdescription::stampModern(out);
         return json::compact(out);
     }
     // Success: the structured result is serialized once; the full text of a result without payload
@@ -105,9 +114,17 @@ QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, const Re
     QByteArray out;
     out.reserve(structured.size() + (textIsStructured ? structured : text).size() * 9 / 8 + 160);
     out += '{';
-    if (!layout.cardTool.isEmpty()) {
-        out += "\"_meta\":{\"chat2sbx/tool\":";
-        json::appendString(out, layout.cardTool.toUtf8());
+    if (!layout.cardTool.isEmpty() || layout.modern) {
+        out += "\"_meta\":{";
+        if (!layout.cardTool.isEmpty()) {
+            out += "\"chat2sbx/tool\":";
+            json::appendString(out, layout.cardTool.toUtf8());
+        }
+        if (layout.modern) {
+            if (!layout.cardTool.isEmpty())
+                out += ',';
+            out += serverdescription::modernMetaMembers();
+        }
         out += "},";
     }
     out += "\"content\":[{\"text\":";
@@ -117,25 +134,30 @@ QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, const Re
         out += ',';
         json::appendValue(out, block);
     }
-    out += "],\"isError\":false,\"structuredContent\":";
+    out += "],\"isError\":false,";
+    if (layout.modern)
+        out += "\"resultType\":\"complete\",";
+    out += "\"structuredContent\":";
     out += structured;
     out += '}';
     return out;
 }
 
-void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply,
-                          const QString &clientName)
+void ToolCallRunner::call(const QString &scope, const McpCaller &caller, const QJsonValue &rpcId, const QJsonObject &params,
+                          Reply reply)
 {
     const qint64 startedAt = m_clock.nowMs();
+    const bool modern = caller.client.modern;
+    const ResultLayout plain{false, {}, ResultTextForm::Full, {}, modern};
     const QJsonValue nameValue = params.value(QStringLiteral("name"));
     if (!nameValue.isString()) {
-        audit(subjectOf(sessionId, QStringLiteral("(none)"), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"name\" is not a string"));
+        audit(subjectOf(caller, QStringLiteral("(none)"), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"name\" is not a string"));
         return reply(jsonrpc::serialize(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"name\" must be a string"))));
     }
     const QString name = nameValue.toString();
     const QJsonValue argsValue = params.value(QStringLiteral("arguments"));
     if (!argsValue.isUndefined() && !argsValue.isNull() && !argsValue.isObject()) {
-        audit(subjectOf(sessionId, name.left(64), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"arguments\" is not an object"));
+        audit(subjectOf(caller, name.left(64), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"arguments\" is not an object"));
         return reply(jsonrpc::serialize(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Invalid params: \"arguments\" must be an object"))));
     }
     const QJsonObject arguments = argsValue.toObject();
@@ -144,42 +166,50 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     const QString sandboxId = arguments.value(QStringLiteral("sandbox_id")).isString()
                                   ? arguments.value(QStringLiteral("sandbox_id")).toString().left(64) : QString();
     if (!entry) {
-        audit(subjectOf(sessionId, name.left(64), sandboxId), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("unknown tool"));
+        audit(subjectOf(caller, name.left(64), sandboxId), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("unknown tool"));
         return reply(jsonrpc::serialize(jsonrpc::error(rpcId, jsonrpc::InvalidParams, QStringLiteral("Unknown tool: %1").arg(oneLine(name, 64)),
                                                        QJsonObject{{QStringLiteral("tool"), oneLine(name, 64)}})));
     }
     const QString key = jsonrpc::idKey(rpcId);
-    if (isPending(sessionId, rpcId))
+    if (isPending(scope, rpcId))
         return reply(jsonrpc::serialize(
             jsonrpc::error(rpcId, jsonrpc::InvalidRequest, QStringLiteral("Invalid Request: id already in use by a pending request"))));
-    if (pendingCount(sessionId) >= kMaxPendingPerSession) {
-        const QString message = QStringLiteral("too many tool calls in progress in this session (limit %1); wait for one to finish")
-                                    .arg(kMaxPendingPerSession);
-        audit(subjectOf(sessionId, name, sandboxId, arguments), startedAt, 0, QStringLiteral("error"), message);
-        return reply(jsonrpc::serializeResult(rpcId, callToolResultJson(ToolResult::error(message))));
+    const bool full = modern ? m_modernPending >= kMaxPendingModern : pendingCount(scope) >= kMaxPendingPerSession;
+    if (full) {
+        const QString message = modern
+            ? QStringLiteral("too many tool calls in progress (limit %1); wait for one to finish").arg(kMaxPendingModern)
+            : QStringLiteral("too many tool calls in progress in this session (limit %1); wait for one to finish").arg(kMaxPendingPerSession);
+        audit(subjectOf(caller, name, sandboxId, arguments), startedAt, 0, QStringLiteral("error"), message);
+        return reply(jsonrpc::serializeResult(rpcId, callToolResultJson(ToolResult::error(message), plain)));
     }
 
     const QString violation = SchemaValidator::validate(entry->definition.inputSchema, arguments);
     if (!violation.isEmpty()) {
-        audit(subjectOf(sessionId, name, sandboxId, arguments), startedAt, 0, QStringLiteral("invalid"), oneLine(violation));
+        audit(subjectOf(caller, name, sandboxId, arguments), startedAt, 0, QStringLiteral("invalid"), oneLine(violation));
         emit callFinished(name, QStringLiteral("invalid"));
-        return reply(jsonrpc::serializeResult(rpcId, callToolResultJson(ToolResult::error(violation),
-                                                                        !entry->definition.outputSchema.isEmpty())));
+        ResultLayout layout = plain;
+        layout.hasOutputSchema = !entry->definition.outputSchema.isEmpty();
+        return reply(jsonrpc::serializeResult(rpcId, callToolResultJson(ToolResult::error(violation), layout)));
     }
 
     auto pending = std::make_shared<Pending>();
     pending->key = key;
-    pending->sessionId = sessionId;
+    pending->scope = scope;
+    pending->sessionId = caller.sessionId;
     pending->rpcId = rpcId;
     pending->tool = name;
     pending->sandboxId = sandboxId;
-    const Subject subject = subjectOf(sessionId, name, sandboxId, arguments);
+    const Subject subject = subjectOf(caller, name, sandboxId, arguments);
     pending->client = subject.client;
+    pending->conversation = subject.conversation;
     pending->summary = subject.summary;
     pending->startedAt = startedAt;
+    pending->modern = modern;
     pending->elapsed.start();
     pending->reply = std::move(reply);
-    m_pending[sessionId].insert(key, pending);
+    m_pending[scope].insert(key, pending);
+    if (modern)
+        ++m_modernPending;
 
     QPointer<ToolCallRunner> self(this);
     std::weak_ptr<Pending> weak = pending;
@@ -187,7 +217,7 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
         // Deferred: this runs while the handler's state is being destroyed.
         QTimer::singleShot(0, [self, weak] {
             auto p = weak.lock();
-            if (!self || !p || self->findPending(p->sessionId, p->rpcId) != p)
+            if (!self || !p || self->findPending(p->scope, p->rpcId) != p)
                 return;
             qCWarning(lcToolCall).noquote() << "tool" << p->tool << "dropped its call without an answer";
             self->complete(p, jsonrpc::serialize(jsonrpc::error(p->rpcId, jsonrpc::InternalError,
@@ -199,15 +229,16 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
     ToolCall call;
     call.toolName = name;
     call.arguments = arguments;
-    call.mcpSessionId = sessionId;
-    call.clientName = clientName;
+    call.mcpSessionId = caller.sessionId;
+    call.clientName = caller.client.name;
+    call.conversation = caller.conversation;
     call.cancellation = pending->token;
     const ResultLayout layout{!entry->definition.outputSchema.isEmpty(), entry->definition.presentation.payloadFields,
-                              resultTextFormFor(clientName), m_tools.hasCard(entry->definition) ? name : QString()};
+                              caller.client.textForm(), m_tools.hasCard(entry->definition) ? name : QString(), modern};
     call.responder = ToolResponder([self, weak, guard, layout](const ToolResult &result) {
         guard->answered();
         auto p = weak.lock();
-        if (!self || !p || self->findPending(p->sessionId, p->rpcId) != p)
+        if (!self || !p || self->findPending(p->scope, p->rpcId) != p)
             return;   // cancelled, or the session ended, before the handler answered
         self->complete(p, jsonrpc::serializeResult(p->rpcId, callToolResultJson(result, layout)),
                        result.isError ? QStringLiteral("error") : QStringLiteral("ok"),
@@ -220,13 +251,15 @@ void ToolCallRunner::call(const QString &sessionId, const QJsonValue &rpcId, con
 void ToolCallRunner::complete(const std::shared_ptr<Pending> &p, const QByteArray &message, const QString &outcome,
                               const QString &detail)
 {
-    auto session = m_pending.find(p->sessionId);
-    if (session == m_pending.end() || session->value(p->key) != p)
+    auto calls = m_pending.find(p->scope);
+    if (calls == m_pending.end() || calls->value(p->key) != p)
         return;
-    session->remove(p->key);
-    if (session->isEmpty())
-        m_pending.erase(session);
-    audit(Subject{p->sessionId, p->client, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
+    calls->remove(p->key);
+    if (calls->isEmpty())
+        m_pending.erase(calls);
+    if (p->modern)
+        --m_modernPending;
+    audit(Subject{p->sessionId, p->client, p->conversation, p->tool, p->sandboxId, p->summary}, p->startedAt, p->elapsed.elapsed(),
           outcome, detail);
     auto reply = std::move(p->reply);
     if (reply)
@@ -234,9 +267,9 @@ void ToolCallRunner::complete(const std::shared_ptr<Pending> &p, const QByteArra
     emit callFinished(p->tool, outcome);
 }
 
-void ToolCallRunner::cancel(const QString &sessionId, const QJsonValue &rpcId, const QString &reason)
+void ToolCallRunner::cancel(const QString &scope, const QJsonValue &rpcId, const QString &reason)
 {
-    const auto p = findPending(sessionId, rpcId);
+    const auto p = findPending(scope, rpcId);
     if (!p)
         return;
     const QString why = reason.isEmpty() ? QStringLiteral("cancelled by the client") : oneLine(reason);
@@ -246,17 +279,17 @@ void ToolCallRunner::cancel(const QString &sessionId, const QJsonValue &rpcId, c
     p->token.cancel();
 }
 
-void ToolCallRunner::cancelSession(const QString &sessionId, const QString &reason)
+void ToolCallRunner::cancelSession(const QString &scope, const QString &reason)
 {
-    const auto calls = m_pending.value(sessionId);
+    const auto calls = m_pending.value(scope);
     for (const auto &p : calls)
-        cancel(sessionId, p->rpcId, reason);
+        cancel(scope, p->rpcId, reason);
 }
 
-ToolCallRunner::Subject ToolCallRunner::subjectOf(const QString &sessionId, const QString &tool, const QString &sandboxId,
-                                                  const QJsonObject &arguments) const
+ToolCallRunner::Subject ToolCallRunner::subjectOf(const McpCaller &caller, const QString &tool, const QString &sandboxId,
+                                                  const QJsonObject &arguments)
 {
-    return Subject{sessionId, m_clientName ? m_clientName(sessionId) : QString(), tool, sandboxId,
+    return Subject{caller.sessionId, caller.client.name, caller.conversation, tool, sandboxId,
                    arguments.isEmpty() ? QString() : auditSummary(tool, arguments)};
 }
 
@@ -267,6 +300,7 @@ void ToolCallRunner::audit(const Subject &subject, qint64 startedAt, qint64 dura
     e.at = startedAt;
     e.client = subject.client;
     e.session = shortSessionId(subject.sessionId);
+    e.conversation = subject.conversation;
     e.tool = subject.tool;
     e.sandboxId = subject.sandboxId;
     e.summary = subject.summary;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "mcp/McpClient.h"
 #include "mcp/ResultText.h"
 #include "mcp/Tool.h"
 
@@ -22,6 +23,8 @@ class ToolRegistry;
 // keeps the call pending until the handler answers (any time later), turns the ToolResult into a
 // CallToolResult, cancels on notifications/cancelled or session end, and writes one audit row per
 // call when it finishes (AuditSink). It holds the only record of which calls are pending.
+// Calls are grouped by scope: a legacy session's id, or a scope of its own for each modern
+// (sessionless) request, whose request ids are not unique across conversations.
 class ToolCallRunner : public QObject {
     Q_OBJECT
 public:
@@ -32,17 +35,20 @@ public:
     ~ToolCallRunner() override;
 
     static constexpr int kMaxPendingPerSession = 32;
+    // Modern requests have no session: this bounds all of them together.
+    static constexpr int kMaxPendingModern = 64;
 
-    void call(const QString &sessionId, const QJsonValue &rpcId, const QJsonObject &params, Reply reply,
-              const QString &clientName = {});
-    // Who a session is (the client name from initialize), for the audit rows; unset: unnamed.
-    void setClientNameLookup(std::function<QString(const QString &sessionId)> lookup) { m_clientName = std::move(lookup); }
-    bool isPending(const QString &sessionId, const QJsonValue &rpcId) const;
-    int pendingCount(const QString &sessionId) const;
+    // `scope` is the caller's session id (legacy) or newModernScope() (modern).
+    void call(const QString &scope, const McpCaller &caller, const QJsonValue &rpcId, const QJsonObject &params, Reply reply);
+    // A scope no other call has: one per modern request.
+    QString newModernScope();
+    bool isPending(const QString &scope, const QJsonValue &rpcId) const;
+    int pendingCount(const QString &scope) const;
+    int modernPendingCount() const { return m_modernPending; }
     // The request gets JSON-RPC error -32800 at once; then the handler's token is cancelled, so its
     // wait (e.g. a bash yield) ends early. Unknown ids: no-op.
-    void cancel(const QString &sessionId, const QJsonValue &rpcId, const QString &reason);
-    void cancelSession(const QString &sessionId, const QString &reason);
+    void cancel(const QString &scope, const QJsonValue &rpcId, const QString &reason);
+    void cancelSession(const QString &scope, const QString &reason);
 
     // How a tool's results are laid out (docs/TOOL_CARDS.md).
     struct ResultLayout {
@@ -50,6 +56,7 @@ public:
         QStringList payloadFields = {};   // ToolPresentation::payloadFields
         ResultTextForm form = ResultTextForm::Full;
         QString cardTool = {};            // non-empty: the tool card draws it; _meta names the tool
+        bool modern = false;              // 2026-07-28: resultType and the server's identity in _meta
     };
 
     // {_meta?, content:[{type:text,text}], structuredContent, isError}. A success's text is
@@ -71,40 +78,45 @@ signals:
 private:
     struct Pending {
         QString key;             // jsonrpc::idKey of rpcId
+        QString scope;
         QString sessionId;
         QJsonValue rpcId;
         QString tool;
         QString sandboxId;
         QString client;
+        QString conversation;
         QString summary;
         qint64 startedAt = 0;
+        bool modern = false;
         QElapsedTimer elapsed;
         CancellationToken token;
         Reply reply;
     };
 
-    std::shared_ptr<Pending> findPending(const QString &sessionId, const QJsonValue &rpcId) const;
+    std::shared_ptr<Pending> findPending(const QString &scope, const QJsonValue &rpcId) const;
     void complete(const std::shared_ptr<Pending> &call, const QByteArray &message, const QString &outcome,
                   const QString &detail);
     // Who and what a row is about; the rest is per outcome.
     struct Subject {
         QString sessionId;
         QString client;
+        QString conversation;
         QString tool;
         QString sandboxId;
         QString summary;
     };
-    Subject subjectOf(const QString &sessionId, const QString &tool, const QString &sandboxId,
-                      const QJsonObject &arguments = {}) const;
+    static Subject subjectOf(const McpCaller &caller, const QString &tool, const QString &sandboxId,
+                             const QJsonObject &arguments = {});
     void audit(const Subject &subject, qint64 startedAt, qint64 durationMs, const QString &outcome, const QString &detail);
 
     // Outlive this: Controller (runtime/Controller.h) owns this after its Services and the clock.
     ToolRegistry &m_tools;
     AuditSink &m_audit;
     const Clock &m_clock;
-    std::function<QString(const QString &)> m_clientName;
-    // session id -> request id key -> call
+    // scope -> request id key -> call
     QHash<QString, QHash<QString, std::shared_ptr<Pending>>> m_pending;
+    int m_modernPending = 0;
+    quint64 m_modernScopes = 0;
 };
 
 } // namespace chat2sbx

@@ -3,6 +3,8 @@
 #include "config/LocalTokenStore.h"
 #include "http/BoundedTcpServer.h"
 #include "mcp/McpDispatcher.h"
+#include "runtime/ChatGptToolList.h"
+#include "state/SettingsRepository.h"
 #include "mcp/McpEndpoint.h"
 #include "mcp/ToolCallRunner.h"
 #include "runtime/AuditLogSink.h"
@@ -176,6 +178,10 @@ void Controller::listenAndRun()
     m_toolCalls = std::make_unique<ToolCallRunner>(m_services.tools, *m_auditSink, m_clock);
     connect(m_toolCalls.get(), &ToolCallRunner::audited, this, &Controller::toolCallAudited);
     m_dispatcher = std::make_unique<McpDispatcher>(m_services.tools, *m_toolCalls, m_clock, m_config.sessionIdleSeconds);
+    m_settings = std::make_unique<SettingsRepository>(*m_services.db);
+    m_chatGptTools = std::make_unique<ChatGptToolList>(*m_settings, m_clock);
+    m_chatGptTools->setCurrentList(m_services.tools.listResultJson());   // every tool is registered by now
+    connect(m_dispatcher.get(), &McpDispatcher::toolListServedToChatGpt, m_chatGptTools.get(), &ChatGptToolList::servedToChatGpt);
     m_mcp = std::make_unique<McpEndpoint>(*m_dispatcher, m_config, localToken());
     m_mcp->install(http());
     QString error;

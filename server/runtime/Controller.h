@@ -18,6 +18,8 @@ class AuditLogSink;
 class AuditRetention;
 class LocalTokenStore;
 class McpDispatcher;
+class ChatGptToolList;
+class SettingsRepository;
 class McpEndpoint;
 class PidFile;
 class ToolCallRunner;
@@ -82,6 +84,8 @@ public:
     ChannelPool &channels() { return *m_services.channels; }
     // Running commands, their output tails and recent tool calls (the tray's Activity view).
     ActivityMonitor &activity() { return *m_services.activity; }
+    // Whether ChatGPT has the tool list served now (status, the tray); exists once started().
+    const ChatGptToolList *chatGptToolList() const { return m_chatGptTools.get(); }
 
 signals:
     void started();
@@ -112,6 +116,8 @@ private:
     std::unique_ptr<ToolCallRunner> m_toolCalls;     // outlives the dispatcher, which outlives the endpoint
     std::unique_ptr<McpDispatcher> m_dispatcher;
     std::unique_ptr<McpEndpoint> m_mcp;
+    std::unique_ptr<SettingsRepository> m_settings;
+    std::unique_ptr<ChatGptToolList> m_chatGptTools;
     std::unique_ptr<PidFile> m_pidFile;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;

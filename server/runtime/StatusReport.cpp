@@ -1,7 +1,9 @@
 #include "runtime/StatusReport.h"
 
+#include "runtime/ChatGptToolList.h"
 #include "sandbox/present/SandboxPresenter.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 
 namespace chat2sbx {
@@ -15,6 +17,11 @@ QJsonValue countOrNull(qint64 n)
 QString countOrUnknown(qint64 n)
 {
     return n >= 0 ? QString::number(n) : QStringLiteral("?");
+}
+
+QString isoTimeUtc(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODate);
 }
 
 } // namespace
@@ -52,6 +59,25 @@ QStringList StatusReport::problems() const
     if (!sbxProblem.isEmpty())
         out << sbxProblem;
     return out;
+}
+
+QString StatusReport::chatGptToolListText() const
+{
+    const QString when = chatGptFetchedAtMs > 0 ? isoTimeUtc(chatGptFetchedAtMs).replace(QLatin1Char('T'), QLatin1Char(' ')) : QString();
+    if (chatGptToolList == QLatin1String("current"))
+        return QStringLiteral("has the current tool list (fetched %1 UTC)").arg(when);
+    if (chatGptToolList == QLatin1String("changed"))
+        return QStringLiteral("%1 (it fetched the list at %2 UTC)").arg(ChatGptToolList::refreshAdvice(), when);
+    if (chatGptToolList == QLatin1String("never_fetched"))
+        return QStringLiteral("no ChatGPT connector has fetched the tool list yet");
+    return QStringLiteral("unknown");
+}
+
+QStringList StatusReport::notices() const
+{
+    if (healthy && chatGptToolList == QLatin1String("changed"))
+        return {ChatGptToolList::refreshAdvice()};
+    return {};
 }
 
 QJsonObject StatusReport::toCliJson() const
@@ -98,6 +124,11 @@ QJsonObject StatusReport::toCliJson() const
              {QStringLiteral("warm_target"), warmTarget},
          }},
         {QStringLiteral("pending_approvals"), countOrNull(pendingApprovals)},
+        {QStringLiteral("chatgpt"), QJsonObject{
+             {QStringLiteral("tool_list"), chatGptToolList},
+             {QStringLiteral("fetched_at"), chatGptFetchedAtMs > 0 ? QJsonValue(isoTimeUtc(chatGptFetchedAtMs)) : QJsonValue()},
+             {QStringLiteral("action"), notices().isEmpty() ? QJsonValue() : QJsonValue(notices().first())},
+         }},
         {QStringLiteral("data_root"), dataRoot},
         {QStringLiteral("host_workspaces"), QJsonObject{
              {QStringLiteral("enabled"), !allowedHostRoots.isEmpty()},
@@ -163,6 +194,8 @@ QString StatusReport::toText() const
                 .arg(countOrUnknown(activeSandboxes), limit, countOrUnknown(warmSandboxes))
                 .arg(warmTarget);
     text += QStringLiteral("approvals:  %1 pending\n").arg(countOrUnknown(pendingApprovals));
+    if (healthy)
+        text += QStringLiteral("chatgpt:    %1\n").arg(chatGptToolListText());
     if (allowedHostRoots.isEmpty())
         text += QStringLiteral("host workspaces: off (set CHAT2SBX_ALLOWED_HOST_ROOTS or allowedHostRoots to allow folders)\n");
     else
@@ -193,6 +226,8 @@ QJsonObject StatusReport::toHealthJson() const
         {QStringLiteral("dataRoot"), dataRoot},
         {QStringLiteral("tunnel"), tunnelOut},
         {QStringLiteral("sbx"), sbx.toJson(true)},
+        {QStringLiteral("chatgpt"), QJsonObject{{QStringLiteral("toolList"), chatGptToolList},
+                                                {QStringLiteral("fetchedAtMs"), chatGptFetchedAtMs}}},
     };
 }
 

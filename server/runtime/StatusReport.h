@@ -43,6 +43,11 @@ struct StatusReport {
     // Docker Sandboxes: the running server's cached check, or the CLI's own when no server gave one.
     SbxStatus sbx;
 
+    // Whether ChatGPT has the tool list served now (ChatGptToolList): "unknown" (no server answered),
+    // "never_fetched", "current" or "changed"; when it fetched the list it has (0: never/unknown).
+    QString chatGptToolList = QStringLiteral("unknown");
+    qint64 chatGptFetchedAtMs = 0;
+
     // The configuration in effect.
     QString dataRoot;
     QString host;
@@ -59,6 +64,10 @@ struct StatusReport {
     bool tunnelHealthy() const;
     // What is wrong with something enabled, one short sentence each; empty: everything is healthy.
     QStringList problems() const;
+    // What the user should do although nothing is broken, one sentence each (a changed tool list).
+    QStringList notices() const;
+    // chatGptToolList in words, with the step to take when it changed.
+    QString chatGptToolListText() const;
 
     // `chat2sbx status --json` (snake_case, like every --json output of the CLI).
     QJsonObject toCliJson() const;

@@ -1,5 +1,7 @@
 #include "runtime/StatusReportBuilder.h"
 
+#include "runtime/ChatGptToolList.h"
+
 #include "config/Config.h"
 #include "runtime/Controller.h"
 #include "sandbox/lifecycle/SandboxService.h"
@@ -59,6 +61,14 @@ StatusReport statusFromServer(Controller &controller)
         r.warmSandboxes = controller.warmPool().readyCount();
         r.pendingApprovals = controller.approvals().pending().size();
     }
+    if (const ChatGptToolList *tools = controller.chatGptToolList()) {
+        switch (tools->freshness()) {
+        case ChatGptToolList::Freshness::NeverFetched: r.chatGptToolList = QStringLiteral("never_fetched"); break;
+        case ChatGptToolList::Freshness::Current: r.chatGptToolList = QStringLiteral("current"); break;
+        case ChatGptToolList::Freshness::Changed: r.chatGptToolList = QStringLiteral("changed"); break;
+        }
+        r.chatGptFetchedAtMs = tools->fetchedAtMs();
+    }
     return r;
 }
 
@@ -68,6 +78,11 @@ void applyHealthAnswer(StatusReport &r, const QJsonObject &health)
     r.serverRunning = true;
     r.version = health.value(QStringLiteral("version")).toString();
     r.uptimeMs = health.contains(QStringLiteral("uptimeMs")) ? health.value(QStringLiteral("uptimeMs")).toInteger() : -1;
+    const QJsonObject chatGpt = health.value(QStringLiteral("chatgpt")).toObject();
+    if (chatGpt.value(QStringLiteral("toolList")).isString()) {
+        r.chatGptToolList = chatGpt.value(QStringLiteral("toolList")).toString().left(20);
+        r.chatGptFetchedAtMs = chatGpt.value(QStringLiteral("fetchedAtMs")).toInteger();
+    }
     // The running server's configuration is authoritative for the tunnel.
     const QJsonObject tunnel = health.value(QStringLiteral("tunnel")).toObject();
     if (tunnel.contains(QStringLiteral("enabled")))

@@ -18,8 +18,11 @@ Q_LOGGING_CATEGORY(lcAuditJournal, "chat2sbx.audit")
 
 namespace {
 
-constexpr char kVersion = '1';
-constexpr int kFields = 11;
+// Version 2 appends the conversation; a journal left by version 1 (11 fields) still folds.
+constexpr char kVersion = '2';
+constexpr int kFields = 12;
+constexpr char kVersion1 = '1';
+constexpr int kFieldsVersion1 = 11;
 
 void appendEscaped(QByteArray &out, const QString &text)
 {
@@ -97,7 +100,7 @@ QByteArray AuditJournal::encode(const AuditEntry &entry)
 {
     const AuditEntry e = AuditLogRepository::bounded(entry);
     QByteArray line;
-    line.reserve(96 + 2 * (e.client.size() + e.tool.size() + e.sandboxId.size() + e.summary.size() + e.detail.size()));
+    line.reserve(96 + 2 * (e.client.size() + e.conversation.size() + e.tool.size() + e.sandboxId.size() + e.summary.size() + e.detail.size()));
     line += kVersion;
     line += '\t';
     line += QByteArray::number(e.id);
@@ -105,7 +108,7 @@ QByteArray AuditJournal::encode(const AuditEntry &entry)
     line += QByteArray::number(e.at);
     line += '\t';
     line += QByteArray::number(e.durationMs);
-    for (const QString *text : {&e.client, &e.session, &e.tool, &e.sandboxId, &e.summary, &e.outcome, &e.detail}) {
+    for (const QString *text : {&e.client, &e.session, &e.tool, &e.sandboxId, &e.summary, &e.outcome, &e.detail, &e.conversation}) {
         line += '\t';
         appendEscaped(line, *text);
     }
@@ -116,13 +119,16 @@ QByteArray AuditJournal::encode(const AuditEntry &entry)
 bool AuditJournal::decode(const QByteArray &line, AuditEntry &entry)
 {
     const QList<QByteArray> fields = line.split('\t');
-    if (fields.size() != kFields || fields.at(0).size() != 1 || fields.at(0).at(0) != kVersion)
+    if (fields.isEmpty() || fields.at(0).size() != 1)
+        return false;
+    const char version = fields.at(0).at(0);
+    if (!(version == kVersion && fields.size() == kFields) && !(version == kVersion1 && fields.size() == kFieldsVersion1))
         return false;
     AuditEntry e;
     if (!number(fields.at(1), e.id) || e.id <= 0 || !number(fields.at(2), e.at) || !number(fields.at(3), e.durationMs))
         return false;
-    QString *texts[] = {&e.client, &e.session, &e.tool, &e.sandboxId, &e.summary, &e.outcome, &e.detail};
-    for (int i = 0; i < 7; ++i) {
+    QString *texts[] = {&e.client, &e.session, &e.tool, &e.sandboxId, &e.summary, &e.outcome, &e.detail, &e.conversation};
+    for (int i = 0; i < int(fields.size()) - 4; ++i) {
         if (!unescape(fields.at(4 + i), *texts[i]))
             return false;
     }

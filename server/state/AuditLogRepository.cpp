@@ -17,7 +17,7 @@ Q_LOGGING_CATEGORY(lcAuditLog, "chat2sbx.audit.log")
 
 namespace {
 
-const char *const kColumns = "id, at, client, session, tool, sandbox_id, summary, duration_ms, outcome, detail";
+const char *const kColumns = "id, at, client, session, tool, sandbox_id, summary, duration_ms, outcome, detail, conversation";
 
 AuditEntry entryOf(const QSqlQuery &q)
 {
@@ -32,6 +32,7 @@ AuditEntry entryOf(const QSqlQuery &q)
     e.durationMs = q.value(7).toLongLong();
     e.outcome = q.value(8).toString();
     e.detail = q.value(9).toString();
+    e.conversation = q.value(10).toString();
     return e;
 }
 
@@ -42,6 +43,7 @@ AuditEntry AuditLogRepository::bounded(const AuditEntry &entry)
     AuditEntry e = entry;
     e.client.truncate(100);
     e.session.truncate(16);
+    e.conversation.truncate(128);
     e.tool.truncate(128);
     e.sandboxId.truncate(64);
     e.summary.truncate(kMaxSummary);
@@ -61,13 +63,13 @@ bool AuditLogRepository::insert(const AuditEntry &entry, QString &error)
         qCWarning(lcAuditLog).noquote() << "writing the audit row straight to the database:" << journalError;
     }
     return insertRow("INSERT INTO audit_log (at, client, session, tool, sandbox_id, summary, duration_ms, outcome,"
-                     " detail) VALUES (?,?,?,?,?,?,?,?,?)", entry, false, error);
+                     " detail, conversation) VALUES (?,?,?,?,?,?,?,?,?,?)", entry, false, error);
 }
 
 bool AuditLogRepository::insertWithId(const AuditEntry &entry, QString &error)
 {
     return insertRow("INSERT OR IGNORE INTO audit_log (id, at, client, session, tool, sandbox_id, summary, duration_ms,"
-                     " outcome, detail) VALUES (?,?,?,?,?,?,?,?,?,?)", entry, true, error);
+                     " outcome, detail, conversation) VALUES (?,?,?,?,?,?,?,?,?,?,?)", entry, true, error);
 }
 
 bool AuditLogRepository::insertRow(const char *sql, const AuditEntry &entry, bool withId, QString &error)
@@ -93,6 +95,7 @@ bool AuditLogRepository::insertRow(const char *sql, const AuditEntry &entry, boo
     q.bind(i++, e.durationMs);
     q.bind(i++, e.outcome);
     textOrNull(e.detail);
+    textOrNull(e.conversation);
     q.next();
     if (!q.ok()) {
         error = q.error();

@@ -157,6 +157,12 @@ const QList<QStringList> &schemaMigrations()
                            " request_id TEXT,"
                            " added_at INTEGER NOT NULL)"),
         },
+        // 9: which ChatGPT conversation (_meta "openai/session", an anonymised id) made each call; small
+        //    named values the server keeps across restarts (the tool list ChatGPT last fetched).
+        {
+            QStringLiteral("ALTER TABLE audit_log ADD COLUMN conversation TEXT"),
+            QStringLiteral("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL)"),
+        },
     };
     return migrations;
 }

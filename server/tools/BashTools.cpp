@@ -268,7 +268,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
          {QStringLiteral("timeout_ms"), schema::integer(QStringLiteral("Kill the command after this many ms"), 1000, kMaxTimeoutMs)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("command")});
     bash.outputSchema = snapshotSchema();
-    bash.annotations = {false, true, false, true};
+    bash.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::OpenWorld);
     bash.presentation = {QStringLiteral("Running the command…"), QStringLiteral("Ran the command"), true, {QStringLiteral("output")}};
     registry.add(bash, [&resolver, &sessions](const ToolCall &call) { handleBash(resolver, sessions, call); });
 
@@ -282,7 +282,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
                                        {QStringLiteral("yield_time_ms"), yield}},
                                       {QStringLiteral("sandbox_id"), QStringLiteral("session_id")});
     poll.outputSchema = snapshotSchema();
-    poll.annotations = {true, false, false, false};
+    poll.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     poll.presentation = {QStringLiteral("Reading the command's output…"), QStringLiteral("Read the command's output"), true, {QStringLiteral("output")}};
     registry.add(poll, [&resolver, &sessions](const ToolCall &call) { handlePoll(resolver, sessions, call); });
 
@@ -295,7 +295,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
     stop.inputSchema = schema::object({{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("session_id"), sessionId}},
                                       {QStringLiteral("sandbox_id"), QStringLiteral("session_id")});
     stop.outputSchema = snapshotSchema();
-    stop.annotations = {false, true, true, true};
+    stop.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::Idempotent, ToolReach::Sandbox);
     stop.presentation = {QStringLiteral("Stopping the command…"), QStringLiteral("Stopped the command"), true, {QStringLiteral("output")}};
     registry.add(stop, [&resolver, &sessions](const ToolCall &call) { handleStop(resolver, sessions, call); });
 
@@ -312,7 +312,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
          {QStringLiteral("yield_time_ms"), schema::integer(QStringLiteral("How long to wait for output, in ms (default 1000)"), 0, kMaxYieldMs)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("session_id"), QStringLiteral("input")});
     write.outputSchema = snapshotSchema();
-    write.annotations = {false, true, false, true};
+    write.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::OpenWorld);
     write.presentation = {QStringLiteral("Typing into the command…"), QStringLiteral("Typed into the command"), true, {QStringLiteral("output")}};
     registry.add(write, [&resolver, &sessions](const ToolCall &call) { handleWrite(resolver, sessions, call); });
 
@@ -337,7 +337,7 @@ void registerBashTools(ToolRegistry &registry, SandboxResolver &resolver, BashSe
          {QStringLiteral("omitted_ended"), QJsonObject{{QStringLiteral("type"), QStringLiteral("integer")},
                                                        {QStringLiteral("description"), QStringLiteral("Older ended sessions not listed")}}}},
         {QStringLiteral("sessions")});
-    list.annotations = {true, false, true, false};
+    list.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     list.presentation = {QStringLiteral("Listing the commands…"), QStringLiteral("Listed the commands"), false};
     registry.add(list, [&resolver, &sessions](const ToolCall &call) { handleList(resolver, sessions, call); });
 }

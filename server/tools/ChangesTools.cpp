@@ -169,7 +169,7 @@ void registerChangesTools(ToolRegistry &registry, SandboxResolver &resolver, Cha
                                         {QStringLiteral("files"), typed(QStringLiteral("array"))},
                                         {QStringLiteral("diff"), typed(QStringLiteral("string"))}},
                                        {});
-    show.annotations = {true, false, true, false};
+    show.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     show.presentation = {QStringLiteral("Collecting the changes…"), QStringLiteral("Collected the changes"), true, {QStringLiteral("diff")}};
     if (!registry.add(show, [&resolver, &changes](const ToolCall &call) { handleShowChanges(resolver, changes, call); }))
         qCWarning(lcChangesTools) << "cannot register show_changes";
@@ -187,7 +187,7 @@ void registerChangesTools(ToolRegistry &registry, SandboxResolver &resolver, Cha
                                        {QStringLiteral("commits"), typed(QStringLiteral("array"))},
                                        {QStringLiteral("command"), typed(QStringLiteral("string"))}},
                                       {});
-    exp.annotations = {false, false, true, false};
+    exp.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::Idempotent, ToolReach::Sandbox);
     exp.presentation = {QStringLiteral("Exporting the work to a host branch…"), QStringLiteral("Exported the work to a host branch"), true};
     if (!registry.add(exp, [&changes](const ToolCall &call) { handleExportChanges(changes, call); }))
         qCWarning(lcChangesTools) << "cannot register export_changes";

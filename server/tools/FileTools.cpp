@@ -418,7 +418,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                         {QStringLiteral("truncated"), schema::typed(QStringLiteral("boolean"))}},
                                        {QStringLiteral("path"), QStringLiteral("binary"), QStringLiteral("size"),
                                         QStringLiteral("content"), QStringLiteral("truncated")});
-    read.annotations = {true, false, true, false};
+    read.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     read.presentation = {QStringLiteral("Reading the file…"), QStringLiteral("Read the file"), false, {QStringLiteral("content")}};
     registry.add(read, [ctx](const ToolCall &call) { handleRead(*ctx, call); });
 
@@ -443,7 +443,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                          {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
                                          {QStringLiteral("diff"), schema::typed(QStringLiteral("string"))}},
                                         {QStringLiteral("path"), QStringLiteral("bytes_written")});
-    write.annotations = {false, true, true, false};
+    write.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::Idempotent, ToolReach::Sandbox);
     write.presentation = {QStringLiteral("Writing the file…"), QStringLiteral("Wrote the file"), true, {QStringLiteral("diff")}};
     registry.add(write, [ctx](const ToolCall &call) { handleWrite(*ctx, call); });
 
@@ -468,7 +468,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                         {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
                                         {QStringLiteral("diff"), schema::typed(QStringLiteral("string"))}},
                                        {QStringLiteral("path"), QStringLiteral("replacements"), QStringLiteral("diff")});
-    edit.annotations = {false, false, false, false};
+    edit.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     edit.presentation = {QStringLiteral("Editing the file…"), QStringLiteral("Edited the file"), true, {QStringLiteral("diff")}};
     registry.add(edit, [ctx](const ToolCall &call) { handleEdit(*ctx, call); });
 
@@ -498,7 +498,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                           {QStringLiteral("engine"), schema::typed(QStringLiteral("string"))},
                                           {QStringLiteral("note"), schema::typed(QStringLiteral("string"))}},
                                          {QStringLiteral("matches"), QStringLiteral("count"), QStringLiteral("truncated")});
-    search.annotations = {true, false, true, false};
+    search.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     search.presentation = {QStringLiteral("Searching the files…"), QStringLiteral("Searched the files"), false};
     registry.add(search, [ctx](const ToolCall &call) { handleSearch(*ctx, call); });
 
@@ -523,7 +523,7 @@ void registerFileTools(ToolRegistry &registry, SandboxResolver &resolver, Channe
                                         {QStringLiteral("truncated"), schema::typed(QStringLiteral("boolean"))},
                                         {QStringLiteral("note"), schema::typed(QStringLiteral("string"))}},
                                        {QStringLiteral("path"), QStringLiteral("entries"), QStringLiteral("truncated")});
-    list.annotations = {true, false, true, false};
+    list.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     list.presentation = {QStringLiteral("Listing the folder…"), QStringLiteral("Listed the folder"), false};
     registry.add(list, [ctx](const ToolCall &call) { handleList(*ctx, call); });
 }

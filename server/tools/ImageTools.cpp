@@ -92,7 +92,7 @@ void registerImageTools(ToolRegistry &registry, SandboxResolver &resolver, Chann
                                      {QStringLiteral("shown_width"), schema::typed(QStringLiteral("integer"))},
                                      {QStringLiteral("shown_height"), schema::typed(QStringLiteral("integer"))}},
                                     {});
-    t.annotations = {true, false, true, false};
+    t.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     t.presentation = {QStringLiteral("Opening the image…"), QStringLiteral("Opened the image"), true};
     registry.add(t, [&resolver, &channels](const ToolCall &call) { handleViewImage(resolver, channels, call); });
 }

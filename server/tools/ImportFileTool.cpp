@@ -227,7 +227,7 @@ void registerImportFileTool(ToolRegistry &registry, SandboxResolver &resolver, C
                                      {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))}},
                                     {});
-    t.annotations = {false, false, false, true};
+    t.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::EachCallActs, ToolReach::OpenWorld);
     t.presentation = {QStringLiteral("Copying the file into the sandbox…"), QStringLiteral("Copied the file into the sandbox"), false};
     t.meta = {{QStringLiteral("openai/fileParams"), QJsonArray{QStringLiteral("file")}}};
     registry.add(t, [importer, &resolver, &channels](const ToolCall &call) { handleImport(importer, resolver, channels, call); });

@@ -47,7 +47,7 @@ ToolDefinition requestDefinition()
          {QStringLiteral("how_to_approve"), schema::str(QStringLiteral("what to tell the user"))},
          {QStringLiteral("message"), schema::str(QStringLiteral("what to do next"))}},
         {QStringLiteral("status"), QStringLiteral("sandbox_id"), QStringLiteral("hosts")});
-    d.annotations = ToolAnnotations{false, false, true, false};
+    d.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::Idempotent, ToolReach::Sandbox);
     return d;
 }
 

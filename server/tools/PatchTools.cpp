@@ -201,7 +201,7 @@ void registerPatchTools(ToolRegistry &registry, SandboxResolver &resolver, Chann
     t.outputSchema = schema::result(
         {{QStringLiteral("files"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), file}}}},
         {QStringLiteral("files")});
-    t.annotations = {false, true, false, false};
+    t.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     t.presentation = {QStringLiteral("Applying the patch…"), QStringLiteral("Applied the patch"), true};
     registry.add(t, [&resolver, &channels](const ToolCall &call) { handleApplyPatch(resolver, channels, call); });
 }

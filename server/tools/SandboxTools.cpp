@@ -327,14 +327,14 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
                         "workspace. If agents_md is returned, follow those instructions."),
          schema::object({{QStringLiteral("workspace_id"), workspaceId}, {QStringLiteral("memory"), memory}}, {}),
          summarySchema(createExtra),
-         {false, false, false, false}, {}, {QStringLiteral("Starting the sandbox…"), QStringLiteral("Sandbox ready"), true}},
+         ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::EachCallActs, ToolReach::Sandbox), {}, {QStringLiteral("Starting the sandbox…"), QStringLiteral("Sandbox ready"), true}},
         sandboxCreate, c);
 
     add({QStringLiteral("sandbox_get"), QStringLiteral("Get sandbox"),
          QStringLiteral("Use this when you need the current state of one sandbox (running, failed and why, idle deadline, "
                         "exposed ports, workspace path) or the global AGENTS.md instructions again."),
          schema::object({{QStringLiteral("sandbox_id"), sandboxIdProperty()}}, {QStringLiteral("sandbox_id")}),
-         summarySchema(getExtraProperties()), {true, false, true, false}, {}, {QStringLiteral("Looking at the sandbox…"), QStringLiteral("Looked at the sandbox"), true}},
+         summarySchema(getExtraProperties()), ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox), {}, {QStringLiteral("Looking at the sandbox…"), QStringLiteral("Looked at the sandbox"), true}},
         sandboxGet, c);
 
     add({QStringLiteral("sandbox_list"), QStringLiteral("List sandboxes"),
@@ -345,7 +345,7 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
                          {QStringLiteral("max_active_sandboxes"),
                           QJsonObject{{QStringLiteral("description"), QStringLiteral("the limit, or \"unlimited\"")}}}},
                         {}),
-         {true, false, true, false}, {}, {QStringLiteral("Listing the sandboxes…"), QStringLiteral("Listed the sandboxes"), true}},
+         ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox), {}, {QStringLiteral("Listing the sandboxes…"), QStringLiteral("Listed the sandboxes"), true}},
         sandboxList, c);
 
     const QJsonObject force = schema::boolean(QStringLiteral("Destroy even when the clone's work cannot be saved to the host "
@@ -361,7 +361,7 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
          summarySchema({{QStringLiteral("destroyed"), schema::typed(QStringLiteral("boolean"))},
                         {QStringLiteral("work_saved_on_branch"), schema::str(QStringLiteral("clone mode: the host branch holding the sandbox's work"))},
                         {QStringLiteral("work"), schema::str(QStringLiteral("what happened to the sandbox's work"))}}),
-         {false, true, true, false}, {}, {QStringLiteral("Destroying the sandbox…"), QStringLiteral("Destroyed the sandbox"), false}},
+         ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::Idempotent, ToolReach::Sandbox), {}, {QStringLiteral("Destroying the sandbox…"), QStringLiteral("Destroyed the sandbox"), false}},
         sandboxDestroy, c);
 
     const QJsonObject port = schema::integer(QStringLiteral("The TCP port a server listens on inside the sandbox (1-65535)."),
@@ -386,7 +386,7 @@ void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, con
                          {QStringLiteral("host"), host}, {QStringLiteral("host_port"), hostPort}},
                         {QStringLiteral("sandbox_id"), QStringLiteral("port")}),
          schema::result(exposeOut, {}),
-         {false, false, true, false}, {}, {QStringLiteral("Publishing the port…"), QStringLiteral("Published the port"), false}},
+         ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::Idempotent, ToolReach::Sandbox), {}, {QStringLiteral("Publishing the port…"), QStringLiteral("Published the port"), false}},
         sandboxExpose, c);
 }
 

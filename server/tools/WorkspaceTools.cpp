@@ -42,7 +42,7 @@ ToolDefinition listDefinition()
          {QStringLiteral("last_used_at"), schema::str(QStringLiteral("ISO-8601 UTC"))}},
         {QStringLiteral("workspace_id"), QStringLiteral("mode"), QStringLiteral("display_name"), QStringLiteral("sandbox_id")});
     d.outputSchema = schema::object({{QStringLiteral("workspaces"), schema::arrayOf(item)}}, {QStringLiteral("workspaces")});
-    d.annotations = ToolAnnotations{true, false, true, false};
+    d.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     d.presentation = {QStringLiteral("Listing the workspaces…"), QStringLiteral("Listed the workspaces"), false};
     return d;
 }
@@ -79,7 +79,7 @@ ToolDefinition requestDefinition()
          {QStringLiteral("message"), schema::str(QStringLiteral("rejected: what to tell the user"))},
          {QStringLiteral("clone_note"), schema::str(QStringLiteral("clone mode: what the clone holds"))}},
         {QStringLiteral("status"), QStringLiteral("canonical_path"), QStringLiteral("mode")});
-    d.annotations = ToolAnnotations{false, false, true, false};
+    d.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::Idempotent, ToolReach::Sandbox);
     d.presentation = {QStringLiteral("Asking the user to share a folder…"), QStringLiteral("The user answered the folder request"), false};
     return d;
 }

@@ -62,7 +62,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     // so that the fuzzer reaches past the envelope sooner, may wrap the rest in a request.
     const uint8_t mode = size ? data[0] : 0;
     QByteArray body(reinterpret_cast<const char *>(data) + (size ? 1 : 0), static_cast<qsizetype>(size ? size - 1 : 0));
-    if (mode & 4)
+    // Bit 16: a modern (2026-07-28, sessionless) request with its headers and _meta.
+    if ((mode & 4) && (mode & 16))
+        body = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"arguments":)" + body + "}}";
+    else if (mode & 4)
         body = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":)" + body + "}}";
     else if (mode & 8)
         body = R"({"jsonrpc":"2.0","id":"x","method":)" + body + "}";
@@ -71,6 +74,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         context.sessionId = protocol.session;
     if (mode & 2)
         context.protocolVersion = QStringLiteral("2025-06-18");
+    if (mode & 16) {
+        context.protocolVersion = QStringLiteral("2026-07-28");
+        context.method = QByteArrayLiteral("tools/call");
+        context.name = (mode & 32) ? QByteArrayLiteral("=?base64?ZWNobw==?=") : QByteArrayLiteral(" echo ");
+    }
     int answers = 0;
     protocol.dispatcher.dispatchBody(body, context, [&answers](const McpAnswer &a) {
         ++answers;

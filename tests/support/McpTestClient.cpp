@@ -69,19 +69,47 @@ McpHttpReply McpTestClient::send(const QByteArray &verb, const QByteArray &body,
     return *r;
 }
 
+void McpTestClient::useModernEra(const QJsonObject &capabilities, const QString &conversation)
+{
+    m_modern = true;
+    m_capabilities = capabilities;
+    m_conversation = conversation;
+    sessionId.clear();
+    protocolVersion = QStringLiteral("2026-07-28");
+}
+
 QJsonObject McpTestClient::requestMessage(const QString &method, const QJsonObject &params, const QJsonValue &id)
 {
     QJsonObject m{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")},
                   {QStringLiteral("id"), id.isUndefined() || id.isNull() ? QJsonValue(m_nextId++) : id},
                   {QStringLiteral("method"), method}};
-    if (!params.isEmpty())
-        m.insert(QStringLiteral("params"), params);
+    QJsonObject p = params;
+    if (m_modern) {
+        QJsonObject meta = p.value(QStringLiteral("_meta")).toObject();
+        meta.insert(QStringLiteral("io.modelcontextprotocol/protocolVersion"), protocolVersion);
+        meta.insert(QStringLiteral("io.modelcontextprotocol/clientInfo"),
+                    QJsonObject{{QStringLiteral("name"), m_clientName}, {QStringLiteral("version"), QStringLiteral("1")}});
+        meta.insert(QStringLiteral("io.modelcontextprotocol/clientCapabilities"), m_capabilities);
+        if (!m_conversation.isEmpty() && method == QLatin1String("tools/call"))
+            meta.insert(QStringLiteral("openai/session"), m_conversation);
+        p.insert(QStringLiteral("_meta"), meta);
+    }
+    if (!p.isEmpty())
+        m.insert(QStringLiteral("params"), p);
     return m;
 }
 
 std::shared_ptr<McpHttpReply> McpTestClient::requestAsync(const QString &method, const QJsonObject &params, const QJsonValue &id)
 {
-    return sendAsync("POST", QJsonDocument(requestMessage(method, params, id)).toJson(QJsonDocument::Compact));
+    RawHeaders headers;
+    if (m_modern) {
+        headers.append({QByteArrayLiteral("Mcp-Method"), method.toUtf8()});
+        const QJsonValue name = method == QLatin1String("resources/read") ? params.value(QStringLiteral("uri"))
+                                                                           : params.value(QStringLiteral("name"));
+        if (name.isString() && (method == QLatin1String("tools/call") || method == QLatin1String("resources/read")))
+            headers.append({QByteArrayLiteral("Mcp-Name"), name.toString().toUtf8()});
+    }
+    return sendAsync("POST", QJsonDocument(requestMessage(method, params, id)).toJson(QJsonDocument::Compact), headers);
 }
 
 McpHttpReply McpTestClient::request(const QString &method, const QJsonObject &params, const QJsonValue &id)

@@ -46,6 +46,11 @@ public:
     QString url() const { return m_url; }
     QString sessionId;
     QString protocolVersion;
+    // The 2026-07-28 era: no initialize; every request carries params._meta (version, clientInfo,
+    // `capabilities`, and `conversation` as _meta["openai/session"] when set) and the MCP-Protocol-Version,
+    // Mcp-Method and Mcp-Name headers. initialize()/open() are not used then.
+    void useModernEra(const QJsonObject &capabilities = {}, const QString &conversation = {});
+    bool isModern() const { return m_modern; }
 
     // Raw POST/GET/DELETE. `defaults` adds Accept, Content-Type and the session headers.
     std::shared_ptr<McpHttpReply> sendAsync(const QByteArray &verb, const QByteArray &body, const RawHeaders &headers = {},
@@ -78,6 +83,9 @@ public:
     void abort(const std::shared_ptr<McpHttpReply> &reply);
 
 private:
+    bool m_modern = false;
+    QJsonObject m_capabilities;
+    QString m_conversation;
     QString m_url;
     QString m_clientName;
     QNetworkAccessManager m_nam;

@@ -2,10 +2,9 @@
 // must contain), then the asynchronous parts of tools/call (cancellation, session end, a dropped
 // responder, the per-session cap, busy sessions and the audit rows), the tool card's resource and
 // _meta, and the result text each kind of client gets (docs/TOOL_CARDS.md).
-#include "mcp/AuditSink.h"
 #include "TestSupport.h"
 #include "core/JsonRpc.h"
-#include "ManualClock.h"
+#include "DispatcherFixture.h"
 #include "mcp/McpDispatcher.h"
 #include "mcp/ToolCallRunner.h"
 #include "mcp/ToolCard.h"
@@ -19,163 +18,11 @@
 
 using namespace chat2sbx;
 
-namespace {
-
-class RecordingAuditSink : public AuditSink {
-public:
-    bool record(const AuditEntry &entry, QString &) override
-    {
-        rows << entry;
-        return true;
-    }
-    QList<AuditEntry> rows;
-};
-
-enum class SessionHeader { None, Initialized, Unknown };
-
-QJsonObject object(const QByteArray &json)
-{
-    return QJsonDocument::fromJson(json).object();
-}
-
-// `expected` is contained in `actual`: every key of an object (recursively), arrays element by
-// element with the same length, other values equal. An empty expected object matches only {}.
-bool contains(const QJsonValue &actual, const QJsonValue &expected, QString &where)
-{
-    if (expected.isObject()) {
-        const QJsonObject e = expected.toObject();
-        if (!actual.isObject() || (e.isEmpty() && !actual.toObject().isEmpty())) {
-            where = QStringLiteral("not the object expected");
-            return false;
-        }
-        const QJsonObject a = actual.toObject();
-        for (auto it = e.begin(); it != e.end(); ++it) {
-            if (!a.contains(it.key()) || !contains(a.value(it.key()), it.value(), where)) {
-                where = it.key() + QLatin1Char('.') + where;
-                return false;
-            }
-        }
-        return true;
-    }
-    if (expected.isArray()) {
-        const QJsonArray e = expected.toArray();
-        const QJsonArray a = actual.toArray();
-        if (!actual.isArray() || a.size() != e.size()) {
-            where = QStringLiteral("array length");
-            return false;
-        }
-        for (qsizetype i = 0; i < e.size(); ++i)
-            if (!contains(a.at(i), e.at(i), where)) {
-                where = QStringLiteral("[%1].").arg(i) + where;
-                return false;
-            }
-        return true;
-    }
-    if (actual != expected) {
-        where = QStringLiteral("value");
-        return false;
-    }
-    return true;
-}
-
-QJsonObject stringSchema()
-{
-    return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                       {QStringLiteral("properties"), QJsonObject{{QStringLiteral("text"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")}}}}},
-                       {QStringLiteral("required"), QJsonArray{QStringLiteral("text")}},
-                       {QStringLiteral("additionalProperties"), false}};
-}
-
-QJsonObject emptySchema()
-{
-    return QJsonObject{{QStringLiteral("type"), QStringLiteral("object")},
-                       {QStringLiteral("properties"), QJsonObject{}},
-                       {QStringLiteral("additionalProperties"), false}};
-}
-
-} // namespace
+using namespace chat2sbx::test;
+using Fixture = DispatcherFixture;
 
 class TestMcpDispatcher : public QObject {
     Q_OBJECT
-
-    struct Fixture {
-        ManualClock clock{1000000};
-        ToolRegistry tools;
-        RecordingAuditSink audit;
-        QList<ToolCall> heldCalls;   // calls of the `slow` tool, answered (or not) by the test
-        std::unique_ptr<ToolCallRunner> calls;
-        std::unique_ptr<McpDispatcher> dispatcher;
-
-        Fixture()
-        {
-            tools.add(ToolDefinition{QStringLiteral("echo"), QStringLiteral("Echo"), QStringLiteral("Returns its text."),
-                                     stringSchema(), {}, {}},
-                      [](const ToolCall &call) {
-                          call.responder.ok(QJsonObject{{QStringLiteral("text"), call.arguments.value(QStringLiteral("text"))}});
-                      });
-            tools.add(ToolDefinition{QStringLiteral("slow"), QStringLiteral("Slow"), QStringLiteral("Answers when told."),
-                                     emptySchema(), {}, {}},
-                      [this](const ToolCall &call) { heldCalls << call; });
-            tools.add(ToolDefinition{QStringLiteral("drop"), QStringLiteral("Drop"), QStringLiteral("Never answers."),
-                                     emptySchema(), {}, {}},
-                      [](const ToolCall &) {});
-            // A command-like tool drawn by the card, its output a payload field.
-            ToolDefinition run{QStringLiteral("run"), QStringLiteral("Run"), QStringLiteral("Returns a long output."),
-                               emptySchema(), {}, {}};
-            run.presentation = {QStringLiteral("Running…"), QStringLiteral("Ran"), true, {QStringLiteral("output")}};
-            tools.add(run, [](const ToolCall &call) { call.responder.ok(runResult()); });
-            calls = std::make_unique<ToolCallRunner>(tools, audit, clock);
-            dispatcher = std::make_unique<McpDispatcher>(tools, *calls, clock, 60);
-        }
-        ~Fixture()
-        {
-            dispatcher.reset();
-            calls.reset();
-        }
-
-        QList<McpAnswer> send(const QByteArray &body, const QString &sessionId = {},
-                              const std::optional<QString> &version = std::nullopt)
-        {
-            auto answers = std::make_shared<QList<McpAnswer>>();
-            McpMessageContext context{sessionId, version};
-            dispatcher->dispatchBody(body, context, [answers](const McpAnswer &a) { answers->append(a); });
-            return *answers;
-        }
-        // Sends and keeps collecting: for calls answered later.
-        std::shared_ptr<QList<McpAnswer>> sendAsync(const QByteArray &body, const QString &sessionId)
-        {
-            auto answers = std::make_shared<QList<McpAnswer>>();
-            dispatcher->dispatchBody(body, McpMessageContext{sessionId, std::nullopt},
-                                     [answers](const McpAnswer &a) { answers->append(a); });
-            return answers;
-        }
-        QString initialize(const QString &clientName = QStringLiteral("row-client"))
-        {
-            const QList<McpAnswer> a = send(R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":")"
-                                            + clientName.toUtf8() + R"(","version":"1"}}})");
-            return a.size() == 1 ? a.first().createdSessionId : QString();
-        }
-    };
-
-    static QString runOutput() { return QStringLiteral("line \"1\"\tend\n").repeated(30); }
-    static QJsonObject runResult()
-    {
-        return {{QStringLiteral("session_id"), QStringLiteral("bash_1")}, {QStringLiteral("status"), QStringLiteral("exited")},
-                {QStringLiteral("exit_code"), 0}, {QStringLiteral("output"), runOutput()},
-                {QStringLiteral("files"), QJsonArray{QStringLiteral("a"), QStringLiteral("b")}}};
-    }
-    static QJsonObject callResult(const McpAnswer &answer)
-    {
-        return QJsonDocument::fromJson(answer.json).object().value(QStringLiteral("result")).toObject();
-    }
-
-    static QByteArray callSlow(int id)
-    {
-        return QJsonDocument(QJsonObject{{QStringLiteral("jsonrpc"), QStringLiteral("2.0")}, {QStringLiteral("id"), id},
-                                         {QStringLiteral("method"), QStringLiteral("tools/call")},
-                                         {QStringLiteral("params"), QJsonObject{{QStringLiteral("name"), QStringLiteral("slow")}}}})
-            .toJson(QJsonDocument::Compact);
-    }
 
 private slots:
     void message_data()
@@ -216,21 +63,22 @@ private slots:
                                                    << QByteArray(R"({"id":null,"error":{"code":-32602}})");
 
         // Transport headers as the dispatcher sees them.
+        // An unknown version is answered as the modern revision does (tst_mcp_modern has the rest).
         QTest::newRow("unsupported protocol header") << open << QStringLiteral("1999-01-01") << QByteArray(R"({"jsonrpc":"2.0","id":8,"method":"ping"})") << 400
-                                                     << QByteArray(R"({"id":8,"error":{"code":-32000}})");
+                                                     << QByteArray(R"({"id":8,"error":{"code":-32022,"data":{"requested":"1999-01-01"}}})");
         QTest::newRow("supported protocol header") << open << QStringLiteral("2025-03-26") << QByteArray(R"({"jsonrpc":"2.0","id":8,"method":"ping"})") << 200
                                                    << QByteArray(R"({"jsonrpc":"2.0","id":8,"result":{}})");
         QTest::newRow("unknown session") << unknown << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":9,"method":"ping"})") << 404
                                          << QByteArray(R"({"id":9,"error":{"code":-32000,"message":"Session not found"}})");
         QTest::newRow("no session") << none << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":9,"method":"ping"})") << 400
-                                    << QByteArray(R"j({"id":9,"error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required (send initialize first)"}})j");
+                                    << QByteArray(R"j({"id":9,"error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required (send initialize first, or use protocol version 2026-07-28 with its params._meta)"}})j");
         QTest::newRow("notification without session") << none << noHeader << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/initialized"})") << 400
                                                       << QByteArray(R"({"id":null,"error":{"code":-32000}})");
 
         // initialize.
         QTest::newRow("initialize") << none << noHeader
                                     << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})")
-                                    << 200 << QByteArray(R"({"id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":false},"logging":{},"resources":{"listChanged":false,"subscribe":false}},"serverInfo":{"name":"chat2sbx"}}})");
+                                    << 200 << QByteArray(R"({"id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":false},"logging":{},"resources":{"listChanged":false,"subscribe":false},"prompts":{"listChanged":false},"extensions":{"io.modelcontextprotocol/ui":{}}},"serverInfo":{"name":"chat2sbx"}}})");
         QTest::newRow("initialize future version") << none << noHeader
                                                    << QByteArray(R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2099-01-01"}})")
                                                    << 200 << QByteArray(R"({"id":"i","result":{"protocolVersion":"2025-11-25"}})");
@@ -253,8 +101,19 @@ private slots:
                                   << QByteArray(R"({"id":3,"result":{}})");
         QTest::newRow("setLevel unknown") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"loud"}})") << 200
                                           << QByteArray(R"({"id":3,"error":{"code":-32602}})");
-        QTest::newRow("unknown method") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"prompts/list"})") << 200
-                                        << QByteArray(R"({"id":4,"error":{"code":-32601,"message":"Method not found: prompts/list"}})");
+        QTest::newRow("unknown method") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"completion/complete"})") << 200
+                                        << QByteArray(R"({"id":4,"error":{"code":-32601,"message":"Method not found: completion/complete"}})");
+        QTest::newRow("prompts/list") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"prompts/list"})") << 200
+                                      << QByteArray(R"({"id":4,"result":{"prompts":[{"name":"work_on_folder"}]}})");
+        QTest::newRow("prompts/get") << open << noHeader
+                                     << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"work_on_folder","arguments":{"path":"~/src/app"}}})") << 200
+                                     << QByteArray(R"({"id":4,"result":{"messages":[{"role":"user"}]}})");
+        QTest::newRow("prompts/get without path") << open << noHeader
+                                                  << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"work_on_folder"}})") << 200
+                                                  << QByteArray(R"({"id":4,"error":{"code":-32602}})");
+        QTest::newRow("prompts/get unknown") << open << noHeader
+                                             << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":"nope"}})") << 200
+                                             << QByteArray(R"({"id":4,"error":{"code":-32602}})");
 
         // Resources: the tool card.
         QTest::newRow("resources/list") << open << noHeader << QByteArray(R"({"jsonrpc":"2.0","id":4,"method":"resources/list"})") << 200
