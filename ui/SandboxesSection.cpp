@@ -115,6 +115,11 @@ void SandboxesSection::rebuild()
         else if (!row.workspaceMode.isEmpty())
             lines << QStringLiteral("mode: %1").arg(row.workspaceMode);
         lines << QStringLiteral("ports: %1").arg(row.ports.isEmpty() ? QStringLiteral("none") : row.ports.join(QStringLiteral(", ")));
+        if (!row.createdByConversation.isEmpty() && row.lastConversation != row.createdByConversation)
+            lines << QStringLiteral("ChatGPT conversation: %1 (created it), %2 (last used it)")
+                         .arg(row.createdByConversation, row.lastConversation);
+        else if (!row.lastConversation.isEmpty())
+            lines << QStringLiteral("ChatGPT conversation: %1").arg(row.lastConversation);
         if (!row.reason.isEmpty())
             lines << QStringLiteral("reason: %1").arg(row.reason);
         QLabel *detail = makeLabel(lines.join(QLatin1Char('\n')), card);

@@ -19,6 +19,10 @@ ServiceModels makeServiceModels(Controller &controller)
     auto sandboxes = std::make_unique<ServiceSandboxesModel>(controller.sandboxes());
     ActivityMonitor *monitor = &controller.activity();
     sandboxes->setRunningCounter([monitor](const QString &id) { return monitor->runningCount(id); });
+    sandboxes->setConversationLookup([monitor](const QString &id) {
+        const auto c = monitor->conversationsOf(id);
+        return qMakePair(c.first, c.last);
+    });
     m.sandboxes = std::move(sandboxes);
     m.activity = std::make_unique<ServiceActivityModel>(controller.activity());
     m.status = std::make_unique<ServiceStatusModel>(controller);

@@ -2,6 +2,7 @@
 
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxPresenter.h"
+#include "state/AuditEntry.h"
 
 #include <QPointer>
 
@@ -44,6 +45,11 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
         }
         row.runningCommands = m_running && r.state == SandboxState::Running ? m_running(r.id) : 0;
         row.reason = m_service.publicText(r.reason);
+        if (m_conversations) {
+            const auto [first, last] = m_conversations(r.id);
+            row.createdByConversation = AuditEntry::shortConversationId(first);
+            row.lastConversation = AuditEntry::shortConversationId(last);
+        }
         rows.append(row);
     }
     return rows;

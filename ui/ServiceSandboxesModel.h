@@ -20,11 +20,15 @@ public:
     void destroy(const QString &id, ResultCallback done) override;
     // How many commands run in a sandbox now (the Destroy confirmation says it); unset: 0.
     void setRunningCounter(std::function<int(const QString &sandboxId)> counter) { m_running = std::move(counter); }
+    // Which ChatGPT conversations created and last used a sandbox (full ids; shortened for the rows).
+    using Conversations = std::function<QPair<QString, QString>(const QString &sandboxId)>;
+    void setConversationLookup(Conversations lookup) { m_conversations = std::move(lookup); }
 
 private:
     // Outlives this: owned by the Controller, which outlives the tray's models.
     SandboxService &m_service;
     std::function<int(const QString &)> m_running;
+    Conversations m_conversations;
 };
 
 } // namespace chat2sbx::ui

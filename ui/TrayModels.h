@@ -44,6 +44,8 @@ struct SandboxRow {
     qint64 idleDeadlineMs = 0;   // 0: none
     QStringList ports;      // "8080 → 127.0.0.1:49152"
     QString reason;         // why it failed, if it did
+    QString createdByConversation = {};   // the ChatGPT conversation that made it, shortened; empty: none known
+    QString lastConversation = {};        // the one that used it last, shortened
 };
 
 struct StatusInfo {

@@ -50,6 +50,11 @@ void peerOf(int fd, QHostAddress &address, quint16 &port)
 
 } // namespace
 
+ClientRelay *ClientRelay::of(QObject *innerSocket)
+{
+    return innerSocket ? qobject_cast<ClientRelay *>(innerSocket->property(kRelayProperty).value<QObject *>()) : nullptr;
+}
+
 ClientRelay *ClientRelay::create(qintptr clientFd, QObject *parent, QTcpSocket *&inner)
 {
     inner = nullptr;
@@ -77,7 +82,9 @@ ClientRelay *ClientRelay::create(qintptr clientFd, QObject *parent, QTcpSocket *
     peerOf(client, address, port);
     socket->adoptPeer(address, port);
     inner = socket;
-    return new ClientRelay(client, pair[1], socket, parent);
+    auto *relay = new ClientRelay(client, pair[1], socket, parent);
+    socket->setProperty(kRelayProperty, QVariant::fromValue(static_cast<QObject *>(relay)));
+    return relay;
 }
 
 ClientRelay::ClientRelay(int clientFd, int pairFd, QTcpSocket *inner, QObject *parent)

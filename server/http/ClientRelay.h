@@ -26,12 +26,15 @@ public:
     static constexpr int kChunksPerWake = 16;   // answer bytes moved per wake-up: at most 1 MiB
     // After our FIN, how long the client may take to close its side before the relay closes anyway.
     static constexpr int kLingerMs = 2000;
+    static constexpr const char *kRelayProperty = "chat2sbx.clientRelay";
 
     // Takes `clientFd` (a connected TCP socket; closed on failure). `inner` receives the socket
     // for QtHttpServer, a child of `parent` reporting the client's address and port as its peer.
     static ClientRelay *create(qintptr clientFd, QObject *parent, QTcpSocket *&inner);
     ~ClientRelay() override;
 
+    // The relay carrying the connection of a socket create() made; nullptr for any other socket.
+    static ClientRelay *of(QObject *innerSocket);
     bool hasClientEnded() const { return m_clientEof; }
     // Bytes of the client not yet read by the inner socket (in flight in the relay or the pair).
     bool hasUndelivered() const;

@@ -7,6 +7,9 @@
 #include <QPointer>
 #include <QTcpSocket>
 
+#include <functional>
+#include <memory>
+
 namespace chat2sbx {
 
 // The answer to one HTTP request, possibly sent long after the handler returned (a pending
@@ -26,11 +29,17 @@ public:
     // Sends once; later calls do nothing. Returns false when the client is gone.
     bool send(int status, const QByteArray &body, const QByteArray &contentType, const Headers &headers = {});
     bool sendEmpty(int status, const Headers &headers = {});
+    // Calls `gone` once, from the event loop, when the client ends its side of the connection (EOF
+    // or reset) or it closes before the answer was sent (at once, deferred, when it already has).
+    // For the 2026-07-28 binding, where that is how a client cancels; a legacy client that half-closes
+    // and waits is never asked about (its calls do not use this).
+    void onClientGone(std::function<void()> gone);
 
 private:
     QHttpServerResponder m_responder;
     QPointer<QTcpSocket> m_socket;
     bool m_sent = false;
+    std::shared_ptr<bool> m_answered = std::make_shared<bool>(false);   // outlives this for onClientGone
 };
 
 } // namespace chat2sbx

@@ -100,6 +100,8 @@ void McpEndpoint::handlePost(const HttpRequestData &request, const std::shared_p
         context.method = request.header("mcp-method");
     if (request.hasHeader("mcp-name"))
         context.name = request.header("mcp-name");
+    // A modern request's cancellation is its connection closing (2026-07-28 Streamable HTTP).
+    context.onCancellable = [reply](std::function<void()> cancel) { reply->onClientGone(std::move(cancel)); };
     m_dispatcher.dispatchBody(request.body, context, [reply](const McpAnswer &answer) {
         if (answer.isAccepted())
             return void(reply->sendEmpty(answer.status));

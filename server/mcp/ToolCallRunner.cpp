@@ -240,6 +240,13 @@ void ToolCallRunner::call(const QString &scope, const McpCaller &caller, const Q
         auto p = weak.lock();
         if (!self || !p || self->findPending(p->scope, p->rpcId) != p)
             return;   // cancelled, or the session ended, before the handler answered
+        // A call that made a sandbox (sandbox_create) is audited under the sandbox it made, so the
+        // sandbox's history (chat2sbx audit --sandbox, which conversation created it) starts there.
+        if (p->sandboxId.isEmpty() && !result.isError && result.structuredJson.isEmpty()) {
+            const QJsonValue made = result.structured.value(QStringLiteral("sandbox_id"));
+            if (made.isString())
+                p->sandboxId = made.toString().left(64);
+        }
         self->complete(p, jsonrpc::serializeResult(p->rpcId, callToolResultJson(result, layout)),
                        result.isError ? QStringLiteral("error") : QStringLiteral("ok"),
                        result.isError ? oneLine(result.message) : QString());

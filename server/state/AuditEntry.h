@@ -20,7 +20,8 @@ struct AuditEntry {
 
     // The conversation id shortened for display: its last path segment ("v1/3f9a..." -> "3f9a..."),
     // at most 8 characters; empty when none.
-    QString shortConversation() const
+    QString shortConversation() const { return shortConversationId(conversation); }
+    static QString shortConversationId(const QString &conversation)
     {
         const QString tail = conversation.mid(conversation.lastIndexOf(QLatin1Char('/')) + 1);
         return (tail.isEmpty() ? conversation : tail).left(8);

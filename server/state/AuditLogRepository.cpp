@@ -146,6 +146,21 @@ QList<AuditEntry> AuditLogRepository::recent(int limit) const
     return merged;
 }
 
+AuditLogRepository::Conversations AuditLogRepository::conversationsOf(const QString &sandboxId) const
+{
+    Conversations out;
+    for (const char *order : {"ASC", "DESC"}) {
+        // audit_log_by_sandbox (sandbox_id, id) serves both ends.
+        QSqlQuery q(m_db.handle());
+        q.prepare(QStringLiteral("SELECT conversation FROM audit_log WHERE sandbox_id = ? AND conversation IS NOT NULL "
+                                 "ORDER BY id %1 LIMIT 1").arg(QLatin1String(order)));
+        q.addBindValue(sandboxId);
+        if (q.exec() && q.next())
+            (qstrcmp(order, "ASC") == 0 ? out.first : out.last) = q.value(0).toString();
+    }
+    return out;
+}
+
 QList<AuditEntry> AuditLogRepository::find(const AuditQuery &query, QString &error) const
 {
     QList<AuditEntry> out;

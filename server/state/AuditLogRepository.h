@@ -30,6 +30,14 @@ public:
     bool insertWithId(const AuditEntry &entry, QString &error);
     // Newest first.
     QList<AuditEntry> recent(int limit) const;
+    // The ChatGPT conversations of a sandbox's calls: the first one that named a conversation (the
+    // sandbox_create that made it, while that row is kept) and the latest; empty when none did.
+    // Rows still in the server's journal count from its next fold (seconds).
+    struct Conversations {
+        QString first;
+        QString last;
+    };
+    Conversations conversationsOf(const QString &sandboxId) const;
     // Oldest first (the order a log is read in); the newest `query.limit` of the matching rows.
     QList<AuditEntry> find(const AuditQuery &query, QString &error) const;
     // Deletes rows older than `maxAgeMs` before `nowMs` (0: no age limit) and all but the newest

@@ -285,8 +285,8 @@ private slots:
         QCOMPARE(r.errorCode(), -32600);
         QCOMPARE(r.json.value("id").toInt(), 8);
 
-        // -32601: unknown methods (prompts are not offered).
-        r = c.request("prompts/list", {}, "abc");
+        // -32601: unknown methods (completions are not offered).
+        r = c.request("completion/complete", {}, "abc");
         QCOMPARE(r.status, 200);
         QCOMPARE(r.errorCode(), -32601);
         QCOMPARE(r.json.value("id").toString(), QStringLiteral("abc"));

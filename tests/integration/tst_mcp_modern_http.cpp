@@ -7,7 +7,9 @@
 #include "TestSupport.h"
 
 #include "ManualClock.h"
+#include "mcp/McpDispatcher.h"
 #include "mcp/McpEndpoint.h"
+#include "mcp/ToolCallRunner.h"
 #include "runtime/ChatGptToolList.h"
 #include "runtime/Controller.h"
 #include "runtime/StatusReportBuilder.h"
@@ -130,7 +132,7 @@ private slots:
         McpTestClient c(m_url);
         RawHeaders headers;
         if (versionHeader)
-            headers.append({"MCP-Protocol-Version", "2026-07-28"});
+            headers.append({QByteArrayLiteral("MCP-Protocol-Version"), QByteArrayLiteral("2026-07-28")});
         const McpHttpReply r = c.send("POST", probeBody(), headers);
         QVERIFY2(r.status == 200, r.body.constData());
         QCOMPARE(r.header("Content-Type"), QByteArray("application/json"));

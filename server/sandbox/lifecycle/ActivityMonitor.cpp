@@ -62,6 +62,13 @@ QList<AuditEntry> ActivityMonitor::recentCalls(int limit) const
     return AuditLogRepository(m_db).recent(limit);
 }
 
+AuditLogRepository::Conversations ActivityMonitor::conversationsOf(const QString &sandboxId) const
+{
+    if (!m_db.isOpen())
+        return {};
+    return AuditLogRepository(m_db).conversationsOf(sandboxId);
+}
+
 void ActivityMonitor::setWatching(bool watching, int intervalMs)
 {
     if (!watching) {

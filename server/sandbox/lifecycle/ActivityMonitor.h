@@ -42,6 +42,8 @@ public:
     int runningCount(const QString &sandboxId) const;
     // Newest first.
     QList<AuditEntry> recentCalls(int limit) const;
+    // Which ChatGPT conversations created and last used a sandbox (AuditLogRepository::conversationsOf).
+    AuditLogRepository::Conversations conversationsOf(const QString &sandboxId) const;
     // While watching, output tails refresh every `intervalMs`.
     void setWatching(bool watching, int intervalMs = 1000);
     bool isWatching() const { return m_timer.isActive(); }
