@@ -1,8 +1,8 @@
 #include "state/SettingsRepository.h"
 
 #include "state/Database.h"
+#include "state/SqlStatement.h"
 
-#include <QSqlError>
 #include <QSqlQuery>
 #include <QVariant>
 
@@ -21,15 +21,10 @@ std::optional<QString> SettingsRepository::value(const QString &key) const
 bool SettingsRepository::setValue(const QString &key, const QString &value, qint64 nowMs, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO settings (key, value, updated_at) VALUES (?,?,?) "
-                             "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"));
-    q.addBindValue(key);
-    q.addBindValue(value);
-    q.addBindValue(nowMs);
-    if (q.exec())
-        return true;
-    error = QStringLiteral("database error: %1").arg(q.lastError().text().trimmed());
-    return false;
+    return execBound(q,
+                     QStringLiteral("INSERT INTO settings (key, value, updated_at) VALUES (?,?,?) "
+                                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"),
+                     {key, value, nowMs}, error, QStringLiteral("database error: %1"));
 }
 
 } // namespace chat2sbx

@@ -186,8 +186,8 @@ private slots:
         QHash<QString, QJsonObject> byTool;
         for (const QJsonObject &row : rows) {
             // snake_case keys, each once (JSON objects cannot repeat keys; the set is exact).
-            QCOMPARE(QStringList(row.keys()), (QStringList{"at", "client", "duration_ms", "error", "id", "outcome",
-                                                           "sandbox_id", "session", "summary", "tool"}));
+            QCOMPARE(QStringList(row.keys()), (QStringList{"at", "client", "conversation", "duration_ms", "error", "id",
+                                                           "outcome", "sandbox_id", "session", "summary", "tool"}));
             QCOMPARE(row.value("client").toString(), QStringLiteral("trust-test"));
             QCOMPARE(row.value("session").toString(), mcp.sessionId.left(8));
             if (!byTool.contains(row.value("tool").toString()) || row.value("tool").toString() != "bash")

@@ -87,6 +87,7 @@ private slots:
         e.id = 42;
         e.client = text;
         e.detail = text;
+        e.conversation = text;
         const QByteArray line = AuditJournal::encode(e);
         QVERIFY(line.endsWith('\n'));
         QCOMPARE(line.count('\n'), 1);
@@ -99,8 +100,20 @@ private slots:
         QCOMPARE(back.client, text.left(100));
         QCOMPARE(back.sandboxId, text.left(64));
         QCOMPARE(back.detail, text);
+        QCOMPARE(back.conversation, text);
         QCOMPARE(back.tool, QStringLiteral("bash"));
         QCOMPARE(back.outcome, QStringLiteral("ok"));
+    }
+
+    // A journal left by the version before the conversation column (kill -9, then an upgrade) folds.
+    void versionOneLinesStillFold()
+    {
+        AuditEntry e;
+        QVERIFY(AuditJournal::decode("1\t7\t1700000000000\t3\tclient\tsess\tbash\tsbx_1\tls\tok\t", e));
+        QCOMPARE(e.id, 7);
+        QCOMPARE(e.client, QStringLiteral("client"));
+        QCOMPARE(e.outcome, QStringLiteral("ok"));
+        QVERIFY(e.conversation.isEmpty());
     }
 
     void malformedLinesAreNotRows_data()
@@ -108,7 +121,8 @@ private slots:
         QTest::addColumn<QByteArray>("line");
         QTest::newRow("empty") << QByteArray();
         QTest::newRow("cut short") << QByteArray("1\t7\t1700000000000\t3\tclient\tsess\tbash\t\tls");
-        QTest::newRow("other version") << QByteArray("2\t7\t1\t3\tc\ts\tbash\t\tls\tok\t");
+        QTest::newRow("other version") << QByteArray("3\t7\t1\t3\tc\ts\tbash\t\tls\tok\t\t");
+        QTest::newRow("version 2 without conversation") << QByteArray("2\t7\t1\t3\tc\ts\tbash\t\tls\tok\t");
         QTest::newRow("id not a number") << QByteArray("1\tx\t1\t3\tc\ts\tbash\t\tls\tok\t");
         QTest::newRow("id zero") << QByteArray("1\t0\t1\t3\tc\ts\tbash\t\tls\tok\t");
         QTest::newRow("bad escape") << QByteArray("1\t7\t1\t3\tc\\q\ts\tbash\t\tls\tok\t");
