@@ -1,10 +1,9 @@
-// The in-sandbox tools through the official MCP TypeScript SDK client against the real server on
-// the fake sbx: sandbox_create attaches the control channel; bash yields then bash_poll reads the
+// The in-sandbox tools through the official MCP TypeScript SDK v2 client (@modelcontextprotocol/client)
+// against the real server on the fake sbx: sandbox_create attaches the control channel; bash yields then bash_poll reads the
 // rest; bash_stop; bash_list; bash_write; write/read/edit/search/list; apply_patch; view_image;
 // import_file from a local https server (self-signed certificate trusted through the test-only CA
 // setting, allow-list localhost:<port>).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -30,7 +29,7 @@ try {
   const client = new Client({ name: 'chat2sbx-e2e-insandbox', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   const call = async (name, args) => {
-    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+    const r = await client.callTool({ name, arguments: args }, { timeout: 120000 });
     return { isError: !!r.isError, s: r.structuredContent ?? {}, text: r.content?.[0]?.text ?? '', content: r.content ?? [] };
   };
   const { tools } = await client.listTools();
