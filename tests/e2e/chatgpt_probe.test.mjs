@@ -73,16 +73,20 @@ try {
     `modern tools/call sandbox_create: HTTP ${created.status}, ${created.text.slice(0, 300)}`);
   check(created.headers.get('mcp-session-id') === null, 'modern tools/call: no Mcp-Session-Id');
 
-  // The audit row is written when the call ends, before its answer; read back the way a user would.
-  const rows = execFileSync(process.env.CHAT2SBX_BINARY, ['audit', '--json', '--limit', '20'], { env: server.env, encoding: 'utf8', timeout: 30000 })
-    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
-  const row = rows.find((r) => r.tool === 'sandbox_create' && r.sandbox_id === sandboxId);
-  check(row?.conversation === conversation && row.client === 'openai-mcp',
-    `chat2sbx audit --json names the conversation and the client: ${JSON.stringify(row ?? rows)}`);
-
   const destroyed = await post(server.url, { jsonrpc: '2.0', id: 4, method: 'tools/call',
     params: { name: 'sandbox_destroy', arguments: { sandbox_id: sandboxId }, _meta: meta } }, modern('tools/call', 'sandbox_destroy'));
   check(destroyed.status === 200 && destroyed.message?.result?.isError === false, `modern sandbox_destroy: ${destroyed.text.slice(0, 200)}`);
+
+  // Audit rows are written when a call ends, before its answer; read back the way a user would.
+  // This server ran one sandbox_create (its row has no sandbox id: none was in the arguments).
+  const rows = execFileSync(process.env.CHAT2SBX_BINARY, ['audit', '--json', '--limit', '20'], { env: server.env, encoding: 'utf8', timeout: 30000 })
+    .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  const creates = rows.filter((r) => r.tool === 'sandbox_create');
+  check(creates.length === 1 && creates[0].conversation === conversation && creates[0].client === 'openai-mcp' && creates[0].outcome === 'ok',
+    `chat2sbx audit --json: the sandbox_create row names the conversation and the client: ${JSON.stringify(creates)}`);
+  const destroy = rows.find((r) => r.tool === 'sandbox_destroy' && r.sandbox_id === sandboxId);
+  check(destroy?.conversation === conversation, `the sandbox_destroy row names it too: ${JSON.stringify(destroy ?? rows)}`);
+  check(rows.every((r) => r.session === null), 'modern calls have no session in the audit');
 } catch (err) {
   fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
