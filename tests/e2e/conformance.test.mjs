@@ -3,9 +3,10 @@
 // and 2026-07-28 (stateless, server/discover). Judged per CHECK from each scenario's checks.json:
 // every check must be SUCCESS or INFO, except the few in NOT_APPLICABLE below, which need the
 // suite's own fixture tools and are accepted only with the status and message that say so.
-// Scenarios made only of fixture checks (FIXTURE_ONLY, each with why) run with the rest but are not
-// judged; every scenario the suite runs for a version must be in one of the two lists, so nothing
-// is left out silently.
+// Scenarios made only of fixture checks (FIXTURE_ONLY, each with why) run with the rest and are
+// judged only by their wire-schema-valid check (every message the server sent them is valid per
+// the spec's schema); every scenario the suite runs for a version must be in one of the two lists,
+// so nothing is left out silently.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -31,7 +32,7 @@ const REQUIRED = {
     'resources-list', 'dns-rebinding-protection'],
 };
 
-// Scenarios whose every protocol check exercises a fixture of the suite's reference server: not judged.
+// Scenarios whose every protocol check exercises a fixture of the suite's reference server.
 const FIXTURE_ONLY = {
   'completion-complete': 'completes the fixture prompt test_prompt_with_arguments; chat2sbx serves no prompts and no completions',
   'tools-call-simple-text': 'calls the fixture tool test_simple_text',
@@ -173,9 +174,17 @@ try {
       }
       console.log(`${version} ${scenario}: ${checks.map((c) => `${c.id}=${c.status}`).join(' ')}`);
     }
+    // Fixture-only scenarios still show whether every message the server sent them was valid.
+    let wireChecked = 0;
+    for (const scenario of ran.filter((n) => n in FIXTURE_ONLY)) {
+      for (const c of (runs.get(scenario) ?? []).filter((x) => x.id === 'wire-schema-valid')) {
+        wireChecked++;
+        if (c.status !== 'SUCCESS') problems.push(`${version} ${scenario} (fixture-only) ${c.id} ${c.status}: ${c.errorMessage ?? ''}`);
+      }
+    }
     if (problems.length) console.error(r.out.slice(Math.max(0, r.out.indexOf('=== SUMMARY ==='))).slice(0, 4000));
     console.log(`conformance ${version}: ${run.length} scenarios judged, ${passed} checks passed, ${notApplicable} not applicable; `
-      + `${ran.filter((n) => n in FIXTURE_ONLY).length} fixture-only scenarios not judged`);
+      + `${ran.filter((n) => n in FIXTURE_ONLY).length} fixture-only scenarios judged only by their ${wireChecked} wire-schema-valid checks`);
   }
   NOT_APPLICABLE.forEach((e, i) => {
     if (!used.has(i)) problems.push(`NOT_APPLICABLE entry ${e.scenario} ${e.check} was never needed: remove it`);
