@@ -1,8 +1,9 @@
 // Replays what ChatGPT's MCP client (OpenAI's hosted connector, MCP 2026-07-28) sends, with plain
 // fetch against the real server on the fake sbx: its `server/discover` probe (id
 // "openai-mcp-discover", the captured _meta; once without and once with the MCP-Protocol-Version
-// header), then a modern tools/list and a tools/call of sandbox_create carrying the conversation id
-// in _meta["openai/session"]; `chat2sbx audit --json` must then name that conversation.
+// header), then a modern tools/list and tools/calls (sandbox_create, bash, sandbox_destroy) carrying
+// the conversation id in _meta["openai/session"]; `chat2sbx audit --json` must then name that
+// conversation, and ChatGPT's bash text must be the short summary it gets after initialize too.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { check, fail, startServer } from './harness.mjs';
@@ -73,19 +74,34 @@ try {
     `modern tools/call sandbox_create: HTTP ${created.status}, ${created.text.slice(0, 300)}`);
   check(created.headers.get('mcp-session-id') === null, 'modern tools/call: no Mcp-Session-Id');
 
+  // The client's identity comes from each request's _meta: ChatGPT gets the short text block
+  // (structuredContent holds the output), as it does after initialize (tool_cards.test.mjs).
+  const bash = await post(server.url, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'bash',
+    arguments: { sandbox_id: sandboxId, command: 'for i in $(seq 1 2000); do echo "line $i"; done', yield_time_ms: 30000 }, _meta: meta } },
+  modern('tools/call', 'bash'));
+  const ran = bash.message?.result;
+  const summary = ran?.content?.[0]?.text ?? '';
+  check(bash.status === 200 && ran?.structuredContent?.exit_code === 0 && ran.structuredContent.output.includes('line 2000\n'),
+    `modern bash: HTTP ${bash.status}, ${JSON.stringify(ran?.structuredContent ?? bash.text).slice(0, 200)}`);
+  check(summary.length < 400 && !summary.includes('line 1\n'), `ChatGPT's modern bash text is a summary: ${summary}`);
+
   const destroyed = await post(server.url, { jsonrpc: '2.0', id: 4, method: 'tools/call',
     params: { name: 'sandbox_destroy', arguments: { sandbox_id: sandboxId }, _meta: meta } }, modern('tools/call', 'sandbox_destroy'));
   check(destroyed.status === 200 && destroyed.message?.result?.isError === false, `modern sandbox_destroy: ${destroyed.text.slice(0, 200)}`);
 
   // Audit rows are written when a call ends, before its answer; read back the way a user would.
-  // This server ran one sandbox_create (its row has no sandbox id: none was in the arguments).
+  // This server ran one sandbox_create; its row names the sandbox it made, so the conversation
+  // that created a sandbox can be found.
   const rows = execFileSync(process.env.CHAT2SBX_BINARY, ['audit', '--json', '--limit', '20'], { env: server.env, encoding: 'utf8', timeout: 30000 })
     .split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
   const creates = rows.filter((r) => r.tool === 'sandbox_create');
-  check(creates.length === 1 && creates[0].conversation === conversation && creates[0].client === 'openai-mcp' && creates[0].outcome === 'ok',
-    `chat2sbx audit --json: the sandbox_create row names the conversation and the client: ${JSON.stringify(creates)}`);
+  check(creates.length === 1 && creates[0].conversation === conversation && creates[0].client === 'openai-mcp'
+    && creates[0].outcome === 'ok' && creates[0].sandbox_id === sandboxId,
+  `chat2sbx audit --json: the sandbox_create row names the conversation, the client and the sandbox: ${JSON.stringify(creates)}`);
   const destroy = rows.find((r) => r.tool === 'sandbox_destroy' && r.sandbox_id === sandboxId);
   check(destroy?.conversation === conversation, `the sandbox_destroy row names it too: ${JSON.stringify(destroy ?? rows)}`);
+  const bashRow = rows.find((r) => r.tool === 'bash' && r.sandbox_id === sandboxId);
+  check(bashRow?.conversation === conversation, `and the bash row: ${JSON.stringify(bashRow ?? rows)}`);
   check(rows.every((r) => r.session === null), 'modern calls have no session in the audit');
 } catch (err) {
   fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
