@@ -1,9 +1,10 @@
 // The official MCP TypeScript SDK v2 client (@modelcontextprotocol/client 2.4.0) in each of its
 // version-negotiation modes against the real server on the fake sbx: 'legacy' (initialize and a
 // session, 2025-11-25), 'auto' (server/discover finds 2026-07-28) and { pin: '2026-07-28' }. Each
-// runs the whole workflow: sandbox_create, write, bash that outlives its yield then bash_poll, the
-// tool card's resources/read, sandbox_destroy.
+// runs the whole workflow: sandbox_create, write, bash that outlives its yield then bash_poll,
+// bash_stop, a cancelled call (audited as cancelled), the tool card's resources/read, sandbox_destroy.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { execFileSync } from 'node:child_process';
 import { check, fail, startServer } from './harness.mjs';
 
 if (!process.env.CHAT2SBX_FAKE_SBX) fail('CHAT2SBX_FAKE_SBX is not set (the fake sbx is not built)');
@@ -15,6 +16,41 @@ const MODES = [
   { label: 'auto', mode: 'auto', expect: MODERN },
   { label: 'pin', mode: { pin: MODERN }, expect: MODERN },
 ];
+
+let auditRows;
+
+// Cancelling a call that is still waiting (legacy: the SDK sends notifications/cancelled; modern:
+// it closes the request) ends it on the server: its audit row says cancelled. The abort comes once bash_list shows the command, so the
+// call is surely under way on the server.
+async function cancelled(label, call, client, sandbox_id) {
+  const waiter = new AbortController();
+  const waiting = client.callTool({ name: 'bash', arguments: { sandbox_id, yield_time_ms: 60000, timeout_ms: 60000,
+    command: 'echo waiting; while [ ! -e released ]; do sleep 0.05; done' } }, { signal: waiter.signal, timeout: 120000 })
+    .then((r) => ({ result: r }), (e) => ({ error: e }));
+  let settled;
+  waiting.then((x) => { settled = x; });
+  for (let tries = 0; ; tries++) {
+    const listed = await call('bash_list', { sandbox_id });
+    // Any status: bash_list may show a session whose call has not yielded yet as "lost" (reported).
+    if ((listed.s.sessions ?? []).some((x) => x.command?.startsWith('echo waiting;'))) break;
+    if (settled) fail(`${label}: the waiting bash ended by itself: ${settled.error ?? JSON.stringify(settled.result).slice(0, 400)}`);
+    if (tries >= 200) fail(`${label}: the waiting bash never showed in bash_list: ${listed.text}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  waiter.abort();
+  const aborted = await waiting;
+  check(aborted.error !== undefined, `${label}: the cancelled call rejects on the client (${aborted.error ?? JSON.stringify(aborted.result).slice(0, 200)})`);
+  // The row is written when the server has ended the call; it learns of the cancel asynchronously.
+  let rows = [];
+  for (let tries = 0; tries < 100 && !rows.some((r) => r.outcome === 'cancelled'); tries++) {
+    if (tries) await new Promise((r) => setTimeout(r, 100));
+    rows = auditRows().filter((r) => r.client === `chat2sbx-e2e-${label}` && r.tool === 'bash');
+  }
+  const row = rows.find((r) => r.outcome === 'cancelled');
+  check(row?.sandbox_id === sandbox_id && row.summary?.startsWith('echo waiting;'),
+    `${label}: the server ends the cancelled call and audits it as cancelled (${JSON.stringify(row ?? rows)})`);
+  await call('write', { sandbox_id, path: 'released', content: '' });
+}
 
 async function workflow(url, { label, mode, expect }) {
   const client = new Client({ name: `chat2sbx-e2e-${label}`, version: '1.0.0' }, {
@@ -71,6 +107,14 @@ async function workflow(url, { label, mode, expect }) {
   check(output === `hello from ${label}\ndone\n` && last.s.exit_code === 5,
     `${label}: bash_poll returns the rest and exit code 5 (${JSON.stringify(output)}, ${last.s.exit_code})`);
 
+  // bash_stop ends a command that would never end by itself.
+  const endless = await call('bash', { sandbox_id, yield_time_ms: 300, command: 'echo started; while [ ! -e never ]; do sleep 0.05; done' });
+  check(!endless.isError && endless.s.status === 'running', `${label}: an endless command runs (${endless.text.slice(0, 160)})`);
+  const stopped = await call('bash_stop', { sandbox_id, session_id: endless.s.session_id });
+  check(!stopped.isError && stopped.s.status === 'exited', `${label}: bash_stop ends it (${stopped.text.slice(0, 200)})`);
+
+  await cancelled(label, call, client, sandbox_id);
+
   const read = await client.readResource({ uri: cardUri });
   const page = read.contents?.[0];
   check(page?.uri === CARD && page.mimeType === CARD_MIME && page.text?.startsWith('<!DOCTYPE html>'),
@@ -84,6 +128,8 @@ async function workflow(url, { label, mode, expect }) {
 }
 
 const server = await startServer({ CHAT2SBX_WARM_SANDBOXES: '0' });
+auditRows = () => execFileSync(process.env.CHAT2SBX_BINARY, ['audit', '--json', '--limit', '200'],
+  { env: server.env, encoding: 'utf8', timeout: 30000 }).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
 try {
   for (const m of MODES) await workflow(server.url, m);
 } catch (err) {
