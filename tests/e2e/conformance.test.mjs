@@ -139,6 +139,7 @@ if (problems.length) fail(problems.join('\n'));
 const server = await startServer();
 const out = mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-conformance-'));
 const used = new Set();
+const everRan = new Set();
 const t0 = Date.now();
 try {
   for (const [version, run] of Object.entries(RUN)) {
@@ -146,6 +147,7 @@ try {
     const r = await runNode([cli, 'server', '--url', server.url, '--suite', 'all', '--spec-version', version,
       '--timeout', '30000', '-o', dir], 150000);
     const ran = [...r.out.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((m) => m[1]);
+    ran.forEach((n) => everRan.add(n));
     const runs = readRuns(dir);
     console.log(`conformance ${version}: the suite ran ${ran.length} scenarios (exit ${r.code ?? r.signal})`);
     for (const name of ran)
@@ -186,6 +188,8 @@ try {
     console.log(`conformance ${version}: ${run.length} scenarios judged, ${passed} checks passed, ${notApplicable} not applicable; `
       + `${ran.filter((n) => n in FIXTURE_ONLY).length} fixture-only scenarios judged only by their ${wireChecked} wire-schema-valid checks`);
   }
+  for (const name of Object.keys(FIXTURE_ONLY))
+    if (!everRan.has(name)) problems.push(`FIXTURE_ONLY lists ${name}, which the suite did not run: remove it`);
   NOT_APPLICABLE.forEach((e, i) => {
     if (!used.has(i)) problems.push(`NOT_APPLICABLE entry ${e.scenario} ${e.check} was never needed: remove it`);
   });
