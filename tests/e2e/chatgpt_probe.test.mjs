@@ -6,7 +6,7 @@
 // conversation, and ChatGPT's bash text must be the short summary it gets after initialize too.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 if (!process.env.CHAT2SBX_FAKE_SBX) fail('CHAT2SBX_FAKE_SBX is not set (the fake sbx is not built)');
 const MODERN = '2026-07-28';
@@ -104,7 +104,7 @@ try {
   check(bashRow?.conversation === conversation, `and the bash row: ${JSON.stringify(bashRow ?? rows)}`);
   check(rows.every((r) => r.session === null), 'modern calls have no session in the audit');
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
 }

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 if (!process.env.CHAT2SBX_FAKE_SBX) fail('CHAT2SBX_FAKE_SBX is not set (the fake sbx is not built)');
 const roots = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-e2e-repos-')));
@@ -72,7 +72,7 @@ try {
   check(hostState() === before, 'the host checkout is still untouched');
   await client.close();
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
   rmSync(roots, { recursive: true, force: true });

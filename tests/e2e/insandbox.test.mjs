@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 if (!process.env.CHAT2SBX_FAKE_SBX) fail('CHAT2SBX_FAKE_SBX is not set (the fake sbx is not built)');
 const tlsDir = mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-e2e-tls-'));
@@ -106,7 +106,7 @@ try {
   await call('sandbox_destroy', { sandbox_id });
   await client.close();
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
   files.close();

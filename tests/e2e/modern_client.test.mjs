@@ -5,7 +5,7 @@
 // bash_stop, a cancelled call (audited as cancelled), the tool card's resources/read, sandbox_destroy.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { execFileSync } from 'node:child_process';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 if (!process.env.CHAT2SBX_FAKE_SBX) fail('CHAT2SBX_FAKE_SBX is not set (the fake sbx is not built)');
 const MODERN = '2026-07-28';
@@ -17,12 +17,10 @@ const MODES = [
   { label: 'pin', mode: { pin: MODERN }, expect: MODERN },
 ];
 
-let auditRows;
-
 // Cancelling a call that is still waiting (legacy: the SDK sends notifications/cancelled; modern:
-// it closes the request) ends it on the server: its audit row says cancelled. The abort comes once bash_list shows the command, so the
-// call is surely under way on the server.
-async function cancelled(label, call, client, sandbox_id) {
+// it closes the request) ends it on the server: its audit row says cancelled. The abort comes once
+// bash_list shows the command, so the call is surely under way on the server.
+async function cancelled(label, call, client, sandbox_id, auditRows) {
   const waiter = new AbortController();
   const waiting = client.callTool({ name: 'bash', arguments: { sandbox_id, yield_time_ms: 60000, timeout_ms: 60000,
     command: 'echo waiting; while [ ! -e released ]; do sleep 0.05; done' } }, { signal: waiter.signal, timeout: 120000 })
@@ -52,7 +50,7 @@ async function cancelled(label, call, client, sandbox_id) {
   await call('write', { sandbox_id, path: 'released', content: '' });
 }
 
-async function workflow(url, { label, mode, expect }) {
+async function workflow(url, auditRows, { label, mode, expect }) {
   const client = new Client({ name: `chat2sbx-e2e-${label}`, version: '1.0.0' }, {
     versionNegotiation: { mode },
     // A host that draws MCP Apps says so; the card is served either way, but this is what a real host sends.
@@ -113,7 +111,7 @@ async function workflow(url, { label, mode, expect }) {
   const stopped = await call('bash_stop', { sandbox_id, session_id: endless.s.session_id });
   check(!stopped.isError && stopped.s.status === 'exited', `${label}: bash_stop ends it (${stopped.text.slice(0, 200)})`);
 
-  await cancelled(label, call, client, sandbox_id);
+  await cancelled(label, call, client, sandbox_id, auditRows);
 
   const read = await client.readResource({ uri: cardUri });
   const page = read.contents?.[0];
@@ -128,12 +126,12 @@ async function workflow(url, { label, mode, expect }) {
 }
 
 const server = await startServer({ CHAT2SBX_WARM_SANDBOXES: '0' });
-auditRows = () => execFileSync(process.env.CHAT2SBX_BINARY, ['audit', '--json', '--limit', '200'],
+const auditRows = () => execFileSync(process.env.CHAT2SBX_BINARY, ['audit', '--json', '--limit', '200'],
   { env: server.env, encoding: 'utf8', timeout: 30000 }).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
 try {
-  for (const m of MODES) await workflow(server.url, m);
+  for (const m of MODES) await workflow(server.url, auditRows, m);
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
 }

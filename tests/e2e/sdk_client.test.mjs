@@ -2,7 +2,7 @@
 // against the real server: initialize, tools/list, tools/call, DELETE, then the old session id gets
 // 404 and the client re-initializes. The modern era is modern_client.test.mjs.
 import { Client, ProtocolError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 const server = await startServer();
 try {
@@ -81,7 +81,7 @@ try {
   console.log('PASS: SDK client e2e');
 } catch (e) {
   console.error(server.output());
-  fail(e?.stack ?? String(e));
+  fail(errorText(e));
 } finally {
   await server.stop();
 }

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startCardHost } from './card_host.mjs';
 import { makeRepo, recordResults } from './card_results.mjs';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 const chromium = process.env.CHAT2SBX_CHROMIUM || '/usr/bin/chromium';
 if (!existsSync(chromium)) {
@@ -197,7 +197,7 @@ try {
   check(problems.length === 0, `no console error or warning overall (${problems.join(' | ')})`);
   console.log(`screenshots: ${shots}`);
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   if (browser) await browser.close();
   // Only once chromium has exited: it writes to its profile until then (removing it earlier failed under load).

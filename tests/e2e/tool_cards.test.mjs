@@ -3,7 +3,7 @@
 // and what a content-only client and ChatGPT ("openai-mcp") get from a bash call. The SDK client
 // validates every structuredContent against the tool's outputSchema.
 import { Client, ResourceNotFoundError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 const CARD = 'ui://widget/chat2sbx-tool-card.html';
 const CARD_TOOLS = ['bash', 'bash_poll', 'bash_write', 'bash_stop', 'show_changes', 'edit', 'apply_patch', 'write',
@@ -84,7 +84,7 @@ try {
   await chatgpt.close();
   await client.close();
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
 }
