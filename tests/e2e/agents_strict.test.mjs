@@ -4,7 +4,7 @@
 // runs bash as the agent's tool: the SDK hands the model only the result's content (no
 // useStructuredContent), which must still carry status, exit code, session id and the output.
 import { MCPServerStreamableHttp, RunContext, getAllMcpTools } from '@openai/agents';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 const server = await startServer({ CHAT2SBX_WARM_SANDBOXES: '0' });
 try {
@@ -37,7 +37,7 @@ try {
   await invoke('sandbox_destroy', { sandbox_id: sandboxId, force: null });
   await mcp.close();
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
 }

@@ -1,12 +1,12 @@
 // A loopback web server that plays the MCP Apps host for the tool card in a real browser: its page
 // embeds the card in a sandboxed iframe and talks to it through the OFFICIAL host bridge,
-// AppBridge + PostMessageTransport from @modelcontextprotocol/ext-apps/app-bridge, loaded as ES
-// modules straight from node_modules (an import map resolves their bare imports). The card is
-// served with the Content-Security-Policy a host derives from empty CSP domain lists.
-import { readFileSync, realpathSync } from 'node:fs';
+// AppBridge + PostMessageTransport from @modelcontextprotocol/ext-apps/app-bridge (2.x, built on the
+// SDK v2 client), loaded as ES modules straight from node_modules (an import map resolves their bare
+// imports). The card is served with the Content-Security-Policy a host derives from empty CSP domain lists.
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const modulesRoot = realpathSync(path.join(here, 'node_modules'));
@@ -15,14 +15,46 @@ const modulesRoot = realpathSync(path.join(here, 'node_modules'));
 export const CARD_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; "
   + "media-src data:; font-src data:; connect-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'";
 
-// Every bare specifier the bridge's module graph imports, resolved the way Node resolves it.
+// Resolves a bare specifier as a browser bundler would: the package's `exports` under the
+// "browser", "import", "default" conditions (the SDK v2 client ships a browser shim there; Node's
+// own resolution would pick the Node one, which needs CommonJS modules).
+const BROWSER_CONDITIONS = ['browser', 'import', 'default'];
+function pickExport(target) {
+  if (typeof target === 'string') return target;
+  if (Array.isArray(target)) return target.map(pickExport).find(Boolean);
+  if (target && typeof target === 'object')
+    for (const c of BROWSER_CONDITIONS) if (c in target) { const t = pickExport(target[c]); if (t) return t; }
+  return undefined;
+}
+function resolveBare(spec) {
+  const parts = spec.split('/');
+  const name = spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  const sub = `.${spec.slice(name.length)}`;
+  const dir = path.join(modulesRoot, name);
+  let pkg;
+  try { pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')); } catch { return undefined; }
+  let target;
+  if (pkg.exports) {
+    const exp = typeof pkg.exports === 'string' || Array.isArray(pkg.exports) || !Object.keys(pkg.exports).some((k) => k.startsWith('.'))
+      ? { '.': pkg.exports } : pkg.exports;
+    target = pickExport(exp[sub]);
+  } else {
+    target = sub === '.' ? (pkg.module ?? pkg.main ?? 'index.js') : sub;
+  }
+  const file = target && path.join(dir, target);
+  return file && existsSync(file) ? file : undefined;
+}
+
+// Every bare specifier the bridge's module graph imports, resolved for the browser. Relative
+// specifiers that name no file (a JSDoc `import('../types/index')` type reference) are not imports.
 function importMap() {
-  const entry = fileURLToPath(import.meta.resolve('@modelcontextprotocol/ext-apps/app-bridge'));
+  const entrySpec = '@modelcontextprotocol/ext-apps/app-bridge';
+  const entry = resolveBare(entrySpec);
   const imports = {};
   const seen = new Set();
   const queue = [entry];
   const toUrl = (file) => `/node_modules/${path.relative(modulesRoot, realpathSync(file)).split(path.sep).join('/')}`;
-  imports['@modelcontextprotocol/ext-apps/app-bridge'] = toUrl(entry);
+  imports[entrySpec] = toUrl(entry);
   const re = /(?:\bimport|\bexport)\s*(?:[\w*{}\s,$]*?\bfrom\s*)?["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
   while (queue.length) {
     const file = queue.pop();
@@ -31,9 +63,13 @@ function importMap() {
     const source = readFileSync(file, 'utf8');
     for (const m of source.matchAll(re)) {
       const spec = m[1] ?? m[2];
-      if (spec.startsWith('.')) { queue.push(path.resolve(path.dirname(file), spec)); continue; }
-      let resolved;
-      try { resolved = fileURLToPath(import.meta.resolve(spec, pathToFileURL(file).href)); } catch { continue; }
+      if (spec.startsWith('.')) {
+        const rel = path.resolve(path.dirname(file), spec);
+        if (existsSync(rel) && statSync(rel).isFile()) queue.push(rel);
+        continue;
+      }
+      const resolved = resolveBare(spec);
+      if (!resolved) continue;
       imports[spec] = toUrl(resolved);
       queue.push(resolved);
     }
@@ -99,7 +135,7 @@ export async function startCardHost(cardHtml) {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CARD_CSP });
       return res.end(cardHtml);
     }
-    if (url.pathname.startsWith('/node_modules/') && url.pathname.endsWith('.js')) {
+    if (url.pathname.startsWith('/node_modules/') && /\.m?js$/.test(url.pathname)) {
       const file = path.resolve(modulesRoot, decodeURIComponent(url.pathname.slice('/node_modules/'.length)));
       if (file.startsWith(modulesRoot + path.sep)) {
         try {

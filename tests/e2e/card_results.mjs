@@ -1,10 +1,9 @@
 // Records real CallToolResults for the tool card from `chat2sbx serve` on the fake sbx, through the
-// official MCP TypeScript SDK client introducing itself as ChatGPT does ("openai-mcp"): a clone
-// workspace (approved with the CLI), bash in its forms, the edit tools, show_changes (small and 300
+// official MCP TypeScript SDK v2 client (@modelcontextprotocol/client, legacy era) introducing itself
+// as ChatGPT does ("openai-mcp"): a clone workspace (approved with the CLI), bash in its forms, the edit tools, show_changes (small and 300
 // files), export_changes, the sandbox tools, view_image, an error and a tool without a card.
 // Returns the card page as resources/read serves it and, per case, {tool, input, result}.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,7 +28,7 @@ export async function recordResults(server, repo) {
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   const cases = {};
   const call = async (key, tool, input, { allowError = false } = {}) => {
-    const result = await client.callTool({ name: tool, arguments: input }, undefined, { timeout: 120000 });
+    const result = await client.callTool({ name: tool, arguments: input }, { timeout: 120000 });
     if (result.isError && !allowError) fail(`${tool}: ${JSON.stringify(result).slice(0, 400)}`);
     if (key) cases[key] = { tool, input, result };
     return result;

@@ -1,14 +1,13 @@
-// The clone-mode loop through the official MCP TypeScript SDK client against the real server on the
-// fake sbx: workspace_request (with a reason) → the user approves with the CLI → sandbox_create on the
+// The clone-mode loop through the official MCP TypeScript SDK v2 client (@modelcontextprotocol/client)
+// against the real server on the fake sbx: workspace_request (with a reason) → the user approves with the CLI → sandbox_create on the
 // repository → the agent commits and edits → show_changes → export_changes makes the host branch
 // chat2sbx/<id> without touching the checkout → sandbox_destroy saves the rest first.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 if (!process.env.CHAT2SBX_FAKE_SBX) fail('CHAT2SBX_FAKE_SBX is not set (the fake sbx is not built)');
 const roots = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-e2e-repos-')));
@@ -26,7 +25,7 @@ try {
   const client = new Client({ name: 'chat2sbx-e2e-clone', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   const call = async (name, args) => {
-    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+    const r = await client.callTool({ name, arguments: args }, { timeout: 120000 });
     return { isError: !!r.isError, s: r.structuredContent ?? {}, text: r.content?.[0]?.text ?? '' };
   };
   const names = (await client.listTools()).tools.map((t) => t.name);
@@ -73,7 +72,7 @@ try {
   check(hostState() === before, 'the host checkout is still untouched');
   await client.close();
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
   rmSync(roots, { recursive: true, force: true });

@@ -18,6 +18,14 @@ export function fail(message) {
   process.exit(1);
 }
 
+// An error with its causes: undici's "fetch failed" says why (e.g. the socket closed) only there.
+export function errorText(err) {
+  let text = `${err?.stack ?? err}`;
+  for (let cause = err?.cause, depth = 0; cause && depth < 4; cause = cause.cause, depth++)
+    text += `\ncaused by: ${cause?.stack ?? cause}${cause?.code ? ` (${cause.code})` : ''}`;
+  return text;
+}
+
 export function check(condition, message) {
   if (!condition) fail(message);
   console.log(`ok: ${message}`);

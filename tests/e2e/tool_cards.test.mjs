@@ -1,11 +1,9 @@
 // The tool card and the result shapes (docs/TOOL_CARDS.md) through the official MCP TypeScript SDK
-// client against the real server with the fake sbx: resources/read of the card, the tools' _meta,
+// v2 client against the real server with the fake sbx: resources/read of the card, the tools' _meta,
 // and what a content-only client and ChatGPT ("openai-mcp") get from a bash call. The SDK client
 // validates every structuredContent against the tool's outputSchema.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { check, fail, startServer } from './harness.mjs';
+import { Client, ResourceNotFoundError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { check, errorText, fail, startServer } from './harness.mjs';
 
 const CARD = 'ui://widget/chat2sbx-tool-card.html';
 const CARD_TOOLS = ['bash', 'bash_poll', 'bash_write', 'bash_stop', 'show_changes', 'edit', 'apply_patch', 'write',
@@ -47,7 +45,9 @@ try {
     await client.readResource({ uri: 'ui://widget/nope.html' });
     fail('resources/read of an unknown uri succeeded');
   } catch (e) {
-    check(e instanceof McpError && e.code === -32002, `unknown uri -> -32002 (${e.message})`);
+    // The server's legacy -32002 and the modern -32602 both arrive as the SDK's ResourceNotFoundError.
+    check(e instanceof ResourceNotFoundError && e.data?.uri === 'ui://widget/nope.html',
+      `unknown uri -> resource not found with data.uri (${e.code} ${e.message} ${JSON.stringify(e.data)})`);
   }
 
   const { tools } = await client.listTools();
@@ -84,7 +84,7 @@ try {
   await chatgpt.close();
   await client.close();
 } catch (err) {
-  fail(`${err?.stack ?? err}\n--- server output ---\n${server.output().slice(-4000)}`);
+  fail(`${errorText(err)}\n--- server output ---\n${server.output().slice(-4000)}`);
 } finally {
   await server.stop();
 }
