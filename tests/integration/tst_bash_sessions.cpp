@@ -200,6 +200,27 @@ private slots:
         f.call(QStringLiteral("bash_stop"), {{"session_id", sessionOf(other)}});
     }
 
+    // bash_list while a bash call is still starting (the helper answers bash_start after waiting up
+    // to 500 ms for a quick exit): the session is running, not "lost", and stays that way.
+    void listingDuringAStartDoesNotLoseTheSession()
+    {
+        const PendingCall bash = f.start(QStringLiteral("bash"), {{"command", "sleep 1.5; echo done"}, {"yield_time_ms", 4000}});
+        QStringList seen;
+        while (!bash.done()) {
+            const ToolResult listed = f.call(QStringLiteral("bash_list"), {});
+            QVERIFY2(!listed.isError, qPrintable(InSandboxFixture::describe(listed)));
+            for (const QJsonValue &s : listed.structured.value(QStringLiteral("sessions")).toArray())
+                if (s.toObject().value(QStringLiteral("command")).toString().startsWith(QLatin1String("sleep 1.5")))
+                    seen << s.toObject().value(QStringLiteral("status")).toString();
+            waitFor([] { return false; }, 20);
+        }
+        QVERIFY2(!seen.contains(QStringLiteral("lost")), qPrintable(seen.join(QLatin1Char(','))));
+        QVERIFY2(!bash.get().isError, qPrintable(InSandboxFixture::describe(bash.get())));
+        ToolResult last;
+        QCOMPARE(drain(sessionOf(bash.get()), output(bash.get()).toUtf8(), &last), QByteArray("done\n"));
+        QCOMPARE(last.structured.value(QStringLiteral("exit_code")).toInt(), 0);
+    }
+
     // A cancelled wait ends at once and takes no output: the session's next poll neither waits out the
     // cancelled yield nor misses what arrived.
     void cancelledWaitsEndAtOnce()

@@ -169,6 +169,7 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
     w->startArgs = {w->rec.id.toUtf8(), spec.cwd.toUtf8(), QByteArray::number(spec.timeoutMs), spec.command.toUtf8(),
                     spec.stdinPipe ? "1" : "0", env, QByteArray::number(helperWait), QByteArray::number(kPrefetchBytes)};
     w->startTimeoutMs = kStartTimeoutMs + helperWait;
+    m_launching.insert(w->rec.id, m_clock.nowMs());
     sendStart(w, false);
     endOnCancel(w, cancel);
 }
@@ -181,11 +182,14 @@ void BashSessions::sendStart(const std::shared_ptr<Wait> &w, bool exclusiveHeld)
     ++w->startAttempts;
     m_channels.channelFor(w->sandbox).request(
         QStringLiteral("bash_start"), w->startArgs, w->startTimeoutMs, [this, w, exclusiveHeld](const ChannelReply &r) {
+            if (!r.channelFailure)
+                m_launching.remove(w->rec.id);   // the helper has it (or refused it)
             if (w->cancelled)
                 return;   // the command runs on; bash_list shows it
             if (!r.ok && !r.channelFailure) {
                 QString ignored;
                 m_repo.remove(w->rec.id, ignored);
+                m_launching.remove(w->rec.id);
                 return finishWait(w, false, QStringLiteral("cannot start the command: %1").arg(r.error), {});
             }
             w->launchUnknown = r.channelFailure;
@@ -508,12 +512,20 @@ void BashSessions::list(const RunningSandbox &sandbox, ListDone done)
     m_channels.channelFor(sandbox).request(
         QStringLiteral("bash_status"), running, kReadTimeoutMs, [this, sandboxId, finish](const ChannelReply &r) {
             QList<BashSessionRecord> out = m_repo.listForSandbox(sandboxId);
+            const qint64 now = m_clock.nowMs();
             if (r.ok) {
                 for (auto &rec : out) {
                     const QString state = r.meta.value(rec.id);
                     QString error;
-                    if (!rec.exited && !state.isEmpty())
-                        recordExit(rec, state == QLatin1String("missing") ? QStringLiteral("lost") : state, error);
+                    if (rec.exited || state.isEmpty())
+                        continue;
+                    const auto launching = m_launching.find(rec.id);
+                    if (launching != m_launching.end()) {
+                        if (state == QLatin1String("missing") && now - *launching <= kStartTimeoutMs + kHelperWaitMs)
+                            continue;   // its start is still on the way to the helper
+                        m_launching.erase(launching);
+                    }
+                    recordExit(rec, state == QLatin1String("missing") ? QStringLiteral("lost") : state, error);
                 }
             }
             finish(out);

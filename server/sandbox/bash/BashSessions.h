@@ -112,6 +112,10 @@ private:
     ChannelPool &m_channels;
     Clock &m_clock;
     QHash<QString, std::shared_ptr<std::deque<std::function<void()>>>> m_queues;
+    // Sessions whose bash_start the helper has not answered yet (-> when it was sent, Clock ms): its
+    // `missing` for them in a bash_status means "not there yet", not "lost" (bash_list racing a start),
+    // until the start's own timeout has passed.
+    QHash<QString, qint64> m_launching;
     OutputPrefetch m_prefetch;
     QTimer m_prefetchSweep;
     int m_firstTickMs = 10;
