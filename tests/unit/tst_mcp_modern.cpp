@@ -28,6 +28,17 @@ QByteArray message(const QByteArray &id, const QByteArray &method, const QByteAr
     return R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":")" + method + R"(","params":{)" + params + "}}";
 }
 
+// The headers of a modern request for `method` (and `name` for Mcp-Name, when given).
+McpMessageContext modernContext(const QByteArray &method, const QByteArray &name = {})
+{
+    McpMessageContext context;
+    context.protocolVersion = QStringLiteral("2026-07-28");
+    context.method = method;
+    if (!name.isEmpty())
+        context.name = name;
+    return context;
+}
+
 std::optional<QByteArray> header(const QString &value)
 {
     return value.isNull() ? std::nullopt : std::optional<QByteArray>(value.toUtf8());
@@ -184,10 +195,7 @@ private slots:
     void eachRequestSaysWhoItIsAndWhichConversation()
     {
         DispatcherFixture f;
-        McpMessageContext context;
-        context.protocolVersion = QStringLiteral("2026-07-28");
-        context.method = QByteArrayLiteral("tools/call");
-        context.name = QByteArrayLiteral("run");
+        McpMessageContext context = modernContext("tools/call", "run");
         const QByteArray meta = R"("_meta":{"openai/session":"v1/conv-4f2a9c7d1e","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"openai-mcp","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}})";
         const QList<McpAnswer> answers = f.sendWith(message("1", "tools/call", R"("name":"run",)" + meta), context);
         QCOMPARE(answers.size(), 1);
@@ -225,10 +233,7 @@ private slots:
     {
         DispatcherFixture f;
         std::function<void()> cancel;
-        McpMessageContext context;
-        context.protocolVersion = QStringLiteral("2026-07-28");
-        context.method = QByteArrayLiteral("tools/call");
-        context.name = QByteArrayLiteral("slow");
+        McpMessageContext context = modernContext("tools/call", "slow");
         context.onCancellable = [&cancel](std::function<void()> c) { cancel = std::move(c); };
         const auto answers = f.sendAsyncWith(message("10", "tools/call", R"("name":"slow",)" + kMeta), context);
         QVERIFY(answers->isEmpty());
@@ -247,10 +252,7 @@ private slots:
     void sameIdInTwoConversationsRunsTwice()
     {
         DispatcherFixture f;
-        McpMessageContext context;
-        context.protocolVersion = QStringLiteral("2026-07-28");
-        context.method = QByteArrayLiteral("tools/call");
-        context.name = QByteArrayLiteral("slow");
+        McpMessageContext context = modernContext("tools/call", "slow");
         const auto first = f.sendAsyncWith(message("1", "tools/call", R"("name":"slow",)" + kMeta), context);
         const auto second = f.sendAsyncWith(message("1", "tools/call", R"("name":"slow",)" + kMeta), context);
         QCOMPARE(f.heldCalls.size(), 2);
@@ -265,10 +267,7 @@ private slots:
     void callsInFlightAreCapped()
     {
         DispatcherFixture f;
-        McpMessageContext context;
-        context.protocolVersion = QStringLiteral("2026-07-28");
-        context.method = QByteArrayLiteral("tools/call");
-        context.name = QByteArrayLiteral("slow");
+        McpMessageContext context = modernContext("tools/call", "slow");
         for (int i = 0; i < ToolCallRunner::kMaxPendingModern; ++i)
             QVERIFY(f.sendAsyncWith(message(QByteArray::number(i), "tools/call", R"("name":"slow",)" + kMeta), context)->isEmpty());
         const QList<McpAnswer> over = f.sendWith(message("999", "tools/call", R"("name":"slow",)" + kMeta), context);
@@ -283,9 +282,7 @@ private slots:
     {
         DispatcherFixture f;
         QSignalSpy served(f.dispatcher.get(), &McpDispatcher::toolListServedToChatGpt);
-        McpMessageContext context;
-        context.protocolVersion = QStringLiteral("2026-07-28");
-        context.method = QByteArrayLiteral("tools/list");
+        McpMessageContext context = modernContext("tools/list");
         f.sendWith(message("1", "tools/list", kMeta), context);
         QCOMPARE(served.count(), 0);
         f.sendWith(message("2", "tools/list", kChatGptMeta), context);
