@@ -62,6 +62,17 @@ case "$mode" in
         phase "the Debian 13 root (made or updated)"
         installers/distro-root.sh trixie run -- installers/test-in-root.sh build/debian13 "$jobs" || status=1
         phase "the Debian 13 build and tests"
+        # Each package is refused where its Qt is not: this machine's in the Debian 13 root, and the
+        # Debian 13 one here.
+        host_deb=$(ls build/release/chat2sbx_*.deb 2>/dev/null | head -n 1)
+        root_deb=$(ls build/debian13/chat2sbx_*.deb 2>/dev/null | head -n 1)
+        if [[ -n $host_deb && -n $root_deb ]]; then
+          installers/distro-root.sh trixie run -- installers/check-refused.sh "$host_deb" || status=1
+          installers/check-refused.sh "$root_deb" || status=1
+        else
+          echo "bootstrap: a package is missing (${host_deb:-no host .deb}, ${root_deb:-no Debian 13 .deb})" >&2
+          status=1
+        fi
       else
         echo "bootstrap: cannot make the Debian 13 root" >&2
         status=1
