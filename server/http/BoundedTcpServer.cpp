@@ -85,8 +85,10 @@ void BoundedTcpServer::incomingConnection(qintptr socketDescriptor)
         return;
     }
     QTcpSocket *socket = nullptr;
-    ClientRelay *relay = ClientRelay::create(socketDescriptor, this, socket,
-                                             [this](QTcpSocket *s) { keepAfterSlotLast(s); });
+    std::function<void(QTcpSocket *)> onReaderAdded;
+    if (qthttp::kReaderReconnects)
+        onReaderAdded = [this](QTcpSocket *s) { keepAfterSlotLast(s); };
+    ClientRelay *relay = ClientRelay::create(socketDescriptor, this, socket, std::move(onReaderAdded));
     if (!relay) {
         warn(QStringLiteral("cannot set up a connection: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
         return;

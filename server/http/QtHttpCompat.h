@@ -27,6 +27,10 @@ namespace chat2sbx::qthttp {
 // - lifetime: a 6.4 responder holds a plain socket pointer and its destructor touches nothing; a 6.8
 //   responder points into the connection's stream, tells the stream when it goes (which then
 //   resumes reading the connection) and must never outlive it.
+// 6.8 disconnects its reader from the socket's readyRead while a request is answered and connects
+// it again after (behind every slot connected meanwhile); 6.4 connects it once.
+constexpr bool kReaderReconnects = QT_VERSION >= QT_VERSION_CHECK(6, 8, 0);
+
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 using Handler = std::function<void(const QHttpServerRequest &, QHttpServerResponder &&)>;
 
