@@ -4,20 +4,66 @@
 #   installers/deps.sh          build + run dependencies
 #   installers/deps.sh --test   also what the test suite needs (node/npm, bubblewrap, desktop tools,
 #                               a Secret Service for the keychain test, chromium for the tool card test)
+#   installers/deps.sh [--test] --print   print the package names for this system, install nothing
+# The names hold on Debian 12, Debian 13 and Ubuntu 24.04; the one versioned name (the libFuzzer
+# runtime) follows the system's default clang.
 set -euo pipefail
+print=0
+test=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) test=1 ;;
+    --print) print=1 ;;
+    *) echo "usage: deps.sh [--test] [--print]" >&2; exit 2 ;;
+  esac
+done
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then SUDO=(sudo); fi
+updated=0
+apt_update() {
+  ((updated)) && return 0
+  "${SUDO[@]}" apt-get update -qq
+  updated=1
+}
+
+# The major version of the clang that `clang` is or would be: the installed one, else the version
+# the distribution's `clang` package depends on (14 on Debian 12, 18 on Ubuntu 24.04, 19 on Debian 13).
+clang_major() {
+  local v=""
+  if command -v clang >/dev/null 2>&1; then
+    v=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n1)
+  fi
+  if [[ -z "$v" ]]; then
+    v=$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n1)
+  fi
+  if [[ -z "$v" && $print -eq 0 ]]; then
+    apt_update
+    v=$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n1)
+  fi
+  echo "$v"
+}
 
 packages=(
   build-essential cmake ninja-build pkg-config git lld
   qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev qtkeychain-qt6-dev
   libqt6sql6-sqlite libsqlite3-dev qt6-svg-dev libqt6svg6 qt6-qpa-plugins qt6-image-formats-plugins
 )
-if [[ "${1:-}" == "--test" ]]; then
+if ((test)); then
   # gnome-keyring + libsecret + dbus: a throwaway Secret Service for the tunnel keychain test
   # clang + libclang-rt: -fsanitize=fuzzer for the fuzz targets
   # chromium: the tool card's browser test (e2e.tool_card_browser, driven by puppeteer-core)
   packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq
              gnome-keyring libsecret-1-0 dbus-daemon chromium
-             clang libclang-rt-14-dev)   # libFuzzer targets in tests/fuzz (clang 14 is bookworm's default)
+             clang)
+  major=$(clang_major)
+  [[ -n "$major" ]] || { echo "deps: cannot tell which clang this system has (apt-cache depends clang)" >&2; exit 1; }
+  packages+=("libclang-rt-$major-dev")   # libFuzzer runtime of the default clang (tests/fuzz)
+fi
+
+if ((print)); then
+  printf '%s\n' "${packages[@]}"
+  exit 0
 fi
 
 missing=()
@@ -38,8 +84,6 @@ if ((${#missing[@]} == 0)); then
   exit 0
 fi
 
-SUDO=()
-if [[ $(id -u) -ne 0 ]]; then SUDO=(sudo); fi
 echo "deps: installing ${missing[*]}"
-"${SUDO[@]}" apt-get update -qq
+apt_update
 DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

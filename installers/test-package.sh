@@ -65,6 +65,8 @@ for dep in libqt6core6 libqt6network6 libqt6httpserver6 libqt6sql6 libqt6widgets
   [[ ",$depends," =~ [,\ ]$dep[,\ ] ]] || fail "Depends lacks $dep: $depends"
 done
 [[ $depends != *asan* && $depends != *ubsan* ]] || fail "Depends names a sanitizer runtime: $depends"
+# QtHttpServer's ABI holds within one minor release only: the package must refuse any other.
+[[ $depends == *"libqt6httpserver6 (<< "* ]] || fail "Depends does not pin QtHttpServer's minor release: $depends"
 
 step "lintian (fails on errors)"
 t0=$SECONDS

@@ -2,6 +2,7 @@
 
 #include "core/JsonRpc.h"
 #include "http/ClientRelay.h"
+#include "http/QtHttpCompat.h"
 
 #include <QLoggingCategory>
 #include <QTcpSocket>
@@ -84,7 +85,10 @@ void BoundedTcpServer::incomingConnection(qintptr socketDescriptor)
         return;
     }
     QTcpSocket *socket = nullptr;
-    ClientRelay *relay = ClientRelay::create(socketDescriptor, this, socket);
+    std::function<void(QTcpSocket *)> onReaderAdded;
+    if (qthttp::kReaderReconnects)
+        onReaderAdded = [this](QTcpSocket *s) { keepAfterSlotLast(s); };
+    ClientRelay *relay = ClientRelay::create(socketDescriptor, this, socket, std::move(onReaderAdded));
     if (!relay) {
         warn(QStringLiteral("cannot set up a connection: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
         return;
@@ -97,17 +101,30 @@ void BoundedTcpServer::incomingConnection(qintptr socketDescriptor)
     connection.lastActivityMs = m_clock.elapsed();
     m_connections.insert(socket, connection);
     // Slots run in connection order: ours first, then QtHttpServer's (connected inside
-    // addPendingConnection), then ours again.
+    // addPendingConnection), then ours again. QtHttpServer 6.8 disconnects its reader while a
+    // request is being answered and connects it again after: the relay's socket reports that, and
+    // afterHttpServer moves behind it again.
     connect(socket, &QTcpSocket::readyRead, this, [this, socket] { beforeHttpServer(socket); });
     connect(socket, &QObject::destroyed, this, [this, socket] { m_connections.remove(socket); });
     connect(relay, &ClientRelay::clientEnded, socket, [this, socket] { endIfAnswered(socket); });
     connect(socket, &QTcpSocket::bytesWritten, this, [this, socket] { onBytesWritten(socket); });
     addPendingConnection(socket);
-    connect(socket, &QTcpSocket::readyRead, this, [this, socket] { afterHttpServer(socket); });
+    keepAfterSlotLast(socket);
+}
+
+void BoundedTcpServer::keepAfterSlotLast(QTcpSocket *socket)
+{
+    auto it = m_connections.find(socket);
+    if (it == m_connections.end())
+        return;
+    if (it->afterSlot)
+        disconnect(it->afterSlot);
+    it->afterSlot = connect(socket, &QTcpSocket::readyRead, this, [this, socket] { afterHttpServer(socket); });
 }
 
 void BoundedTcpServer::beforeHttpServer(QTcpSocket *socket)
 {
+    qthttp::setReadingSocket(socket);   // the route handler QtHttpServer may call next answers on it
     auto it = m_connections.find(socket);
     if (it == m_connections.end())
         return;

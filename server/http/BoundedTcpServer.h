@@ -59,10 +59,13 @@ private:
         qint64 requestStartedMs = -1;  // first byte of an unfinished request
         bool awaitingAnswer = false;   // a request was taken and its answer is not written yet
         bool rejected = false;
+        QMetaObject::Connection afterSlot;   // afterHttpServer: must stay behind QtHttpServer's reader
     };
 
     void beforeHttpServer(QTcpSocket *socket);
     void afterHttpServer(QTcpSocket *socket);
+    // (Re)connects afterHttpServer behind every other readyRead slot of the socket.
+    void keepAfterSlotLast(QTcpSocket *socket);
     void onBytesWritten(QTcpSocket *socket);
     // The client sends nothing more: end the connection when nothing of it is left to answer.
     void endIfAnswered(QTcpSocket *socket);

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QHostAddress>
+#include <QMetaMethod>
 #include <QSocketNotifier>
 #include <QTcpSocket>
 
@@ -27,6 +28,22 @@ public:
         setPeerAddress(address);
         setPeerPort(port);
     }
+    void setOnReaderAdded(std::function<void(QTcpSocket *)> hook) { m_onReaderAdded = std::move(hook); }
+
+protected:
+    void connectNotify(const QMetaMethod &signal) override
+    {
+        QTcpSocket::connectNotify(signal);
+        if (m_inHook || !m_onReaderAdded || signal != QMetaMethod::fromSignal(&QIODevice::readyRead))
+            return;
+        m_inHook = true;   // the hook connects to readyRead itself
+        m_onReaderAdded(this);
+        m_inHook = false;
+    }
+
+private:
+    std::function<void(QTcpSocket *)> m_onReaderAdded;
+    bool m_inHook = false;
 };
 
 bool wouldBlock()
@@ -55,7 +72,8 @@ ClientRelay *ClientRelay::of(QObject *innerSocket)
     return innerSocket ? qobject_cast<ClientRelay *>(innerSocket->property(kRelayProperty).value<QObject *>()) : nullptr;
 }
 
-ClientRelay *ClientRelay::create(qintptr clientFd, QObject *parent, QTcpSocket *&inner)
+ClientRelay *ClientRelay::create(qintptr clientFd, QObject *parent, QTcpSocket *&inner,
+                                 std::function<void(QTcpSocket *)> onReaderAdded)
 {
     inner = nullptr;
     const int client = int(clientFd);
@@ -81,6 +99,7 @@ ClientRelay *ClientRelay::create(qintptr clientFd, QObject *parent, QTcpSocket *
     quint16 port = 0;
     peerOf(client, address, port);
     socket->adoptPeer(address, port);
+    socket->setOnReaderAdded(std::move(onReaderAdded));
     inner = socket;
     auto *relay = new ClientRelay(client, pair[1], socket, parent);
     socket->setProperty(kRelayProperty, QVariant::fromValue(static_cast<QObject *>(relay)));

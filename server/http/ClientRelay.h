@@ -5,6 +5,8 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <functional>
+
 class QSocketNotifier;
 class QTcpSocket;
 
@@ -30,7 +32,10 @@ public:
 
     // Takes `clientFd` (a connected TCP socket; closed on failure). `inner` receives the socket
     // for QtHttpServer, a child of `parent` reporting the client's address and port as its peer.
-    static ClientRelay *create(qintptr clientFd, QObject *parent, QTcpSocket *&inner);
+    // `onReaderAdded` runs each time something connects to the inner socket's readyRead (QtHttpServer
+    // 6.8 reconnects its reader after every answer), not for connections it makes itself.
+    static ClientRelay *create(qintptr clientFd, QObject *parent, QTcpSocket *&inner,
+                               std::function<void(QTcpSocket *)> onReaderAdded = {});
     ~ClientRelay() override;
 
     // The relay carrying the connection of a socket create() made; nullptr for any other socket.

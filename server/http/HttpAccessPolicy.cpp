@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 #include "core/LogText.h"
+#include "http/QtHttpCompat.h"
 
 #include <QHostAddress>
 #include <QHttpServerRequest>
@@ -26,7 +27,7 @@ HttpRequestData HttpRequestData::from(const QHttpServerRequest &request)
     default: d.method = "OTHER"; break;
     }
     d.path = request.url().path();
-    d.headers = request.headers();
+    d.headers = qthttp::requestHeaders(request);
     for (auto &h : d.headers) {
         if (!h.first.isLower())
             h.first = h.first.toLower();

@@ -9,8 +9,16 @@
 namespace chat2sbx {
 
 HttpReply::HttpReply(QHttpServerResponder &&responder)
-    : m_responder(std::move(responder)), m_socket(m_responder.socket())
+    : m_responder(std::make_unique<QHttpServerResponder>(std::move(responder)))
 {
+    const qthttp::Connection connection = qthttp::connectionOf(*m_responder);
+    m_socket = connection.socket;
+    m_owner = connection.owner;
+}
+
+HttpReply::~HttpReply()
+{
+    qthttp::release(std::move(m_responder), m_owner);
 }
 
 bool HttpReply::isConnected() const
@@ -26,13 +34,13 @@ bool HttpReply::send(int status, const QByteArray &body, const QByteArray &conte
     *m_answered = true;
     if (!isConnected())
         return false;
-    m_responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(status));
+    Headers all;
+    all.reserve(headers.size() + 1);
     if (!contentType.isEmpty())
-        m_responder.writeHeader(QByteArrayLiteral("Content-Type"), contentType);
-    for (const auto &h : headers)
-        m_responder.writeHeader(h.first, h.second);
-    m_responder.writeHeader(QByteArrayLiteral("Content-Length"), QByteArray::number(body.size()));
-    m_responder.writeBody(body.constData(), body.size());
+        all.append({QByteArrayLiteral("Content-Type"), contentType});
+    all.append(headers);
+    qthttp::write(*m_responder, status, all, body);
+    qthttp::release(std::move(m_responder), m_owner);
     return true;
 }
 

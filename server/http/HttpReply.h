@@ -1,9 +1,9 @@
 #pragma once
 
+#include "http/QtHttpCompat.h"
+
 #include <QByteArray>
 #include <QHttpServerResponder>
-#include <QList>
-#include <QPair>
 #include <QPointer>
 #include <QTcpSocket>
 
@@ -13,14 +13,17 @@
 namespace chat2sbx {
 
 // The answer to one HTTP request, possibly sent long after the handler returned (a pending
-// tools/call). QtHttpServer 6.4 deletes the socket when the client disconnects and the responder
-// keeps a raw pointer, so every write first checks the socket is still there and connected;
-// a reply to a vanished client is dropped without touching the socket.
+// tools/call). Made inside the route handler. The client may be gone by the time of the answer
+// (QtHttpServer 6.4 deletes the socket, 6.8 closes it), so every write first checks the socket is
+// still there and connected; a reply to a vanished client is dropped without touching the socket.
+// The responder is let go as soon as the answer is written (QtHttpServer 6.8 reads the
+// connection's next request only then), through qthttp::release.
 class HttpReply {
 public:
-    using Headers = QList<QPair<QByteArray, QByteArray>>;
+    using Headers = qthttp::HeaderList;
 
     explicit HttpReply(QHttpServerResponder &&responder);
+    ~HttpReply();
     HttpReply(const HttpReply &) = delete;
     HttpReply &operator=(const HttpReply &) = delete;
 
@@ -36,8 +39,9 @@ public:
     void onClientGone(std::function<void()> gone);
 
 private:
-    QHttpServerResponder m_responder;
+    std::unique_ptr<QHttpServerResponder> m_responder;
     QPointer<QTcpSocket> m_socket;
+    QPointer<QObject> m_owner;
     bool m_sent = false;
     std::shared_ptr<bool> m_answered = std::make_shared<bool>(false);   // outlives this for onClientGone
 };

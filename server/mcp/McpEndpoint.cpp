@@ -34,14 +34,14 @@ McpEndpoint::~McpEndpoint() = default;
 void McpEndpoint::install(QHttpServer &http)
 {
     QPointer<McpEndpoint> self(this);
-    http.route(QStringLiteral("/mcp"), [self](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
+    qthttp::route(http, QStringLiteral("/mcp"), [self](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
         if (!self) {
             HttpReply(std::move(responder)).sendEmpty(503);
             return;
         }
         self->handle(request, std::move(responder));
     });
-    http.setMissingHandler([](const QHttpServerRequest &, QHttpServerResponder &&responder) {
+    qthttp::setMissingHandler(http, this, [](const QHttpServerRequest &, QHttpServerResponder &&responder) {
         HttpReply(std::move(responder)).send(404, QByteArrayLiteral("{\"error\":\"not found\"}"), kJson);
     });
 }

@@ -1,5 +1,7 @@
 #include "HealthServer.h"
 
+#include <QTcpServer>
+
 namespace faketunnel {
 namespace {
 const QByteArray kText = QByteArrayLiteral("text/plain; charset=utf-8");
@@ -22,7 +24,14 @@ HealthServer::HealthServer(MetricsProvider metrics, QObject *parent) : QObject(p
 
 quint16 HealthServer::listen(const QHostAddress &address, quint16 port)
 {
-    return m_server.listen(address, port);
+    // QHttpServer::listen is gone in Qt 6.8; binding a listening QTcpServer works on 6.4 and 6.8.
+    auto *tcp = new QTcpServer(&m_server);
+    if (!tcp->listen(address, port)) {
+        delete tcp;
+        return 0;
+    }
+    m_server.bind(tcp);   // takes it (void in 6.4; in 6.8 false only when not listening)
+    return tcp->serverPort();
 }
 
 void HealthServer::setReadiness(bool ready, const QString &body)
