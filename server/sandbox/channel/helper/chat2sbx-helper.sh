@@ -792,11 +792,18 @@ reap_predecessors() {
     done
 }
 
-# `cancel` (no response): kills the handler of request $1 if it still runs.
+# `cancel` (no response): kills the handler of request $1 if it still runs. A handler records its
+# group itself once it runs, which on a loaded VM can be later than the host's timeout: the mark
+# written first makes a handler that has not recorded itself yet end at once (it looks for the mark
+# after recording, so one of the two always sees the other).
 cancel_request() {
     local t=$1
     [[ $t =~ ^[0-9]+$ ]] || return 0
-    [ -f "$RUN/$t.pg" ] && kill_recorded_group "$RUN/$t.pg"
+    : >"$RUN/cancel.$t"
+    if [ -f "$RUN/$t.pg" ]; then
+        kill_recorded_group "$RUN/$t.pg"
+        rm -f -- "$RUN/cancel.$t"   # it had started: it is gone now, or had answered
+    fi
     rm -rf -- "$RUN/$t" "$RUN/$t".*
 }
 
@@ -817,6 +824,10 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
     O="$RUN/$ID.out"
     BIN="$RUN/$ID.bin"
     echo "$BASHPID" >"$RUN/$ID.pg"
+    if [ -e "$RUN/cancel.$ID" ]; then   # cancelled before it ran: no answer, nothing left
+        rm -f -- "$RUN/cancel.$ID" "$RUN/$ID".*
+        exit 0
+    fi
     MV=
     : >"$O"
     [ "$3" = raw ] || base64 -d <"$RUN/$ID.req" >"$BIN" 2>/dev/null
