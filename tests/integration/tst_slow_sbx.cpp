@@ -83,6 +83,20 @@ private slots:
         QCOMPARE(channel().starts(), startsBefore + 1);
     }
 
+    // A tool call that has to wait for the channel to come up says so; the next one does not.
+    void aCallThatWaitedForTheChannelSaysSo()
+    {
+        channel().stop();
+        const ToolResult first = f.call(QStringLiteral("bash"), {{"command", "cat hello.txt"}});
+        QVERIFY2(!first.isError, qPrintable(InSandboxFixture::describe(first)));
+        QCOMPARE(first.structured.value(QStringLiteral("output")).toString(), QStringLiteral("hello\n"));
+        QVERIFY2(first.structured.value(QStringLiteral("channel_note")).toString().contains(QLatin1String("took longer")),
+                 qPrintable(InSandboxFixture::describe(first)));
+        const ToolResult next = f.call(QStringLiteral("read"), {{"path", "hello.txt"}});
+        QVERIFY2(!next.isError, qPrintable(InSandboxFixture::describe(next)));
+        QVERIFY(!next.structured.contains(QStringLiteral("channel_note")));
+    }
+
     // Through the tool layer, once the channel is up, sbx's cost is not paid again.
     void toolCallsOnARunningChannel()
     {
