@@ -81,7 +81,7 @@ private slots:
         // A handler the cancel missed blocks for good, so a long wait costs nothing when all is well;
         // the cancels are handled one after the other, each a walk over /proc (which, without a pid
         // namespace, holds every process of this machine: thousands on a busy one).
-        const bool clean = waitFor([&] { return leftBehind().isEmpty(); }, 30000);
+        const bool clean = waitFor([&] { return leftBehind().isEmpty(); }, 60000);
         QVERIFY2(clean, qPrintable(QStringLiteral("left in the sandbox: %1 (before the reads: %2)")
                                        .arg(leftBehind().join(' '), idle.join(' '))));
         // The channel itself was never restarted and still answers.
