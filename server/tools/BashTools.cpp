@@ -93,7 +93,8 @@ QJsonObject snapshotSchema()
 }
 
 // Resolves the sandbox (renewing its idle deadline) or answers the call with the reason.
-bool resolve(SandboxResolver &resolver, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox)
+bool resolve(SandboxResolver &resolver, const ChannelPool &channels, const ToolCall &call, ToolArgs &args,
+             RunningSandbox &sandbox)
 {
     QString id;
     if (!args.sandboxId(id)) {
@@ -106,6 +107,7 @@ bool resolve(SandboxResolver &resolver, const ToolCall &call, ToolArgs &args, Ru
         return false;
     }
     noteWake(call, sandbox);
+    noteChannelStart(call, channels, sandbox);
     return true;
 }
 
@@ -152,7 +154,7 @@ void handleBash(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     spec.yieldMs = static_cast<int>(yield);
     spec.timeoutMs = static_cast<int>(std::min<qint64>(timeout, std::numeric_limits<int>::max()));
     RunningSandbox sandbox;
-    if (!resolve(resolver, call, args, sandbox))
+    if (!resolve(resolver, sessions.channels(), call, args, sandbox))
         return;
     sessions.start(sandbox, spec, answer(call.responder), call.cancellation);
 }
@@ -167,7 +169,7 @@ void handlePoll(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     if (!args.integer(QStringLiteral("yield_time_ms"), yield, 10000))
         return call.responder.error(args.error());
     RunningSandbox sandbox;
-    if (!resolve(resolver, call, args, sandbox))
+    if (!resolve(resolver, sessions.channels(), call, args, sandbox))
         return;
     sessions.poll(sandbox, sessionId, static_cast<int>(yield), answer(call.responder), call.cancellation);
 }
@@ -179,7 +181,7 @@ void handleStop(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
     if (!readSessionId(call, args, sessionId))
         return;
     RunningSandbox sandbox;
-    if (!resolve(resolver, call, args, sandbox))
+    if (!resolve(resolver, sessions.channels(), call, args, sandbox))
         return;
     sessions.stop(sandbox, sessionId, answer(call.responder));
 }
@@ -199,7 +201,7 @@ void handleWrite(SandboxResolver &resolver, BashSessions &sessions, const ToolCa
     if (input.isEmpty() && !close)
         return call.responder.error(QStringLiteral("nothing to do: give input, close_stdin, or both"));
     RunningSandbox sandbox;
-    if (!resolve(resolver, call, args, sandbox))
+    if (!resolve(resolver, sessions.channels(), call, args, sandbox))
         return;
     sessions.write(sandbox, sessionId, input.toUtf8(), close, static_cast<int>(yield), answer(call.responder),
                    call.cancellation);
@@ -209,7 +211,7 @@ void handleList(SandboxResolver &resolver, BashSessions &sessions, const ToolCal
 {
     ToolArgs args(call.arguments);
     RunningSandbox sandbox;
-    if (!resolve(resolver, call, args, sandbox))
+    if (!resolve(resolver, sessions.channels(), call, args, sandbox))
         return;
     sessions.list(sandbox, [responder = call.responder](const QList<BashSessionRecord> &records, int omittedEnded) {
         QJsonArray items;

@@ -37,7 +37,10 @@ struct Context {
 
 bool resolve(Context &ctx, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox)
 {
-    return resolveSandbox(ctx.resolver, call, args, sandbox);
+    if (!resolveSandbox(ctx.resolver, call, args, sandbox))
+        return false;
+    noteChannelStart(call, ctx.channels, sandbox);
+    return true;
 }
 
 QString failure(const ChannelReply &r) { return replyFailure(r); }

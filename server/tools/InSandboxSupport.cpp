@@ -1,5 +1,6 @@
 #include "tools/InSandboxSupport.h"
 
+#include "sandbox/channel/ChannelPool.h"
 #include "sandbox/channel/SandboxChannel.h"
 #include "tools/ToolArgs.h"
 
@@ -40,6 +41,20 @@ void noteWake(const ToolCall &call, const RunningSandbox &sandbox)
                             QStringLiteral("the sandbox was asleep (stopped after a while without tool calls: files and "
                                            "installed packages kept, processes ended) and was woken for this call, which "
                                            "is why it took longer"));
+}
+
+void noteChannelStart(const ToolCall &call, const ChannelPool &channels, const RunningSandbox &sandbox)
+{
+    if (sandbox.wokeFromSleep)
+        return;   // the wake note says it already
+    const SandboxChannel *channel = channels.find(sandbox.sandboxId);
+    if (channel && channel->isHealthy())
+        return;
+    call.responder.annotate(QStringLiteral("channel_note"),
+                            QStringLiteral("chat2sbx was (re)connecting to the sandbox for this call: sbx takes seconds "
+                                           "to attach to a sandbox (about 3 s a command on some Linux hosts, 5-6 s for "
+                                           "the first one into a sandbox that sat idle), which is why it took longer; "
+                                           "the next calls reuse the connection"));
 }
 
 QString replyFailure(const ChannelReply &reply)

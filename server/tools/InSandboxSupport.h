@@ -21,6 +21,11 @@ bool resolveSandbox(SandboxResolver &resolver, const ToolCall &call, ToolArgs &a
 // When resolving woke a sleeping sandbox, the call's result says so (woke_from_sleep, wake_note).
 void noteWake(const ToolCall &call, const RunningSandbox &sandbox);
 
+class ChannelPool;
+// When the sandbox's control channel is not up yet (a server just started, a channel that exited),
+// the call waits for sbx to attach, seconds on a slow host: the result says so (channel_note).
+void noteChannelStart(const ToolCall &call, const ChannelPool &channels, const RunningSandbox &sandbox);
+
 // The readable reason of a failed helper request.
 QString replyFailure(const ChannelReply &reply);
 

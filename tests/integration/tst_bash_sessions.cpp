@@ -143,7 +143,10 @@ private slots:
                                          {"yield_time_ms", 100}});
         QVERIFY2(!first.isError, qPrintable(InSandboxFixture::describe(first)));
         QCOMPARE(status(first), QStringLiteral("running"));
-        QTest::qWait(1200);
+        // Until the command has written its tail (a fixed wait was too short on a loaded machine).
+        const QString outputFile = f.env.sbxState() + QStringLiteral("/sandboxes/") + f.sandbox().runtimeName
+                                   + QStringLiteral("/home/.chat2sbx/sessions/") + sessionOf(first) + QStringLiteral(".output");
+        QVERIFY(waitFor([&] { return readFile(outputFile).endsWith("tail-line\nh\xc3\xa9"); }, 15000));
         const ToolResult stopped = f.call(QStringLiteral("bash_stop"), {{"session_id", sessionOf(first)}}, 10000);
         QVERIFY2(!stopped.isError, qPrintable(InSandboxFixture::describe(stopped)));
         QCOMPARE(status(stopped), QStringLiteral("exited"));

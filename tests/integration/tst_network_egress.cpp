@@ -131,6 +131,11 @@ private slots:
         // sandbox_get lists it from `sbx policy log <rt> --json`.
         const QJsonObject got = structured(mcp.callToolResult("sandbox_get", {{"sandbox_id", sandboxId}}));
         QVERIFY2(got.value("recent_blocked_hosts").toArray().contains(host), qPrintable(QJsonDocument(got).toJson()));
+        // The same log in the shape of Docker's API (`domain` is "network", the host elsewhere).
+        env.setSbxFaults({"FAKE_SBX_POLICY_LOG_SHAPE=api"});
+        const QJsonObject gotApi = structured(mcp.callToolResult("sandbox_get", {{"sandbox_id", sandboxId}}));
+        env.setSbxFaults({});
+        QVERIFY2(gotApi.value("recent_blocked_hosts").toArray() == QJsonArray{host}, qPrintable(QJsonDocument(gotApi).toJson()));
 
         // 2. network_request → approval_required; the same arguments → the same request.
         const QJsonObject args{{"sandbox_id", sandboxId}, {"hosts", QJsonArray{host}}, {"reason", "fetch the test page"}};

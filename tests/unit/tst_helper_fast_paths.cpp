@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 using namespace chat2sbx;
 
 namespace {
@@ -66,6 +68,8 @@ public:
         m_proc.waitForFinished(2000);
     }
     QString workspace() const { return m_ws; }
+    qint64 pid() const { return m_proc.processId(); }
+    quint64 nextId() const { return m_id + 1; }
     void kill() { m_proc.kill(); m_proc.waitForFinished(2000); }
 
     quint64 send(const QByteArray &op, const QList<QByteArray> &args)
@@ -306,6 +310,46 @@ private slots:
         QVERIFY(alive());
         helper.kill();
         QTRY_VERIFY_WITH_TIMEOUT(!alive(), chat2sbx::test::scaled(9000));
+    }
+
+    // The host cancels a request it gave up on; on a loaded VM that cancel can be read before the
+    // request's handler has even run (and recorded its process group). That handler must then end
+    // without running, not block for good on a FIFO nobody writes.
+    void aCancelReadBeforeItsHandlerRanEndsIt()
+    {
+        QTemporaryDir dir;
+        Helper helper(dir.path());
+        QVERIFY(helper.call("ping", {}));
+        const QString fifo = helper.workspace() + QStringLiteral("/nobody-writes");
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        const QString runRoot = dir.path() + QStringLiteral("/home/.chat2sbx/run/");
+        const QStringList runs = QDir(runRoot).entryList({QStringLiteral("h.*")}, QDir::Dirs);
+        QCOMPARE(runs.size(), 1);
+        QFile writerFile(runRoot + runs.first() + QStringLiteral("/writer.pid"));
+        QVERIFY(writerFile.open(QIODevice::ReadOnly));
+        const QSet<QString> idle{QString::number(helper.pid()), QString::fromLatin1(writerFile.readAll().trimmed())};
+
+        // The cancel comes first in the stream, so it is certainly handled before the read's handler runs.
+        const quint64 readId = helper.nextId() + 1;
+        helper.send("cancel", {QByteArray::number(readId)});
+        QCOMPARE(helper.send("read", {QFile::encodeName(fifo), "1", "10", "4096"}), readId);
+        const auto pong = helper.call("ping", {});   // the read never answers: the next line is the pong
+        QVERIFY(pong && pong->ok);
+
+        const QByteArray script = QFile::encodeName(dir.path() + QStringLiteral("/helper.sh"));
+        auto others = [&] {   // processes running the script besides the helper and its writer
+            QStringList out;
+            for (const QString &pid : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+                QFile cmdline(QStringLiteral("/proc/") + pid + QStringLiteral("/cmdline"));
+                if (pid.at(0).isDigit() && !idle.contains(pid) && cmdline.open(QIODevice::ReadOnly)
+                    && cmdline.readAll().contains(script))
+                    out << pid;
+            }
+            return out;
+        };
+        const bool clean = chat2sbx::test::waitFor([&] { return others().isEmpty(); }, 5000);
+        QVERIFY2(clean, qPrintable(QStringLiteral("left running: ") + others().join(' ')));
+        QVERIFY(!QFile::exists(runRoot + runs.first() + QStringLiteral("/cancel.") + QString::number(readId)));
     }
 
     void manyAnswersAtOnceNeverInterleave()

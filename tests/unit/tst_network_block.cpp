@@ -35,6 +35,43 @@ private slots:
         QVERIFY(entries.at(0).blocked);
         QVERIFY(!entries.at(1).blocked);
     }
+    // Docker's Sandboxes API: `domain` names the policy domain that emitted the entry, never the
+    // host; the host is in another field (the fake's FAKE_SBX_POLICY_LOG_SHAPE=api puts it in
+    // `resource`); there is no sandbox field and `count` is an int64 that may come as a string.
+    void policyLogApiShape()
+    {
+        const QByteArray out = R"({"entries":[)"
+            R"({"count":"3","decision":"blocked","domain":"network","firstSeen":"2026-01-29T10:15:20Z","lastSeen":"2026-01-29T10:15:25Z","proxyType":"transparent","reason":"default-deny","resource":"blocked.example.com:443"},)"
+            R"({"count":42,"decision":"allowed","domain":"network","proxyType":"forward","reason":"domain-allowed","resource":"api.example.com"},)"
+            R"({"count":"1","decision":"blocked","domain":"unspecified","proxyType":"network","reason":"raw tcp","target":"10.1.2.3:22"},)"
+            R"({"count":"1","decision":"blocked","domain":"unspecified","proxyType":"browser-open","url":"https://app.example.com/login?x=1"},)"
+            R"({"count":"1","decision":"blocked","domain":"network","reason":"no host anywhere","rule":"default-deny"},)"
+            R"({"count":"1","decision":"blocked","domain":"filesystem:read","resource":"/etc/shadow"})"
+            R"(],"nextPageToken":""})";
+        QList<SbxPolicyLogEntry> entries;
+        QVERIFY(parsePolicyLog(out, entries));
+        QStringList hosts;
+        for (const SbxPolicyLogEntry &e : std::as_const(entries))
+            hosts << e.host;
+        QCOMPARE(hosts, (QStringList{QStringLiteral("blocked.example.com:443"), QStringLiteral("api.example.com"),
+                                     QStringLiteral("10.1.2.3:22"), QStringLiteral("app.example.com")}));
+        QVERIFY(entries.at(0).blocked);
+        QVERIFY(!entries.at(1).blocked);
+        QVERIFY(entries.at(0).sandbox.isEmpty());
+        QCOMPARE(entries.at(0).count, 3);
+        QCOMPARE(entries.at(1).count, 42);
+        QCOMPARE(entries.at(0).lastSeen, QStringLiteral("2026-01-29T10:15:25Z"));
+    }
+    // The fake's older shape (and a CLI that prints one) still reads: a `domain` that is a host.
+    void policyLogDomainAsHost()
+    {
+        QList<SbxPolicyLogEntry> entries;
+        QVERIFY(parsePolicyLog(R"([{"domain":"network"},{"domain":"unspecified"},{"domain":"a.example"},{"domain":"127.0.0.1:8080"}])",
+                               entries));
+        QCOMPARE(entries.size(), 2);
+        QCOMPARE(entries.at(0).host, QStringLiteral("a.example"));
+        QCOMPARE(entries.at(1).host, QStringLiteral("127.0.0.1:8080"));
+    }
     void unreadableLog()
     {
         QList<SbxPolicyLogEntry> entries;

@@ -69,6 +69,7 @@ public:
     using ListDone = std::function<void(const QList<BashSessionRecord> &sessions, int omittedEnded)>;
 
     BashSessions(Database &db, ChannelPool &channels, Clock &clock, QObject *parent = nullptr);
+    ChannelPool &channels() const { return m_channels; }
     ~BashSessions() override;
 
     void start(const RunningSandbox &sandbox, const BashStartSpec &spec, SnapshotDone done,

@@ -84,7 +84,12 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
     p.timer = new QTimer(this);
     p.timer->setSingleShot(true);
     connect(p.timer, &QTimer::timeout, this, [this, id] { onRequestTimeout(id); });
-    p.timer->start(timeoutMs > 0 ? timeoutMs : m_options.defaultTimeoutMs);
+    p.timer->setInterval(timeoutMs > 0 ? timeoutMs : m_options.defaultTimeoutMs);
+    // A request made while the child starts waits for the helper first: sbx may take seconds to
+    // attach (~2.8 s a command on headless Linux, 5-6 s for the first exec after idle), which must
+    // not count against the request. The start has its own timeout: its ping.
+    if (m_healthy || op == QLatin1String("ping"))
+        p.timer->start();
     m_pending.insert(id, p);
     if (m_startCheck && op != QLatin1String("ping")) {
         m_held.append({id, encodeHelperRequest(id, op.toLatin1(), args)});
@@ -163,6 +168,7 @@ void SandboxChannel::reapReplacedHelper()
 void SandboxChannel::ping(int timeoutMs, Callback done)
 {
     request(QStringLiteral("ping"), {}, timeoutMs, [this, done](const ChannelReply &r) {
+        startWaitingTimers();
         if (r.ok && r.meta.value(QStringLiteral("pong")) == QLatin1String("1")) {
             m_healthy = true;
             m_failedStarts = 0;
@@ -175,6 +181,16 @@ void SandboxChannel::ping(int timeoutMs, Callback done)
         if (done)
             done(r);
     });
+}
+
+// The timers of requests made before the helper answered start once a ping came back (or failed:
+// a channel failure fails them all anyway).
+void SandboxChannel::startWaitingTimers()
+{
+    for (Pending &p : m_pending) {
+        if (!p.timer->isActive())
+            p.timer->start();
+    }
 }
 
 // Kills the child and lets it go once reaped. It leaves this channel's children first: a QProcess

@@ -61,7 +61,8 @@ public:
     const RunningSandbox &sandbox() const { return m_sandbox; }
     void setSandbox(const RunningSandbox &sandbox) { m_sandbox = sandbox; }
 
-    // Sends one request; `done` runs exactly once, later, from the event loop.
+    // Sends one request; `done` runs exactly once, later, from the event loop. Its timeout counts
+    // from the helper's first answer when the child is still starting.
     void request(const QString &op, const QList<QByteArray> &args, int timeoutMs, Callback done);
     // `check` runs when the helper of the next child (the one that starts a woken VM) first answers;
     // until then requests are held here, not sent. If it fails, they fail with its reason and the
@@ -107,6 +108,7 @@ private:
     void complete(quint64 id, const ChannelReply &reply);
     void onRequestTimeout(quint64 id);
     void healthCheck();
+    void startWaitingTimers();
     void failAll(const QString &why, bool channelFailure = true);
     void runStartCheck();
     void scheduleRestart();

@@ -21,6 +21,48 @@ QString firstString(const QJsonObject &o, std::initializer_list<const char *> na
     return {};
 }
 
+// host, host:port, [v6]:port, or a URL's authority; empty when the value is none of these (a
+// policy domain such as `network`, `unspecified` or `filesystem:read`, a path, a rule name).
+QString hostOf(const QString &value)
+{
+    QString v = value.trimmed();
+    if (v.size() > 300)
+        return {};
+    const qsizetype scheme = v.indexOf(QLatin1String("://"));
+    if (scheme > 0) {
+        v = v.mid(scheme + 3);
+        static const QRegularExpression pathStart(QStringLiteral("[/?#]"));
+        const qsizetype end = v.indexOf(pathStart);
+        if (end >= 0)
+            v.truncate(end);
+    }
+    static const QRegularExpression re(QStringLiteral(
+        R"(^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}))*\.?(:[0-9]{1,5})?$)"
+        R"(|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$)"));
+    if (v.isEmpty() || !re.match(v).hasMatch())
+        return {};
+    return v;
+}
+
+// Docker's PolicyLogEntry names the policy domain `domain` (`network`, `unspecified`) and the host
+// another field: a field counts only when its value has a host's shape, and `domain` only when it
+// also has a dot or a port (a one-word `domain` is the policy domain, never a host).
+QString hostField(const QJsonObject &o)
+{
+    for (const char *name : {"host", "hostname", "resource", "target", "destination", "address", "url"}) {
+        const QJsonValue v = o.value(QLatin1String(name));
+        if (v.isString()) {
+            const QString h = hostOf(v.toString());
+            if (!h.isEmpty())
+                return h;
+        }
+    }
+    const QString domain = hostOf(o.value(QStringLiteral("domain")).toString());
+    if (domain.contains(QLatin1Char('.')) || domain.contains(QLatin1Char(':')))
+        return domain;
+    return {};
+}
+
 bool readJson(const QJsonArray &items, QList<SbxPolicyLogEntry> &out)
 {
     for (const QJsonValue &v : items) {
@@ -28,7 +70,7 @@ bool readJson(const QJsonArray &items, QList<SbxPolicyLogEntry> &out)
             break;
         const QJsonObject o = v.toObject();
         SbxPolicyLogEntry e;
-        e.host = firstString(o, {"domain", "host", "hostname", "target", "destination", "resource"});
+        e.host = hostField(o);
         if (e.host.isEmpty())
             continue;
         e.sandbox = firstString(o, {"sandbox", "sandbox_name", "sandboxName", "sandboxId"});
@@ -39,7 +81,9 @@ bool readJson(const QJsonArray &items, QList<SbxPolicyLogEntry> &out)
             e.blocked = o.value(QStringLiteral("blocked")).toBool();
         e.reason = firstString(o, {"reason", "detail", "rule"});
         e.lastSeen = firstString(o, {"lastSeen", "last_seen", "lastSeenAt", "timestamp", "time"});
-        e.count = o.value(QStringLiteral("count")).toInt(1);
+        // int64 in the API, which may send it as a string
+        const QJsonValue count = o.value(QStringLiteral("count"));
+        e.count = count.isString() ? count.toString().toInt() : count.toInt(1);
         out.append(e);
     }
     return true;

@@ -6,6 +6,7 @@
 #include "Lifecycle.h"
 #include "PolicyProxy.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -140,6 +141,22 @@ QString usableBwrap(const QString &probeCacheFile, bool disabled)
 
 namespace {
 
+// No exec attached now and none started for FAKE_SBX_IDLE_EXEC_AFTER_MS (default 10 s), or
+// never one since the sandbox was created.
+bool satIdle(const Context &ctx, const QString &runtime)
+{
+    if (attachedCount(ctx.state, runtime) > 0)
+        return false;
+    QFile last(ctx.state.sandboxDir(runtime) + QStringLiteral("/last-exec"));
+    if (!last.open(QIODevice::ReadOnly))
+        return true;
+    bool ok = false;
+    const qint64 at = last.readAll().trimmed().toLongLong(&ok);
+    const QString after = ctx.faults.value(QStringLiteral("FAKE_SBX_IDLE_EXEC_AFTER_MS")).trimmed();
+    const qint64 idleAfter = after.isEmpty() ? 10000 : after.toLongLong();
+    return !ok || QDateTime::currentMSecsSinceEpoch() - at >= idleAfter;
+}
+
 } // namespace
 
 int cmdExec(const Context &ctx, const QStringList &args)
@@ -161,6 +178,11 @@ int cmdExec(const Context &ctx, const QStringList &args)
     if (ctx.state.readMeta(req.runtime, &meta) && meta.status == QLatin1String("stopped")) {
         if (const long delay = ctx.faults.value(QStringLiteral("FAKE_SBX_START_DELAY_MS")).trimmed().toLong(); delay > 0)
             sleepMs(delay);
+    } else if (meta.status == QLatin1String("running") && satIdle(ctx, req.runtime)) {
+        // The first exec into a running sandbox that sat idle takes 5-6 s on real sbx, the next
+        // ones are near-instant (sbx-releases#352, v0.34).
+        if (const long delay = profileDelayMs(ctx.faults, QStringLiteral("FAKE_SBX_IDLE_EXEC_DELAY_MS"), 5500); delay > 0)
+            sleepMs(delay);
     }
     {
         StateLock lock(ctx.state);
@@ -176,6 +198,11 @@ int cmdExec(const Context &ctx, const QStringList &args)
                 return fail(error);
         }
         registerAttached(ctx.state, req.runtime);
+        QSaveFile last(ctx.state.sandboxDir(req.runtime) + QStringLiteral("/last-exec"));
+        if (last.open(QIODevice::WriteOnly)) {
+            last.write(QByteArray::number(QDateTime::currentMSecsSinceEpoch()));
+            last.commit();
+        }
         ensureIdleWatcher(ctx, req.runtime);
         proxyPort = ensureProxy(ctx, req.runtime);
     }

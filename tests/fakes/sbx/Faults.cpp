@@ -2,6 +2,8 @@
 
 #include <QFile>
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
@@ -96,6 +98,14 @@ QString commandKey(const QStringList &args)
         return QStringLiteral("PORTS");
     }
     return {};
+}
+
+long profileDelayMs(const Faults &faults, const QString &key, long realisticMs)
+{
+    const QString v = faults.value(key).trimmed();
+    if (!v.isEmpty())
+        return std::max(0L, v.toLong());
+    return faults.value(QStringLiteral("FAKE_SBX_PROFILE")).trimmed() == QLatin1String("realistic") ? realisticMs : 0;
 }
 
 void sleepMs(long ms)

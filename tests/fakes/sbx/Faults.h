@@ -30,6 +30,10 @@ QString commandKey(const QStringList &args);
 // Returns -1 to go on, otherwise the exit code.
 int applyCommandFaults(const Faults &faults, const QString &key);
 
+// A delay knob of the timing profile: the key's value in ms when set, else `realisticMs` under
+// FAKE_SBX_PROFILE=realistic (the figures reported against real sbx), else 0.
+long profileDelayMs(const Faults &faults, const QString &key, long realisticMs);
+
 void sleepMs(long ms);
 [[noreturn]] void hangForever();
 

@@ -129,6 +129,25 @@ int lsCommand(const Context &ctx, const QStringList &args)
     return 0;
 }
 
+// Docker's Sandboxes API list of PolicyLogEntry: `domain` is the policy domain that emitted the
+// entry, the host is in `resource`, the count an int64 sent as a string.
+QJsonObject apiLogShape(const QJsonArray &entries)
+{
+    QJsonArray out;
+    for (const QJsonValue &v : entries) {
+        const QJsonObject e = v.toObject();
+        out.append(QJsonObject{{QStringLiteral("count"), QString::number(e.value(QStringLiteral("count")).toInt())},
+                               {QStringLiteral("decision"), e.value(QStringLiteral("decision"))},
+                               {QStringLiteral("domain"), QStringLiteral("network")},
+                               {QStringLiteral("firstSeen"), e.value(QStringLiteral("firstSeen"))},
+                               {QStringLiteral("lastSeen"), e.value(QStringLiteral("lastSeen"))},
+                               {QStringLiteral("proxyType"), e.value(QStringLiteral("proxyType"))},
+                               {QStringLiteral("reason"), e.value(QStringLiteral("reason"))},
+                               {QStringLiteral("resource"), e.value(QStringLiteral("domain"))}});
+    }
+    return QJsonObject{{QStringLiteral("entries"), out}, {QStringLiteral("nextPageToken"), QString()}};
+}
+
 int logCommand(const Context &ctx, const QStringList &args)
 {
     const ParsedArgs p = parseArgs(args, {QStringLiteral("--json")}, {QStringLiteral("--limit")});
@@ -155,6 +174,10 @@ int logCommand(const Context &ctx, const QStringList &args)
         entries.append(e);
     }
     if (p.has(QStringLiteral("--json"))) {
+        if (ctx.faults.value(QStringLiteral("FAKE_SBX_POLICY_LOG_SHAPE")).trimmed() == QLatin1String("api")) {
+            printOut(QJsonDocument(apiLogShape(entries)).toJson(QJsonDocument::Compact) + '\n');
+            return 0;
+        }
         printOut(QJsonDocument(entries).toJson(QJsonDocument::Compact) + '\n');
         return 0;
     }

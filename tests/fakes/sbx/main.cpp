@@ -83,6 +83,10 @@ int main(int argc, char **argv)
         const int rc = requireSignedIn(ctx);
         if (rc >= 0)
             return rc;
+        // Real sbx on a headless Linux host reads its credentials from a file-based secret store
+        // on every command: about 2.8 s each (sbx-releases#456, v0.38).
+        if (const long delay = profileDelayMs(ctx.faults, QStringLiteral("FAKE_SBX_COMMAND_DELAY_MS"), 2800); delay > 0)
+            sleepMs(delay);
     }
     if (command == QLatin1String("exec"))
         return cmdExec(ctx, rest);  // before QCoreApplication: the process is replaced

@@ -712,21 +712,20 @@ is_gone() {
 # its own) and, with $2 = group, its process group. Session watchers (detached jobs whose parent exited) are no
 # longer descendants of the handler that started them, so bash sessions are left alone.
 kill_tree() {
-    local f line pid pp todo all=()
-    local -A kids=()
-    for f in /proc/[0-9]*/stat; do
-        IFS= read -r line 2>/dev/null <"$f" || continue
-        pid=${f#/proc/}; pid=${pid%/stat}
-        line=${line##*) }; line=${line#* }
-        pp=${line%% *}
-        kids[$pp]+=" $pid"
-    done
+    local line pid todo all=() kids=() snap="$RUN/proc.$BASHPID"
+    # Every process's stat line, with one `cat`; each process's children are then found by one grep
+    # of that file (its parent is the field after the state that follows the ") " ending its name).
+    # Reading each file, or each line, in bash took seconds where /proc holds thousands of processes.
+    cat /proc/[0-9]*/stat >"$snap" 2>/dev/null
     todo=("$1")
     while ((${#todo[@]})); do
         pid=${todo[0]}; todo=("${todo[@]:1}")
         all+=("$pid")
-        todo+=(${kids[$pid]:-})
+        grep -E "^[0-9]+ \(.*\) [A-Za-z] $pid " "$snap" >"$snap.k" 2>/dev/null
+        mapfile -t kids <"$snap.k"
+        for line in "${kids[@]}"; do todo+=("${line%% *}"); done
     done
+    rm -f -- "$snap" "$snap.k"
     if [ "${2:-}" = group ]; then kill -KILL -- "-$1" 2>/dev/null; fi
     kill -KILL -- "${all[@]}" 2>/dev/null
     return 0
@@ -792,11 +791,25 @@ reap_predecessors() {
     done
 }
 
-# `cancel` (no response): kills the handler of request $1 if it still runs.
+# `cancel` (no response): kills the handler of request $1 if it still runs. A handler records its
+# group itself once it runs, which on a loaded VM can be later than the host's timeout: the mark
+# written first makes a handler that has not recorded itself yet end at once (it looks for the mark
+# after recording, so one of the two always sees the other).
+# The mark is written here, in the main loop; the kill (a walk over /proc) runs as a job of its own,
+# so the main loop goes on reading requests (a health ping must not wait for it).
 cancel_request() {
     local t=$1
     [[ $t =~ ^[0-9]+$ ]] || return 0
-    [ -f "$RUN/$t.pg" ] && kill_recorded_group "$RUN/$t.pg"
+    : >"$RUN/cancel.$t"
+    kill_cancelled "$t" </dev/null &
+}
+
+kill_cancelled() {
+    local t=$1
+    if [ -f "$RUN/$t.pg" ]; then
+        kill_recorded_group "$RUN/$t.pg"
+        rm -f -- "$RUN/cancel.$t"   # it had started: it is gone now, or had answered
+    fi
     rm -rf -- "$RUN/$t" "$RUN/$t".*
 }
 
@@ -817,6 +830,10 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
     O="$RUN/$ID.out"
     BIN="$RUN/$ID.bin"
     echo "$BASHPID" >"$RUN/$ID.pg"
+    if [ -e "$RUN/cancel.$ID" ]; then   # cancelled before it ran: no answer, nothing left
+        rm -f -- "$RUN/cancel.$ID" "$RUN/$ID".*
+        exit 0
+    fi
     MV=
     : >"$O"
     [ "$3" = raw ] || base64 -d <"$RUN/$ID.req" >"$BIN" 2>/dev/null
