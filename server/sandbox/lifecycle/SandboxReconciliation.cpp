@@ -7,6 +7,7 @@
 #include "sandbox/lifecycle/ReconcilePlan.h"
 #include "sandbox/lifecycle/WarmPool.h"
 #include "sandbox/sbx/SbxDriver.h"
+#include "state/WriteBatch.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QPointer>
@@ -63,14 +64,14 @@ void SandboxService::reconcile(std::function<void()> done)
     });
 }
 
-void SandboxService::apply(const ReconcileAction &a, const QHash<QString, SandboxRecord> &records, QList<RunningSandbox> &toAttach)
+void SandboxService::apply(const ReconcileAction &a, const QHash<QString, SandboxView> &views, QList<RunningSandbox> &toAttach)
 {
     QPointer<SandboxService> self(this);
     const QString id = a.sandboxId;
     switch (a.kind) {
     case ReconcileAction::Reattach:
-        if (const auto r = records.constFind(id); r != records.constEnd())
-            toAttach.append(runningOf(*r, m_workspaces.find(r->workspaceId)));
+        if (const auto v = views.constFind(id); v != views.constEnd())
+            toAttach.append(runningOf(v->record, v->workspace));
         return;
     case ReconcileAction::MarkStopped: {
         // sbx-contract.md §1: the VM stopped while nobody was attached; its processes are gone.
@@ -137,22 +138,31 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     QSet<QString> ownedByPool;
     if (m_warm)
         m_warm->reconcileWith(present, ownedByPool);
+    // Every record with its workspace in one query (destroyed ones take no part in the plan): a
+    // restart's work is this query, the plan and one write per changed record, never a query or an
+    // sbx call per record (integration.sandbox_reconcile restartWorkIsLinear counts them).
     QList<ReconcileRecord> records;
-    QHash<QString, SandboxRecord> loaded;
-    for (const SandboxRecord &r : m_repo.list(true)) {
-        loaded.insert(r.id, r);
+    QHash<QString, SandboxView> loaded;
+    const QList<SandboxView> views = m_repo.listViews();
+    records.reserve(views.size());
+    loaded.reserve(views.size());
+    for (const SandboxView &v : views) {
+        const SandboxRecord &r = v.record;
         ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
                             m_creating.contains(r.id) || m_destroying.contains(r.id)};
-        if (r.state == SandboxState::Failed) {
-            const auto workspace = m_workspaces.find(r.workspaceId);
-            rec.cloneWorkspace = workspace && workspace->mode == WorkspaceMode::Clone;
-        }
+        if (r.state == SandboxState::Failed)
+            rec.cloneWorkspace = v.workspace && v.workspace->mode == WorkspaceMode::Clone;
         records.append(rec);
+        loaded.insert(r.id, v);
     }
     const QList<ReconcileAction> plan = planReconciliation(records, rows, ownedByPool, kRuntimePrefix);
     QList<RunningSandbox> toAttach;
-    for (const ReconcileAction &a : plan)
-        apply(a, loaded, toAttach);
+    {
+        // The records' writes (a VM found stopped, a runtime vanished) commit once, not once each.
+        WriteBatch batch(m_repo.database());
+        for (const ReconcileAction &a : plan)
+            apply(a, loaded, toAttach);
+    }
     using K = ReconcileAction;
     qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 vanished, "
                                                   "%4 interrupted creates cleaned up, %5 leftover runtimes of failed sandboxes, "

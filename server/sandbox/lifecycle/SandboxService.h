@@ -154,7 +154,7 @@ private:
     void postponeIdleExpiry(const QString &sandboxId, const QString &why);
     void reconcileWith(const QList<SbxRuntimeInfo> &runtimes);
     // records: the ones reconciliation loaded, by id (one query for all, not one per re-attach).
-    void apply(const ReconcileAction &action, const QHash<QString, SandboxRecord> &records, QList<RunningSandbox> &toAttach);
+    void apply(const ReconcileAction &action, const QHash<QString, SandboxView> &views, QList<RunningSandbox> &toAttach);
     void finishReconcile();
     void attachQueued();
     void persist(const QString &id, SandboxState state, const QString &reason);
