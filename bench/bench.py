@@ -499,6 +499,15 @@ def bench_scale(build, quick):
              "start_to_healthz_s": round(t_full, 3), "empty_start_to_healthz_s": round(t_empty, 3),
              "reconcile_ms": int(m.group(1)) if m else None, "reattached": int(m.group(2)) if m else None}
         r["goal_met"] = r["reattached"] == n and t_full < 1.0
+        # The restart's steps (bench/README.md, "What a restart does"): the sbx ls inside reconcile_ms,
+        # timed alone on the same state (median of 3), against the empty start and the whole.
+        ls_s = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            subprocess.run([build.sbx, "ls", "--json"], env=serve.env(), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            ls_s.append(time.monotonic() - t0)
+        r["sbx_ls_ms"] = round(sorted(ls_s)[1] * 1000, 1)
         out.append(r)
         log(f"\n  restart with {n} records: {t_full:.3f} s to /healthz (empty: {t_empty:.3f} s); "
             f"reconcile log: {r['reconcile_ms']} ms, {r['reattached']} re-attached")
@@ -707,7 +716,8 @@ def markdown(report):
                     fig += f" ({r['session_failures']} sessions failed: {r.get('first_error')})"
             elif b == "scale" and "start_to_healthz_s" in r:
                 fig = (f"{r['what']}: {r['start_to_healthz_s']} s spawn → /healthz (empty state: "
-                       f"{r['empty_start_to_healthz_s']} s); logged reconcile {r['reconcile_ms']} ms, {r['reattached']} re-attached")
+                       f"{r['empty_start_to_healthz_s']} s); logged reconcile {r['reconcile_ms']} ms, {r['reattached']} re-attached"
+                       + (f"; `sbx ls` alone {r['sbx_ls_ms']} ms" if "sbx_ls_ms" in r else ""))
             elif b == "scale":
                 fig = f"{r['what']}: {r['seconds']} s (p50 {r['p50_ms']:.1f} ms per create)"
             elif b == "create":
