@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every chat2sbx benchmark (bench/README.md): builds what it needs in the release tree
 # (chat2sbx, the fake sbx, chat2sbx-loadgen), installs the SDK reference server's pinned modules
-# with npm ci, runs bench/bench.py all and writes bench/results/<UTC date-time>.json.
+# with npm ci, runs bench/bench.py all and writes bench/results/<UTC date-time>.json. The lean
+# client series needs wrk (Debian's package of that name).
 #   bench/run.sh [--quick] [all | mcp,sandbox,stream,memory,scale,create (any comma-separated subset)]
 # Env: BUILD_DIR (default build/release), JOBS (default 2), SKIP_BUILD=1, SKIP_NPM=1.
 set -euo pipefail
@@ -25,6 +26,10 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
 fi
 if [[ "${SKIP_NPM:-0}" != 1 ]]; then
   (cd "$here/sdk-server" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if ! command -v wrk >/dev/null 2>&1; then
+  echo "wrk is not installed: the lean-client series will say so (apt-get install wrk)" >&2
 fi
 
 mkdir -p "$here/results"

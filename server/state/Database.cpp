@@ -97,6 +97,23 @@ void Database::setBusyTimeout(int ms)
     }
 }
 
+void Database::countStatements(bool on)
+{
+    if (!m_sqlite)
+        return;
+    if (!on) {
+        sqlite3_trace_v2(m_sqlite, 0, nullptr, nullptr);
+        return;
+    }
+    m_statementsRun = 0;
+    sqlite3_trace_v2(m_sqlite, SQLITE_TRACE_STMT,
+                     [](unsigned, void *counter, void *, void *) {
+                         ++*static_cast<qint64 *>(counter);
+                         return 0;
+                     },
+                     &m_statementsRun);
+}
+
 bool Database::isOpen() const
 {
     return m_db.isValid() && m_db.isOpen();

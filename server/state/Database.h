@@ -55,6 +55,10 @@ public:
     AuditJournal *auditJournal() const { return m_auditJournal.get(); }
     // A transaction is open on this connection (SQLite is not in autocommit mode).
     bool inTransaction() const;
+    // Counts the statements this connection runs from now on (SQLite's statement trace): what tests
+    // use to prove that a code path's work is bounded. Off by default; costs nothing then.
+    void countStatements(bool on);
+    qint64 statementsRun() const { return m_statementsRun; }
 
     // For polls that can simply try again later: no waiting at all while it lives.
     class NoWaitScope {
@@ -87,6 +91,7 @@ private:
     WalCheckpointer m_checkpointer;
     std::unique_ptr<AuditJournal> m_auditJournal;
     int m_busyTimeoutMs = 5000;
+    qint64 m_statementsRun = 0;
 };
 
 } // namespace chat2sbx

@@ -50,6 +50,7 @@ struct SandboxView {
 class SandboxRepository {
 public:
     explicit SandboxRepository(Database &db) : m_db(db) {}
+    Database &database() const { return m_db; }
 
     // Inserts `r` only while fewer than `limit` sandboxes are creating/running/destroying (limit 0:
     // no limit), in one statement, so the check and the insert are atomic even across processes.

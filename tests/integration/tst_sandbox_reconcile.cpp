@@ -8,6 +8,9 @@
 #include "core/Ids.h"
 
 #include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonArray>
 #include <QTimer>
 #include <QtTest>
 
@@ -19,6 +22,70 @@ namespace {
 bool runFake(const Config &c, const QStringList &args)
 {
     return runProcess(c.sbxPath, args).exitCode == 0;
+}
+
+// What one start-up reconciliation cost: statements on the server's connection and sbx calls.
+struct RestartCost {
+    qint64 statements = -1;
+    int sbxCalls = -1;
+    int attaches = -1;
+};
+
+// A restart over `n` records whose VMs sbx lists with `status`, all recorded as running. The records
+// and the fake's runtimes are written directly (no `sbx create`), so n costs nothing to set up.
+RestartCost restartWith(int n, const QString &status)
+{
+    TestEnvironment env;
+    {
+        SandboxHarness a(env);
+        const CallResult first = a.call("sandbox_create");
+        if (first.result.isError)
+            return {};
+        const auto model = a.records.find(first.json().value("sandbox_id").toString());
+        QString error;
+        // the first one goes: only the n written below remain
+        if (!a.records.setState(model->id, SandboxState::Destroyed, {}, a.clock.nowMs(), error)
+            || !runFake(a.config, {"rm", "--force", model->runtimeName}))
+            return {};
+        for (int i = 0; i < n; ++i) {
+            SandboxRecord r = *model;
+            r.id = newId("sbx_");
+            r.runtimeName = QStringLiteral("chat2sbx-") + randomHex(8);
+            r.state = SandboxState::Running;
+            bool limit = false;
+            if (!a.records.insertWithinLimit(r, 0, limit, error))
+                return {};
+            const QString dir = env.sbxState() + "/sandboxes/" + r.runtimeName;
+            QDir().mkpath(dir);
+            QFile meta(dir + "/meta.json");
+            if (!meta.open(QIODevice::WriteOnly))
+                return {};
+            meta.write(QJsonDocument(QJsonObject{{"name", r.runtimeName}, {"status", status},
+                                                 {"workspace", env.root()}, {"ports", QJsonArray()}})
+                           .toJson());
+        }
+    }
+    SandboxHarness b(env);
+    if (status == QLatin1String("stopped"))
+        for (int i = 0; i < n; ++i)
+            QTest::ignoreMessage(QtWarningMsg, QRegularExpression("stopped while chat2sbx was not running"));
+    RecordingAttacher attacher;
+    attacher.neverAnswer = true;   // only the first few attaches start: they are not what is counted
+    b.sandboxes->setAttacher(&attacher);
+    const int callsBefore = b.calls().size();
+    RestartCost cost;
+    b.db.countStatements(true);
+    bool done = false;
+    b.sandboxes->reconcile([&] {
+        cost.statements = b.db.statementsRun();
+        done = true;
+    });
+    if (!waitFor([&] { return done; }, 30000))
+        return {};
+    b.db.countStatements(false);
+    cost.sbxCalls = b.calls().size() - callsBefore;
+    cost.attaches = attacher.attached.size();
+    return cost;
 }
 
 } // namespace
@@ -164,6 +231,41 @@ private slots:
         QCOMPARE(attacher.attached.size(), 4);
         const CallResult l = b.call("sandbox_list");
         QCOMPARE(l.json().value("sandboxes").toArray().size(), 6);
+    }
+
+    // A restart's work per record is bounded: with every VM running, the statements and sbx calls
+    // do not grow with the records at all (one query loads them with their workspaces, one `sbx ls`
+    // lists the VMs; re-attaches run later, a few at a time); with every VM found stopped, each record
+    // costs the same few writes, so the work grows linearly (never faster), and the sbx calls still
+    // not at all. Counts, not times: 10 and 20 records against none.
+    void restartWorkIsLinear()
+    {
+        constexpr int kN = 10;
+        for (const QString &status : {QStringLiteral("running"), QStringLiteral("stopped")}) {
+            const RestartCost none = restartWith(0, status);
+            const RestartCost some = restartWith(kN, status);
+            const RestartCost twice = restartWith(2 * kN, status);
+            qInfo("%s: statements %lld / %lld / %lld, sbx calls %d / %d / %d for 0 / %d / %d records", qPrintable(status),
+                  none.statements, some.statements, twice.statements, none.sbxCalls, some.sbxCalls, twice.sbxCalls, kN,
+                  2 * kN);
+            QVERIFY(none.statements > 0 && some.statements > 0 && twice.statements > 0);
+            // one `sbx ls`, whatever the number of records: nothing per record waits on sbx
+            QCOMPARE(none.sbxCalls, 1);
+            QCOMPARE(some.sbxCalls, 1);
+            QCOMPARE(twice.sbxCalls, 1);
+            if (status == QLatin1String("running")) {
+                // the first re-attaches start at once (each reads its record); the rest wait for them
+                QVERIFY(some.attaches > 0 && some.attaches < kN);
+                QCOMPARE(twice.attaches, some.attaches);
+                QVERIFY(some.statements - none.statements <= some.attaches);
+                QCOMPARE(twice.statements, some.statements);
+            } else {
+                const qint64 perRecord = (some.statements - none.statements) / kN;
+                QVERIFY2(perRecord >= 1 && perRecord <= 3, qPrintable(QString::number(perRecord)));
+                QCOMPARE(twice.statements - some.statements, some.statements - none.statements);
+                QCOMPARE(twice.attaches, 0);
+            }
+        }
     }
 
     void attacherOnCreate()

@@ -7,6 +7,7 @@
 #include "sandbox/lifecycle/ReconcilePlan.h"
 #include "sandbox/lifecycle/WarmPool.h"
 #include "sandbox/sbx/SbxDriver.h"
+#include "state/WriteBatch.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QPointer>
@@ -63,14 +64,14 @@ void SandboxService::reconcile(std::function<void()> done)
     });
 }
 
-void SandboxService::apply(const ReconcileAction &a, const QHash<QString, SandboxRecord> &records, QList<RunningSandbox> &toAttach)
+void SandboxService::apply(const ReconcileAction &a, const QHash<QString, SandboxView> &views, QList<RunningSandbox> &toAttach)
 {
     QPointer<SandboxService> self(this);
     const QString id = a.sandboxId;
     switch (a.kind) {
     case ReconcileAction::Reattach:
-        if (const auto r = records.constFind(id); r != records.constEnd())
-            toAttach.append(runningOf(*r, m_workspaces.find(r->workspaceId)));
+        if (const auto v = views.constFind(id); v != views.constEnd())
+            toAttach.append(runningOf(v->record, v->workspace));
         return;
     case ReconcileAction::MarkStopped: {
         // sbx-contract.md §1: the VM stopped while nobody was attached; its processes are gone.
@@ -83,11 +84,16 @@ void SandboxService::apply(const ReconcileAction &a, const QHash<QString, Sandbo
             qCWarning(lcSandbox).noquote() << "cannot record that" << id << "stopped:" << error;
         return;
     }
-    case ReconcileAction::FinishStop:
+    case ReconcileAction::FinishStop: {
         qCInfo(lcSandbox).noquote() << "finishing the interrupted sleep of" << id;
         markSessionsLost(id, stopReasons::sessionLostStopped(), m_clock.nowMs());
-        stopRuntime(id, a.runtimeName);
+        const QString runtime = a.runtimeName;
+        m_followUps.append([self, id, runtime](std::function<void()> finished) {
+            if (self)
+                self->stopRuntime(id, runtime, finished);
+        });
         return;
+    }
     case ReconcileAction::MarkVanished:
         qCWarning(lcSandbox).noquote() << "sandbox" << id << "(" << a.runtimeName << ") vanished: sbx ls no longer lists it";
         persist(id, SandboxState::Failed,
@@ -100,29 +106,55 @@ void SandboxService::apply(const ReconcileAction &a, const QHash<QString, Sandbo
         return;
     case ReconcileAction::RemoveLeftover:
         qCInfo(lcSandbox).noquote() << "removing the leftover runtime" << a.runtimeName << "of failed sandbox" << id;
-        removeRuntime(a.runtimeName, [self, id](bool ok, const QString &error) {
-            if (self && !ok)
-                qCWarning(lcSandbox).noquote() << "cannot remove the leftover runtime of" << id << ":" << error;
-        });
+        followUpRemove(a.runtimeName, id, QStringLiteral("leftover"));
         return;
     case ReconcileAction::CleanInterruptedCreate:
         qCWarning(lcSandbox).noquote() << "sandbox" << id << "was half-made when chat2sbx stopped; removing" << a.runtimeName;
         persist(id, SandboxState::Failed,
                 QStringLiteral("creation was interrupted because chat2sbx stopped; the partial runtime was removed"));
-        removeRuntime(a.runtimeName, [self, id](bool ok, const QString &error) {
-            if (self && !ok)
-                qCWarning(lcSandbox).noquote() << "cannot remove the partial runtime of" << id << ":" << error;
-        });
+        followUpRemove(a.runtimeName, id, QStringLiteral("partial"));
         return;
     case ReconcileAction::FinishDestroy:
         qCInfo(lcSandbox).noquote() << "finishing the interrupted destroy of" << id;
-        destroy(id, nullptr);
+        m_followUps.append([self, id](std::function<void()> finished) {
+            if (self)
+                self->destroy(id, [finished](const Outcome &) { finished(); });
+        });
         return;
     case ReconcileAction::ReportUnknown:
         qCWarning(lcSandbox).noquote() << "runtime" << a.runtimeName
                                        << "looks like chat2sbx's but no sandbox record owns it; left alone "
                                           "(remove it with `sbx rm --force " + a.runtimeName + "` if it is not needed)";
         return;
+    }
+}
+
+void SandboxService::followUpRemove(const QString &runtimeName, const QString &id, const QString &what)
+{
+    QPointer<SandboxService> self(this);
+    m_followUps.append([self, runtimeName, id, what](std::function<void()> finished) {
+        if (!self)
+            return;
+        self->removeRuntime(runtimeName, [self, id, what, finished](bool ok, const QString &error) {
+            if (self && !ok)
+                qCWarning(lcSandbox).noquote() << "cannot remove the" << what << "runtime of" << id << ":" << error;
+            finished();
+        });
+    });
+}
+
+void SandboxService::runFollowUps()
+{
+    QPointer<SandboxService> self(this);
+    while (m_followUpsRunning < kParallelAttaches && !m_followUps.isEmpty()) {
+        const auto job = m_followUps.takeFirst();
+        ++m_followUpsRunning;
+        job([self] {
+            if (!self)
+                return;
+            --self->m_followUpsRunning;
+            self->runFollowUps();
+        });
     }
 }
 
@@ -137,22 +169,31 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     QSet<QString> ownedByPool;
     if (m_warm)
         m_warm->reconcileWith(present, ownedByPool);
+    // Every record with its workspace in one query (destroyed ones take no part in the plan): a
+    // restart's work is this query, the plan and one write per changed record, never a query or an
+    // sbx call per record (integration.sandbox_reconcile restartWorkIsLinear counts them).
     QList<ReconcileRecord> records;
-    QHash<QString, SandboxRecord> loaded;
-    for (const SandboxRecord &r : m_repo.list(true)) {
-        loaded.insert(r.id, r);
+    QHash<QString, SandboxView> loaded;
+    const QList<SandboxView> views = m_repo.listViews();
+    records.reserve(views.size());
+    loaded.reserve(views.size());
+    for (const SandboxView &v : views) {
+        const SandboxRecord &r = v.record;
         ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
                             m_creating.contains(r.id) || m_destroying.contains(r.id)};
-        if (r.state == SandboxState::Failed) {
-            const auto workspace = m_workspaces.find(r.workspaceId);
-            rec.cloneWorkspace = workspace && workspace->mode == WorkspaceMode::Clone;
-        }
+        if (r.state == SandboxState::Failed)
+            rec.cloneWorkspace = v.workspace && v.workspace->mode == WorkspaceMode::Clone;
         records.append(rec);
+        loaded.insert(r.id, v);
     }
     const QList<ReconcileAction> plan = planReconciliation(records, rows, ownedByPool, kRuntimePrefix);
     QList<RunningSandbox> toAttach;
-    for (const ReconcileAction &a : plan)
-        apply(a, loaded, toAttach);
+    {
+        // The records' writes (a VM found stopped, a runtime vanished) commit once, not once each.
+        WriteBatch batch(m_repo.database());
+        for (const ReconcileAction &a : plan)
+            apply(a, loaded, toAttach);
+    }
     using K = ReconcileAction;
     qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 vanished, "
                                                   "%4 interrupted creates cleaned up, %5 leftover runtimes of failed sandboxes, "
@@ -162,6 +203,9 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
                                        .arg(countActions(plan, K::RemoveLeftover) + countActions(plan, K::KeepLeftover))
                                        .arg(countActions(plan, K::ReportUnknown)).arg(countActions(plan, K::MarkStopped));
 
+    // The sbx calls the plan asked for run a few at a time, like the re-attaches: none waits on another
+    // record's, and the start-up does not wait on them.
+    runFollowUps();
     m_idleTimer.start();
     if (m_attacher) {
         m_attachQueue += toAttach;
@@ -206,6 +250,7 @@ void SandboxService::shutdown()
     m_idleTimer.stop();
     m_retryTimer.stop();
     m_attachQueue.clear();
+    m_followUps.clear();
     if (m_warm)
         m_warm->shutdown();
     if (!m_attacher)

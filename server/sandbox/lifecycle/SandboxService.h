@@ -154,7 +154,7 @@ private:
     void postponeIdleExpiry(const QString &sandboxId, const QString &why);
     void reconcileWith(const QList<SbxRuntimeInfo> &runtimes);
     // records: the ones reconciliation loaded, by id (one query for all, not one per re-attach).
-    void apply(const ReconcileAction &action, const QHash<QString, SandboxRecord> &records, QList<RunningSandbox> &toAttach);
+    void apply(const ReconcileAction &action, const QHash<QString, SandboxView> &views, QList<RunningSandbox> &toAttach);
     void finishReconcile();
     void attachQueued();
     void persist(const QString &id, SandboxState state, const QString &reason);
@@ -164,7 +164,10 @@ private:
     bool wake(const SandboxRecord &r, std::shared_ptr<StartCheck> &startCheck, QString &error);
     // The start check failed: back to stopped, with why, before anything of a tool call ran in it.
     void refuseWake(const QString &sandboxId, const QString &why);
-    void stopRuntime(const QString &id, const QString &runtimeName);
+    void stopRuntime(const QString &id, const QString &runtimeName, std::function<void()> finished = nullptr);
+    // Reconciliation's sbx calls per record (stop, remove, destroy): at most kParallelAttaches at once.
+    void runFollowUps();
+    void followUpRemove(const QString &runtimeName, const QString &id, const QString &what);
     void checkPortsAfterWake(const QString &id, const QString &runtimeName);
     RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;
 
@@ -196,6 +199,8 @@ private:
     static constexpr int kParallelAttaches = 4;
     QList<RunningSandbox> m_attachQueue;
     int m_attachesRunning = 0;
+    QList<std::function<void(std::function<void()> finished)>> m_followUps;
+    int m_followUpsRunning = 0;
     QTimer m_idleTimer;
     QTimer m_retryTimer;
     int m_retryIntervalMs = 30000;

@@ -180,17 +180,19 @@ bool SandboxService::putToSleep(const QString &sandboxId)
     return true;
 }
 
-void SandboxService::stopRuntime(const QString &id, const QString &runtimeName)
+void SandboxService::stopRuntime(const QString &id, const QString &runtimeName, std::function<void()> finished)
 {
     m_stopsInFlight.insert(id);
     QPointer<SandboxService> self(this);
-    m_sbx.stop(runtimeName, [self, id](const SbxResult &r) {
+    m_sbx.stop(runtimeName, [self, id, finished](const SbxResult &r) {
         if (!self)
             return;
         self->m_stopsInFlight.remove(id);
         if (!r.ok)
             qCWarning(lcSandbox).noquote() << "sbx stop of sandbox" << id << "failed (its VM stops by itself once idle):"
                                            << r.error;
+        if (finished)
+            finished();
     });
 }
 

@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -243,16 +244,21 @@ int runIdleWatcher(const QStringList &args)
     const QString metaPath = ctx.state.sandboxDir(runtime) + QStringLiteral("/meta.json");
     QElapsedTimer idle;
     idle.start();
+    // One watcher per running sandbox: with a thousand of them (bench/ scale) a 100 ms poll alone
+    // kept a core busy and slowed whatever was measured. The poll is a twentieth of the grace
+    // period, 20 to 250 ms (250 ms for the default 5 s), and 1 s when auto-stop is off.
+    long pollMs = 100;
     for (;;) {
-        sleepMs(100);
+        sleepMs(pollMs);
         if (!QFileInfo::exists(metaPath))
             return 0;  // removed
+        ctx.faults = Faults::load(ctx.state.path(QStringLiteral("faults.env")));
+        const long grace = idleStopMs(ctx.faults);
+        pollMs = grace < 0 ? 1000 : std::clamp(grace / 20, 20L, 250L);
         if (attachedCount(ctx.state, runtime) > 0) {
             idle.restart();
             continue;
         }
-        ctx.faults = Faults::load(ctx.state.path(QStringLiteral("faults.env")));
-        const long grace = idleStopMs(ctx.faults);
         if (grace < 0 || idle.elapsed() < grace)
             continue;
         StateLock lock(ctx.state);
