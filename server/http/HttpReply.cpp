@@ -18,6 +18,7 @@ HttpReply::HttpReply(QHttpServerResponder &&responder)
 
 HttpReply::~HttpReply()
 {
+    stopWatchingClient();
     qthttp::release(std::move(m_responder), m_owner);
 }
 
@@ -32,6 +33,7 @@ bool HttpReply::send(int status, const QByteArray &body, const QByteArray &conte
         return false;
     m_sent = true;
     *m_answered = true;
+    stopWatchingClient();
     if (!isConnected())
         return false;
     Headers all;
@@ -60,10 +62,17 @@ void HttpReply::onClientGone(std::function<void()> gone)
     if (ClientRelay *relay = ClientRelay::of(m_socket)) {
         if (relay->hasClientEnded())
             return void(QTimer::singleShot(0, fire));
-        QObject::connect(relay, &ClientRelay::clientEnded, [fire] { QTimer::singleShot(0, fire); });
+        m_goneWatches << QObject::connect(relay, &ClientRelay::clientEnded, [fire] { QTimer::singleShot(0, fire); });
     }
-    QObject::connect(m_socket, &QAbstractSocket::disconnected, [fire] { QTimer::singleShot(0, fire); });
-    QObject::connect(m_socket, &QObject::destroyed, [fire] { QTimer::singleShot(0, fire); });
+    m_goneWatches << QObject::connect(m_socket, &QAbstractSocket::disconnected, [fire] { QTimer::singleShot(0, fire); });
+    m_goneWatches << QObject::connect(m_socket, &QObject::destroyed, [fire] { QTimer::singleShot(0, fire); });
+}
+
+void HttpReply::stopWatchingClient()
+{
+    for (const QMetaObject::Connection &c : std::as_const(m_goneWatches))
+        QObject::disconnect(c);
+    m_goneWatches.clear();
 }
 
 bool HttpReply::sendEmpty(int status, const Headers &headers)

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QHttpServerResponder>
+#include <QList>
 #include <QPointer>
 #include <QTcpSocket>
 
@@ -44,6 +45,9 @@ private:
     QPointer<QObject> m_owner;
     bool m_sent = false;
     std::shared_ptr<bool> m_answered = std::make_shared<bool>(false);   // outlives this for onClientGone
+    // onClientGone's watches, undone once answered: a kept-alive connection carries many requests.
+    QList<QMetaObject::Connection> m_goneWatches;
+    void stopWatchingClient();
 };
 
 } // namespace chat2sbx
