@@ -623,6 +623,76 @@ def bench_create(build, quick):
 
 
 # ---------------------------------------------------------------- 7. what a user feels on a realistically slow sbx
+def realistic_with_many(build, quick):
+    """50 sandboxes (10 with --quick) made with the fast fake, then serve restarted on the same state with
+    the realistic profile: restart to /healthz, sandbox_list, `chat2sbx status`, and the sbx timeouts that
+    fired while their 50 channels attached again (4 at a time, 2.8 s + 5.5 s each)."""
+    n = 10 if quick else 50
+    serve = Serve(build)
+    out = []
+
+    def fig(label, ms, extra=None):
+        ms = sorted(ms)
+        r = {"benchmark": "realistic", "label": label, "count": len(ms), "p50_ms": round(ms[len(ms) // 2], 1),
+             "max_ms": round(ms[-1], 1), "profile": "realistic", "sandboxes": n}
+        r.update(extra or {})
+        out.append(r)
+
+    try:
+        serve.start()
+        rpc = Rpc(build, serve.url)
+        for _ in range(n):
+            create_sandbox(rpc)
+        rpc.close()
+        serve.stop()
+        mark = os.path.getsize(serve.log_path)
+        serve.extra_env = {"FAKE_SBX_PROFILE": "realistic", "FAKE_SBX_START_DELAY_MS": str(WAKE_DELAY_MS),
+                           "FAKE_SBX_IDLE_STOP_MS": "off"}
+        calls = os.path.join(serve.sbx_state, "calls.log")
+        before = sum(1 for _ in open(calls, "rb"))
+        fig(f"serve restart to /healthz, {n} sandboxes", [serve.start() * 1000])
+        rpc = Rpc(build, serve.url)
+        lists = []
+        for _ in range(10):
+            sc, err, ms = rpc.tool("sandbox_list", {})
+            if err or len((sc or {}).get("sandboxes", [])) != n:
+                raise RuntimeError(f"sandbox_list with {n} sandboxes failed: {err or sc}")
+            lists.append(ms)
+        fig(f"sandbox_list, {n} sandboxes (channels attaching)", lists)
+        status_ms = []
+        for _ in range(3):
+            t = time.monotonic()
+            subprocess.run([build.chat2sbx, "status"], env=serve.env(), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120)
+            status_ms.append((time.monotonic() - t) * 1000)
+        fig(f"chat2sbx status (CLI, serve running), {n} sandboxes", status_ms)
+        # A call into the sandbox whose channel is queued last (4 attach at a time, 2.8 + 5.5 s each).
+        last = ((rpc.tool("sandbox_list", {})[0] or {}).get("sandboxes") or [{}])[-1].get("sandbox_id", "")
+        sc, err, ms = rpc.tool("bash", {"sandbox_id": last, "command": "true"})
+        fig(f"first bash into one of {n} sandboxes right after the restart", [ms],
+            {"error": err} if err else {"told_the_agent": int(bool(isinstance(sc, dict) and (sc.get("channel_note") or sc.get("wake_note"))))})
+        rpc.close()
+        # Then every channel attaches again; wait until sbx was asked for all of them and the last could be up.
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 300:
+            execs = sum(1 for i, l in enumerate(open(calls, "rb")) if i >= before and b'"exec"' in l)
+            if execs >= n - 1:
+                break
+            time.sleep(0.5)
+        time.sleep(10)
+        out.append({"benchmark": "realistic", "label": f"{n} channels attached again after the restart",
+                    "seconds": round(time.monotonic() - t0, 1)})
+        with open(serve.log_path, "rb") as f:
+            f.seek(mark)
+            text = f.read().decode("utf-8", "replace")
+        fired = [l for l in text.splitlines() if "timed out" in l or "did not answer in time" in l or "stalled" in l]
+        out.append({"benchmark": "realistic", "label": f"sbx timeouts fired after a restart with {n} sandboxes (serve log)",
+                    "count": len(fired), "lines": fired[:10], "goal_met": not fired, "sandboxes": n})
+    finally:
+        serve.destroy()
+    return out
+
+
 def bench_realistic(build, quick):
     """The fake sbx with FAKE_SBX_PROFILE=realistic (every command ~2.8 s, as on a headless Linux host,
     sbx-releases#456; the first exec into a sandbox that sat idle 5.5 s more, #352), a create of 8 s and
@@ -726,6 +796,7 @@ def bench_realistic(build, quick):
                     "lines": fired[:10], "goal_met": not fired})
     finally:
         serve.destroy()
+    out += realistic_with_many(build, quick)
     log(f"\n  {'realistic sbx (2.8 s a command, 5.5 s first exec after idle)':<60} {'p50 ms':>9} {'max ms':>9}")
     for r in out:
         if "p50_ms" in r:

@@ -50,7 +50,12 @@ t0=$SECONDS
 deb=$("$source_dir/installers/build-package.sh" "${package_args[@]}" | tail -n 1)
 [[ -f $deb ]] || fail "no .deb produced"
 arch=$(dpkg --print-architecture)
-[[ $(basename "$deb") == "chat2sbx_${version}_${arch}.deb" ]] || fail "unexpected file name $(basename "$deb")"
+# The package version names the Qt minor release it was built with (README: "What the .deb names mean").
+qt_minor=$(qtpaths6 --qt-version 2>/dev/null | cut -d. -f1,2)
+[[ -n $qt_minor ]] || fail "qtpaths6 --qt-version printed nothing (qt6-base-dev-tools)"
+deb_version="$version+qt$qt_minor"
+[[ $(basename "$deb") == "chat2sbx_${deb_version}_${arch}.deb" ]] ||
+  fail "unexpected file name $(basename "$deb"), expected chat2sbx_${deb_version}_${arch}.deb"
 tgz=$(ls "$build_dir"/chat2sbx-"$version"-Linux-*.tar.gz)
 tar -tzf "$tgz" | grep -q '/bin/chat2sbx$' || fail "$tgz has no bin/chat2sbx"
 echo "built $deb in $(seconds "$t0")"
@@ -59,14 +64,15 @@ step "dpkg-deb -I"
 dpkg-deb -I "$deb"
 field() { dpkg-deb -f "$deb" "$1"; }
 [[ $(field Package) == chat2sbx ]] || fail "Package is '$(field Package)'"
-[[ $(field Version) == "$version" ]] || fail "Version is '$(field Version)', project version is $version"
+[[ $(field Version) == "$deb_version" ]] || fail "Version is '$(field Version)', expected $deb_version"
 depends=$(field Depends)
 for dep in libqt6core6 libqt6network6 libqt6httpserver6 libqt6sql6 libqt6widgets6 libqt6sql6-sqlite libqt6svg6 qt6-image-formats-plugins; do
-  [[ ",$depends," =~ [,\ ]$dep[,\ ] ]] || fail "Depends lacks $dep: $depends"
+  [[ ",$depends," =~ [,\ ]${dep}[,\ ] ]] || fail "Depends lacks $dep: $depends"
 done
 [[ $depends != *asan* && $depends != *ubsan* ]] || fail "Depends names a sanitizer runtime: $depends"
 # QtHttpServer's ABI holds within one minor release only: the package must refuse any other.
-[[ $depends == *"libqt6httpserver6 (<< "* ]] || fail "Depends does not pin QtHttpServer's minor release: $depends"
+[[ $depends == *"libqt6httpserver6 (>= $qt_minor), libqt6httpserver6 (<< "* ]] ||
+  fail "Depends does not pin QtHttpServer's minor release $qt_minor: $depends"
 
 step "lintian (fails on errors)"
 t0=$SECONDS
@@ -93,8 +99,8 @@ for f in usr/bin/chat2sbx \
          usr/share/man/man1/chat2sbx.1.gz; do
   [[ -e $root/$f ]] || fail "package lacks /$f"
 done
-gzip -dc "$root/usr/share/doc/chat2sbx/changelog.gz" | head -n 1 | grep -q "^chat2sbx ($version) " ||
-  fail "installers/debian/changelog: the newest entry is not $version"
+gzip -dc "$root/usr/share/doc/chat2sbx/changelog.gz" | head -n 1 | grep -qF "chat2sbx ($deb_version) " ||
+  fail "the packaged changelog's newest entry is not $deb_version (installers/debian/changelog must name $version)"
 [[ -x $root/usr/bin/chat2sbx ]] || fail "/usr/bin/chat2sbx is not executable"
 if ldd "$root/usr/bin/chat2sbx" | grep -E 'not found|libasan|libubsan'; then
   fail "the packaged binary needs libraries the system does not provide"
@@ -120,72 +126,82 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
-step "installed chat2sbx --version"
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 run_env() {
   exec env -i PATH=/usr/bin:/bin HOME="$tmp/home" LANG=C.UTF-8 QT_QPA_PLATFORM=offscreen \
     CHAT2SBX_ENABLE_TUNNEL=0 CHAT2SBX_SBX="${fake_sbx:-sbx}" FAKE_SBX_STATE="$tmp/sbx-state" \
     CHAT2SBX_SBX_ENV='FAKE_SBX_*' "$@"
 }
 mkdir -p "$tmp/home" "$tmp/sbx-state"
-out=$(run_env "$root/usr/bin/chat2sbx" --version)
-[[ $out == "chat2sbx $version" ]] || fail "--version printed '$out', expected 'chat2sbx $version'"
-echo "$out"
 
-step "installed chat2sbx serve: MCP round trip"
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-log=$tmp/serve.log
-started=
-for attempt in 1 2 3 4 5; do
-  port=$((20000 + RANDOM % 30000))
-  port_in_use "$port" && continue
-  run_env CHAT2SBX_PORT="$port" "$root/usr/bin/chat2sbx" serve >"$log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 150); do
-    if curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null; then
-      started=1
-      break
-    fi
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.2
+# --version, status (no server), then serve on a free port, an MCP round trip and SIGTERM.
+start_and_check() {   # start_and_check BINARY
+  local bin=$1 out
+  out=$(run_env "$bin" --version)
+  [[ $out == "chat2sbx $version" ]] || fail "$bin --version printed '$out', expected 'chat2sbx $version'"
+  echo "$out"
+  # Exit 1 (not healthy: no server running) is expected; a crash or a missing symbol is not.
+  local rc=0
+  out=$(run_env "$bin" status 2>&1) || rc=$?
+  ((rc <= 1)) && grep -q '^server:' <<<"$out" || { echo "$out" >&2; fail "$bin status exited $rc"; }
+  echo "status (exit $rc): $(grep '^server:' <<<"$out")"
+
+  local log=$tmp/serve.log started='' port attempt
+  for attempt in 1 2 3 4 5; do
+    port=$((20000 + RANDOM % 30000))
+    port_in_use "$port" && continue
+    run_env CHAT2SBX_PORT="$port" "$bin" serve >"$log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 150); do
+      if curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null; then
+        started=1
+        break
+      fi
+      kill -0 "$server_pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    [[ -n $started ]] && break
+    kill -KILL "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+    grep -qi 'address\|in use' "$log" || { cat "$log" >&2; fail "serve did not become healthy (attempt $attempt)"; }
   done
-  [[ -n $started ]] && break
-  kill -KILL "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
+  [[ -n $started ]] || { cat "$log" >&2; fail "serve did not become healthy on any port"; }
+  echo "healthy on port $port: $(curl -fsS "http://127.0.0.1:$port/healthz")"
+  "$source_dir/installers/mcp-roundtrip.sh" "http://127.0.0.1:$port/mcp" sandbox_create ||
+    { cat "$log" >&2; fail "MCP round trip failed"; }
+  kill -TERM "$server_pid"
+  rc=0
+  wait "$server_pid" || rc=$?
   server_pid=
-  grep -qi 'address\|in use' "$log" || { cat "$log" >&2; fail "serve did not become healthy (attempt $attempt)"; }
-done
-[[ -n $started ]] || { cat "$log" >&2; fail "serve did not become healthy on any port"; }
-echo "healthy on port $port: $(curl -fsS "http://127.0.0.1:$port/healthz")"
+  [[ $rc -eq 0 ]] || { cat "$log" >&2; fail "serve exited with $rc after SIGTERM"; }
+  echo "serve exited 0 after SIGTERM"
+}
 
-"$source_dir/installers/mcp-roundtrip.sh" "http://127.0.0.1:$port/mcp" sandbox_create ||
-  { cat "$log" >&2; fail "MCP round trip failed"; }
-
-step "SIGTERM"
-kill -TERM "$server_pid"
-status=0
-wait "$server_pid" || status=$?
-server_pid=
-[[ $status -eq 0 ]] || { cat "$log" >&2; fail "serve exited with $status after SIGTERM"; }
-echo "serve exited 0"
+step "unpacked chat2sbx: --version, status, serve + MCP round trip"
+start_and_check "$root/usr/bin/chat2sbx"
 
 # ---------------------------------------------------------------------------------------------
 if [[ ${CI:-} == true ]]; then
-  step "CI: dpkg -i, run, dpkg -r, dpkg --purge"
+  . /etc/os-release
+  step "CI: apt-get install the .deb on $PRETTY_NAME, run it, purge it"
   sudo=()
   [[ $(id -u) -eq 0 ]] || sudo=(sudo -n)
-  "${sudo[@]}" dpkg -i "$deb"
-  [[ $(dpkg-query -W -f='${Status}' chat2sbx) == "install ok installed" ]] || fail "dpkg -i did not install chat2sbx"
-  out=$(run_env /usr/bin/chat2sbx --version)
-  [[ $out == "chat2sbx $version" ]] || fail "installed /usr/bin/chat2sbx --version printed '$out'"
+  # As a user installs it: apt resolves the dependencies (and refuses a package built for another Qt).
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$deb" >"$tmp/apt.log" 2>&1 ||
+    { cat "$tmp/apt.log" >&2; fail "apt-get install $(basename "$deb") failed on $PRETTY_NAME"; }
+  [[ $(dpkg-query -W -f='${Status} ${Version}' chat2sbx) == "install ok installed $deb_version" ]] ||
+    fail "apt-get did not install chat2sbx $deb_version"
+  start_and_check /usr/bin/chat2sbx
   "${sudo[@]}" dpkg -r chat2sbx
   [[ ! -e /usr/bin/chat2sbx ]] || fail "/usr/bin/chat2sbx still exists after dpkg -r"
   "${sudo[@]}" dpkg --purge chat2sbx
   if dpkg-query -W -f='${Status}' chat2sbx 2>/dev/null | grep -q installed; then
     fail "chat2sbx still known to dpkg after purge"
   fi
-  echo "installed, ran and purged"
+  echo "installed with apt-get on $PRETTY_NAME, started, purged"
 else
-  echo "(not CI: dpkg -i / dpkg -r skipped; set CI=true to run them)"
+  echo "(not CI: installing with apt-get skipped; set CI=true to run it)"
 fi
 
 echo "PASS"

@@ -21,6 +21,8 @@
 #include <QLoggingCategory>
 #include <QPointer>
 
+#include <memory>
+
 namespace chat2sbx {
 
 Q_DECLARE_LOGGING_CATEGORY(lcMcp)
@@ -95,15 +97,21 @@ void McpDispatcher::handleModernRequest(const McpClient &client, const QJsonValu
 
     const QString scope = m_calls.newModernScope();
     const McpCaller caller{QString(), client, conversationOf(params)};
-    if (context.onCancellable) {
-        QPointer<McpDispatcher> self(this);
-        ToolCallRunner *calls = &m_calls;
-        context.onCancellable([self, calls, scope, id] {
-            if (self)
-                calls->cancel(scope, id, QStringLiteral("the client closed the request"));
-        });
-    }
-    m_calls.call(scope, caller, id, params, [respond](const QByteArray &reply) { respond(McpAnswer{200, reply, {}}); });
+    auto answered = std::make_shared<bool>(false);
+    m_calls.call(scope, caller, id, params, [respond, answered](const QByteArray &reply) {
+        *answered = true;
+        respond(McpAnswer{200, reply, {}});
+    });
+    // Only a call still running needs to hear that its client left (most tools answer at once, and
+    // watching the connection costs three signal connections per request).
+    if (*answered || !context.onCancellable)
+        return;
+    QPointer<McpDispatcher> self(this);
+    ToolCallRunner *calls = &m_calls;
+    context.onCancellable([self, calls, scope, id] {
+        if (self)
+            calls->cancel(scope, id, QStringLiteral("the client closed the request"));
+    });
 }
 
 } // namespace chat2sbx

@@ -249,6 +249,18 @@ private slots:
         QCOMPARE(f.audit.rows.size(), 1);
     }
 
+    void anAnsweredCallWatchesNoConnection()
+    {
+        DispatcherFixture f;
+        int watches = 0;
+        McpMessageContext context = modernContext("tools/call", "echo");
+        context.onCancellable = [&watches](std::function<void()>) { ++watches; };
+        const auto answers = f.sendAsyncWith(message("11", "tools/call", R"("name":"echo","arguments":{"text":"a"},)" + kMeta), context);
+        QCOMPARE(answers->size(), 1);
+        QCOMPARE(watches, 0);
+        QCOMPARE(f.calls->modernPendingCount(), 0);
+    }
+
     void sameIdInTwoConversationsRunsTwice()
     {
         DispatcherFixture f;

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <string>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -85,6 +86,19 @@ bool identityAlive(const QString &id)
 QString attachedDir(const StateDir &state, const QString &runtime)
 {
     return state.sandboxDir(runtime) + QStringLiteral("/attached");
+}
+
+// Every attached exec holds a shared flock on this file for its life: the idle watcher blocks on an
+// exclusive one instead of polling while anything is attached (a thousand watchers polling kept
+// the bench's machine busy). The attached/ files stay the record of who is attached.
+QString attachedLockFile(const StateDir &state, const QString &runtime)
+{
+    return state.sandboxDir(runtime) + QStringLiteral("/attached.lock");
+}
+
+int openAttachedLock(const StateDir &state, const QString &runtime)
+{
+    return ::open(QFile::encodeName(attachedLockFile(state, runtime)).constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 }
 
 QString watcherFile(const StateDir &state, const QString &runtime)
@@ -174,6 +188,10 @@ void registerAttached(const StateDir &state, const QString &runtime)
 {
     const QString dir = attachedDir(state, runtime);
     QDir().mkpath(dir);
+    // Held (the descriptor stays open) until this process exits.
+    const int lock = openAttachedLock(state, runtime);
+    if (lock >= 0)
+        ::flock(lock, LOCK_SH);
     QFile file(dir + QLatin1Char('/') + identity(static_cast<long>(::getpid())));
     file.open(QIODevice::WriteOnly);
 }
@@ -234,6 +252,22 @@ void ensureIdleWatcher(const Context &ctx, const QString &runtime)
     }
 }
 
+namespace {
+
+// Blocks, without CPU, until no exec holds its shared lock (an exec that registered without one,
+// from before this lock existed, is left to the poll).
+void waitUntilDetached(const StateDir &state, const QString &runtime)
+{
+    const int fd = openAttachedLock(state, runtime);
+    if (fd < 0)
+        return;
+    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    ::close(fd);   // releases it at once
+}
+
+} // namespace
+
 int runIdleWatcher(const QStringList &args)
 {
     if (args.size() != 2)
@@ -256,6 +290,7 @@ int runIdleWatcher(const QStringList &args)
         const long grace = idleStopMs(ctx.faults);
         pollMs = grace < 0 ? 1000 : std::clamp(grace / 20, 20L, 250L);
         if (attachedCount(ctx.state, runtime) > 0) {
+            waitUntilDetached(ctx.state, runtime);
             idle.restart();
             continue;
         }
