@@ -2,6 +2,7 @@
 // a lowered target, adoption after a restart, and no leaked runtime after a kill -9 mid-create.
 #include "RecordingAttacher.h"
 #include "SandboxHarness.h"
+#include "SandboxProcesses.h"
 
 #include "sandbox/lifecycle/WarmPool.h"
 #include "state/WarmSandboxRepository.h"
@@ -48,6 +49,18 @@ QJsonObject healthz(const TestEnvironment &env)
 {
     const HttpResult r = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(env.port()), {});
     return QJsonDocument::fromJson(r.body).object();
+}
+
+// A live `sbx create` process for this runtime (its arguments name it).
+bool createRunning(const QString &runtime)
+{
+    const QStringList pids = QDir(QStringLiteral("/proc")).entryList({QStringLiteral("[0-9]*")}, QDir::Dirs);
+    for (const QString &pid : pids) {
+        const QList<QByteArray> args = procFile(pid, "cmdline").split('\0');
+        if (args.contains("create") && args.contains(runtime.toUtf8()) && !isGone(pid))
+            return true;
+    }
+    return false;
 }
 
 } // namespace
@@ -202,6 +215,7 @@ void TestWarmPool::noLeakAfterKill9MidCreate()
     TestEnvironment env;
     env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("1"));
     env.set(QStringLiteral("FAKE_SBX_CREATE_DELAY_MS"), QStringLiteral("4000"));
+    QString orphan;
     {
         ServerProcess serve(env);
         QVERIFY2(serve.start(), qPrintable(serve.output()));
@@ -212,6 +226,7 @@ void TestWarmPool::noLeakAfterKill9MidCreate()
         QCOMPARE(rows.size(), 1);
         QCOMPARE(rows.first().state, WarmState::Creating);
         QCOMPARE(look.runtimes(), QStringList{rows.first().runtimeName});
+        orphan = rows.first().runtimeName;
         serve.kill9();
     }
     // Next start without a pool: reconciliation removes the half-made one; nothing is left behind.
@@ -221,8 +236,9 @@ void TestWarmPool::noLeakAfterKill9MidCreate()
     QVERIFY2(serve.start(), qPrintable(serve.output()));
     SandboxHarness look(env);
     QVERIFY2(waitFor([&] { return WarmSandboxRepository(look.db).list().isEmpty(); }, 20000), qPrintable(serve.output()));
-    // The orphaned `sbx create` finishes its delay, finds its sandbox removed and gives up.
-    QTest::qWait(4500);
+    // The orphaned `sbx create` finishes its delay, finds its sandbox removed and gives up: wait for
+    // that process to end, however long the machine takes, then look.
+    QVERIFY2(waitFor([&] { return !createRunning(orphan); }, 60000), "the orphaned sbx create is still running");
     QCOMPARE(look.runtimes(), QStringList{});
     QCOMPARE(QDir(env.config().workspaceRoot).entryList(QDir::Dirs | QDir::NoDotAndDotDot), QStringList{});
     QCOMPARE(healthz(env).value(QStringLiteral("warmSandboxes")).toInt(-1), 0);

@@ -16,7 +16,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <string>
-#include <sys/file.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -86,19 +87,6 @@ bool identityAlive(const QString &id)
 QString attachedDir(const StateDir &state, const QString &runtime)
 {
     return state.sandboxDir(runtime) + QStringLiteral("/attached");
-}
-
-// Every attached exec holds a shared flock on this file for its life: the idle watcher blocks on an
-// exclusive one instead of polling while anything is attached (a thousand watchers polling kept
-// the bench's machine busy). The attached/ files stay the record of who is attached.
-QString attachedLockFile(const StateDir &state, const QString &runtime)
-{
-    return state.sandboxDir(runtime) + QStringLiteral("/attached.lock");
-}
-
-int openAttachedLock(const StateDir &state, const QString &runtime)
-{
-    return ::open(QFile::encodeName(attachedLockFile(state, runtime)).constData(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 }
 
 QString watcherFile(const StateDir &state, const QString &runtime)
@@ -188,10 +176,6 @@ void registerAttached(const StateDir &state, const QString &runtime)
 {
     const QString dir = attachedDir(state, runtime);
     QDir().mkpath(dir);
-    // Held (the descriptor stays open) until this process exits.
-    const int lock = openAttachedLock(state, runtime);
-    if (lock >= 0)
-        ::flock(lock, LOCK_SH);
     QFile file(dir + QLatin1Char('/') + identity(static_cast<long>(::getpid())));
     file.open(QIODevice::WriteOnly);
 }
@@ -254,16 +238,30 @@ void ensureIdleWatcher(const Context &ctx, const QString &runtime)
 
 namespace {
 
-// Blocks, without CPU, until no exec holds its shared lock (an exec that registered without one,
-// from before this lock existed, is left to the poll).
+// Blocks, without CPU, until no attached exec is alive: one pidfd per attached process, polled until
+// one exits, then looked at again (a thousand watchers polling every 250 ms kept the bench's
+// 2-core machine busy while their sandboxes were attached).
 void waitUntilDetached(const StateDir &state, const QString &runtime)
 {
-    const int fd = openAttachedLock(state, runtime);
-    if (fd < 0)
-        return;
-    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+    for (;;) {
+        std::vector<pollfd> fds;
+        const QStringList entries = QDir(attachedDir(state, runtime)).entryList(QDir::Files);
+        for (const QString &entry : entries) {
+            const long pid = entry.left(entry.indexOf(QLatin1Char('-'))).toLong();
+            const int fd = pid > 0 ? int(::syscall(SYS_pidfd_open, pid, 0)) : -1;
+            if (fd < 0)
+                continue;
+            if (identityAlive(entry))   // after opening: the pidfd is that process, not a reused pid
+                fds.push_back(pollfd{fd, POLLIN, 0});
+            else
+                ::close(fd);
+        }
+        if (fds.empty())
+            return;
+        ::poll(fds.data(), fds.size(), 10000);   // a pidfd turns readable when its process exits
+        for (const pollfd &p : fds)
+            ::close(p.fd);
     }
-    ::close(fd);   // releases it at once
 }
 
 } // namespace
