@@ -55,6 +55,7 @@ private:
         RequestIntake intake;
         QPointer<ClientRelay> relay;
         qint64 unread = 0;             // bytes QtHttpServer left unread after its last look
+        qint64 availableBeforeReader = 0;   // bytes in the socket when this readyRead began
         qint64 lastActivityMs = 0;
         qint64 requestStartedMs = -1;  // first byte of an unfinished request
         bool awaitingAnswer = false;   // a request was taken and its answer is not written yet
