@@ -45,6 +45,26 @@ case "$mode" in
     cmake --preset dev >/dev/null
     cmake --build --preset dev -j "$jobs"
     phase "the dev build"
+    # Qt 6.8 (Debian 13): the same tree built and tested in a Debian 13 root that
+    # installers/distro-root.sh makes with debootstrap (once per machine) and keeps under
+    # /var/cache/chat2sbx. The root is made and the tree built there in the background while the
+    # dev tests (mostly waiting on processes) run; its tests run at the end. Needs root or
+    # passwordless sudo; CHAT2SBX_DEBIAN13=0 skips it.
+    debian13_pid=
+    asroot=()
+    if [[ ${CHAT2SBX_DEBIAN13:-1} == 0 ]]; then
+      echo "bootstrap: Debian 13 (Qt 6.8) phase skipped (CHAT2SBX_DEBIAN13=0)"
+    elif [[ $(id -u) -eq 0 ]] || sudo -n true 2>/dev/null; then
+      [[ $(id -u) -eq 0 ]] || asroot=(sudo -n)
+      echo "bootstrap: Debian 13 (Qt 6.8) root made and built in the background (log: build/debian13-build.log)"
+      mkdir -p build
+      ( "${asroot[@]}" installers/distro-root.sh trixie prepare --test &&
+        "${asroot[@]}" installers/distro-root.sh trixie run -- installers/test-in-root.sh build/debian13 "$jobs" build
+      ) >build/debian13-build.log 2>&1 &
+      debian13_pid=$!
+    else
+      echo "bootstrap: the Debian 13 (Qt 6.8) phase needs root or passwordless sudo (debootstrap, bwrap): skipped" >&2
+    fi
     echo "bootstrap: dev build (Debug, ASan+UBSan): every test but the package one"
     ctest --preset dev -j "$jobs" || status=1
     phase "the dev tests"
@@ -56,19 +76,15 @@ case "$mode" in
     echo "bootstrap: release build: unit, integration and e2e tests, then the .deb made of it"
     ctest --preset release -j "$jobs" || status=1
     phase "the release tests"
-    # Qt 6.8 (Debian 13): the same tree built and tested in a Debian 13 root that
-    # installers/distro-root.sh makes with debootstrap and keeps under /var/cache/chat2sbx.
-    # CHAT2SBX_DEBIAN13=0 skips it (e.g. a quick run on a developer's machine).
-    if [[ ${CHAT2SBX_DEBIAN13:-1} == 0 ]]; then
-      echo "bootstrap: Debian 13 (Qt 6.8) phase skipped (CHAT2SBX_DEBIAN13=0)"
-    elif [[ $(id -u) -eq 0 ]] || sudo -n true 2>/dev/null; then
-      asroot=()
-      [[ $(id -u) -eq 0 ]] || asroot=(sudo -n)
-      echo "bootstrap: Debian 13 (Qt 6.8) root: release build, unit, integration, e2e and package tests"
-      if "${asroot[@]}" installers/distro-root.sh trixie prepare --test; then
-        phase "the Debian 13 root (made or updated)"
-        "${asroot[@]}" installers/distro-root.sh trixie run -- installers/test-in-root.sh build/debian13 "$jobs" || status=1
-        phase "the Debian 13 build and tests"
+    if [[ -n $debian13_pid ]]; then
+      debian13_ok=1
+      wait "$debian13_pid" || debian13_ok=0
+      phase "waiting for the Debian 13 root and build"
+      tail -n 40 build/debian13-build.log
+      if ((debian13_ok)); then
+        echo "bootstrap: Debian 13 (Qt 6.8) root: unit, integration, e2e and package tests"
+        "${asroot[@]}" installers/distro-root.sh trixie run -- installers/test-in-root.sh build/debian13 "$jobs" test || status=1
+        phase "the Debian 13 tests"
         # Each package is refused where its Qt is not: this machine's in the Debian 13 root, and the
         # Debian 13 one here.
         host_deb=$(ls build/release/chat2sbx_*.deb 2>/dev/null | head -n 1)
@@ -81,11 +97,9 @@ case "$mode" in
           status=1
         fi
       else
-        echo "bootstrap: cannot make the Debian 13 root" >&2
+        echo "bootstrap: the Debian 13 root could not be made or the tree did not build there (build/debian13-build.log above)" >&2
         status=1
       fi
-    else
-      echo "bootstrap: the Debian 13 (Qt 6.8) phase needs root or passwordless sudo (debootstrap, bwrap): skipped" >&2
     fi
     echo "bootstrap: $SECONDS s in all"
     exit "$status"

@@ -66,8 +66,9 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [[ $(field Package) == chat2sbx ]] || fail "Package is '$(field Package)'"
 [[ $(field Version) == "$deb_version" ]] || fail "Version is '$(field Version)', expected $deb_version"
 depends=$(field Depends)
+# Debian 13 renamed some libraries for the 64-bit time_t transition (libqt6core6t64).
 for dep in libqt6core6 libqt6network6 libqt6httpserver6 libqt6sql6 libqt6widgets6 libqt6sql6-sqlite libqt6svg6 qt6-image-formats-plugins; do
-  [[ ",$depends," =~ [,\ ]${dep}[,\ ] ]] || fail "Depends lacks $dep: $depends"
+  [[ ",$depends," =~ [,\ ]${dep}(t64)?[,\ ] ]] || fail "Depends lacks $dep: $depends"
 done
 [[ $depends != *asan* && $depends != *ubsan* ]] || fail "Depends names a sanitizer runtime: $depends"
 # QtHttpServer's ABI holds within one minor release only: the package must refuse any other.
