@@ -855,12 +855,13 @@ def markdown(report):
              f"at end {report.get('machine_end', {}).get('loadavg')}{' (--quick)' if report.get('quick') else ''}.", ""]
     loads = [r for r in rs if r["benchmark"] == "mcp_load"]
     if loads:
-        lines += ["| client | workload | clients | server | era | req/s | p50 ms | p99 ms | errors | load avg |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += ["| client | workload | clients | server | era | run | req/s | p50 ms | p99 ms | errors | load avg |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in loads:
             w = r["method"] + (" " + r["tool"] if r.get("tool") else "")
             lines.append(f"| {r.get('client', 'qt-loadgen')} | {w} | {r['clients']} | {r['server']} | {r.get('era', 'legacy')} "
-                         f"| {r['rps']:.0f} | {r['p50_ms']:.3f} | {r['p99_ms']:.3f} | {r['errors']} | {r.get('loadavg', [''])[0]} |")
+                         f"| {r.get('repeat', 1)} | {r['rps']:.0f} | {r['p50_ms']:.3f} | {r['p99_ms']:.3f} | {r['errors']} "
+                         f"| {r.get('loadavg', [''])[0]} |")
         lines += ["", "| client | workload | clients | throughput chat2sbx/SDK (goal ≥ 3) | p99 chat2sbx/SDK (goal ≤ 0.333) | goal |",
                   "|---|---|---|---|---|---|"]
         for r in rs:
@@ -869,7 +870,7 @@ def markdown(report):
                              f"| {r['p99_ratio']} | {'met' if r['goal_met'] else '**missed**'} |")
         modern = [r for r in rs if r["benchmark"] in ("mcp_modern_ratio", "mcp_modern")]
         if modern:
-            lines += ["", "| modern (2026-07-28) vs legacy, wrk | clients | throughput modern/legacy (goal ≥ 0.9) "
+            lines += ["", "| modern (2026-07-28) vs legacy, wrk (the better of 2 alternating runs each) | clients | throughput modern/legacy (goal ≥ 0.9) "
                       "| p99 modern/legacy (goal ≤ 1.1) | goal |", "|---|---|---|---|---|"]
             for r in modern:
                 if r.get("supported") is False:

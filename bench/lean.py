@@ -102,34 +102,44 @@ def lean_series(serve_url, sdk_url, scenarios, clients, seconds, warmup, machine
             log(f"mcp (wrk, modern {MODERN}) {label}: {why}")
     for label, method, tool in scenarios:
         for c in clients:
-            runs = [("chat2sbx", "legacy", serve_url), ("sdk", "legacy", sdk_url)]
+            # The SDK, then chat2sbx legacy and modern twice, alternating: the era comparison is between
+            # adjacent runs of the same server (after the SDK's run, node's collector and the audit fold of
+            # the previous run could land on whichever came next), each era's better run counts.
+            runs = [("sdk", "legacy", sdk_url, 1), ("chat2sbx", "legacy", serve_url, 1)]
             if modern[label][0]:
-                runs.append(("chat2sbx", "modern", serve_url))
-            got = {}
-            for server, era, url in runs:   # alternate the servers per count: drift in load hits all alike
+                runs += [("chat2sbx", "modern", serve_url, 1), ("chat2sbx", "legacy", serve_url, 2),
+                         ("chat2sbx", "modern", serve_url, 2)]
+            got, best = {}, {}
+            for server, era, url, repeat in runs:
                 if warmup:
                     run_wrk(url, c, warmup, era, method, tool)
                 r = _load(label, server, era, c, method, tool, run_wrk(url, c, seconds, era, method, tool))
                 r["loadavg"] = machine()["loadavg"]
-                got[(server, era)] = r
+                r["repeat"] = repeat
                 results.append(r)
+                got.setdefault((server, era), r)
+                if (server, era) not in best or r["rps"] > best[(server, era)]["rps"]:
+                    best[(server, era)] = r
             results.append(_ratio("mcp_ratio", label, c, got[("chat2sbx", "legacy")], got[("sdk", "legacy")],
                                   lambda t, p: t >= 3 and p <= 1 / 3))
-            if ("chat2sbx", "modern") in got:
-                results.append(_ratio("mcp_modern_ratio", label, c, got[("chat2sbx", "modern")],
-                                      got[("chat2sbx", "legacy")], lambda t, p: t >= 0.9 and p <= 1.1))
+            if ("chat2sbx", "modern") in best:
+                results.append(_ratio("mcp_modern_ratio", label, c, best[("chat2sbx", "modern")],
+                                      best[("chat2sbx", "legacy")], lambda t, p: t >= 0.9 and p <= 1.1))
     log("\n  lean client (wrk)         clients  chat2sbx rps   sdk rps  ratio | chat2sbx p99  sdk p99  ratio  goal"
         "  | modern rps  p99   vs legacy")
     for r in results:
         if r["benchmark"] != "mcp_ratio":
             continue
         pick = {(x["server"], x["era"]): x for x in results if x["benchmark"] == "mcp_load"
-                and x["label"] == r["scenario"] and x["clients"] == r["clients"]}
+                and x["label"] == r["scenario"] and x["clients"] == r["clients"] and x.get("repeat", 1) == 1}
+        mr = next((x for x in results if x["benchmark"] == "mcp_modern_ratio" and x["scenario"] == r["scenario"]
+                   and x["clients"] == r["clients"]), None)
         a, b, m = pick[("chat2sbx", "legacy")], pick[("sdk", "legacy")], pick.get(("chat2sbx", "modern"))
         line = (f"  {r['scenario']:<25} {r['clients']:>7}  {a['rps']:>12.0f} {b['rps']:>9.0f} {r['throughput_ratio']:>6}"
                 f" | {a['p99_ms']:>12.3f} {b['p99_ms']:>8.3f} {r['p99_ratio']:>6}  {'met' if r['goal_met'] else 'MISSED'}")
         if m:
-            line += f"  | {m['rps']:>10.0f} {m['p99_ms']:.3f} {m['rps'] / a['rps']:.2f}x"
+            line += (f"  | {m['rps']:>10.0f} {m['p99_ms']:.3f} {mr['throughput_ratio']:.2f}x (p99 {mr['p99_ratio']:.2f}x, "
+                     f"better of 2 each)" if mr else "")
         else:
             line += "  | modern: not supported by this server"
         log(line)
