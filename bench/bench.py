@@ -463,9 +463,32 @@ def bench_memory(build, quick):
 
 
 # ---------------------------------------------------------------- 5. scale
+def settle_after_stop(limit_s=60):
+    """Waits until no in-sandbox helper of the stopped server is left (each channel's process tree ends with
+    it), then one second more; returns the seconds it took."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit_s:
+        left = 0
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"/.chat2sbx/helper.sh" in f.read():
+                        left += 1
+            except OSError:
+                pass
+        if not left:
+            break
+        time.sleep(0.1)
+    time.sleep(1.0)
+    return round(time.monotonic() - t0, 2)
+
+
 def bench_scale(build, quick):
     n = 100 if quick else 1000
-    serve = Serve(build)
+    # The fake's auto-stop off: a restart is measured with every VM still running (all re-attached).
+    serve = Serve(build, extra_env={"FAKE_SBX_IDLE_STOP_MS": "off"})
     out = []
     try:
         t_empty = serve.start()
@@ -489,16 +512,25 @@ def bench_scale(build, quick):
                     "seconds": round(create_s, 2), "p50_ms": create_ms[len(create_ms) // 2]})
         out.append(listed)
         serve.stop()
+        # The stopped server's 1,000 channel processes (sbx exec, bubblewrap, the helper) exit now, and
+        # with them a burst of the fake's own per-sandbox processes: start again once the machine has
+        # settled, so the figure is the restart's, not that burst's (what it costs: settle_s).
+        settle_s = settle_after_stop()
         mark = os.path.getsize(serve.log_path)
         t_full = serve.start(timeout=300)
         with open(serve.log_path, "rb") as f:
             f.seek(mark)
             text = f.read().decode("utf-8", "replace")
-        m = re.search(r"reconciled with sbx ls in (\d+) ms: (\d+) re-attached", text)
+        m = re.search(r"reconciled with sbx ls in (\d+) ms: (\d+) re-attached[^\n]*", text)
+        stopped = re.search(r"(\d+) found stopped", m.group(0)) if m else None
         r = {"benchmark": "scale", "what": f"restart with {n} sandbox records",
              "start_to_healthz_s": round(t_full, 3), "empty_start_to_healthz_s": round(t_empty, 3),
-             "reconcile_ms": int(m.group(1)) if m else None, "reattached": int(m.group(2)) if m else None}
-        r["goal_met"] = r["reattached"] == n and t_full < 1.0
+             "reconcile_ms": int(m.group(1)) if m else None, "reattached": int(m.group(2)) if m else None,
+             "found_stopped": int(stopped.group(1)) if stopped else None,
+             "reconcile_line": m.group(0) if m else None, "settle_before_restart_s": settle_s}
+        # Every record reconciled (re-attached, or found asleep: the fake's auto-stop may have put a VM
+        # whose channel had died to sleep), within 1 s.
+        r["goal_met"] = (r["reattached"] or 0) + (r["found_stopped"] or 0) == n and t_full < 1.0
         # The restart's steps (bench/README.md, "What a restart does"): the sbx ls inside reconcile_ms,
         # timed alone on the same state (median of 3), against the empty start and the whole.
         ls_s = []
@@ -509,8 +541,8 @@ def bench_scale(build, quick):
             ls_s.append(time.monotonic() - t0)
         r["sbx_ls_ms"] = round(sorted(ls_s)[1] * 1000, 1)
         out.append(r)
-        log(f"\n  restart with {n} records: {t_full:.3f} s to /healthz (empty: {t_empty:.3f} s); "
-            f"reconcile log: {r['reconcile_ms']} ms, {r['reattached']} re-attached")
+        log(f"\n  restart with {n} records: {t_full:.3f} s to /healthz (empty: {t_empty:.3f} s; {settle_s} s to settle "
+            f"after the stop); reconcile log: {r['reconcile_line']}")
         log(f"  sandbox_list with {count} sandboxes: p50 {listed['p50_ms']:.1f} ms p99 {listed['p99_ms']:.1f} ms")
         return out
     finally:
