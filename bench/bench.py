@@ -834,7 +834,7 @@ def bench_realistic(build, quick):
         if "p50_ms" in r:
             log(f"  {r['label']:<60} {r['p50_ms']:>9.1f} {r['max_ms']:>9.1f}")
         else:
-            log(f"  {r['label']:<60} {r['count']:>9}")
+            log(f"  {r['label']:<60} {r.get('count', r.get('seconds')):>9}")
     return out
 
 

@@ -47,8 +47,9 @@ case "$mode" in
     phase "the dev build"
     # Qt 6.8 (Debian 13): the same tree built and tested in a Debian 13 root that
     # installers/distro-root.sh makes with debootstrap (once per machine) and keeps under
-    # /var/cache/chat2sbx. The root is made and the tree built there in the background while the
-    # dev tests (mostly waiting on processes) run; its tests run at the end. Needs root or
+    # /var/cache/chat2sbx. The root is made or updated in the background while the dev tests run
+    # (debootstrap and apt wait on the network, not the CPU); the tree is built and tested there at
+    # the end, after the host's tests, so no test here runs beside a compiler. Needs root or
     # passwordless sudo; CHAT2SBX_DEBIAN13=0 skips it.
     debian13_pid=
     asroot=()
@@ -56,11 +57,9 @@ case "$mode" in
       echo "bootstrap: Debian 13 (Qt 6.8) phase skipped (CHAT2SBX_DEBIAN13=0)"
     elif [[ $(id -u) -eq 0 ]] || sudo -n true 2>/dev/null; then
       [[ $(id -u) -eq 0 ]] || asroot=(sudo -n)
-      echo "bootstrap: Debian 13 (Qt 6.8) root made and built in the background (log: build/debian13-build.log)"
+      echo "bootstrap: Debian 13 (Qt 6.8) root made or updated in the background (log: build/debian13-root.log)"
       mkdir -p build
-      ( "${asroot[@]}" installers/distro-root.sh trixie prepare --test &&
-        "${asroot[@]}" installers/distro-root.sh trixie run -- installers/test-in-root.sh build/debian13 "$jobs" build
-      ) >build/debian13-build.log 2>&1 &
+      "${asroot[@]}" installers/distro-root.sh trixie prepare --test >build/debian13-root.log 2>&1 &
       debian13_pid=$!
     else
       echo "bootstrap: the Debian 13 (Qt 6.8) phase needs root or passwordless sudo (debootstrap, bwrap): skipped" >&2
@@ -79,9 +78,11 @@ case "$mode" in
     if [[ -n $debian13_pid ]]; then
       debian13_ok=1
       wait "$debian13_pid" || debian13_ok=0
-      phase "waiting for the Debian 13 root and build"
-      tail -n 40 build/debian13-build.log
-      if ((debian13_ok)); then
+      tail -n 5 build/debian13-root.log
+      phase "waiting for the Debian 13 root"
+      if ((debian13_ok)) &&
+         "${asroot[@]}" installers/distro-root.sh trixie run -- installers/test-in-root.sh build/debian13 "$jobs" build; then
+        phase "the Debian 13 build (Qt 6.8, warnings as errors)"
         echo "bootstrap: Debian 13 (Qt 6.8) root: unit, integration, e2e and package tests"
         "${asroot[@]}" installers/distro-root.sh trixie run -- installers/test-in-root.sh build/debian13 "$jobs" test || status=1
         phase "the Debian 13 tests"
@@ -97,7 +98,7 @@ case "$mode" in
           status=1
         fi
       else
-        echo "bootstrap: the Debian 13 root could not be made or the tree did not build there (build/debian13-build.log above)" >&2
+        echo "bootstrap: the Debian 13 root could not be made (build/debian13-root.log above) or the tree did not build there" >&2
         status=1
       fi
     fi
