@@ -655,6 +655,17 @@ def bench_create(build, quick):
 
 
 # ---------------------------------------------------------------- 7. what a user feels on a realistically slow sbx
+def timed_status(build, serve, times):
+    """Milliseconds each of `times` runs of `chat2sbx status` took (a CLI process beside the running serve)."""
+    out = []
+    for _ in range(times):
+        t = time.monotonic()
+        subprocess.run([build.chat2sbx, "status"], env=serve.env(), stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+        out.append((time.monotonic() - t) * 1000)
+    return out
+
+
 def realistic_with_many(build, quick):
     """50 sandboxes (10 with --quick) made with the fast fake, then serve restarted on the same state with
     the realistic profile: restart to /healthz, sandbox_list, `chat2sbx status`, and the sbx timeouts that
@@ -691,13 +702,7 @@ def realistic_with_many(build, quick):
                 raise RuntimeError(f"sandbox_list with {n} sandboxes failed: {err or sc}")
             lists.append(ms)
         fig(f"sandbox_list, {n} sandboxes (channels attaching)", lists)
-        status_ms = []
-        for _ in range(3):
-            t = time.monotonic()
-            subprocess.run([build.chat2sbx, "status"], env=serve.env(), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=120)
-            status_ms.append((time.monotonic() - t) * 1000)
-        fig(f"chat2sbx status (CLI, serve running), {n} sandboxes", status_ms)
+        fig(f"chat2sbx status (CLI, serve running), {n} sandboxes", timed_status(build, serve, 3))
         # A call into the sandbox whose channel is queued last (4 attach at a time, 2.8 + 5.5 s each).
         last = ((rpc.tool("sandbox_list", {})[0] or {}).get("sandboxes") or [{}])[-1].get("sandbox_id", "")
         sc, err, ms = rpc.tool("bash", {"sandbox_id": last, "command": "true"})
@@ -787,13 +792,7 @@ def bench_realistic(build, quick):
         fig("first bash after sandbox_create", first_calls)
         fig("bash true, channel up", later_calls)
         fig("sandbox_list", lists)
-        status_ms = []
-        for _ in range(2):
-            t = time.monotonic()
-            subprocess.run([build.chat2sbx, "status"], env=serve.env(), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=120)
-            status_ms.append((time.monotonic() - t) * 1000)
-        fig("chat2sbx status (CLI, serve running)", status_ms)
+        fig("chat2sbx status (CLI, serve running)", timed_status(build, serve, 2))
         # Asleep after 5 s without calls (sbx stop, ~2.8 s): the next call wakes it.
         woke, noted = [], 0
         for sid in sids[:2]:
