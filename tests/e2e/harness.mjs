@@ -99,7 +99,9 @@ export async function startServer(extraEnv = {}) {
         while (!exited && Date.now() - t < 15000) await new Promise((r) => setTimeout(r, 50));
         if (!exited) child.kill('SIGKILL');
       }
-      rmSync(root, { recursive: true, force: true });
+      // The fake sbx's sandbox processes outlive serve for a moment and may still write into the
+      // state: retry on ENOTEMPTY/EBUSY instead of failing the test in its clean-up.
+      rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
