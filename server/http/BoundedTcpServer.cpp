@@ -160,12 +160,17 @@ void BoundedTcpServer::afterHttpServer(QTcpSocket *socket)
     Connection &c = *it;
     c.unread = socket->bytesAvailable();
     // QtHttpServer starts a read transaction for each request and commits it when it hands the
-    // complete request to a handler: no transaction now, and bytes gone from the socket, means a
-    // request was taken. (QtHttpServer 6.8 is not connected while it answers a request: a readyRead
-    // then reaches this slot with nothing read and no transaction.)
-    if (socket->isTransactionStarted() || c.unread >= c.availableBeforeReader)
+    // complete request to a handler: no transaction now means a request was taken. QtHttpServer 6.8
+    // is not connected while it answers a request: a readyRead then reaches this slot with nothing
+    // read and no transaction, so there bytes must also have gone from the socket. (Not on 6.4, whose
+    // reader always runs: its read can refill the buffer from the socket, and the check failed there.)
+    if (socket->isTransactionStarted())
         return;
-    c.availableBeforeReader = c.unread;   // counted once, however many times this slot runs
+    if (qthttp::kReaderReconnects) {
+        if (c.unread >= c.availableBeforeReader)
+            return;
+        c.availableBeforeReader = c.unread;   // counted once, however many times this slot runs
+    }
     c.awaitingAnswer = true;   // until the answer is written out (onBytesWritten)
     c.requestStartedMs = c.unread > 0 ? m_clock.elapsed() : -1;
     if (const auto rejection = c.intake.onRequestTaken(c.unread > 0 ? socket->peek(c.unread) : QByteArray()))
