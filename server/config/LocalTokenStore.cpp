@@ -44,7 +44,7 @@ void LocalTokenStore::load(std::function<void(const QString &error)> done)
     m_callback = std::move(done);
     m_done = false;
     QTimer::singleShot(0, this, [this] {
-        if (m_useKeychain && keychainPlausible())
+        if (keychainPlausible())
             readKeychain();
         else
             useFile();

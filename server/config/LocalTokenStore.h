@@ -26,8 +26,6 @@ public:
     Source source() const { return m_source; }
 
     void setKeychainTimeoutMs(int ms) { m_timeoutMs = ms; }
-    // Tests (and headless runs) can skip the keychain entirely.
-    void setUseKeychain(bool use) { m_useKeychain = use; }
 
     QString filePath() const;
     static bool keychainPlausible();
@@ -42,7 +40,6 @@ private:
     QString m_token;
     Source m_source = Source::None;
     int m_timeoutMs = 3000;
-    bool m_useKeychain = true;
     bool m_done = false;
     std::function<void(const QString &)> m_callback;
 };

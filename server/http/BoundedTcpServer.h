@@ -43,7 +43,6 @@ public:
     explicit BoundedTcpServer(const Options &options, QObject *parent = nullptr);
     ~BoundedTcpServer() override;
 
-    int connectionCount() const { return static_cast<int>(m_connections.size()); }
     const Options &options() const { return m_options; }
 
 protected:

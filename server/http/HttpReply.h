@@ -28,7 +28,6 @@ public:
     HttpReply(const HttpReply &) = delete;
     HttpReply &operator=(const HttpReply &) = delete;
 
-    bool isSent() const { return m_sent; }
     bool isConnected() const;
     // Sends once; later calls do nothing. Returns false when the client is gone.
     bool send(int status, const QByteArray &body, const QByteArray &contentType, const Headers &headers = {});

@@ -114,11 +114,6 @@ bool WorkspaceRepository::touch(const QString &id, qint64 nowMs, QString &error)
     return setTimestamp("last_used_at", id, nowMs, error);
 }
 
-bool WorkspaceRepository::markTrashed(const QString &id, qint64 nowMs, QString &error)
-{
-    return setTimestamp("trashed_at", id, nowMs, error);
-}
-
 bool WorkspaceRepository::markRevoked(const QString &id, qint64 nowMs, QString &error)
 {
     QSqlQuery q(m_db.handle());

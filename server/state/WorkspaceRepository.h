@@ -30,7 +30,6 @@ public:
     std::optional<Workspace> findHost(const QString &hostPath, WorkspaceMode mode) const;
     QList<Workspace> list(bool includeTrashed = false) const;
     bool touch(const QString &id, qint64 nowMs, QString &error);
-    bool markTrashed(const QString &id, qint64 nowMs, QString &error);
     // A host workspace whose approval the user withdrew: no longer live (a new request is needed).
     bool markRevoked(const QString &id, qint64 nowMs, QString &error);
     // Marks a managed workspace trashed and records where its folder now is.

@@ -391,7 +391,6 @@ void TunnelSupervisor::onChildFinished(const QString &why)
                                          .arg(m_lastError).arg(delay).arg(attempt);
     m_restartTimer.start(static_cast<int>(delay));
     setState(State::Failed, QStringLiteral("%1; restarting in %2 s").arg(m_lastError).arg(delay / 1000.0, 0, 'f', 1));
-    emit restartScheduled(delay, attempt);
 }
 
 bool TunnelSupervisor::readHealthUrlFile()

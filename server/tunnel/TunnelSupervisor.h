@@ -62,7 +62,6 @@ public:
     // The last error: the client's last error line, why it exited or was restarted. Never contains the key.
     QString lastError() const { return m_lastError; }
     // The client's last /readyz answer while not ready ("HTTP 503: mcp probe failed: ..."), else empty.
-    QString readinessDetail() const { return m_readinessDetail; }
     int restarts() const { return m_restarts; }
     // The client's own health listener, e.g. http://127.0.0.1:41234/healthz; empty when unknown.
     QString healthUrl() const;
@@ -79,7 +78,6 @@ public:
 signals:
     void stateChanged(chat2sbx::TunnelSupervisor::State state);
     void statusChanged();
-    void restartScheduled(qint64 delayMs, int attempt);
     void stopped();
 
 private:

@@ -147,7 +147,7 @@ void BashSessions::start(const RunningSandbox &sandbox, const BashStartSpec &spe
     w->untilExit = true;
     w->firstSnapshot = true;
     w->yieldMs = spec.yieldMs;
-    w->tickMs = m_firstTickMs;
+    w->tickMs = kFirstTickMs;
     w->done = std::move(done);
     w->rec.id = newId("bash_");
     w->rec.sandboxId = sandbox.sandboxId;
@@ -219,7 +219,7 @@ void BashSessions::poll(const RunningSandbox &sandbox, const QString &sessionId,
     w->clock.start();
     w->sandbox = sandbox;
     w->yieldMs = yieldMs;
-    w->tickMs = m_firstTickMs;
+    w->tickMs = kFirstTickMs;
     w->done = std::move(done);
     endOnCancel(w, cancel);
     runExclusive(sessionId, [this, w, sessionId](std::function<void()> release) {
@@ -259,7 +259,7 @@ void BashSessions::scheduleTick(const std::shared_ptr<Wait> &w)
 {
     const qint64 left = w->yieldMs - w->clock.elapsed();
     const int delay = static_cast<int>(std::max<qint64>(0, std::min<qint64>(w->tickMs, left)));
-    w->tickMs = std::min(m_maxTickMs, w->tickMs * 2);
+    w->tickMs = std::min(kMaxTickMs, w->tickMs * 2);
     QTimer::singleShot(delay, this, [this, w] {
         if (!w->cancelled)
             tick(w);

@@ -89,8 +89,6 @@ public:
     // could still be completed by the bytes that follow.
     static qsizetype completeUtf8Prefix(const QByteArray &bytes);
 
-    void setTickIntervals(int firstMs, int maxMs) { m_firstTickMs = firstMs; m_maxTickMs = maxMs; }
-
 private:
     struct Wait;
     void runExclusive(const QString &sessionId, std::function<void(std::function<void()> release)> fn);
@@ -119,8 +117,9 @@ private:
     QHash<QString, qint64> m_launching;
     OutputPrefetch m_prefetch;
     QTimer m_prefetchSweep;
-    int m_firstTickMs = 10;
-    int m_maxTickMs = 200;
+    // A waiting call looks at its output after 10 ms, then twice as long each time, at most 200 ms apart.
+    static constexpr int kFirstTickMs = 10;
+    static constexpr int kMaxTickMs = 200;
 };
 
 } // namespace chat2sbx

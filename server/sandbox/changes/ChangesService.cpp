@@ -205,7 +205,6 @@ void ChangesService::exportRunning(const RunningSandbox &sandbox, const Workspac
                                                 .arg(sandboxId, commitCount(int(o.commits.size()), o.uncommitted), o.branch,
                                                      o.repository);
                     qCInfo(lcChanges).noquote() << summary;
-                    emit self->workExported(sandboxId, o.branch, summary);
                     done(o);
                 });
             });

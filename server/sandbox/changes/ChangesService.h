@@ -66,10 +66,6 @@ public:
     // DestroyGuard: exports a running clone sandbox's work (if any) before it is removed.
     void secureWork(const SandboxView &sandbox, std::function<void(const DestroyGuard::Outcome &)> done) override;
 
-signals:
-    // A branch was created or moved (tray, log).
-    void workExported(const QString &sandboxId, const QString &branch, const QString &summary);
-
 private:
     void exportRunning(const RunningSandbox &sandbox, const Workspace &workspace, const QString &branch, ExportDone done);
 

@@ -92,7 +92,6 @@ void WorkspaceRemoval::finish(const QString &workspaceId, Outcome outcome, std::
     outcome.ok = true;
     qCInfo(lcRemoval).noquote() << outcome.summary;
     m_workspaces.notifyChanged();
-    emit workspaceRemoved(workspaceId, outcome.summary);
     done(outcome);
 }
 

@@ -31,9 +31,6 @@ public:
     };
     void remove(const QString &workspaceId, std::function<void(const Outcome &)> done);
 
-signals:
-    void workspaceRemoved(const QString &workspaceId, const QString &summary);
-
 private:
     void destroyNext(const QString &workspaceId, QStringList pending, Outcome progress,
                      std::function<void(const Outcome &)> done);

@@ -19,12 +19,6 @@ SbxHealth::SbxHealth(SbxDriver &sbx, const QString &templateRef, QObject *parent
     connect(&m_timer, &QTimer::timeout, this, &SbxHealth::refresh);
 }
 
-void SbxHealth::setIntervalsMs(int whileReadyMs, int whileFailingMs)
-{
-    m_readyIntervalMs = whileReadyMs;
-    m_failingIntervalMs = whileFailingMs;
-}
-
 void SbxHealth::start()
 {
     m_running = true;
@@ -79,7 +73,7 @@ void SbxHealth::finished(const SbxStatus &fresh)
 void SbxHealth::schedule()
 {
     if (m_running)
-        m_timer.start(m_status.ready() ? m_readyIntervalMs : m_failingIntervalMs);
+        m_timer.start(m_status.ready() ? kReadyIntervalMs : kFailingIntervalMs);
 }
 
 void SbxHealth::noteCreateResult(const QString &error)

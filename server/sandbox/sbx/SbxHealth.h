@@ -29,7 +29,6 @@ public:
     // connect it to refresh().)
     void noteCreateResult(const QString &error);
 
-    void setIntervalsMs(int whileReadyMs, int whileFailingMs);
     static constexpr int kReadyIntervalMs = 10 * 60 * 1000;
     static constexpr int kFailingIntervalMs = 60 * 1000;
 
@@ -50,8 +49,6 @@ private:
     bool m_checking = false;
     bool m_again = false;
     quint64 m_generation = 0;   // a check started before stop() is ignored
-    int m_readyIntervalMs = kReadyIntervalMs;
-    int m_failingIntervalMs = kFailingIntervalMs;
 };
 
 } // namespace chat2sbx
