@@ -166,8 +166,12 @@ private slots:
         t.start();
         const ToolResult stopped = f.call(QStringLiteral("bash_stop"), {{"session_id", sessionOf(first)}}, 10000);
         QVERIFY2(!stopped.isError, qPrintable(InSandboxFixture::describe(stopped)));
-        qInfo() << "bash_stop of a SIGTERM-trapping process took" << t.elapsed() << "ms";
-        QVERIFY(t.elapsed() < 2000);
+        const qint64 took = t.elapsed();
+        qInfo() << "bash_stop of a SIGTERM-trapping process took" << took << "ms";
+        // The documented escalation: SIGKILL 1.5 s after SIGTERM, so never sooner; how much later
+        // depends on the machine (it failed at 2,091 ms with four tests on two cores), and the 137
+        // below is what shows the SIGKILL came instead of the command's own 100 s.
+        QVERIFY2(took >= 1500, qPrintable(QStringLiteral("answered after %1 ms, before the 1.5 s grace").arg(took)));
         QCOMPARE(status(stopped), QStringLiteral("exited"));
         QCOMPARE(stopped.structured.value(QStringLiteral("exit_code")).toInt(), 137);   // SIGKILL
         // Idempotent.
