@@ -90,7 +90,7 @@ ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath
     out.status = RequestOutcome::Status::ApprovalRequired;
     out.approval = a;
     rememberSnapshot();
-    emit approvalRequested(a.id);
+    announce(a.id);
     emit approvalsChanged();
     return out;
 }
@@ -182,6 +182,7 @@ QList<Approval> ApprovalService::list() const
 void ApprovalService::startWatching(int intervalMs)
 {
     rememberSnapshot();
+    markSeenAsAnnounced();
     m_lastCounter = m_repo.externalChangeCounter();
     m_watch.start(intervalMs);
 }
@@ -196,6 +197,29 @@ void ApprovalService::rememberSnapshot()
     m_snapshot.clear();
     for (const Approval &a : m_repo.list(false))
         m_snapshot.insert(a.id, a.state);
+    for (auto it = m_announced.begin(); it != m_announced.end();) {
+        const auto seen = m_snapshot.constFind(*it);
+        if (seen != m_snapshot.cend() && seen.value() != ApprovalState::Pending)
+            it = m_announced.erase(it);
+        else
+            ++it;
+    }
+}
+
+void ApprovalService::markSeenAsAnnounced()
+{
+    for (auto it = m_snapshot.cbegin(); it != m_snapshot.cend(); ++it) {
+        if (it.value() == ApprovalState::Pending)
+            m_announced.insert(it.key());
+    }
+}
+
+void ApprovalService::announce(const QString &id)
+{
+    if (m_announced.contains(id))
+        return;
+    m_announced.insert(id);
+    emit approvalRequested(id);
 }
 
 bool ApprovalService::checkForExternalChanges()
@@ -207,6 +231,7 @@ bool ApprovalService::checkForExternalChanges()
         // First look: this is the baseline, not a change.
         m_lastCounter = counter;
         rememberSnapshot();
+        markSeenAsAnnounced();
         return false;
     }
     m_lastCounter = counter;
@@ -216,8 +241,8 @@ bool ApprovalService::checkForExternalChanges()
     if (before == m_snapshot)
         return true;
     for (auto it = m_snapshot.cbegin(); it != m_snapshot.cend(); ++it) {
-        if (it.value() == ApprovalState::Pending && !before.contains(it.key()))
-            emit approvalRequested(it.key());
+        if (it.value() == ApprovalState::Pending)
+            announce(it.key());
     }
     emit approvalsChanged();
     return true;

@@ -6,6 +6,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <optional>
@@ -78,6 +79,9 @@ signals:
 private:
     QString alreadyDecided(const Approval &a) const;
     void rememberSnapshot();
+    // approvalRequested once per approval, whichever path (a request here, a poll) sees it first.
+    void announce(const QString &id);
+    void markSeenAsAnnounced();
 
     // Outlive this: Services (runtime/Services.h) owns them, declared before this.
     WorkspaceService &m_workspaces;
@@ -86,6 +90,9 @@ private:
     QTimer m_watch;
     qint64 m_lastCounter = -1;
     QHash<QString, ApprovalState> m_snapshot;
+    // Pending approvals approvalRequested was emitted for (or that were pending before the watch
+    // began); a decided one leaves the set. At most kMaxPending ids are pending at once.
+    QSet<QString> m_announced;
 };
 
 } // namespace chat2sbx

@@ -321,6 +321,15 @@ private slots:
         QCOMPARE(requested.count(), 1);
         QCOMPARE(requested.at(0).at(0).toString(), id);
         QVERIFY(!svc.checkForExternalChanges());
+        // Each approval is announced once, however many later changes the poll sees while it waits.
+        const QString second = other.approvals->request(m_root + "/app", WorkspaceMode::Clone).approval.id;
+        QVERIFY(svc.checkForExternalChanges());
+        QCOMPARE(requested.count(), 2);
+        QCOMPARE(requested.at(1).at(0).toString(), second);
+        QString error;
+        QVERIFY2(other.approvals->reject(second, "cli", error), qPrintable(error));
+        QVERIFY(svc.checkForExternalChanges());
+        QCOMPARE(requested.count(), 2);
         svc.stopWatching();
     }
 };
