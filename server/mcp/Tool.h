@@ -47,11 +47,40 @@ struct ToolAnnotations {
     }
 };
 
-// How hosts show a tool and its results (docs/TOOL_CARDS.md).
+// Which view of the tool card (ui://widget/chat2sbx-tool-card.html) draws a tool's results; None:
+// the card does not draw them. A result's _meta names the view ("chat2sbx/view"), so the card keeps
+// no list of tool names (docs/TOOL_CARDS.md).
+enum class ToolCardView {
+    None,
+    Terminal,      // a command's output: bash, bash_poll, bash_write, bash_stop
+    Diff,          // a change to files: show_changes, edit, apply_patch, write
+    Sandbox,       // one sandbox: sandbox_create, sandbox_get
+    SandboxList,   // sandbox_list
+    Export,        // export_changes
+    Image,         // view_image
+};
+
+// The view's name on the wire ("terminal", "diff", "sandbox", "sandbox-list", "export", "image");
+// empty for None.
+inline QString toolCardViewName(ToolCardView view)
+{
+    switch (view) {
+    case ToolCardView::None: break;
+    case ToolCardView::Terminal: return QStringLiteral("terminal");
+    case ToolCardView::Diff: return QStringLiteral("diff");
+    case ToolCardView::Sandbox: return QStringLiteral("sandbox");
+    case ToolCardView::SandboxList: return QStringLiteral("sandbox-list");
+    case ToolCardView::Export: return QStringLiteral("export");
+    case ToolCardView::Image: return QStringLiteral("image");
+    }
+    return QString();
+}
+
+// How hosts show a tool and its results (docs/TOOL_CARDS.md). Filled by name in each definition.
 struct ToolPresentation {
     QString invoking;            // status text while the call runs (openai/toolInvocation/invoking), <= 64 characters
     QString invoked;             // status text after it (openai/toolInvocation/invoked), <= 64 characters
-    bool card = false;           // results are drawn by the tool card (ui://widget/chat2sbx-tool-card.html)
+    ToolCardView cardView = ToolCardView::None;   // the card's view of its results
     QStringList payloadFields = {};   // big string fields of the structured result, written raw in the full text
 };
 

@@ -114,14 +114,17 @@ QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, const Re
     QByteArray out;
     out.reserve(structured.size() + (textIsStructured ? structured : text).size() * 9 / 8 + 160);
     out += '{';
-    if (!layout.cardTool.isEmpty() || layout.modern) {
+    const bool card = layout.cardView != ToolCardView::None;
+    if (card || layout.modern) {
         out += "\"_meta\":{";
-        if (!layout.cardTool.isEmpty()) {
+        if (card) {
             out += "\"chat2sbx/tool\":";
             json::appendString(out, layout.cardTool.toUtf8());
+            out += ",\"chat2sbx/view\":";
+            json::appendString(out, toolCardViewName(layout.cardView).toUtf8());
         }
         if (layout.modern) {
-            if (!layout.cardTool.isEmpty())
+            if (card)
                 out += ',';
             out += serverdescription::modernMetaMembers();
         }
@@ -148,7 +151,8 @@ void ToolCallRunner::call(const QString &scope, const McpCaller &caller, const Q
 {
     const qint64 startedAt = m_clock.nowMs();
     const bool modern = caller.client.modern;
-    const ResultLayout plain{false, {}, ResultTextForm::Full, {}, modern};
+    ResultLayout plain;
+    plain.modern = modern;
     const QJsonValue nameValue = params.value(QStringLiteral("name"));
     if (!nameValue.isString()) {
         audit(subjectOf(caller, QStringLiteral("(none)"), {}), startedAt, 0, QStringLiteral("invalid"), QStringLiteral("\"name\" is not a string"));
@@ -233,8 +237,15 @@ void ToolCallRunner::call(const QString &scope, const McpCaller &caller, const Q
     call.clientName = caller.client.name;
     call.conversation = caller.conversation;
     call.cancellation = pending->token;
-    const ResultLayout layout{!entry->definition.outputSchema.isEmpty(), entry->definition.presentation.payloadFields,
-                              caller.client.textForm(), m_tools.hasCard(entry->definition) ? name : QString(), modern};
+    ResultLayout layout;
+    layout.hasOutputSchema = !entry->definition.outputSchema.isEmpty();
+    layout.payloadFields = entry->definition.presentation.payloadFields;
+    layout.form = caller.client.textForm();
+    if (m_tools.hasCard(entry->definition)) {
+        layout.cardTool = name;
+        layout.cardView = entry->definition.presentation.cardView;
+    }
+    layout.modern = modern;
     call.responder = ToolResponder([self, weak, guard, layout](const ToolResult &result) {
         guard->answered();
         auto p = weak.lock();

@@ -55,7 +55,8 @@ public:
         bool hasOutputSchema = false;
         QStringList payloadFields = {};   // ToolPresentation::payloadFields
         ResultTextForm form = ResultTextForm::Full;
-        QString cardTool = {};            // non-empty: the tool card draws it; _meta names the tool
+        QString cardTool = {};            // the tool's name in _meta, shown in the card's header
+        ToolCardView cardView = ToolCardView::None;   // not None: the tool card draws it; _meta names tool and view
         bool modern = false;              // 2026-07-28: resultType and the server's identity in _meta
     };
 

@@ -6,7 +6,7 @@
 namespace chat2sbx {
 
 // The tool card: one self-contained HTML page (resources/widgets/tool-card.html) that MCP Apps hosts and
-// ChatGPT draw for the results of the tools whose ToolPresentation::card is set (docs/TOOL_CARDS.md).
+// ChatGPT draw for the results of the tools whose ToolPresentation::cardView is set (docs/TOOL_CARDS.md).
 namespace toolcard {
 
 QString uri();        // ui://widget/chat2sbx-tool-card.html

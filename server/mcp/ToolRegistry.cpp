@@ -3,9 +3,12 @@
 #include "mcp/ToolCard.h"
 
 #include <QJsonDocument>
+#include <QLoggingCategory>
 #include <QRegularExpression>
 
 namespace chat2sbx {
+
+Q_LOGGING_CATEGORY(lcToolRegistry, "chat2sbx.mcp.tools")
 
 bool ToolRegistry::isValidToolName(const QString &name)
 {
@@ -15,8 +18,10 @@ bool ToolRegistry::isValidToolName(const QString &name)
 
 bool ToolRegistry::add(const ToolDefinition &definition, ToolHandler handler)
 {
-    if (!isValidToolName(definition.name) || find(definition.name) || !handler)
+    if (!isValidToolName(definition.name) || find(definition.name) || !handler) {
+        qCWarning(lcToolRegistry).noquote() << "cannot register tool" << definition.name;
         return false;
+    }
     m_entries.append({definition, std::move(handler)});
     m_listResultJson.clear();
     return true;

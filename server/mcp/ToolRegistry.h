@@ -31,7 +31,10 @@ public:
     // Off: no tool points at the tool card (config toolCards); the invocation texts stay.
     void setToolCardsEnabled(bool enabled);
     // Whether results of this tool are drawn by the tool card.
-    bool hasCard(const ToolDefinition &definition) const { return m_toolCards && definition.presentation.card; }
+    bool hasCard(const ToolDefinition &definition) const
+    {
+        return m_toolCards && definition.presentation.cardView != ToolCardView::None;
+    }
 
 private:
     QList<Entry> m_entries;

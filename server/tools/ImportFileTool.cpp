@@ -21,11 +21,10 @@
 namespace chat2sbx {
 namespace {
 
-constexpr int kMaxUrlBytes = 8192;
-constexpr int kMaxPathBytes = 4096;
-constexpr int kTransferTimeoutMs = 120000;
-constexpr int kMaxRedirects = 5;
-constexpr int kWriteTimeoutMs = 120000;
+constexpr int kMaxImportUrlBytes = 8192;
+constexpr int kImportTransferTimeoutMs = 120000;
+constexpr int kMaxImportRedirects = 5;
+constexpr int kImportWriteTimeoutMs = 120000;
 
 // The downloader: one network access manager for every call, owned by the registered handler.
 struct Importer {
@@ -34,8 +33,40 @@ struct Importer {
     QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
 };
 
+ToolDefinition importFileDefinition()
+{
+    ToolDefinition d;
+    d.name = QStringLiteral("import_file");
+    d.title = QStringLiteral("Import an attached file");
+    d.description = QStringLiteral(
+        "Use when the user attached a file in the chat and it is needed in the sandbox: copies the attachment into the "
+        "workspace (never overwriting a file) and returns its path, size and sha256.");
+    const QJsonObject file = schema::object(
+        {{QStringLiteral("download_url"), schema::str(QStringLiteral("The attachment's download URL"), kMaxImportUrlBytes)},
+         {QStringLiteral("file_id"), schema::str(QStringLiteral("The attachment's file id"), 256)},
+         {QStringLiteral("mime_type"), schema::str(QStringLiteral("Its MIME type"), 256)},
+         {QStringLiteral("file_name"), schema::str(QStringLiteral("Its file name"), 1024)}},
+        {QStringLiteral("download_url"), QStringLiteral("file_id")});
+    d.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()},
+         {QStringLiteral("file"), file},
+         {QStringLiteral("destination"),
+          schema::str(QStringLiteral("Where to put it (default: its file name in the workspace; a path ending in / is a directory)"),
+                      kMaxSandboxPathBytes)}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("file")});
+    d.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("size"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))}});
+    d.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::EachCallActs, ToolReach::OpenWorld);
+    d.presentation.invoking = QStringLiteral("Copying the file into the sandbox…");
+    d.presentation.invoked = QStringLiteral("Copied the file into the sandbox");
+    d.meta = {{QStringLiteral("openai/fileParams"), QJsonArray{QStringLiteral("file")}}};
+    return d;
+}
+
 // A file name as ChatGPT gives it, reduced to one safe path component.
-QString safeFileName(const QString &name, const QString &fileId)
+QString importFileName(const QString &name, const QString &fileId)
 {
     QString base = name.section(QLatin1Char('/'), -1).section(QLatin1Char('\\'), -1).trimmed();
     base.remove(QRegularExpression(QStringLiteral("[\\x00-\\x1f]")));
@@ -44,7 +75,7 @@ QString safeFileName(const QString &name, const QString &fileId)
     return base.left(200);
 }
 
-void writeIntoSandbox(const QPointer<SandboxChannel> &channel, const ToolResponder &responder, const QString &destination,
+void writeImportedFile(const QPointer<SandboxChannel> &channel, const ToolResponder &responder, const QString &destination,
                       const QString &shown, const QByteArray &data, const QString &mimeType)
 {
     if (!channel)
@@ -53,7 +84,7 @@ void writeIntoSandbox(const QPointer<SandboxChannel> &channel, const ToolRespond
     // One new file, refused when something already has that name (nothing is overwritten).
     channel->request(
         QStringLiteral("apply"),
-        {"1", "w", destination.toUtf8(), "none", QByteArray::number(data.size()), data}, kWriteTimeoutMs,
+        {"1", "w", destination.toUtf8(), "none", QByteArray::number(data.size()), data}, kImportWriteTimeoutMs,
         [responder, shown, sha, size = data.size(), mimeType](const ChannelReply &r) {
             if (!r.ok && r.code == QLatin1String("eexist"))
                 return responder.error(QStringLiteral("%1 already exists; give another destination").arg(shown));
@@ -68,17 +99,17 @@ void writeIntoSandbox(const QPointer<SandboxChannel> &channel, const ToolRespond
         });
 }
 
-void handleImport(const std::shared_ptr<Importer> &importer, SandboxResolver &resolver, ChannelPool &channels,
+void runImportFile(const std::shared_ptr<Importer> &importer, SandboxResolver &resolver, ChannelPool &channels,
                   const ToolCall &call)
 {
     ToolArgs args(call.arguments);
     QString destination;
-    if (!args.string(QStringLiteral("destination"), destination, kMaxPathBytes, false))
+    if (!args.string(QStringLiteral("destination"), destination, kMaxSandboxPathBytes, false))
         return call.responder.error(args.error());
     const QJsonObject fileObject = call.arguments.value(QStringLiteral("file")).toObject();
     ToolArgs fileArgs(fileObject);
     QString downloadUrl, fileId, mimeType, fileName;
-    if (!fileArgs.string(QStringLiteral("download_url"), downloadUrl, kMaxUrlBytes)
+    if (!fileArgs.string(QStringLiteral("download_url"), downloadUrl, kMaxImportUrlBytes)
         || !fileArgs.string(QStringLiteral("file_id"), fileId, 256)
         || !fileArgs.string(QStringLiteral("mime_type"), mimeType, 256, false)
         || !fileArgs.string(QStringLiteral("file_name"), fileName, 1024, false))
@@ -88,9 +119,9 @@ void handleImport(const std::shared_ptr<Importer> &importer, SandboxResolver &re
     if (!importUrlAllowed(importer->options.allowedHosts, url, why))
         return call.responder.error(QStringLiteral("refused to download %1: %2").arg(url.host().left(200), why));
     if (destination.isEmpty())
-        destination = safeFileName(fileName, fileId);
+        destination = importFileName(fileName, fileId);
     else if (destination.endsWith(QLatin1Char('/')))
-        destination += safeFileName(fileName, fileId);
+        destination += importFileName(fileName, fileId);
     RunningSandbox sandbox;
     if (!resolveSandbox(resolver, call, args, sandbox))
         return;
@@ -99,8 +130,8 @@ void handleImport(const std::shared_ptr<Importer> &importer, SandboxResolver &re
 
     QNetworkRequest request(url);
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::UserVerifiedRedirectPolicy);
-    request.setMaximumRedirectsAllowed(kMaxRedirects);
-    request.setTransferTimeout(kTransferTimeoutMs);
+    request.setMaximumRedirectsAllowed(kMaxImportRedirects);
+    request.setTransferTimeout(kImportTransferTimeoutMs);
     request.setSslConfiguration(importer->tls);
     QNetworkReply *reply = importer->network.get(request);
     const qint64 cap = importer->options.maxBytes;
@@ -152,7 +183,7 @@ void handleImport(const std::shared_ptr<Importer> &importer, SandboxResolver &re
         if (reply->error() != QNetworkReply::NoError)
             return responder.error(QStringLiteral("the download failed: %1; nothing was written").arg(reply->errorString()));
         *body += reply->readAll();
-        writeIntoSandbox(channel, responder, destination, shown, *body, mimeType);
+        writeImportedFile(channel, responder, destination, shown, *body, mimeType);
     });
 }
 
@@ -203,34 +234,8 @@ void registerImportFileTool(ToolRegistry &registry, SandboxResolver &resolver, C
         importer->tls.addCaCertificates(extra);
     }
 
-    ToolDefinition t;
-    t.name = QStringLiteral("import_file");
-    t.title = QStringLiteral("Import an attached file");
-    t.description = QStringLiteral(
-        "Use when the user attached a file in the chat and it is needed in the sandbox: copies the attachment into the "
-        "workspace (never overwriting a file) and returns its path, size and sha256.");
-    const QJsonObject file = schema::object(
-        {{QStringLiteral("download_url"), schema::str(QStringLiteral("The attachment's download URL"), kMaxUrlBytes)},
-         {QStringLiteral("file_id"), schema::str(QStringLiteral("The attachment's file id"), 256)},
-         {QStringLiteral("mime_type"), schema::str(QStringLiteral("Its MIME type"), 256)},
-         {QStringLiteral("file_name"), schema::str(QStringLiteral("Its file name"), 1024)}},
-        {QStringLiteral("download_url"), QStringLiteral("file_id")});
-    t.inputSchema = schema::object(
-        {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()},
-         {QStringLiteral("file"), file},
-         {QStringLiteral("destination"),
-          schema::str(QStringLiteral("Where to put it (default: its file name in the workspace; a path ending in / is a directory)"),
-                      kMaxPathBytes)}},
-        {QStringLiteral("sandbox_id"), QStringLiteral("file")});
-    t.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
-                                     {QStringLiteral("size"), schema::typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
-                                     {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))}},
-                                    {});
-    t.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::EachCallActs, ToolReach::OpenWorld);
-    t.presentation = {QStringLiteral("Copying the file into the sandbox…"), QStringLiteral("Copied the file into the sandbox"), false};
-    t.meta = {{QStringLiteral("openai/fileParams"), QJsonArray{QStringLiteral("file")}}};
-    registry.add(t, [importer, &resolver, &channels](const ToolCall &call) { handleImport(importer, resolver, channels, call); });
+    registry.add(importFileDefinition(),
+                 [importer, &resolver, &channels](const ToolCall &call) { runImportFile(importer, resolver, channels, call); });
 }
 
 } // namespace chat2sbx

@@ -16,6 +16,12 @@ QString displayPath(const RunningSandbox &sandbox, const QString &path)
     return base + QLatin1Char('/') + (path.startsWith(QLatin1String("./")) ? path.mid(2) : path);
 }
 
+QJsonObject sandboxPathProperty()
+{
+    return schema::str(QStringLiteral("Relative to the workspace, absolute inside the sandbox, or starting with ~/"),
+                       kMaxSandboxPathBytes);
+}
+
 bool resolveSandbox(SandboxResolver &resolver, const ToolCall &call, ToolArgs &args, RunningSandbox &sandbox)
 {
     QString id;
@@ -29,6 +35,15 @@ bool resolveSandbox(SandboxResolver &resolver, const ToolCall &call, ToolArgs &a
         return false;
     }
     noteWake(call, sandbox);
+    return true;
+}
+
+bool resolveSandboxChannel(SandboxResolver &resolver, const ChannelPool &channels, const ToolCall &call, ToolArgs &args,
+                           RunningSandbox &sandbox)
+{
+    if (!resolveSandbox(resolver, call, args, sandbox))
+        return false;
+    noteChannelStart(call, channels, sandbox);
     return true;
 }
 

@@ -2,8 +2,6 @@
 
 #include "tools/BashTools.h"
 #include "tools/FileTools.h"
-#include "tools/ImageTools.h"
-#include "tools/PatchTools.h"
 
 namespace chat2sbx {
 
@@ -11,8 +9,6 @@ void registerInSandboxTools(ToolRegistry &registry, SandboxResolver &resolver, C
 {
     registerBashTools(registry, resolver, sessions);
     registerFileTools(registry, resolver, channels);
-    registerPatchTools(registry, resolver, channels);
-    registerImageTools(registry, resolver, channels);
 }
 
 } // namespace chat2sbx

@@ -7,7 +7,7 @@ class ChannelPool;
 class SandboxResolver;
 class ToolRegistry;
 
-// Every tool that runs inside a sandbox: the bash, file, patch and image families.
+// Every tool that runs inside a sandbox: the bash and file families.
 void registerInSandboxTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels,
                             BashSessions &sessions);
 

@@ -39,8 +39,9 @@ public:
     static bool parse(const QByteArray &patch, QList<FilePatch> &out, QString &error);
 
 private:
+    static QString lineRef(int index);   // "patch line <index + 1>"
     static bool parseEnvelope(const QList<QByteArray> &lines, QList<FilePatch> &out, QString &error);
-    static bool parseUnified(const QList<QByteArray> &lines, QList<FilePatch> &out, QString &error);
+    static bool parseUnified(const QList<QByteArray> &lines, QList<FilePatch> &out, QString &error);   // PatchParserUnified.cpp
 };
 
 } // namespace chat2sbx

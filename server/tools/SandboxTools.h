@@ -3,6 +3,7 @@
 namespace chat2sbx {
 
 struct Config;
+struct SandboxToolContext;
 class ChannelPool;
 class NetworkAccess;
 class SandboxService;
@@ -13,5 +14,12 @@ class ToolRegistry;
 // sandbox (null without). With `network`, sandbox_get lists the hosts its network policy blocked lately.
 void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config,
                           ChannelPool *channels = nullptr, NetworkAccess *network = nullptr);
+
+// The family's tools, one file each (<Name>Tool.cpp: definition and handler).
+void addSandboxCreateTool(ToolRegistry &registry, const SandboxToolContext &context);
+void addSandboxGetTool(ToolRegistry &registry, const SandboxToolContext &context);
+void addSandboxListTool(ToolRegistry &registry, const SandboxToolContext &context);
+void addSandboxDestroyTool(ToolRegistry &registry, const SandboxToolContext &context);
+void addSandboxExposeTool(ToolRegistry &registry, const SandboxToolContext &context);
 
 } // namespace chat2sbx

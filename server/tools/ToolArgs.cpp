@@ -135,11 +135,8 @@ QJsonObject object(const QJsonObject &properties, const QStringList &required)
     return o;
 }
 
-QJsonObject result(const QJsonObject &properties, const QStringList &required)
+QJsonObject result(const QJsonObject &properties)
 {
-    // No "required": the MCP layer also puts {"error": ...} into structuredContent of isError
-    // results, and SDK clients validate that against the output schema.
-    Q_UNUSED(required);
     return {{QStringLiteral("type"), QStringLiteral("object")}, {QStringLiteral("properties"), properties}};
 }
 

@@ -49,8 +49,10 @@ QJsonObject typed(const QString &type, const QString &description = QString());
 QJsonObject nullable(QJsonObject property);
 QJsonObject arrayOf(const QJsonObject &items, const QString &description = QString());
 QJsonObject object(const QJsonObject &properties, const QStringList &required);
-// An output schema: like object() but open, so a later field does not break clients.
-QJsonObject result(const QJsonObject &properties, const QStringList &required);
+// An output schema: like object() but open, so a later field does not break clients, and without
+// "required": the MCP layer also puts {"error": ...} into structuredContent of isError results, and
+// SDK clients validate that against the output schema.
+QJsonObject result(const QJsonObject &properties);
 // An id of the form <prefix> + 24 lower-case hex digits (core/Ids.h), e.g. sbx_, ws_, bash_.
 QJsonObject id(const QString &prefix, const QString &description);
 QJsonObject sandboxIdProperty();

@@ -10,4 +10,8 @@ class WorkspaceService;
 // (or finds) a pending approval that the local user decides in the tray or with the CLI.
 void registerWorkspaceTools(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals);
 
+// The family's tools, one file each (<Name>Tool.cpp: definition and handler).
+void addWorkspaceListTool(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals);
+void addWorkspaceRequestTool(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals);
+
 } // namespace chat2sbx

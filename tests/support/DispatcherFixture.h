@@ -133,7 +133,10 @@ struct DispatcherFixture {
         // A command-like tool drawn by the card, its output a payload field.
         ToolDefinition run{QStringLiteral("run"), QStringLiteral("Run"), QStringLiteral("Returns a long output."),
                            emptySchema(), {}, {}};
-        run.presentation = {QStringLiteral("Running…"), QStringLiteral("Ran"), true, {QStringLiteral("output")}};
+        run.presentation.invoking = QStringLiteral("Running…");
+        run.presentation.invoked = QStringLiteral("Ran");
+        run.presentation.cardView = ToolCardView::Terminal;
+        run.presentation.payloadFields = {QStringLiteral("output")};
         tools.add(run, [](const ToolCall &call) { call.responder.ok(runResult()); });
         calls = std::make_unique<ToolCallRunner>(tools, audit, clock);
         dispatcher = std::make_unique<McpDispatcher>(tools, *calls, clock, 60);

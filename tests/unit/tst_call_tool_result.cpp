@@ -133,12 +133,18 @@ private slots:
                                      {QStringLiteral("exit_code"), 3}};
         const QJsonArray image{QJsonObject{{QStringLiteral("type"), QStringLiteral("image")}, {QStringLiteral("data"), QStringLiteral("AAAA")}}};
         const ToolResult r = asText ? ToolResult::okJson(json::compact(structured)) : ToolResult::ok(structured, image);
-        ToolCallRunner::ResultLayout layout{true, {QStringLiteral("output")}, ResultTextForm(form), QStringLiteral("bash")};
+        ToolCallRunner::ResultLayout layout;
+        layout.hasOutputSchema = true;
+        layout.payloadFields = {QStringLiteral("output")};
+        layout.form = ResultTextForm(form);
+        layout.cardTool = QStringLiteral("bash");
+        layout.cardView = ToolCardView::Terminal;
         const QString text = QString::fromUtf8(resultText(structured, layout.payloadFields, layout.form));
         QJsonArray content{QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}}};
         for (const QJsonValue &block : r.extraContent)
             content.append(block);
-        const QJsonObject whole{{QStringLiteral("_meta"), QJsonObject{{QStringLiteral("chat2sbx/tool"), QStringLiteral("bash")}}},
+        const QJsonObject whole{{QStringLiteral("_meta"), QJsonObject{{QStringLiteral("chat2sbx/tool"), QStringLiteral("bash")},
+                                                                      {QStringLiteral("chat2sbx/view"), QStringLiteral("terminal")}}},
                                 {QStringLiteral("content"), content},
                                 {QStringLiteral("isError"), false},
                                 {QStringLiteral("structuredContent"), structured}};

@@ -234,7 +234,7 @@ private slots:
         const QJsonArray content = result.value("content").toArray();
         QCOMPARE(content.size(), 1);
         QCOMPARE(content.at(0).toObject().value("text").toString(), text);
-        const QJsonObject cardMeta{{"chat2sbx/tool", "run"}};
+        const QJsonObject cardMeta{{"chat2sbx/tool", "run"}, {"chat2sbx/view", "terminal"}};
         QCOMPARE(result.value("_meta").toObject(), cards ? cardMeta : QJsonObject());
 
         const QJsonObject run = QJsonDocument::fromJson(f.send(R"({"jsonrpc":"2.0","id":8,"method":"tools/list"})", session).first().json)

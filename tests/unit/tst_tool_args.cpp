@@ -226,8 +226,7 @@ private slots:
     void resultSchemaIsOpen()
     {
         // isError results carry {"error": ...} in structuredContent: an output schema must accept it.
-        const QJsonObject s = schema::result({{QStringLiteral("ok"), schema::boolean(QStringLiteral("ok"))}},
-                                             {QStringLiteral("ok")});
+        const QJsonObject s = schema::result({{QStringLiteral("ok"), schema::boolean(QStringLiteral("ok"))}});
         QVERIFY(!s.contains(QStringLiteral("required")));
         QVERIFY(!s.contains(QStringLiteral("additionalProperties")));
         QVERIFY(SchemaValidator::validate(s, args(R"({"error":"sandbox is gone"})")).isEmpty());

@@ -1,6 +1,7 @@
 // Every tool the Controller registers (the whole product registry, not started) carries the
-// invocation texts ChatGPT shows, at most 64 characters each, and the tools the card draws point at
-// it in both spellings unless toolCards is off (docs/TOOL_CARDS.md).
+// invocation texts ChatGPT shows, at most 64 characters each, the tools the card draws point at
+// it in both spellings unless toolCards is off, and each names the card's view of its results
+// (docs/TOOL_CARDS.md).
 #include "mcp/ToolCard.h"
 #include "mcp/ToolRegistry.h"
 #include "runtime/Controller.h"
@@ -76,6 +77,41 @@ private slots:
         }
         for (const QString &name : cardTools())
             QVERIFY2(seen.contains(name), qPrintable(name + " is not registered"));
+    }
+
+    void eachCardToolNamesItsView_data()
+    {
+        QTest::addColumn<QString>("tool");
+        QTest::addColumn<QString>("view");
+        for (const char *tool : {"bash", "bash_poll", "bash_write", "bash_stop"})
+            QTest::newRow(tool) << tool << "terminal";
+        for (const char *tool : {"show_changes", "edit", "apply_patch", "write"})
+            QTest::newRow(tool) << tool << "diff";
+        QTest::newRow("sandbox_create") << "sandbox_create" << "sandbox";
+        QTest::newRow("sandbox_get") << "sandbox_get" << "sandbox";
+        QTest::newRow("sandbox_list") << "sandbox_list" << "sandbox-list";
+        QTest::newRow("export_changes") << "export_changes" << "export";
+        QTest::newRow("view_image") << "view_image" << "image";
+    }
+    void eachCardToolNamesItsView()
+    {
+        QFETCH(QString, tool);
+        QFETCH(QString, view);
+        TestEnvironment env;
+        Controller controller(env.config(), m_clock);
+        const ToolRegistry::Entry *entry = controller.tools().find(tool);
+        QVERIFY2(entry, qPrintable(tool + " is not registered"));
+        QCOMPARE(toolCardViewName(entry->definition.presentation.cardView), view);
+    }
+
+    void toolsWithoutACardNameNoView()
+    {
+        TestEnvironment env;
+        Controller controller(env.config(), m_clock);
+        for (const ToolRegistry::Entry &entry : controller.tools().entries()) {
+            const bool card = cardTools().contains(entry.definition.name);
+            QCOMPARE(entry.definition.presentation.cardView != ToolCardView::None, card);
+        }
     }
 };
 

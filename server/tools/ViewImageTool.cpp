@@ -1,4 +1,4 @@
-#include "tools/ImageTools.h"
+#include "tools/FileTools.h"
 
 #include "mcp/ToolRegistry.h"
 #include "sandbox/channel/ChannelPool.h"
@@ -9,28 +9,52 @@
 
 #include <QCoreApplication>
 #include <QJsonArray>
-#include <QPointer>
 #include <QThreadPool>
 
 namespace chat2sbx {
 namespace {
 
-constexpr int kMaxPathBytes = 4096;
 constexpr int kMaxImageFileBytes = 20 * 1024 * 1024;   // its base64 stays well under the channel's line limit
-constexpr int kFileOpTimeoutMs = 60000;
+constexpr int kImageRequestTimeoutMs = 60000;
 
-void handleViewImage(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &call)
+ToolDefinition viewImageDefinition()
+{
+    ToolDefinition d;
+    d.name = QStringLiteral("view_image");
+    d.title = QStringLiteral("View an image");
+    d.description = QStringLiteral(
+        "Use to look at an image file in the sandbox (a screenshot, a plot, a rendered page). PNG, JPEG, GIF or WebP; "
+        "returns the image with its width, height and size. Images over 2,000 px or 4 MiB are scaled down.");
+    d.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()}, {QStringLiteral("path"), sandboxPathProperty()}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("path")});
+    d.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("width"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("height"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("bytes"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("scaled"), schema::typed(QStringLiteral("boolean"))},
+                                     {QStringLiteral("shown_width"), schema::typed(QStringLiteral("integer"))},
+                                     {QStringLiteral("shown_height"), schema::typed(QStringLiteral("integer"))}});
+    d.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
+    d.presentation.invoking = QStringLiteral("Opening the image…");
+    d.presentation.invoked = QStringLiteral("Opened the image");
+    d.presentation.cardView = ToolCardView::Image;
+    return d;
+}
+
+void runViewImage(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
     QString path;
-    if (!args.string(QStringLiteral("path"), path, kMaxPathBytes))
+    if (!args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes))
         return call.responder.error(args.error());
     RunningSandbox sandbox;
     if (!resolveSandbox(resolver, call, args, sandbox))
         return;
     const QString shown = displayPath(sandbox, path);
     channels.channelFor(sandbox).request(
-        QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxImageFileBytes)}, kFileOpTimeoutMs,
+        QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxImageFileBytes)}, kImageRequestTimeoutMs,
         [responder = call.responder, shown](const ChannelReply &r) {
             if (!r.ok && r.code == QLatin1String("efbig"))
                 return responder.error(QStringLiteral("%1 is larger than %2 MiB; view_image takes smaller images")
@@ -70,31 +94,9 @@ void handleViewImage(SandboxResolver &resolver, ChannelPool &channels, const Too
 
 } // namespace
 
-void registerImageTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
+void addViewImageTool(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
 {
-    ToolDefinition t;
-    t.name = QStringLiteral("view_image");
-    t.title = QStringLiteral("View an image");
-    t.description = QStringLiteral(
-        "Use to look at an image file in the sandbox (a screenshot, a plot, a rendered page). PNG, JPEG, GIF or WebP; "
-        "returns the image with its width, height and size. Images over 2,000 px or 4 MiB are scaled down.");
-    t.inputSchema = schema::object(
-        {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()},
-         {QStringLiteral("path"), schema::str(QStringLiteral("Relative to the workspace, absolute inside the sandbox, or starting with ~/"),
-                                              kMaxPathBytes)}},
-        {QStringLiteral("sandbox_id"), QStringLiteral("path")});
-    t.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
-                                     {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))},
-                                     {QStringLiteral("width"), schema::typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("height"), schema::typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("bytes"), schema::typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("scaled"), schema::typed(QStringLiteral("boolean"))},
-                                     {QStringLiteral("shown_width"), schema::typed(QStringLiteral("integer"))},
-                                     {QStringLiteral("shown_height"), schema::typed(QStringLiteral("integer"))}},
-                                    {});
-    t.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
-    t.presentation = {QStringLiteral("Opening the image…"), QStringLiteral("Opened the image"), true};
-    registry.add(t, [&resolver, &channels](const ToolCall &call) { handleViewImage(resolver, channels, call); });
+    registry.add(viewImageDefinition(), [&resolver, &channels](const ToolCall &call) { runViewImage(resolver, channels, call); });
 }
 
 } // namespace chat2sbx

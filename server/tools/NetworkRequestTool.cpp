@@ -10,22 +10,20 @@
 namespace chat2sbx {
 namespace {
 
-constexpr int kMaxReasonChars = 500;
-constexpr int kMaxHostChars = 260;
+constexpr int kMaxNetworkReasonChars = 500;
+constexpr int kMaxNetworkHostChars = 260;
 
-ToolDefinition requestDefinition()
+ToolDefinition networkRequestDefinition()
 {
     ToolDefinition d;
     d.name = QStringLiteral("network_request");
     d.title = QStringLiteral("Request network access");
-    d.presentation = {QStringLiteral("Asking the user to allow network hosts…"),
-                      QStringLiteral("The user was asked about the hosts"), false};
     d.description = QStringLiteral(
         "Ask the local user to let a sandbox reach hosts its network policy blocks (a bash result's network_blocked "
         "names them). hosts: up to 10 sbx host patterns: example.com, *.example.com (its subdomains), host:port. "
         "Returns approval_required with a request_id at once; the user allows it for this sandbox or always, or "
         "denies it. Call again with the same arguments to learn the decision; once allowed, run the command again.");
-    QJsonObject host = schema::str(QStringLiteral("host pattern"), kMaxHostChars);
+    QJsonObject host = schema::str(QStringLiteral("host pattern"), kMaxNetworkHostChars);
     host.insert(QStringLiteral("pattern"), QStringLiteral("^(\\*\\.)?[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?$"));
     QJsonObject hosts = schema::arrayOf(host, QStringLiteral("the hosts to allow"));
     hosts.insert(QStringLiteral("minItems"), 1);
@@ -34,7 +32,7 @@ ToolDefinition requestDefinition()
         {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()},
          {QStringLiteral("hosts"), hosts},
          {QStringLiteral("reason"), schema::str(QStringLiteral("why the sandbox needs these hosts, shown to the user (at most 500 characters)"),
-                                                kMaxReasonChars)}},
+                                                kMaxNetworkReasonChars)}},
         {QStringLiteral("sandbox_id"), QStringLiteral("hosts")});
     d.outputSchema = schema::result(
         {{QStringLiteral("status"), schema::oneOf({QStringLiteral("approval_required"), QStringLiteral("allowed"), QStringLiteral("denied")},
@@ -45,18 +43,19 @@ ToolDefinition requestDefinition()
          {QStringLiteral("scope"), schema::oneOf({QStringLiteral("sandbox"), QStringLiteral("always")},
                                                  QStringLiteral("allowed: for this sandbox or for every sandbox"))},
          {QStringLiteral("how_to_approve"), schema::str(QStringLiteral("what to tell the user"))},
-         {QStringLiteral("message"), schema::str(QStringLiteral("what to do next"))}},
-        {QStringLiteral("status"), QStringLiteral("sandbox_id"), QStringLiteral("hosts")});
+         {QStringLiteral("message"), schema::str(QStringLiteral("what to do next"))}});
     d.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::Idempotent, ToolReach::Sandbox);
+    d.presentation.invoking = QStringLiteral("Asking the user to allow network hosts…");
+    d.presentation.invoked = QStringLiteral("The user was asked about the hosts");
     return d;
 }
 
-void handleRequest(const ToolCall &call, NetworkAccess &network)
+void runNetworkRequest(const ToolCall &call, NetworkAccess &network)
 {
     network.checkForExternalChanges();
     ToolArgs args(call.arguments);
     QString sandboxId, reason;
-    if (!args.sandboxId(sandboxId) || !args.string(QStringLiteral("reason"), reason, kMaxReasonChars * 4, false))
+    if (!args.sandboxId(sandboxId) || !args.string(QStringLiteral("reason"), reason, kMaxNetworkReasonChars * 4, false))
         return call.responder.error(args.error());
     QStringList hosts;
     for (const QJsonValue &v : call.arguments.value(QStringLiteral("hosts")).toArray())
@@ -103,7 +102,7 @@ void handleRequest(const ToolCall &call, NetworkAccess &network)
 
 void registerNetworkTools(ToolRegistry &registry, NetworkAccess &network)
 {
-    registry.add(requestDefinition(), [&network](const ToolCall &call) { handleRequest(call, network); });
+    registry.add(networkRequestDefinition(), [&network](const ToolCall &call) { runNetworkRequest(call, network); });
 }
 
 } // namespace chat2sbx

@@ -1,4 +1,4 @@
-#include "tools/PatchTools.h"
+#include "tools/FileTools.h"
 
 #include "mcp/ToolRegistry.h"
 #include "sandbox/channel/ChannelPool.h"
@@ -19,11 +19,39 @@ namespace chat2sbx {
 namespace {
 
 constexpr int kMaxPatchBytes = 4 * 1024 * 1024;
-constexpr int kMaxFiles = 200;
-constexpr int kMaxPathBytes = 4096;
-constexpr int kMaxFileBytes = 8 * 1024 * 1024;
-constexpr qint64 kMaxTotalBytes = 32 * 1024 * 1024;
-constexpr int kFileOpTimeoutMs = 30000;
+constexpr int kMaxPatchFiles = 200;
+constexpr int kMaxPatchFileBytes = 8 * 1024 * 1024;
+constexpr qint64 kMaxPatchTotalBytes = 32 * 1024 * 1024;
+
+ToolDefinition applyPatchDefinition()
+{
+    ToolDefinition d;
+    d.name = QStringLiteral("apply_patch");
+    d.title = QStringLiteral("Apply a patch");
+    d.description = QStringLiteral(
+        "Use to change several places or files in one step. Takes a unified diff (as git diff prints it, including new, "
+        "deleted and renamed files) or a \"*** Begin Patch\" patch. Hunks are found by their context, so line numbers "
+        "may be off. All or nothing: if any hunk does not apply, nothing changes and the error shows the nearest lines.");
+    d.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()},
+         {QStringLiteral("patch"), schema::str(QStringLiteral("The patch text; paths relative to the workspace"), kMaxPatchBytes)}},
+        {QStringLiteral("sandbox_id"), QStringLiteral("patch")});
+    const QJsonObject file = schema::result(
+        {{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
+         {QStringLiteral("action"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
+                                                {QStringLiteral("enum"), QJsonArray{QStringLiteral("update"), QStringLiteral("add"),
+                                                                                    QStringLiteral("delete"), QStringLiteral("rename")}}}},
+         {QStringLiteral("from"), schema::typed(QStringLiteral("string"))},
+         {QStringLiteral("lines_added"), schema::typed(QStringLiteral("integer"))},
+         {QStringLiteral("lines_removed"), schema::typed(QStringLiteral("integer"))}});
+    d.outputSchema = schema::result(
+        {{QStringLiteral("files"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), file}}}});
+    d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
+    d.presentation.invoking = QStringLiteral("Applying the patch…");
+    d.presentation.invoked = QStringLiteral("Applied the patch");
+    d.presentation.cardView = ToolCardView::Diff;
+    return d;
+}
 
 // One call's work: the parsed files, their current content (fetched one after another), then the
 // new contents written in one helper request.
@@ -37,7 +65,7 @@ struct PatchJob {
     int next = 0;
 };
 
-QString actionName(const FilePatch &f)
+QString patchActionName(const FilePatch &f)
 {
     switch (f.action) {
     case FilePatch::Action::Add: return QStringLiteral("add");
@@ -47,16 +75,16 @@ QString actionName(const FilePatch &f)
     return f.moveTo.isEmpty() ? QStringLiteral("update") : QStringLiteral("rename");
 }
 
-bool checkPath(const QString &path, QString &error)
+bool checkPatchPath(const QString &path, QString &error)
 {
-    if (path.toUtf8().size() > kMaxPathBytes || path.contains(QChar(0)) || path.contains(QLatin1Char('\n'))) {
+    if (path.toUtf8().size() > kMaxSandboxPathBytes || path.contains(QChar(0)) || path.contains(QLatin1Char('\n'))) {
         error = QStringLiteral("the patch names an invalid path: %1").arg(path.left(200));
         return false;
     }
     return true;
 }
 
-void writeAll(const std::shared_ptr<PatchJob> &job)
+void writePatchedFiles(const std::shared_ptr<PatchJob> &job)
 {
     QList<QByteArray> entries;
     QByteArray contents;
@@ -73,11 +101,11 @@ void writeAll(const std::shared_ptr<PatchJob> &job)
         QString error;
         if (!PatchApplier::apply(f, job->before.at(i), outcome, error))
             return job->responder.error(error + QStringLiteral("\nNothing was changed."));
-        if (contents.size() + outcome.content.size() > kMaxTotalBytes)
+        if (contents.size() + outcome.content.size() > kMaxPatchTotalBytes)
             return job->responder.error(QStringLiteral("the patched files would be larger than %1 MiB together; split the patch")
-                                            .arg(kMaxTotalBytes >> 20));
+                                            .arg(kMaxPatchTotalBytes >> 20));
         QJsonObject r{{QStringLiteral("path"), displayPath(job->sandbox, f.moveTo.isEmpty() ? f.path : f.moveTo)},
-                      {QStringLiteral("action"), actionName(f)},
+                      {QStringLiteral("action"), patchActionName(f)},
                       {QStringLiteral("lines_added"), outcome.added},
                       {QStringLiteral("lines_removed"), outcome.removed}};
         switch (f.action) {
@@ -104,7 +132,7 @@ void writeAll(const std::shared_ptr<PatchJob> &job)
     QList<QByteArray> args{QByteArray::number(count)};
     args += entries;
     args << contents;
-    job->channel->request(QStringLiteral("apply"), args, kFileOpTimeoutMs, [job, results](const ChannelReply &r) {
+    job->channel->request(QStringLiteral("apply"), args, kFileRequestTimeoutMs, [job, results](const ChannelReply &r) {
         if (!r.ok)
             return job->responder.error(replyFailure(r) + (r.channelFailure ? QString() : QStringLiteral("\nNothing was changed.")));
         job->responder.ok({{QStringLiteral("files"), results}});
@@ -112,17 +140,17 @@ void writeAll(const std::shared_ptr<PatchJob> &job)
 }
 
 // Fetches the current content of every file the patch updates or deletes, one after another.
-void fetchNext(const std::shared_ptr<PatchJob> &job)
+void fetchNextPatchedFile(const std::shared_ptr<PatchJob> &job)
 {
     while (job->next < job->files.size() && job->files.at(job->next).action == FilePatch::Action::Add)
         ++job->next;
     if (job->next >= job->files.size())
-        return writeAll(job);
+        return writePatchedFiles(job);
     if (!job->channel)
         return job->responder.error(QStringLiteral("the sandbox was detached during the patch; nothing was changed"));
     const int i = job->next;
     const QString path = job->files.at(i).path;
-    job->channel->request(QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxFileBytes)}, kFileOpTimeoutMs,
+    job->channel->request(QStringLiteral("get"), {path.toUtf8(), QByteArray::number(kMaxPatchFileBytes)}, kFileRequestTimeoutMs,
                           [job, i, path](const ChannelReply &r) {
                               const QString shown = displayPath(job->sandbox, path);
                               if (!r.ok)
@@ -134,11 +162,11 @@ void fetchNext(const std::shared_ptr<PatchJob> &job)
                               job->before[i] = r.data;
                               job->beforeSha[i] = QCryptographicHash::hash(r.data, QCryptographicHash::Sha256).toHex();
                               ++job->next;
-                              fetchNext(job);
+                              fetchNextPatchedFile(job);
                           });
 }
 
-void handleApplyPatch(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &call)
+void runApplyPatch(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
     QString patch;
@@ -148,14 +176,14 @@ void handleApplyPatch(SandboxResolver &resolver, ChannelPool &channels, const To
     QString error;
     if (!PatchParser::parse(patch.toUtf8(), job->files, error))
         return call.responder.error(QStringLiteral("the patch could not be read: %1").arg(error));
-    if (job->files.size() > kMaxFiles)
-        return call.responder.error(QStringLiteral("the patch changes %1 files; at most %2 per call").arg(job->files.size()).arg(kMaxFiles));
+    if (job->files.size() > kMaxPatchFiles)
+        return call.responder.error(QStringLiteral("the patch changes %1 files; at most %2 per call").arg(job->files.size()).arg(kMaxPatchFiles));
     QSet<QString> touched;
     for (const FilePatch &f : job->files) {
         for (const QString &p : {f.path, f.moveTo}) {
             if (p.isEmpty())
                 continue;
-            if (!checkPath(p, error))
+            if (!checkPatchPath(p, error))
                 return call.responder.error(error);
             if (touched.contains(p))
                 return call.responder.error(
@@ -171,39 +199,14 @@ void handleApplyPatch(SandboxResolver &resolver, ChannelPool &channels, const To
     job->responder = call.responder;
     job->before.resize(job->files.size());
     job->beforeSha.resize(job->files.size());
-    fetchNext(job);
+    fetchNextPatchedFile(job);
 }
 
 } // namespace
 
-void registerPatchTools(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
+void addApplyPatchTool(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels)
 {
-    ToolDefinition t;
-    t.name = QStringLiteral("apply_patch");
-    t.title = QStringLiteral("Apply a patch");
-    t.description = QStringLiteral(
-        "Use to change several places or files in one step. Takes a unified diff (as git diff prints it, including new, "
-        "deleted and renamed files) or a \"*** Begin Patch\" patch. Hunks are found by their context, so line numbers "
-        "may be off. All or nothing: if any hunk does not apply, nothing changes and the error shows the nearest lines.");
-    t.inputSchema = schema::object(
-        {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()},
-         {QStringLiteral("patch"), schema::str(QStringLiteral("The patch text; paths relative to the workspace"), kMaxPatchBytes)}},
-        {QStringLiteral("sandbox_id"), QStringLiteral("patch")});
-    const QJsonObject file = schema::result(
-        {{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
-         {QStringLiteral("action"), QJsonObject{{QStringLiteral("type"), QStringLiteral("string")},
-                                                {QStringLiteral("enum"), QJsonArray{QStringLiteral("update"), QStringLiteral("add"),
-                                                                                    QStringLiteral("delete"), QStringLiteral("rename")}}}},
-         {QStringLiteral("from"), schema::typed(QStringLiteral("string"))},
-         {QStringLiteral("lines_added"), schema::typed(QStringLiteral("integer"))},
-         {QStringLiteral("lines_removed"), schema::typed(QStringLiteral("integer"))}},
-        {});
-    t.outputSchema = schema::result(
-        {{QStringLiteral("files"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), file}}}},
-        {QStringLiteral("files")});
-    t.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
-    t.presentation = {QStringLiteral("Applying the patch…"), QStringLiteral("Applied the patch"), true};
-    registry.add(t, [&resolver, &channels](const ToolCall &call) { handleApplyPatch(resolver, channels, call); });
+    registry.add(applyPatchDefinition(), [&resolver, &channels](const ToolCall &call) { runApplyPatch(resolver, channels, call); });
 }
 
 } // namespace chat2sbx

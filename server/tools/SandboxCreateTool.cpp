@@ -1,0 +1,92 @@
+#include "tools/SandboxTools.h"
+
+#include "config/Config.h"
+#include "mcp/ToolRegistry.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/present/SandboxPresenter.h"
+#include "tools/MemoryArgument.h"
+#include "tools/SandboxToolSupport.h"
+#include "tools/ToolArgs.h"
+
+#include <QPointer>
+
+namespace chat2sbx {
+namespace {
+
+constexpr int kMaxWorkspaceIdChars = 27;   // ws_ + 24 hex digits
+constexpr int kMaxMemoryChars = 16;
+
+ToolDefinition sandboxCreateDefinition()
+{
+    ToolDefinition d;
+    d.name = QStringLiteral("sandbox_create");
+    d.title = QStringLiteral("Create sandbox");
+    d.description = QStringLiteral(
+        "Use this when you need a computer to run commands, build or test code, or edit files: it starts (or reuses) a "
+        "disposable Linux microVM with its own Docker Engine, working on a workspace folder, and returns its sandbox_id "
+        "for the shell and file tools. Without workspace_id you get a new empty workspace. If agents_md is returned, "
+        "follow those instructions.");
+    const QJsonObject memory = schema::str(QStringLiteral("Memory for the VM: a whole number with k, m or g, from 512m to 32g "
+                                                          "(e.g. 512m, 4g). Omit for the default."),
+                                           kMaxMemoryChars);
+    const QJsonObject workspaceId = schema::id(QStringLiteral("ws_"),
+                                               QStringLiteral("An existing workspace (ws_...). Omit to get a new, empty managed "
+                                                              "workspace. If the workspace already has a running sandbox, that one is returned."));
+    d.inputSchema = schema::object({{QStringLiteral("workspace_id"), workspaceId}, {QStringLiteral("memory"), memory}}, {});
+    QJsonObject extra = agentsMdProperty();
+    extra.insert(QStringLiteral("reused"), schema::boolean(QStringLiteral("true when the workspace's running sandbox was returned")));
+    d.outputSchema = sandboxSummarySchema(extra);
+    d.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
+    d.presentation.invoking = QStringLiteral("Starting the sandbox…");
+    d.presentation.invoked = QStringLiteral("Sandbox ready");
+    d.presentation.cardView = ToolCardView::Sandbox;
+    return d;
+}
+
+void runSandboxCreate(const SandboxToolContext &c, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    SandboxService::CreateRequest request;
+    QString memory, error;
+    if (!args.string(QStringLiteral("workspace_id"), request.workspaceId, kMaxWorkspaceIdChars, false)
+        || !args.string(QStringLiteral("memory"), memory, kMaxMemoryChars, false))
+        return call.responder.error(args.error());
+    // Which sizes sbx takes (512m to 32g in k, m or g) is more than a schema can say.
+    if (call.arguments.contains(QStringLiteral("memory")) && !parseMemoryArgument(memory, request.memory, error))
+        return call.responder.error(error);
+    // Read before anything is created: an unreadable instructions file must not leave a sandbox behind.
+    QJsonObject agents;
+    if (!insertAgentsMd(*c.config, agents, error))
+        return call.responder.error(error);
+    answerWithin(c, call, QStringLiteral(
+        "sbx has not finished creating the sandbox after %1 s; it goes on in the background. Call sandbox_list in a "
+        "minute: the sandbox shows as creating, then running (use it) or failed (with the reason; sandbox_destroy clears "
+        "it). Do not call sandbox_create again for the same workspace meanwhile.").arg(c.config->sandboxAnswerWithinMs / 1000));
+    whenSbxAvailable(c, call, [c, call, request, agents] {
+        QPointer<SandboxService> service(c.sandboxes);
+        c.sandboxes->create(request, [service, call, agents](const SandboxService::Outcome &o) {
+            if (!service)
+                return;
+            if (!o.ok) {
+                QJsonObject details;
+                if (!o.view.record.id.isEmpty())
+                    details = sandboxJson(o.view, *service);
+                return call.responder.error(service->publicText(o.error), details);
+            }
+            QJsonObject result = sandboxJson(o.view, *service);
+            result.insert(QStringLiteral("reused"), o.reused);
+            for (auto it = agents.begin(); it != agents.end(); ++it)
+                result.insert(it.key(), it.value());
+            call.responder.ok(result);
+        });
+    });
+}
+
+} // namespace
+
+void addSandboxCreateTool(ToolRegistry &registry, const SandboxToolContext &context)
+{
+    registry.add(sandboxCreateDefinition(), [context](const ToolCall &call) { runSandboxCreate(context, call); });
+}
+
+} // namespace chat2sbx

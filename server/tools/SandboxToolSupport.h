@@ -1,0 +1,47 @@
+#pragma once
+
+#include "mcp/Tool.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+namespace chat2sbx {
+
+struct Config;
+class ChannelPool;
+class NetworkAccess;
+class SandboxListJson;
+class SandboxService;
+
+// What the sandbox tools (SandboxTools.h) work with and share.
+struct SandboxToolContext {
+    SandboxService *sandboxes = nullptr;
+    const Config *config = nullptr;
+    ChannelPool *channels = nullptr;             // optional: sandbox_expose then reports listening null
+    std::shared_ptr<SandboxListJson> listJson;   // sandbox_list's summaries, kept serialized
+    NetworkAccess *network = nullptr;            // optional: sandbox_get then lists no blocked hosts
+};
+
+// Every sandbox tool needs sbx; when it is missing the answer says so (and a reconciliation retry runs).
+void whenSbxAvailable(const SandboxToolContext &c, const ToolCall &call, std::function<void()> run);
+
+// sbx can take minutes or hang (create has a 180 s timeout, then clean-up): the agent gets an answer
+// after Config::sandboxAnswerWithinMs at the latest, saying the work goes on. The real outcome is
+// recorded when sbx finishes and shows in sandbox_list / sandbox_get; the late answer is dropped.
+void answerWithin(const SandboxToolContext &c, const ToolCall &call, const QString &stillRunning);
+
+// The user's global AGENTS.md as `agents_md` in `out` when the file exists; false (with `error`) when
+// it cannot be read.
+bool insertAgentsMd(const Config &config, QJsonObject &out, QString &error);
+
+// Schema fragments. Output schemas stay open (schema::result): isError results carry
+// structuredContent too ({"error": ...}), and clients validate it against them.
+QJsonObject knownSandboxIdProperty();       // sandbox_id of a sandbox from sandbox_create or sandbox_list
+QJsonObject exposedPortProperties();        // one exposed port
+QJsonObject agentsMdProperty();             // {agents_md}
+QJsonObject sandboxSummarySchema(const QJsonObject &extra = {});   // a sandbox as SandboxPresenter shows it, plus `extra`
+
+} // namespace chat2sbx
