@@ -13,6 +13,7 @@
 #include "runtime/PidFile.h"
 #include "runtime/Services.h"
 #include "sandbox/lifecycle/ActivityMonitor.h"
+#include "sandbox/lifecycle/SandboxReconciler.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/lifecycle/SandboxSleep.h"
 #include "sandbox/sbx/SbxHealth.h"
@@ -149,7 +150,7 @@ void Controller::start()
         // sbx present, version, sign-in, template: checked beside reconciliation, logged once.
         m_services.sbxHealth->start();
         // Reconcile records with `sbx ls` before listening (a missing sbx only warns).
-        m_services.sandboxes->reconcile([this] { afterReconciliation(); });
+        m_services.sandboxes->reconciler().reconcile([this] { afterReconciliation(); });
     });
 }
 
@@ -213,7 +214,7 @@ void Controller::stop()
         m_toolCalls.reset();   // cancels pending tool calls first
         m_services.activity->setWatching(false);
         m_services.sleep->stop();
-        m_services.sandboxes->shutdown();
+        m_services.sandboxes->reconciler().shutdown();
         m_services.sbxHealth->stop();
         m_services.approvals->stopWatching();
         m_services.network->stopWatching();

@@ -132,7 +132,7 @@ private slots:
         const CallResult created = h.call("sandbox_create", obj({{"workspace_id", w->id}}));
         QVERIFY2(!created.result.isError, qPrintable(created.text()));
         const QString id = created.result.structured.value(QStringLiteral("sandbox_id")).toString();
-        QVERIFY(h.sandboxes->putToSleep(id));
+        QVERIFY(h.sandboxes->sleeper().putToSleep(id));
         QVERIFY(waitFor([&] {
             const auto r = h.records.find(id);
             return r && r->state == SandboxState::Stopped && h.countCalls("stop") == 1;
@@ -187,7 +187,7 @@ private slots:
         const CallResult created = h.call("sandbox_create", obj({{"workspace_id", w->id}}));
         QVERIFY2(!created.result.isError, qPrintable(created.text()));
         const QString id = created.result.structured.value(QStringLiteral("sandbox_id")).toString();
-        QVERIFY(h.sandboxes->putToSleep(id));
+        QVERIFY(h.sandboxes->sleeper().putToSleep(id));
         QVERIFY(waitFor([&] {
             const auto r = h.records.find(id);
             return r && r->state == SandboxState::Stopped && h.countCalls("stop") == 1;

@@ -76,7 +76,7 @@ RestartCost restartWith(int n, const QString &status)
     RestartCost cost;
     b.db.countStatements(true);
     bool done = false;
-    b.sandboxes->reconcile([&] {
+    b.sandboxes->reconciler().reconcile([&] {
         cost.statements = b.db.statementsRun();
         done = true;
     });
@@ -300,7 +300,7 @@ private slots:
         attacher.failAll = false;
         const QString keep2 = h.call("sandbox_create", {}).json().value("sandbox_id").toString();
         attacher.detached.clear();
-        h.sandboxes->shutdown();
+        h.sandboxes->reconciler().shutdown();
         QVERIFY(attacher.detached.contains(keep2));
         QCOMPARE(h.records.find(keep2)->state, SandboxState::Running);
         Q_UNUSED(keep);

@@ -379,18 +379,18 @@ private slots:
         const CallResult c = h.call("sandbox_create");
         const QString id = c.json().value("sandbox_id").toString();
         h.clock.advance(40000);
-        h.sandboxes->checkIdle();
+        h.sandboxes->idleExpiry().checkIdle();
         RunningSandbox rs;
         QString error;
         QVERIFY2(h.sandboxes->resolveRunning(id, rs, error), qPrintable(error));   // renews
         QVERIFY(!rs.runtimeName.isEmpty());
         h.clock.advance(40000);   // 80 s after create, 40 s after the renewal
-        h.sandboxes->checkIdle();
+        h.sandboxes->idleExpiry().checkIdle();
         QCOMPARE(h.sandboxes->get(id)->record.state, SandboxState::Running);
         QVERIFY(h.call("sandbox_get", obj({{"sandbox_id", id}})).json().value("idle_deadline").toString()
                 == isoTime(h.clock.nowMs() - 40000 + 60000));
         h.clock.advance(20001);
-        h.sandboxes->checkIdle();
+        h.sandboxes->idleExpiry().checkIdle();
         QVERIFY(waitFor([&] { return h.sandboxes->get(id)->record.state == SandboxState::Destroyed; }, 10000));
         QVERIFY(h.runtimes().isEmpty());
         const CallResult g = h.call("sandbox_get", obj({{"sandbox_id", id}}));
@@ -401,7 +401,7 @@ private slots:
         // the timer does it on its own too
         const CallResult c2 = h.call("sandbox_create");
         const QString id2 = c2.json().value("sandbox_id").toString();
-        h.sandboxes->setIdleCheckIntervalMs(50);
+        h.sandboxes->idleExpiry().setIdleCheckIntervalMs(50);
         QVERIFY(h.reconcile());   // starts the idle timer
         h.clock.advance(61000);
         QVERIFY(waitFor([&] { return h.sandboxes->get(id2)->record.state == SandboxState::Destroyed; }, 10000));
@@ -518,10 +518,10 @@ private slots:
             QVERIFY(!first.call("sandbox_create").result.isError);
         }
         SandboxHarness h(env, env.root() + "/no-such-sbx");
-        h.sandboxes->setRetryIntervalMs(100000);
+        h.sandboxes->reconciler().setRetryIntervalMs(100000);
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("sbx is not available"));
         QVERIFY(h.reconcile());
-        QVERIFY(!h.sandboxes->isSbxAvailable());
+        QVERIFY(!h.sandboxes->reconciler().isSbxAvailable());
         for (const char *tool : {"sandbox_create", "sandbox_list"}) {
             const CallResult r = h.call(QLatin1String(tool));
             QVERIFY(r.result.isError);
@@ -545,14 +545,14 @@ private slots:
         env.setSbxFaults({"FAKE_SBX_FAIL_LS=daemon down on purpose"});
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("sbx is not available.*daemon down on purpose"));
         QVERIFY(h.reconcile());
-        QVERIFY(!h.sandboxes->isSbxAvailable());
+        QVERIFY(!h.sandboxes->reconciler().isSbxAvailable());
         const CallResult r = h.call("sandbox_create");
         QVERIFY(r.result.isError);
         QVERIFY2(r.result.message.contains("daemon down on purpose"), qPrintable(r.result.message));
         env.setSbxFaults({});
         const CallResult ok = h.call("sandbox_create");   // the call retries reconciliation first
         QVERIFY2(!ok.result.isError, qPrintable(ok.text()));
-        QVERIFY(h.sandboxes->isSbxAvailable());
+        QVERIFY(h.sandboxes->reconciler().isSbxAvailable());
     }
 
     void publicTextHidesInternals()

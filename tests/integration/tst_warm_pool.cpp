@@ -193,7 +193,7 @@ void TestWarmPool::adoptedAfterRestartAndWokenOnHandOver()
         QVERIFY(first.h.reconcile());
         QVERIFY(first.waitReady(1));
         warm = first.readyRuntimes().first();
-        first.h.sandboxes->shutdown();
+        first.h.sandboxes->reconciler().shutdown();
         QVERIFY(first.attacher.detached.size() == 1);
     }
     WarmStack second(env);

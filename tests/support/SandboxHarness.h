@@ -8,7 +8,10 @@
 
 #include "ManualClock.h"
 #include "mcp/ToolRegistry.h"
+#include "sandbox/lifecycle/SandboxIdleExpiry.h"
+#include "sandbox/lifecycle/SandboxReconciler.h"
 #include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/SandboxSleeper.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "state/Database.h"
 #include "state/SandboxRepository.h"
@@ -104,7 +107,7 @@ public:
     bool reconcile(int timeoutMs = 30000)
     {
         bool done = false;
-        sandboxes->reconcile([&done] { done = true; });
+        sandboxes->reconciler().reconcile([&done] { done = true; });
         return waitFor([&done] { return done; }, timeoutMs);
     }
 

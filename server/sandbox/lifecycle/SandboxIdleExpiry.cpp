@@ -1,26 +1,36 @@
-#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/SandboxIdleExpiry.h"
 #include "sandbox/lifecycle/SandboxServiceLog.h"
 
 #include "core/Clock.h"
-#include "sandbox/channel/RuntimeAttacher.h"
+#include "sandbox/lifecycle/SandboxDestroyer.h"
+#include "sandbox/lifecycle/SandboxReconciler.h"
+#include "sandbox/lifecycle/SandboxRuntimeOps.h"
 
 #include <QPointer>
 
+#include <algorithm>
+
 namespace chat2sbx {
 
-// ---- idle expiry ----------------------------------------------------------------------------------
-
-void SandboxService::checkIdle()
+SandboxIdleExpiry::SandboxIdleExpiry(SandboxRuntimeOps &ops, const SandboxReconciler &reconciler,
+                                     SandboxDestroyer &destroyer, QObject *parent)
+    : QObject(parent), m_ops(ops), m_reconciler(reconciler), m_destroyer(destroyer)
 {
-    if (!m_available)
+    m_timer.setInterval(static_cast<int>(std::clamp<qint64>(m_ops.idleMs() / 4, 500, 60000)));
+    connect(&m_timer, &QTimer::timeout, this, &SandboxIdleExpiry::checkIdle);
+}
+
+void SandboxIdleExpiry::checkIdle()
+{
+    if (!m_reconciler.isSbxAvailable())
         return;
-    for (const SandboxRecord &r : m_repo.idleExpired(m_clock.nowMs())) {
-        if (m_destroying.contains(r.id))
+    for (const SandboxRecord &r : m_ops.records().idleExpired(m_ops.clock().nowMs())) {
+        if (m_destroyer.isDestroying(r.id))
             continue;
         const QString reason = QStringLiteral("destroyed after %1 s without a tool call (idle expiry)")
-                                   .arg(m_config.sandboxIdleSeconds);
-        QPointer<SandboxService> self(this);
-        destroy(r.id, [self, id = r.id](const Outcome &o) {
+                                   .arg(m_ops.config().sandboxIdleSeconds);
+        QPointer<SandboxIdleExpiry> self(this);
+        m_destroyer.destroy(r.id, [self, id = r.id](const SandboxOutcome &o) {
             if (self && !o.ok && o.exportFailed)
                 self->postponeIdleExpiry(id, QStringLiteral("idle expiry left the sandbox stopped instead of removing it: its work "
                                                             "could not be saved to the host repository (%1); fetch it or destroy "
@@ -30,20 +40,19 @@ void SandboxService::checkIdle()
     }
 }
 
-void SandboxService::postponeIdleExpiry(const QString &sandboxId, const QString &why)
+void SandboxIdleExpiry::postponeIdleExpiry(const QString &sandboxId, const QString &why)
 {
     // Left in place instead of removed: the control channel goes away, so a real VM falls asleep by
     // itself (files kept); the next tool call wakes it, and expiry is tried again a full period later.
-    const qint64 now = m_clock.nowMs();
+    const qint64 now = m_ops.clock().nowMs();
     QString error;
-    if (!m_repo.renew(sandboxId, now, now + idleMs(), error))
+    if (!m_ops.records().renew(sandboxId, now, now + m_ops.idleMs(), error))
         qCWarning(lcSandbox).noquote() << "cannot postpone the idle expiry of" << sandboxId << ":" << error;
-    if (!m_repo.setReason(sandboxId, why, now, error))
+    if (!m_ops.records().setReason(sandboxId, why, now, error))
         qCWarning(lcSandbox).noquote() << "cannot record why" << sandboxId << "was kept:" << error;
-    if (m_attacher)
-        m_attacher->detach(sandboxId);
+    m_ops.detach(sandboxId);
     qCWarning(lcSandbox).noquote() << "idle expiry of" << sandboxId << "postponed:" << why;
-    emit sandboxesChanged();
+    emit m_ops.sandboxesChanged();
     emit workNotKept(sandboxId, why);
 }
 

@@ -3,10 +3,16 @@
 
 #include "core/Clock.h"
 #include "sandbox/lifecycle/Redaction.h"
+#include "sandbox/lifecycle/SandboxCreator.h"
+#include "sandbox/lifecycle/SandboxDestroyer.h"
+#include "sandbox/lifecycle/SandboxIdleExpiry.h"
+#include "sandbox/lifecycle/SandboxReconciler.h"
+#include "sandbox/lifecycle/SandboxRuntimeOps.h"
+#include "sandbox/lifecycle/SandboxSleeper.h"
+#include "sandbox/lifecycle/SandboxWaker.h"
 #include "state/Database.h"
 #include "workspace/WorkspaceService.h"
 
-#include <algorithm>
 #include <memory>
 
 namespace chat2sbx {
@@ -15,84 +21,83 @@ Q_LOGGING_CATEGORY(lcSandbox, "chat2sbx.sandbox")
 
 SandboxService::SandboxService(const Config &config, Database &db, WorkspaceService &workspaces, SbxDriver &sbx,
                                Clock &clock, QObject *parent)
-    : QObject(parent), m_config(config), m_workspaces(workspaces), m_sbx(sbx), m_clock(clock), m_repo(db), m_sessions(db),
-      m_ports(std::make_unique<PortExposure>(db, *this, sbx))
+    : QObject(parent), m_ops(std::make_unique<SandboxRuntimeOps>(config, db, workspaces, sbx, clock)),
+      m_ports(std::make_unique<PortExposure>(db, *this, sbx)),
+      m_reconciler(std::make_unique<SandboxReconciler>(*m_ops)),
+      m_creator(std::make_unique<SandboxCreator>(*m_ops, *m_reconciler)),
+      m_destroyer(std::make_unique<SandboxDestroyer>(*m_ops, *m_reconciler)),
+      m_idle(std::make_unique<SandboxIdleExpiry>(*m_ops, *m_reconciler, *m_destroyer)),
+      m_waker(std::make_unique<SandboxWaker>(*m_ops)),
+      m_sleeper(std::make_unique<SandboxSleeper>(*m_ops, *m_creator, *m_destroyer))
 {
+    m_reconciler->setJobs(*m_creator, *m_destroyer, *m_idle);
+    connect(m_ops.get(), &SandboxRuntimeOps::sandboxesChanged, this, &SandboxService::sandboxesChanged);
     connect(m_ports.get(), &PortExposure::portsChanged, this, &SandboxService::sandboxesChanged);
-    m_idleTimer.setInterval(static_cast<int>(std::clamp<qint64>(idleMs() / 4, 500, 60000)));
-    connect(&m_idleTimer, &QTimer::timeout, this, &SandboxService::checkIdle);
-    m_retryTimer.setSingleShot(true);
-    connect(&m_retryTimer, &QTimer::timeout, this, [this] { reconcile(nullptr); });
+    connect(m_creator.get(), &SandboxCreator::createFinished, this, &SandboxService::createFinished);
+    connect(m_creator.get(), &SandboxCreator::templateMissing, this, &SandboxService::templateMissing);
+    connect(m_destroyer.get(), &SandboxDestroyer::workKept, this, &SandboxService::workKept);
+    connect(m_idle.get(), &SandboxIdleExpiry::workNotKept, this, &SandboxService::workNotKept);
 }
 
 SandboxService::~SandboxService() = default;
 
-void SandboxService::setIdleCheckIntervalMs(int ms)
+void SandboxService::setAttacher(RuntimeAttacher *attacher)
 {
-    m_idleTimer.setInterval(ms);
+    m_ops->setAttacher(attacher);
+}
+
+void SandboxService::setDestroyGuard(DestroyGuard *guard)
+{
+    m_destroyer->setGuard(guard);
+}
+
+void SandboxService::setWarmPool(WarmPool *pool)
+{
+    m_ops->setWarmPool(pool);
+}
+
+void SandboxService::create(const CreateRequest &request, Done done)
+{
+    m_creator->create(request, std::move(done));
+}
+
+void SandboxService::destroy(const QString &sandboxId, Done done, const QString &reason, bool force)
+{
+    m_destroyer->destroy(sandboxId, std::move(done), reason, force);
+}
+
+void SandboxService::ensureAvailable(std::function<void(bool, const QString &)> done)
+{
+    m_reconciler->ensureAvailable(std::move(done));
 }
 
 // ---- views and text -------------------------------------------------------------------------------
 
-SandboxView SandboxService::viewOf(const SandboxRecord &r) const
-{
-    SandboxView v;
-    v.record = r;
-    v.workspace = m_workspaces.find(r.workspaceId);
-    v.ports = m_repo.ports(r.id);
-    return v;
-}
-
 std::optional<SandboxView> SandboxService::get(const QString &sandboxId) const
 {
-    if (auto r = m_repo.find(sandboxId))
-        return viewOf(*r);
+    if (auto r = m_ops->records().find(sandboxId))
+        return m_ops->viewOf(*r);
     return std::nullopt;
 }
 
 QList<SandboxView> SandboxService::list() const
 {
-    return m_repo.listViews();
+    return m_ops->records().listViews();
 }
 
 QString SandboxService::publicText(const QString &text) const
 {
-    return redactForAgent(text, m_config, [this] { return m_repo.list(true); });
+    return redactForAgent(text, m_ops->config(), [this] { return m_ops->records().list(true); });
 }
 
-QString SandboxService::limitError() const
+bool SandboxService::checkHostFolder(const QString &sandboxId, const Workspace &workspace, QString &error) const
 {
-    return QStringLiteral("the limit of %1 active sandboxes (maxActiveSandboxes, CHAT2SBX_MAX_ACTIVE_SANDBOXES) is reached; "
-                          "destroy one with sandbox_destroy or reuse one by passing its workspace_id")
-        .arg(m_config.maxActiveSandboxes);
+    return m_waker->checkHostFolder(sandboxId, workspace, error);
 }
 
-void SandboxService::persist(const QString &id, SandboxState state, const QString &reason)
+int SandboxService::countActive() const
 {
-    QString error;
-    if (!m_repo.setState(id, state, reason, m_clock.nowMs(), error))
-        qCWarning(lcSandbox).noquote() << "cannot record state" << sandboxStateName(state) << "for" << id << ":" << error;
-    emit sandboxesChanged();
-}
-
-void SandboxService::renewNow(const QString &id)
-{
-    const qint64 now = m_clock.nowMs();
-    QString error;
-    if (!m_repo.renew(id, now, now + idleMs(), error))
-        qCWarning(lcSandbox).noquote() << "cannot renew" << id << ":" << error;
-}
-
-RunningSandbox SandboxService::runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const
-{
-    RunningSandbox s;
-    s.sandboxId = r.id;
-    s.runtimeName = r.runtimeName;
-    if (w) {
-        s.workspacePath = w->hostPath;
-        s.managedWorkspace = w->isManaged();
-    }
-    return s;
+    return m_ops->records().countActive();
 }
 
 // ---- expose ---------------------------------------------------------------------------------------
@@ -108,15 +113,16 @@ void SandboxService::expose(const QString &sandboxId, const ExposeRequest &reque
 bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &out, QString &error)
 {
     QString mode, path;
-    const auto r = m_repo.findWithWorkspace(sandboxId, mode, path);
+    const auto r = m_ops->records().findWithWorkspace(sandboxId, mode, path);
     if (!r) {
         error = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
         return false;
     }
+    const bool available = m_reconciler->isSbxAvailable();
     bool woke = false;
     std::shared_ptr<StartCheck> startCheck;
-    if (r->state == SandboxState::Stopped && m_available) {
-        if (!wake(*r, startCheck, error))
+    if (r->state == SandboxState::Stopped && available) {
+        if (!m_waker->wake(*r, startCheck, error))
             return false;
         woke = true;
     } else if (r->state != SandboxState::Running) {
@@ -125,8 +131,8 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
                          r->reason.isEmpty() ? QString() : QStringLiteral(": ") + publicText(r->reason));
         return false;
     }
-    if (!m_available) {
-        error = QStringLiteral("sbx is not available: %1").arg(m_unavailableReason);
+    if (!available) {
+        error = m_reconciler->unavailableError();
         return false;
     }
     out = RunningSandbox{};
@@ -137,9 +143,9 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
     out.wokeFromSleep = woke;
     out.startCheck = startCheck;
     // Renewing is a write: at most about once a second per sandbox (waking renewed it).
-    const qint64 now = m_clock.nowMs();
-    if (!woke && (now - r->lastActivityAt >= 1000 || r->idleDeadline < now + idleMs() - 1000))
-        renewNow(sandboxId);
+    const qint64 now = m_ops->clock().nowMs();
+    if (!woke && (now - r->lastActivityAt >= 1000 || r->idleDeadline < now + m_ops->idleMs() - 1000))
+        m_ops->renewNow(sandboxId);
     return true;
 }
 

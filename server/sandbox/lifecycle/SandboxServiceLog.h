@@ -5,8 +5,9 @@
 
 namespace chat2sbx {
 
-// Shared by the files that implement SandboxService (creation, destroy, sleep and wake, idle expiry,
-// reconciliation): its log category and the prefix of every runtime name it makes.
+// Shared by SandboxService and its job classes (SandboxRuntimeOps, SandboxCreator, SandboxDestroyer,
+// SandboxWaker, SandboxSleeper, SandboxIdleExpiry, SandboxReconciler): the log category and the
+// prefix of every runtime name they make.
 Q_DECLARE_LOGGING_CATEGORY(lcSandbox)
 
 inline const QString kRuntimePrefix = QStringLiteral("chat2sbx-");

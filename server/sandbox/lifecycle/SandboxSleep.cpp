@@ -3,7 +3,9 @@
 #include "core/Clock.h"
 #include "sandbox/bash/BashSessions.h"
 #include "sandbox/channel/ChannelPool.h"
+#include "sandbox/lifecycle/SandboxReconciler.h"
 #include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/SandboxSleeper.h"
 #include "sandbox/sbx/SbxDriver.h"
 
 #include <QLoggingCategory>
@@ -19,7 +21,7 @@ SandboxSleep::SandboxSleep(SandboxService &sandboxes, ChannelPool &channels, Bas
                            Clock &clock, QObject *parent)
     : QObject(parent), m_sandboxes(sandboxes), m_channels(channels), m_sessions(sessions), m_sbx(sbx), m_clock(clock)
 {
-    m_timer.setInterval(static_cast<int>(std::clamp<qint64>(m_sandboxes.sleepMs() / 4, 500, 60000)));
+    m_timer.setInterval(static_cast<int>(std::clamp<qint64>(m_sandboxes.sleeper().sleepMs() / 4, 500, 60000)));
     connect(&m_timer, &QTimer::timeout, this, &SandboxSleep::check);
     m_channels.setRestartAfterExitCheck(true);
     connect(&m_channels, &ChannelPool::channelExited, this, &SandboxSleep::onChannelExited);
@@ -37,9 +39,9 @@ void SandboxSleep::stop()
 
 void SandboxSleep::check()
 {
-    if (!m_sandboxes.isSbxAvailable())
+    if (!m_sandboxes.reconciler().isSbxAvailable())
         return;
-    for (const QString &id : m_sandboxes.sleepCandidates()) {
+    for (const QString &id : m_sandboxes.sleeper().sleepCandidates()) {
         if (m_asking.contains(id) || m_channels.isBusy(id))
             continue;
         if (!m_sessions.hasRunning(id)) {
@@ -47,7 +49,7 @@ void SandboxSleep::check()
             continue;
         }
         // The database says a command runs; the helper knows whether it still does.
-        const auto sandbox = m_sandboxes.runningSandbox(id);
+        const auto sandbox = m_sandboxes.sleeper().runningSandbox(id);
         if (!sandbox)
             continue;
         m_asking.insert(id);
@@ -67,9 +69,10 @@ void SandboxSleep::check()
 void SandboxSleep::sleepIfStillIdle(const QString &sandboxId)
 {
     // A tool call may have come in meanwhile: decide on what holds now.
-    if (m_channels.isBusy(sandboxId) || m_sessions.hasRunning(sandboxId) || !m_sandboxes.sleepCandidates().contains(sandboxId))
+    if (m_channels.isBusy(sandboxId) || m_sessions.hasRunning(sandboxId)
+        || !m_sandboxes.sleeper().sleepCandidates().contains(sandboxId))
         return;
-    m_sandboxes.putToSleep(sandboxId);
+    m_sandboxes.sleeper().putToSleep(sandboxId);
 }
 
 void SandboxSleep::onChannelExited(const QString &sandboxId)
@@ -108,7 +111,7 @@ void SandboxSleep::askWhetherStopped(const QString &sandboxId, const QString &ru
         }
         qCWarning(lcSleep).noquote() << "the VM of sandbox" << sandboxId << "stopped under chat2sbx; its commands ended";
         // A tool call may have started the channel again meanwhile (and so the VM): then it slept and woke.
-        self->m_sandboxes.noteStopped(sandboxId, exitedAt, self->m_channels.isRunning(sandboxId));
+        self->m_sandboxes.sleeper().noteStopped(sandboxId, exitedAt, self->m_channels.isRunning(sandboxId));
     });
 }
 

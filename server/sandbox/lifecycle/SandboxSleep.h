@@ -17,7 +17,7 @@ class SbxDriver;
 //
 // Sleep: a running sandbox that no tool call reached for sandboxSleepSeconds, with no request in
 // flight on its control channel and no bash session still running (the helper is asked, so a
-// finished but unpolled command does not keep it awake), is stopped through SandboxService:
+// finished but unpolled command does not keep it awake), is stopped through SandboxSleeper:
 // channel closed, `sbx stop`, state `stopped` (files kept, RAM freed). The next tool call wakes it
 // (SandboxService::resolveRunning).
 //

@@ -1,10 +1,14 @@
-#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/SandboxReconciler.h"
 #include "sandbox/lifecycle/SandboxServiceLog.h"
 
 #include "core/Clock.h"
 #include "sandbox/bash/StopReasons.h"
 #include "sandbox/channel/RuntimeAttacher.h"
 #include "sandbox/lifecycle/ReconcilePlan.h"
+#include "sandbox/lifecycle/SandboxCreator.h"
+#include "sandbox/lifecycle/SandboxDestroyer.h"
+#include "sandbox/lifecycle/SandboxIdleExpiry.h"
+#include "sandbox/lifecycle/SandboxRuntimeOps.h"
 #include "sandbox/lifecycle/WarmPool.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "state/WriteBatch.h"
@@ -15,22 +19,37 @@
 
 namespace chat2sbx {
 
-// ---- reconciliation -------------------------------------------------------------------------------
+SandboxReconciler::SandboxReconciler(SandboxRuntimeOps &ops, QObject *parent) : QObject(parent), m_ops(ops)
+{
+    m_retryTimer.setSingleShot(true);
+    connect(&m_retryTimer, &QTimer::timeout, this, [this] { reconcile(nullptr); });
+}
 
-void SandboxService::ensureAvailable(std::function<void(bool, const QString &)> done)
+void SandboxReconciler::setJobs(const SandboxCreator &creator, SandboxDestroyer &destroyer, SandboxIdleExpiry &idle)
+{
+    m_creator = &creator;
+    m_destroyer = &destroyer;
+    m_idle = &idle;
+}
+
+QString SandboxReconciler::unavailableError() const
+{
+    return QStringLiteral("sbx is not available: %1").arg(m_unavailableReason);
+}
+
+void SandboxReconciler::ensureAvailable(std::function<void(bool, const QString &)> done)
 {
     if (m_available)
         return done(true, {});
-    QPointer<SandboxService> self(this);
+    QPointer<SandboxReconciler> self(this);
     reconcile([self, done] {
         if (!self)
             return;
-        done(self->m_available, self->m_available ? QString()
-                                                  : QStringLiteral("sbx is not available: %1").arg(self->m_unavailableReason));
+        done(self->m_available, self->m_available ? QString() : self->unavailableError());
     });
 }
 
-void SandboxService::reconcile(std::function<void()> done)
+void SandboxReconciler::reconcile(std::function<void()> done)
 {
     if (done)
         m_reconcileWaiters.append(std::move(done));
@@ -39,8 +58,8 @@ void SandboxService::reconcile(std::function<void()> done)
     m_reconciling = true;
     m_retryTimer.stop();
     m_reconcileTimer.start();
-    QPointer<SandboxService> self(this);
-    m_sbx.list([self](const SbxResult &r, const QList<SbxRuntimeInfo> &items) {
+    QPointer<SandboxReconciler> self(this);
+    m_ops.sbx().list([self](const SbxResult &r, const QList<SbxRuntimeInfo> &items) {
         if (!self)
             return;
         if (!r.ok) {
@@ -64,39 +83,39 @@ void SandboxService::reconcile(std::function<void()> done)
     });
 }
 
-void SandboxService::apply(const ReconcileAction &a, const QHash<QString, SandboxView> &views, QList<RunningSandbox> &toAttach)
+void SandboxReconciler::apply(const ReconcileAction &a, const QHash<QString, SandboxView> &views, QList<RunningSandbox> &toAttach)
 {
-    QPointer<SandboxService> self(this);
+    QPointer<SandboxReconciler> self(this);
     const QString id = a.sandboxId;
     switch (a.kind) {
     case ReconcileAction::Reattach:
         if (const auto v = views.constFind(id); v != views.constEnd())
-            toAttach.append(runningOf(v->record, v->workspace));
+            toAttach.append(m_ops.runningOf(v->record, v->workspace));
         return;
     case ReconcileAction::MarkStopped: {
         // sbx-contract.md §1: the VM stopped while nobody was attached; its processes are gone.
-        const qint64 now = m_clock.nowMs();
+        const qint64 now = m_ops.clock().nowMs();
         QString error;
         qCWarning(lcSandbox).noquote() << "sandbox" << id << "stopped while chat2sbx was not running; its bash sessions are lost,"
                                        << "its files are kept and the next tool call wakes it";
-        markSessionsLost(id, stopReasons::sessionLostWhileDown(), now);
-        if (!m_repo.markStopped(id, now, stopReasons::sandboxStoppedWhileDown(), now, error) && !error.isEmpty())
+        m_ops.markSessionsLost(id, stopReasons::sessionLostWhileDown(), now);
+        if (!m_ops.records().markStopped(id, now, stopReasons::sandboxStoppedWhileDown(), now, error) && !error.isEmpty())
             qCWarning(lcSandbox).noquote() << "cannot record that" << id << "stopped:" << error;
         return;
     }
     case ReconcileAction::FinishStop: {
         qCInfo(lcSandbox).noquote() << "finishing the interrupted sleep of" << id;
-        markSessionsLost(id, stopReasons::sessionLostStopped(), m_clock.nowMs());
+        m_ops.markSessionsLost(id, stopReasons::sessionLostStopped(), m_ops.clock().nowMs());
         const QString runtime = a.runtimeName;
         m_followUps.append([self, id, runtime](std::function<void()> finished) {
             if (self)
-                self->stopRuntime(id, runtime, finished);
+                self->m_ops.stopRuntime(id, runtime, finished);
         });
         return;
     }
     case ReconcileAction::MarkVanished:
         qCWarning(lcSandbox).noquote() << "sandbox" << id << "(" << a.runtimeName << ") vanished: sbx ls no longer lists it";
-        persist(id, SandboxState::Failed,
+        m_ops.persist(id, SandboxState::Failed,
                 QStringLiteral("its runtime disappeared (sbx ls no longer lists it); destroy it and create a new one"));
         return;
     case ReconcileAction::KeepLeftover:
@@ -110,7 +129,7 @@ void SandboxService::apply(const ReconcileAction &a, const QHash<QString, Sandbo
         return;
     case ReconcileAction::CleanInterruptedCreate:
         qCWarning(lcSandbox).noquote() << "sandbox" << id << "was half-made when chat2sbx stopped; removing" << a.runtimeName;
-        persist(id, SandboxState::Failed,
+        m_ops.persist(id, SandboxState::Failed,
                 QStringLiteral("creation was interrupted because chat2sbx stopped; the partial runtime was removed"));
         followUpRemove(a.runtimeName, id, QStringLiteral("partial"));
         return;
@@ -118,7 +137,7 @@ void SandboxService::apply(const ReconcileAction &a, const QHash<QString, Sandbo
         qCInfo(lcSandbox).noquote() << "finishing the interrupted destroy of" << id;
         m_followUps.append([self, id](std::function<void()> finished) {
             if (self)
-                self->destroy(id, [finished](const Outcome &) { finished(); });
+                self->m_destroyer->destroy(id, [finished](const SandboxOutcome &) { finished(); });
         });
         return;
     case ReconcileAction::ReportUnknown:
@@ -129,13 +148,13 @@ void SandboxService::apply(const ReconcileAction &a, const QHash<QString, Sandbo
     }
 }
 
-void SandboxService::followUpRemove(const QString &runtimeName, const QString &id, const QString &what)
+void SandboxReconciler::followUpRemove(const QString &runtimeName, const QString &id, const QString &what)
 {
-    QPointer<SandboxService> self(this);
+    QPointer<SandboxReconciler> self(this);
     m_followUps.append([self, runtimeName, id, what](std::function<void()> finished) {
         if (!self)
             return;
-        self->removeRuntime(runtimeName, [self, id, what, finished](bool ok, const QString &error) {
+        self->m_ops.removeRuntime(runtimeName, [self, id, what, finished](bool ok, const QString &error) {
             if (self && !ok)
                 qCWarning(lcSandbox).noquote() << "cannot remove the" << what << "runtime of" << id << ":" << error;
             finished();
@@ -143,9 +162,9 @@ void SandboxService::followUpRemove(const QString &runtimeName, const QString &i
     });
 }
 
-void SandboxService::runFollowUps()
+void SandboxReconciler::runFollowUps()
 {
-    QPointer<SandboxService> self(this);
+    QPointer<SandboxReconciler> self(this);
     while (m_followUpsRunning < kParallelAttaches && !m_followUps.isEmpty()) {
         const auto job = m_followUps.takeFirst();
         ++m_followUpsRunning;
@@ -158,7 +177,7 @@ void SandboxService::runFollowUps()
     }
 }
 
-void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
+void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
 {
     QList<ReconcileRuntime> rows;
     QSet<QString> present;
@@ -167,20 +186,20 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
         present.insert(i.name);
     }
     QSet<QString> ownedByPool;
-    if (m_warm)
-        m_warm->reconcileWith(present, ownedByPool);
+    if (WarmPool *warm = m_ops.warmPool())
+        warm->reconcileWith(present, ownedByPool);
     // Every record with its workspace in one query (destroyed ones take no part in the plan): a
     // restart's work is this query, the plan and one write per changed record, never a query or an
     // sbx call per record (integration.sandbox_reconcile restartWorkIsLinear counts them).
     QList<ReconcileRecord> records;
     QHash<QString, SandboxView> loaded;
-    const QList<SandboxView> views = m_repo.listViews();
+    const QList<SandboxView> views = m_ops.records().listViews();
     records.reserve(views.size());
     loaded.reserve(views.size());
     for (const SandboxView &v : views) {
         const SandboxRecord &r = v.record;
         ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
-                            m_creating.contains(r.id) || m_destroying.contains(r.id)};
+                            m_creator->isCreating(r.id) || m_destroyer->isDestroying(r.id)};
         if (r.state == SandboxState::Failed)
             rec.cloneWorkspace = v.workspace && v.workspace->mode == WorkspaceMode::Clone;
         records.append(rec);
@@ -190,7 +209,7 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     QList<RunningSandbox> toAttach;
     {
         // The records' writes (a VM found stopped, a runtime vanished) commit once, not once each.
-        WriteBatch batch(m_repo.database());
+        WriteBatch batch(m_ops.records().database());
         for (const ReconcileAction &a : plan)
             apply(a, loaded, toAttach);
     }
@@ -206,24 +225,24 @@ void SandboxService::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     // The sbx calls the plan asked for run a few at a time, like the re-attaches: none waits on another
     // record's, and the start-up does not wait on them.
     runFollowUps();
-    m_idleTimer.start();
-    if (m_attacher) {
+    m_idle->start();
+    if (m_ops.attacher()) {
         m_attachQueue += toAttach;
         attachQueued();
     }
     finishReconcile();
 }
 
-void SandboxService::attachQueued()
+void SandboxReconciler::attachQueued()
 {
-    QPointer<SandboxService> self(this);
-    while (m_attacher && m_attachesRunning < kParallelAttaches && !m_attachQueue.isEmpty()) {
+    QPointer<SandboxReconciler> self(this);
+    while (m_ops.attacher() && m_attachesRunning < kParallelAttaches && !m_attachQueue.isEmpty()) {
         const RunningSandbox s = m_attachQueue.takeFirst();
-        const auto record = m_repo.find(s.sandboxId);
-        if (!record || record->state != SandboxState::Running || m_destroying.contains(s.sandboxId))
+        const auto record = m_ops.records().find(s.sandboxId);
+        if (!record || record->state != SandboxState::Running || m_destroyer->isDestroying(s.sandboxId))
             continue;   // destroyed or failed while it waited
         ++m_attachesRunning;
-        m_attacher->attach(s, [self, id = s.sandboxId](bool ok, const QString &error) {
+        m_ops.attacher()->attach(s, [self, id = s.sandboxId](bool ok, const QString &error) {
             if (!self)
                 return;
             if (!ok)
@@ -234,29 +253,29 @@ void SandboxService::attachQueued()
     }
 }
 
-void SandboxService::finishReconcile()
+void SandboxReconciler::finishReconcile()
 {
     m_reconciling = false;
     m_lastReconcileMs = m_reconcileTimer.elapsed();
-    emit sandboxesChanged();
+    emit m_ops.sandboxesChanged();
     const auto waiters = std::move(m_reconcileWaiters);
     m_reconcileWaiters.clear();
     for (const auto &w : waiters)
         w();
 }
 
-void SandboxService::shutdown()
+void SandboxReconciler::shutdown()
 {
-    m_idleTimer.stop();
+    m_idle->stop();
     m_retryTimer.stop();
     m_attachQueue.clear();
     m_followUps.clear();
-    if (m_warm)
-        m_warm->shutdown();
-    if (!m_attacher)
+    if (WarmPool *warm = m_ops.warmPool())
+        warm->shutdown();
+    if (!m_ops.attacher())
         return;
-    for (const SandboxRecord &r : m_repo.inState(SandboxState::Running))
-        m_attacher->detach(r.id);
+    for (const SandboxRecord &r : m_ops.records().inState(SandboxState::Running))
+        m_ops.detach(r.id);
 }
 
 } // namespace chat2sbx

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "state/SandboxRepository.h"
+
+#include <QString>
+
+#include <functional>
+
+namespace chat2sbx {
+
+// What a create is asked, and what a create or destroy answers (SandboxService::CreateRequest,
+// ::Outcome, ::Done): shared by the facade and the two jobs that do them.
+struct SandboxCreateRequest {
+    QString workspaceId;   // empty: a new managed workspace
+    QString memory;        // normalised ("512m"), empty: sbx default
+};
+
+struct SandboxOutcome {
+    bool ok = false;
+    QString error;         // readable; may contain internal names: pass through publicText()
+    SandboxView view;
+    bool reused = false;
+    // destroy: where the work went before the runtime was removed (DestroyGuard).
+    QString keptBranch;    // empty: nothing needed keeping
+    QString keptSummary;   // one sentence, or empty
+    bool exportFailed = false;   // refused because the work could not be kept (force overrides)
+    QString exportError;         // why it could not be kept
+};
+
+using SandboxDone = std::function<void(const SandboxOutcome &)>;
+
+} // namespace chat2sbx

@@ -1,0 +1,111 @@
+#include "sandbox/lifecycle/SandboxRuntimeOps.h"
+#include "sandbox/lifecycle/SandboxServiceLog.h"
+
+#include "core/Clock.h"
+#include "sandbox/channel/RuntimeAttacher.h"
+#include "sandbox/sbx/SbxDriver.h"
+#include "workspace/WorkspaceService.h"
+
+#include <QPointer>
+
+namespace chat2sbx {
+
+SandboxRuntimeOps::SandboxRuntimeOps(const Config &config, Database &db, WorkspaceService &workspaces, SbxDriver &sbx,
+                                     Clock &clock, QObject *parent)
+    : QObject(parent), m_config(config), m_workspaces(workspaces), m_sbx(sbx), m_clock(clock), m_repo(db),
+      m_sessions(db)
+{
+}
+
+void SandboxRuntimeOps::detach(const QString &sandboxId)
+{
+    if (m_attacher)
+        m_attacher->detach(sandboxId);
+}
+
+SandboxView SandboxRuntimeOps::viewOf(const SandboxRecord &r) const
+{
+    SandboxView v;
+    v.record = r;
+    v.workspace = m_workspaces.find(r.workspaceId);
+    v.ports = m_repo.ports(r.id);
+    return v;
+}
+
+RunningSandbox SandboxRuntimeOps::runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const
+{
+    RunningSandbox s;
+    s.sandboxId = r.id;
+    s.runtimeName = r.runtimeName;
+    if (w) {
+        s.workspacePath = w->hostPath;
+        s.managedWorkspace = w->isManaged();
+    }
+    return s;
+}
+
+void SandboxRuntimeOps::persist(const QString &id, SandboxState state, const QString &reason)
+{
+    QString error;
+    if (!m_repo.setState(id, state, reason, m_clock.nowMs(), error))
+        qCWarning(lcSandbox).noquote() << "cannot record state" << sandboxStateName(state) << "for" << id << ":" << error;
+    emit sandboxesChanged();
+}
+
+void SandboxRuntimeOps::renewNow(const QString &id)
+{
+    const qint64 now = m_clock.nowMs();
+    QString error;
+    if (!m_repo.renew(id, now, now + idleMs(), error))
+        qCWarning(lcSandbox).noquote() << "cannot renew" << id << ":" << error;
+}
+
+void SandboxRuntimeOps::markSessionsLost(const QString &id, const QString &reason, qint64 startedBefore)
+{
+    QString error;
+    const int n = m_sessions.markSandboxSessionsLost(id, reason, startedBefore, m_clock.nowMs(), error);
+    if (n < 0)
+        qCWarning(lcSandbox).noquote() << "cannot record the lost bash sessions of" << id << ":" << error;
+    else if (n > 0)
+        qCInfo(lcSandbox).noquote() << n << "bash sessions of" << id << "are lost:" << reason;
+}
+
+void SandboxRuntimeOps::removeRuntime(const QString &runtimeName, std::function<void(bool, const QString &)> done)
+{
+    if (runtimeName.isEmpty())
+        return done(true, {});
+    QPointer<SandboxRuntimeOps> self(this);
+    m_sbx.remove(runtimeName, [self, runtimeName, done](const SbxResult &r) {
+        if (!self)
+            return;
+        if (r.ok)
+            return done(true, {});
+        // `rm` of a runtime that is already gone may fail; what counts is that `sbx ls` lacks it.
+        self->m_sbx.list([runtimeName, done, rmError = r.error](const SbxResult &lr, const QList<SbxRuntimeInfo> &items) {
+            if (!lr.ok)
+                return done(false, rmError);
+            for (const SbxRuntimeInfo &i : items)
+                if (i.name == runtimeName)
+                    return done(false, rmError);
+            done(true, {});
+        });
+    });
+}
+
+void SandboxRuntimeOps::stopRuntime(const QString &id, const QString &runtimeName, std::function<void()> finished)
+{
+    m_stopsInFlight.insert(id);
+    QPointer<SandboxRuntimeOps> self(this);
+    m_sbx.stop(runtimeName, [self, id, finished](const SbxResult &r) {
+        if (!self)
+            return;
+        self->m_stopsInFlight.remove(id);
+        if (!r.ok)
+            qCWarning(lcSandbox).noquote() << "sbx stop of sandbox" << id << "failed (its VM stops by itself once idle):"
+                                           << r.error;
+        if (finished)
+            finished();
+    });
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "config/Config.h"
+#include "sandbox/channel/SandboxResolver.h"
+#include "state/BashSessionRepository.h"
+#include "state/SandboxRepository.h"
+#include "state/Workspace.h"
+
+#include <QObject>
+#include <QSet>
+
+#include <functional>
+#include <optional>
+
+namespace chat2sbx {
+
+class Clock;
+class Database;
+class RuntimeAttacher;
+class SbxDriver;
+class WarmPool;
+class WorkspaceService;
+
+// What the lifecycle jobs (creation, destroy, wake, sleep, idle expiry, reconciliation) share: the
+// sandbox records and their bash sessions, the sbx driver, the control-channel attacher and the warm
+// pool, and the runtime operations every job does the same way: persist a state transition, renew
+// an idle deadline, remove or stop a runtime, mark bash sessions lost, view a record.
+class SandboxRuntimeOps : public QObject {
+    Q_OBJECT
+public:
+    SandboxRuntimeOps(const Config &config, Database &db, WorkspaceService &workspaces, SbxDriver &sbx, Clock &clock,
+                      QObject *parent = nullptr);
+
+    const Config &config() const { return m_config; }
+    WorkspaceService &workspaces() const { return m_workspaces; }
+    SbxDriver &sbx() const { return m_sbx; }
+    Clock &clock() const { return m_clock; }
+    SandboxRepository &records() { return m_repo; }
+    const SandboxRepository &records() const { return m_repo; }
+    qint64 idleMs() const { return m_config.sandboxIdleSeconds * 1000; }
+
+    void setAttacher(RuntimeAttacher *attacher) { m_attacher = attacher; }
+    RuntimeAttacher *attacher() const { return m_attacher; }
+    // Closes the sandbox's control channel, when one is wired in.
+    void detach(const QString &sandboxId);
+    void setWarmPool(WarmPool *pool) { m_warm = pool; }
+    WarmPool *warmPool() const { return m_warm; }
+
+    SandboxView viewOf(const SandboxRecord &r) const;
+    RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;
+
+    void persist(const QString &id, SandboxState state, const QString &reason);
+    void renewNow(const QString &id);
+    void markSessionsLost(const QString &id, const QString &reason, qint64 startedBefore);
+    // `sbx rm`; ok also when it failed but `sbx ls` no longer lists the runtime.
+    void removeRuntime(const QString &runtimeName, std::function<void(bool ok, const QString &error)> done);
+    void stopRuntime(const QString &id, const QString &runtimeName, std::function<void()> finished = nullptr);
+    // Its `sbx stop` (a sleep, a refused wake, an interrupted sleep finished) has not returned yet.
+    bool isStopping(const QString &id) const { return m_stopsInFlight.contains(id); }
+
+signals:
+    // A record changed; every job emits it, SandboxService passes it on as its sandboxesChanged.
+    void sandboxesChanged();
+
+private:
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this. Config: Controller's member.
+    const Config &m_config;
+    WorkspaceService &m_workspaces;
+    SbxDriver &m_sbx;
+    Clock &m_clock;
+    SandboxRepository m_repo;
+    BashSessionRepository m_sessions;
+    RuntimeAttacher *m_attacher = nullptr;
+    WarmPool *m_warm = nullptr;
+    QSet<QString> m_stopsInFlight;   // `sbx stop` of these sandboxes runs
+};
+
+} // namespace chat2sbx
