@@ -256,7 +256,6 @@ void SandboxReconciler::attachQueued()
 void SandboxReconciler::finishReconcile()
 {
     m_reconciling = false;
-    m_lastReconcileMs = m_reconcileTimer.elapsed();
     emit m_ops.sandboxesChanged();
     const auto waiters = std::move(m_reconcileWaiters);
     m_reconcileWaiters.clear();

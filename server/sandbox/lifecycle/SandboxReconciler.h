@@ -40,10 +40,8 @@ public:
     // Calls back at once when sbx is available; otherwise reconciles first.
     void ensureAvailable(std::function<void(bool ok, const QString &error)> done);
     bool isSbxAvailable() const { return m_available; }
-    QString sbxUnavailableReason() const { return m_unavailableReason; }
     // "sbx is not available: <why>", what the jobs answer while it is not.
     QString unavailableError() const;
-    qint64 lastReconcileMs() const { return m_lastReconcileMs; }
     // Stops the retry timer and the background work, shuts the warm pool down and detaches every
     // running sandbox's channel; sandboxes keep running for the next start.
     void shutdown();
@@ -70,7 +68,6 @@ private:
     bool m_reconciling = false;
     QList<std::function<void()>> m_reconcileWaiters;
     QElapsedTimer m_reconcileTimer;
-    qint64 m_lastReconcileMs = -1;
     // Re-attaches after reconciliation run in the background, a few at a time: start-up does not
     // wait for them (a tool call reaching a sandbox starts its channel itself).
     static constexpr int kParallelAttaches = 4;
