@@ -41,18 +41,26 @@ void ChildProcess::endWithServer(QProcess &process)
 
 ChildProcess::ChildProcess(const ChildSpec &spec, Done done, QObject *context)
     : QObject(context), m_process(new QProcess(this)), m_done(std::move(done)), m_maxOut(spec.maxOutBytes),
-      m_maxErr(spec.maxErrBytes)
+      m_maxErr(spec.maxErrBytes), m_mergeOutput(spec.mergeOutput)
 {
 }
 
-// Destroyed with its context while the child runs: the child is killed and QProcess's destructor
-// reaps it (immediate after SIGKILL). `done` is not called: whoever it would tell is going away.
+// Destroyed with its context while the child runs: the child is killed and `done` is not called
+// (whoever it would tell is going away). The QProcess goes once the child is reaped, from the event
+// loop: deleting a running QProcess would wait for it.
 ChildProcess::~ChildProcess()
 {
-    if (m_process->state() != QProcess::NotRunning) {
-        m_process->disconnect(this);
-        m_process->kill();
-    }
+    if (m_process->state() == QProcess::NotRunning)
+        return;
+    QProcess *proc = m_process;
+    proc->disconnect(this);
+    proc->setParent(nullptr);
+    QObject::connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
+    QObject::connect(proc, &QProcess::errorOccurred, proc, [proc](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            proc->deleteLater();
+    });
+    proc->kill();
 }
 
 void ChildProcess::start(const ChildSpec &spec)
@@ -98,7 +106,8 @@ void ChildProcess::start(const ChildSpec &spec)
 void ChildProcess::readOutput()
 {
     appendUpTo(m_result.out, m_process->readAllStandardOutput(), m_maxOut, m_result.outTruncated);
-    appendUpTo(m_result.err, m_process->readAllStandardError(), m_maxErr, m_result.errTruncated);
+    if (!m_mergeOutput)
+        appendUpTo(m_result.err, m_process->readAllStandardError(), m_maxErr, m_result.errTruncated);
 }
 
 void ChildProcess::onFinished(int exitCode, bool crashed)

@@ -46,7 +46,8 @@ struct ChildResult {
 // here. `done` runs exactly once, always from the event loop (never inside run()), when the child
 // ends, times out (it is then killed) or cannot start. When `context` is destroyed first, the child
 // is killed and `done` never runs. `done` may deleteLater its context; the runner itself deletes
-// only with deleteLater. Nothing here waits: a killed child is reaped from the event loop.
+// only with deleteLater. Nothing here waits: a killed child is reaped from the event loop (a
+// process that ends before its loop runs again leaves it to the kernel).
 class ChildProcess : public QObject {
     Q_OBJECT
 public:
@@ -75,6 +76,7 @@ private:
     ChildResult m_result;
     qsizetype m_maxOut;
     qsizetype m_maxErr;
+    bool m_mergeOutput;
     bool m_reported = false;
 };
 
