@@ -1,6 +1,10 @@
 // `chat2sbx approval approve <id> [--json]`: grant a pending host-path request.
 #include "Command.h"
-#include "LocalState.h"
+#include "ApprovalJson.h"
+
+#include "core/Clock.h"
+#include "runtime/Services.h"
+#include "workspace/ApprovalService.h"
 
 namespace chat2sbx::app {
 namespace {
@@ -10,15 +14,15 @@ int runApprovalApprove(CommandContext &ctx)
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
         return ctx.usage(QStringLiteral("usage: chat2sbx approval approve <id>"));
     const QString id = ctx.args.first();
-    LocalState state(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!state.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
-    const std::optional<Workspace> ws = state.approvals().approve(id, QStringLiteral("cli"), error);
+    const std::optional<Workspace> ws = cli.approvals->approve(id, QStringLiteral("cli"), error);
     if (!ws)
         return ctx.fail(error);
     if (ctx.json) {
-        QJsonObject out = approvalToJson(*state.approvals().find(id));
+        QJsonObject out = approvalToJson(*cli.approvals->find(id));
         out.insert(QStringLiteral("workspace_id"), ws->id);
         ctx.printJson(out);
     } else {

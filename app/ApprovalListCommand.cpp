@@ -1,6 +1,10 @@
 // `chat2sbx approval list [--all] [--json]`: pending host-path approvals (--all: decided ones too).
 #include "Command.h"
-#include "LocalState.h"
+#include "ApprovalJson.h"
+
+#include "core/Clock.h"
+#include "runtime/Services.h"
+#include "workspace/ApprovalService.h"
 
 #include <QJsonArray>
 
@@ -12,11 +16,11 @@ int runApprovalList(CommandContext &ctx)
     if (!ctx.args.isEmpty())
         return ctx.usage(QStringLiteral("approval list: unexpected argument '%1' (usage: approval list [--all] [--json])").arg(ctx.args.first()));
     const bool all = ctx.isSet(QStringLiteral("all"));
-    LocalState state(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!state.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
-    const QList<Approval> approvals = all ? state.approvals().list() : state.approvals().pending();
+    const QList<Approval> approvals = all ? cli.approvals->list() : cli.approvals->pending();
     if (ctx.json) {
         QJsonArray items;
         for (const Approval &a : approvals)

@@ -1,6 +1,10 @@
 // `chat2sbx approval reject <id> [--json]`: refuse a pending host-path request.
 #include "Command.h"
-#include "LocalState.h"
+#include "ApprovalJson.h"
+
+#include "core/Clock.h"
+#include "runtime/Services.h"
+#include "workspace/ApprovalService.h"
 
 namespace chat2sbx::app {
 namespace {
@@ -10,13 +14,13 @@ int runApprovalReject(CommandContext &ctx)
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
         return ctx.usage(QStringLiteral("usage: chat2sbx approval reject <id>"));
     const QString id = ctx.args.first();
-    LocalState state(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!state.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
-    if (!state.approvals().reject(id, QStringLiteral("cli"), error))
+    if (!cli.approvals->reject(id, QStringLiteral("cli"), error))
         return ctx.fail(error);
-    const std::optional<Approval> a = state.approvals().find(id);
+    const std::optional<Approval> a = cli.approvals->find(id);
     if (ctx.json)
         ctx.printJson(approvalToJson(*a));
     else

@@ -1,8 +1,9 @@
 // `chat2sbx network list [--all] | allow <id> [--always] | deny <id> | rules | unrule <rule id>`:
 // agents' network access requests and the sbx rules chat2sbx added (README "Networking").
 #include "Command.h"
-#include "SandboxCli.h"
 
+#include "core/Clock.h"
+#include "runtime/Services.h"
 #include "sandbox/network/NetworkAccess.h"
 
 #include <QCoreApplication>
@@ -39,22 +40,16 @@ QJsonObject ruleJson(const NetworkRule &r)
             {QStringLiteral("added_at"), isoTime(r.addedAt)}};
 }
 
-struct NetworkCli {
-    explicit NetworkCli(const Config &c) : cli(c), network(cli.db, cli.sandboxes, cli.sbx, Clock::system()) {}
-    SandboxCli cli;
-    NetworkAccess network;
-};
-
 int runList(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
         return ctx.usage(QStringLiteral("usage: chat2sbx network list [--all] [--json]"));
     const bool all = ctx.isSet(QStringLiteral("all"));
-    NetworkCli n(ctx.config);
+    Services n(ctx.config, Clock::system(), Services::Profile::CliNetwork);
     QString error;
-    if (!n.cli.open(error))
+    if (!n.openDatabase(error))
         return ctx.fail(error);
-    const QList<NetworkRequest> requests = all ? n.network.list() : n.network.pending();
+    const QList<NetworkRequest> requests = all ? n.network->list() : n.network->pending();
     if (ctx.json) {
         QJsonArray items;
         for (const NetworkRequest &r : requests)
@@ -87,18 +82,18 @@ int runAllow(CommandContext &ctx)
         return ctx.usage(QStringLiteral("usage: chat2sbx network allow <id> [--always]"));
     const QString id = ctx.args.first();
     const bool always = ctx.isSet(QStringLiteral("always"));
-    NetworkCli n(ctx.config);
+    Services n(ctx.config, Clock::system(), Services::Profile::CliNetwork);
     QString error;
-    if (!n.cli.open(error))
+    if (!n.openDatabase(error))
         return ctx.fail(error);
     int code = 1;
     bool finished = false;
-    n.network.allow(id, always, QStringLiteral("cli"), [&](bool ok, const QString &why) {
+    n.network->allow(id, always, QStringLiteral("cli"), [&](bool ok, const QString &why) {
         if (!ok) {
             code = ctx.fail(why);
         } else {
             code = 0;
-            const std::optional<NetworkRequest> r = n.network.find(id);
+            const std::optional<NetworkRequest> r = n.network->find(id);
             if (ctx.json && r)
                 ctx.printJson(requestJson(*r));
             else if (r)
@@ -119,14 +114,14 @@ int runDeny(CommandContext &ctx)
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
         return ctx.usage(QStringLiteral("usage: chat2sbx network deny <id>"));
     const QString id = ctx.args.first();
-    NetworkCli n(ctx.config);
+    Services n(ctx.config, Clock::system(), Services::Profile::CliNetwork);
     QString error;
-    if (!n.cli.open(error))
+    if (!n.openDatabase(error))
         return ctx.fail(error);
-    if (!n.network.deny(id, QStringLiteral("cli"), error))
+    if (!n.network->deny(id, QStringLiteral("cli"), error))
         return ctx.fail(error);
     if (ctx.json)
-        ctx.printJson(requestJson(*n.network.find(id)));
+        ctx.printJson(requestJson(*n.network->find(id)));
     else
         ctx.print(QStringLiteral("Denied %1").arg(id));
     return 0;
@@ -136,11 +131,11 @@ int runRules(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
         return ctx.usage(QStringLiteral("usage: chat2sbx network rules [--json]"));
-    NetworkCli n(ctx.config);
+    Services n(ctx.config, Clock::system(), Services::Profile::CliNetwork);
     QString error;
-    if (!n.cli.open(error))
+    if (!n.openDatabase(error))
         return ctx.fail(error);
-    const QList<NetworkRule> rules = n.network.rules();
+    const QList<NetworkRule> rules = n.network->rules();
     if (ctx.json) {
         QJsonArray items;
         for (const NetworkRule &r : rules)
@@ -166,13 +161,13 @@ int runUnrule(CommandContext &ctx)
     const qint64 ruleId = ctx.args.value(0).toLongLong(&numeric);
     if (ctx.args.size() != 1 || !numeric)
         return ctx.usage(QStringLiteral("usage: chat2sbx network unrule <rule id>"));
-    NetworkCli n(ctx.config);
+    Services n(ctx.config, Clock::system(), Services::Profile::CliNetwork);
     QString error;
-    if (!n.cli.open(error))
+    if (!n.openDatabase(error))
         return ctx.fail(error);
     int code = 1;
     bool finished = false;
-    n.network.removeRule(ruleId, [&](bool ok, const QString &why) {
+    n.network->removeRule(ruleId, [&](bool ok, const QString &why) {
         code = ok ? 0 : ctx.fail(why);
         if (ok) {
             if (ctx.json)

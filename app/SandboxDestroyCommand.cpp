@@ -2,9 +2,11 @@
 // (refusing when that fails, unless --force), removes the runtime (sbx rm --force) and marks the
 // record destroyed; also clears failed records. Idempotent.
 #include "Command.h"
-#include "SandboxCli.h"
 
+#include "core/Clock.h"
 #include "core/Ids.h"
+#include "runtime/Services.h"
+#include "sandbox/lifecycle/SandboxService.h"
 
 #include <QCoreApplication>
 #include <QJsonObject>
@@ -19,13 +21,13 @@ int runSandboxDestroy(CommandContext &ctx)
     const QString id = ctx.args.first();
     if (!isWellFormedId(id, "sbx_"))
         return ctx.fail(QStringLiteral("'%1' is not a sandbox id (sbx_ followed by 24 hex digits)").arg(id));
-    SandboxCli cli(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!cli.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
     int code = 1;
     bool finished = false;
-    cli.sandboxes.destroy(id, [&](const SandboxService::Outcome &o) {
+    cli.sandboxes->destroy(id, [&](const SandboxService::Outcome &o) {
         if (!o.ok) {
             code = ctx.fail(o.error);
         } else {

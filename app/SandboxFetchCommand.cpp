@@ -2,9 +2,11 @@
 // become a branch of the host repository (ChangesService::exportWork, the same mechanism as the
 // export_changes tool and the tray's "Fetch as branch"). The host checkout is never touched.
 #include "Command.h"
-#include "SandboxCli.h"
 
+#include "core/Clock.h"
 #include "core/Ids.h"
+#include "runtime/Services.h"
+#include "sandbox/changes/ChangesService.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -20,13 +22,13 @@ int runSandboxFetch(CommandContext &ctx)
     const QString id = ctx.args.first();
     if (!isWellFormedId(id, "sbx_"))
         return ctx.fail(QStringLiteral("'%1' is not a sandbox id (sbx_ followed by 24 hex digits)").arg(id));
-    SandboxCli cli(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!cli.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
     int code = 1;
     bool finished = false;
-    cli.changes.exportWork(id, ctx.value(QStringLiteral("branch")), [&](const ChangesService::ExportOutcome &o) {
+    cli.changes->exportWork(id, ctx.value(QStringLiteral("branch")), [&](const ChangesService::ExportOutcome &o) {
         if (!o.ok) {
             code = ctx.fail(QStringLiteral("cannot fetch the work of %1: %2").arg(id, o.error));
         } else {

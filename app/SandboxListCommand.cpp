@@ -1,7 +1,9 @@
 // `chat2sbx sandbox list [--json]`: every sandbox record (failed ones with their reason).
 #include "Command.h"
-#include "SandboxCli.h"
 
+#include "core/Clock.h"
+#include "runtime/Services.h"
+#include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxPresenter.h"
 
 #include <QJsonArray>
@@ -14,15 +16,15 @@ int runSandboxList(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
         return ctx.usage(QStringLiteral("sandbox list takes no arguments besides --json (got '%1')").arg(ctx.args.join(QLatin1Char(' '))));
-    SandboxCli cli(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!cli.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
-    const QList<SandboxView> views = cli.sandboxes.list();
+    const QList<SandboxView> views = cli.sandboxes->list();
     if (ctx.json) {
         QJsonArray items;
         for (const SandboxView &v : views)
-            items.append(sandboxJson(v, cli.sandboxes, Audience::LocalUser));
+            items.append(sandboxJson(v, *cli.sandboxes, Audience::LocalUser));
         ctx.printJson(QJsonObject{{QStringLiteral("sandboxes"), items}});
         return 0;
     }

@@ -1,9 +1,11 @@
 // `chat2sbx workspace add <path> [--mode clone|direct] [--json]`: register a host workspace
 // directly (the local user is the one deciding), under the same path policy as approvals.
 #include "Command.h"
-#include "LocalState.h"
 
+#include "core/Clock.h"
+#include "runtime/Services.h"
 #include "sandbox/present/SandboxPresenter.h"
+#include "workspace/WorkspaceService.h"
 
 #include <QDir>
 
@@ -27,15 +29,15 @@ int runWorkspaceAdd(CommandContext &ctx)
     if (!path.startsWith(QLatin1Char('/')))
         path = QDir::currentPath() + QLatin1Char('/') + path;
 
-    LocalState state(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!state.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
-    const qsizetype before = state.workspaces().list().size();
-    const std::optional<Workspace> ws = state.workspaces().registerHost(path, mode, error);
+    const qsizetype before = cli.workspaces->list().size();
+    const std::optional<Workspace> ws = cli.workspaces->registerHost(path, mode, error);
     if (!ws)
         return ctx.fail(QStringLiteral("cannot add the workspace: %1").arg(error));
-    const bool created = state.workspaces().list().size() > before;
+    const bool created = cli.workspaces->list().size() > before;
     if (ctx.json) {
         QJsonObject out = workspaceJson(WorkspaceOverview{*ws, {}, 0}, Audience::LocalUser);
         out.insert(QStringLiteral("created"), created);

@@ -1,8 +1,10 @@
 // `chat2sbx workspace list [--json]`: every live workspace, its sandbox and retention deadline.
 #include "Command.h"
-#include "LocalState.h"
 
+#include "core/Clock.h"
+#include "runtime/Services.h"
 #include "sandbox/present/SandboxPresenter.h"
+#include "workspace/WorkspaceService.h"
 
 #include <QJsonArray>
 
@@ -13,11 +15,11 @@ int runWorkspaceList(CommandContext &ctx)
 {
     if (!ctx.args.isEmpty())
         return ctx.usage(QStringLiteral("workspace list: unexpected argument '%1' (usage: workspace list [--json])").arg(ctx.args.first()));
-    LocalState state(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!state.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
-    const QList<WorkspaceOverview> all = state.workspaces().overview();
+    const QList<WorkspaceOverview> all = cli.workspaces->overview();
     if (ctx.json) {
         QJsonArray items;
         for (const WorkspaceOverview &o : all)

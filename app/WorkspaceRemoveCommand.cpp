@@ -1,11 +1,11 @@
 // `chat2sbx workspace remove <workspace_id>`: withdraws a host workspace's approval (a managed one
 // goes to the trash) after destroying its sandboxes, a clone's work saved as a host branch first.
 #include "Command.h"
-#include "SandboxCli.h"
 
+#include "core/Clock.h"
 #include "core/Ids.h"
+#include "runtime/Services.h"
 #include "sandbox/lifecycle/WorkspaceRemoval.h"
-#include "workspace/WorkspaceRetention.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -21,15 +21,13 @@ int runWorkspaceRemove(CommandContext &ctx)
     const QString id = ctx.args.first();
     if (!isWellFormedId(id, "ws_"))
         return ctx.fail(QStringLiteral("'%1' is not a workspace id (ws_ followed by 24 hex digits)").arg(id));
-    SandboxCli cli(ctx.config);
+    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!cli.open(error))
+    if (!cli.openDatabase(error))
         return ctx.fail(error);
-    WorkspaceRetention retention(cli.workspaces, Clock::system());
-    WorkspaceRemoval removal(cli.workspaces, cli.sandboxes, retention);
     int code = 1;
     bool finished = false;
-    removal.remove(id, [&](const WorkspaceRemoval::Outcome &o) {
+    cli.removal->remove(id, [&](const WorkspaceRemoval::Outcome &o) {
         if (!o.ok) {
             code = ctx.fail(o.error);
         } else {

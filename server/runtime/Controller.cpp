@@ -25,7 +25,6 @@
 #include "workspace/WorkspaceRetention.h"
 #include "workspace/WorkspaceService.h"
 
-#include <QDir>
 #include <QHostAddress>
 #include <QHttpServer>
 #include <QLoggingCategory>
@@ -87,12 +86,7 @@ void Controller::fail(const QString &reason)
 
 bool Controller::openDatabase(QString &error)
 {
-    if (!QDir().mkpath(m_config.dataRoot)) {
-        error = QStringLiteral("cannot create data root %1").arg(m_config.dataRoot);
-        return false;
-    }
-    QFile::setPermissions(m_config.dataRoot, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    if (!m_services.db->open(m_config.databasePath, error))
+    if (!m_services.openDatabase(error))
         return false;
     m_services.db->setBusyTimeout(Database::kServerBusyTimeoutMs);
     QString checkpointError;

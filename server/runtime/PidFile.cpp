@@ -1,13 +1,17 @@
 #include "runtime/PidFile.h"
 
-#include <QCoreApplication>
 #include <QFile>
-#include <QSaveFile>
 
 #include <cerrno>
 #include <csignal>
 
 namespace chat2sbx {
+
+PidFile::PidFile(const QString &path) : m_path(path), m_lock(path)
+{
+    // Stale only when its process is gone: the default (30 s old) would take a live server's file.
+    m_lock.setStaleLockTime(0);
+}
 
 PidFile::~PidFile()
 {
@@ -16,12 +20,10 @@ PidFile::~PidFile()
 
 qint64 PidFile::runningPid(const QString &path)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    bool ok = false;
-    const qint64 pid = QString::fromLatin1(f.readAll()).trimmed().toLongLong(&ok);
-    if (!ok || pid <= 0)
+    qint64 pid = 0;
+    QString host;
+    QString app;
+    if (!QLockFile(path).getLockInfo(&pid, &host, &app) || pid <= 0)
         return 0;
     if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)
         return pid;
@@ -30,33 +32,29 @@ qint64 PidFile::runningPid(const QString &path)
 
 bool PidFile::acquire(QString &error)
 {
-    const qint64 other = runningPid(m_path);
-    if (other > 0 && other != QCoreApplication::applicationPid()) {
+    if (m_lock.isLocked())
+        return true;
+    if (m_lock.tryLock(0)) {
+        QFile::setPermissions(m_path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        return true;
+    }
+    if (m_lock.error() == QLockFile::LockFailedError) {
+        qint64 other = 0;
+        QString host;
+        QString app;
+        m_lock.getLockInfo(&other, &host, &app);
         error = QStringLiteral("another chat2sbx server is already running (PID %1, %2)").arg(other).arg(m_path);
-        return false;
+    } else {
+        error = QStringLiteral("cannot write %1: %2").arg(m_path,
+                                   m_lock.error() == QLockFile::PermissionError ? QStringLiteral("Permission denied")
+                                                                                : QStringLiteral("unknown error"));
     }
-    QSaveFile f(m_path);
-    if (!f.open(QIODevice::WriteOnly)) {
-        error = QStringLiteral("cannot write %1: %2").arg(m_path, f.errorString());
-        return false;
-    }
-    f.write(QByteArray::number(QCoreApplication::applicationPid()) + '\n');
-    if (!f.commit()) {
-        error = QStringLiteral("cannot write %1: %2").arg(m_path, f.errorString());
-        return false;
-    }
-    QFile::setPermissions(m_path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    m_held = true;
-    return true;
+    return false;
 }
 
 void PidFile::release()
 {
-    if (!m_held)
-        return;
-    if (runningPid(m_path) == QCoreApplication::applicationPid())
-        QFile::remove(m_path);
-    m_held = false;
+    m_lock.unlock();
 }
 
 } // namespace chat2sbx

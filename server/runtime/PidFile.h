@@ -1,14 +1,17 @@
 #pragma once
 
+#include <QLockFile>
 #include <QString>
 
 namespace chat2sbx {
 
-// <state dir>/chat2sbx.pid: written once the endpoint listens, removed on clean shutdown.
-// A stale file (process gone) is recognised and replaced.
+// <state dir>/chat2sbx.pid: taken once the endpoint listens, removed on clean shutdown. A QLockFile
+// (the PID on its first line): creating it is the check, so two servers starting at once cannot
+// both win. A file left by a process that is gone (or whose PID now runs another program) is
+// stale and taken over.
 class PidFile {
 public:
-    explicit PidFile(const QString &path) : m_path(path) {}
+    explicit PidFile(const QString &path);
     ~PidFile();
 
     // Fails when another live chat2sbx holds the file.
@@ -20,7 +23,7 @@ public:
 
 private:
     QString m_path;
-    bool m_held = false;
+    QLockFile m_lock;
 };
 
 } // namespace chat2sbx

@@ -1,5 +1,6 @@
 #include "runtime/Services.h"
 
+#include "config/Config.h"
 #include "sandbox/bash/BashSessions.h"
 #include "sandbox/changes/ChangesService.h"
 #include "sandbox/channel/ChannelPool.h"
@@ -24,53 +25,99 @@
 #include "workspace/WorkspaceRetention.h"
 #include "workspace/WorkspaceService.h"
 
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+
 namespace chat2sbx {
 
-Services::Services(const Config &config, Clock &clock)
-    : db(std::make_unique<Database>()), tunnel(std::make_unique<TunnelSupervisor>(config))
+namespace {
+
+// A CLI command's helpers run beside the server's under an owner of their own, so that neither
+// replaces the other.
+SandboxChannel::Options cliChannelOptions()
 {
+    SandboxChannel::Options o;
+    o.owner = QStringLiteral("cli-%1").arg(QCoreApplication::applicationPid());
+    return o;
+}
+
+} // namespace
+
+Services::Services(const Config &config, Clock &clock, Profile profile)
+    : profile(profile), config(config), db(std::make_unique<Database>())
+{
+    const bool server = profile == Profile::Server;
+    if (server)
+        tunnel = std::make_unique<TunnelSupervisor>(config);
     // sbx driver, workspaces, sandbox lifecycle and its tools.
     sbx = std::make_unique<SbxDriver>(config.sbxPath, config.sbxEnv);
     workspaces = std::make_unique<WorkspaceService>(config, *db, clock);
     sandboxes = std::make_unique<SandboxService>(config, *db, *workspaces, *sbx, clock);
-    channels = std::make_unique<ChannelPool>(*sbx);   // sandbox_expose probes ports through it
-    sbxHealth = std::make_unique<SbxHealth>(*sbx, config.templateRef());
-    QObject::connect(sandboxes.get(), &SandboxService::templateMissing, sbxHealth.get(), &SbxHealth::refresh);
-    QObject::connect(sandboxes.get(), &SandboxService::createFinished, sbxHealth.get(), &SbxHealth::noteCreateResult);
-    tools.setToolCardsEnabled(config.toolCards);
-    network = std::make_unique<NetworkAccess>(*db, *sandboxes, *sbx, clock);
-    registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get());
-    registerNetworkTools(tools, *network);
+    // sandbox_expose probes ports through it; `sandbox fetch` exports through it.
+    channels = std::make_unique<ChannelPool>(*sbx, server ? SandboxChannel::Options{} : cliChannelOptions());
+    if (server) {
+        sbxHealth = std::make_unique<SbxHealth>(*sbx, config.templateRef());
+        QObject::connect(sandboxes.get(), &SandboxService::templateMissing, sbxHealth.get(), &SbxHealth::refresh);
+        QObject::connect(sandboxes.get(), &SandboxService::createFinished, sbxHealth.get(), &SbxHealth::noteCreateResult);
+        tools.setToolCardsEnabled(config.toolCards);
+    }
+    if (profile != Profile::Cli)
+        network = std::make_unique<NetworkAccess>(*db, *sandboxes, *sbx, clock);
+    if (server) {
+        registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get());
+        registerNetworkTools(tools, *network);
+    }
     // Workspaces and approvals.
     approvals = std::make_unique<ApprovalService>(*workspaces, *db, clock);
     retention = std::make_unique<WorkspaceRetention>(*workspaces, clock);
-    registerWorkspaceTools(tools, *workspaces, *approvals);
+    if (server) {
+        registerWorkspaceTools(tools, *workspaces, *approvals);
 
-    // One control channel per running sandbox (the attacher SandboxService calls after create and
-    // on re-attach), bash sessions and the in-sandbox tools.
-    bashSessions = std::make_unique<BashSessions>(*db, *channels, clock);
-    sandboxes->setAttacher(channels.get());
-    warm = std::make_unique<WarmPool>(config, *db, *sbx, clock);
-    warm->setAttacher(channels.get());
-    sandboxes->setWarmPool(warm.get());
-    registerInSandboxTools(tools, *sandboxes, *channels, *bashSessions);
-    ImportFileOptions import;
-    import.allowedHosts = config.importFileHosts;
-    import.maxBytes = static_cast<qint64>(config.importFileMaxMiB) * 1024 * 1024;
-    import.extraCaFile = config.testImportCaFile;
-    registerImportFileTool(tools, *sandboxes, *channels, import);
-    activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
-    // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
-    sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);
+        // One control channel per running sandbox (the attacher SandboxService calls after create and
+        // on re-attach), bash sessions and the in-sandbox tools.
+        bashSessions = std::make_unique<BashSessions>(*db, *channels, clock);
+        sandboxes->setAttacher(channels.get());
+        warm = std::make_unique<WarmPool>(config, *db, *sbx, clock);
+        warm->setAttacher(channels.get());
+        sandboxes->setWarmPool(warm.get());
+        registerInSandboxTools(tools, *sandboxes, *channels, *bashSessions);
+        ImportFileOptions import;
+        import.allowedHosts = config.importFileHosts;
+        import.maxBytes = static_cast<qint64>(config.importFileMaxMiB) * 1024 * 1024;
+        import.extraCaFile = config.testImportCaFile;
+        registerImportFileTool(tools, *sandboxes, *channels, import);
+        activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
+        // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
+        sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);
+    }
 
     // Review and export of the agent's work; also what destroy and idle expiry ask first.
     hostGit = std::make_unique<HostGit>();
     changes = std::make_unique<ChangesService>(*sandboxes, *channels, *hostGit);
     sandboxes->setDestroyGuard(changes.get());
-    registerChangesTools(tools, *sandboxes, *changes);
+    if (server)
+        registerChangesTools(tools, *sandboxes, *changes);
     removal = std::make_unique<WorkspaceRemoval>(*workspaces, *sandboxes, *retention);
 }
 
-Services::~Services() = default;
+// A CLI command's channels leave their sandboxes before the services go.
+Services::~Services()
+{
+    if (profile == Profile::Server)
+        return;
+    for (const SandboxView &v : sandboxes->list())
+        channels->detach(v.record.id);
+}
+
+bool Services::openDatabase(QString &error)
+{
+    if (!QDir().mkpath(config.dataRoot)) {
+        error = QStringLiteral("cannot create data root %1").arg(config.dataRoot);
+        return false;
+    }
+    QFile::setPermissions(config.dataRoot, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    return db->open(config.databasePath, error);
+}
 
 } // namespace chat2sbx

@@ -2,6 +2,8 @@
 
 #include "mcp/ToolRegistry.h"
 
+#include <QString>
+
 #include <memory>
 
 namespace chat2sbx {
@@ -26,17 +28,36 @@ class WorkspaceRemoval;
 class WorkspaceRetention;
 class WorkspaceService;
 
-// The composition root: builds every long-lived service of the server and wires them to each other
-// (attachers, guards, signals) and registers the tool families. It starts nothing; Controller owns
-// the start-up and shutdown order. `config` and `clock` must outlive it. Members are destroyed in
-// reverse order of declaration, so a service is declared after everything it keeps a reference to.
+// The composition root: builds every long-lived service and wires them to each other (attachers,
+// guards, signals), and for the server registers the tool families. It starts nothing; Controller
+// owns the start-up and shutdown order of the server. `config` and `clock` must outlive it. Members
+// are destroyed in reverse order of declaration, so a service is declared after everything it keeps
+// a reference to.
 struct Services {
-    Services(const Config &config, Clock &clock);
+    enum class Profile {
+        // `chat2sbx serve` and the tray: every service, the tool families registered.
+        Server,
+        // A CLI command on the shared database, no server needed: workspaces, approvals, sandboxes with
+        // control channels of their own (owner cli-<pid>, beside the server's), changes (the destroy
+        // guard), workspace removal. No tools, no tunnel, no reconciliation, no timers; a server
+        // notices what a command changed through SQLite.
+        Cli,
+        // Cli and NetworkAccess, for the `network` commands only: its sweep of a destroyed sandbox's
+        // rules is the server's job, not that of `sandbox destroy`.
+        CliNetwork,
+    };
+
+    Services(const Config &config, Clock &clock, Profile profile = Profile::Server);
     ~Services();
     Services(const Services &) = delete;
     Services &operator=(const Services &) = delete;
 
-    std::unique_ptr<Database> db;   // opened by Controller::start()
+    // Creates the data root (owner only) and opens the database.
+    bool openDatabase(QString &error);
+
+    const Profile profile;
+    const Config &config;
+    std::unique_ptr<Database> db;   // opened by openDatabase() (Controller::start() for the server)
     ToolRegistry tools;
     std::unique_ptr<SbxDriver> sbx;
     std::unique_ptr<WorkspaceService> workspaces;
@@ -53,7 +74,7 @@ struct Services {
     std::unique_ptr<WorkspaceRetention> retention;
     std::unique_ptr<ActivityMonitor> activity;
     std::unique_ptr<SandboxSleep> sleep;
-    std::unique_ptr<TunnelSupervisor> tunnel;   // exists from construction: the endpoint gives it the local token
+    std::unique_ptr<TunnelSupervisor> tunnel;   // the server's, from construction: the endpoint gives it the local token
 };
 
 } // namespace chat2sbx

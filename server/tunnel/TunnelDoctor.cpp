@@ -1,12 +1,11 @@
 #include "tunnel/TunnelDoctor.h"
 
 #include "config/Config.h"
+#include "core/ChildProcess.h"
 #include "tunnel/TunnelClientLaunch.h"
 #include "tunnel/TunnelCredentials.h"
 
 #include <QFileInfo>
-#include <QPointer>
-#include <QProcess>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QTimer>
@@ -21,31 +20,23 @@ constexpr qint64 kMaxOutput = 256 * 1024;
 void runDoctor(const Config &config, const QString &mcpUrl, const TunnelCredentials &credentials,
                std::shared_ptr<TunnelDoctor::Result> result, const TunnelDoctor::Done &done, int timeoutMs)
 {
-    TunnelClientLaunch spec;
-    spec.tunnelId = credentials.tunnelId;
-    spec.mcpServerUrl = mcpUrl;
-    auto *process = new QProcess;
-    process->setProgram(config.tunnelClient);
-    process->setArguments(spec.doctorArguments());
-    process->setProcessEnvironment(TunnelClientLaunch::environment(QProcessEnvironment::systemEnvironment(), config.tunnelEnv,
-                                                                   credentials.key, QString()));
-    process->setProcessChannelMode(QProcess::MergedChannels);
-    process->setStandardInputFile(QProcess::nullDevice());
-    auto *timer = new QTimer(process);
-    timer->setSingleShot(true);
-    auto output = std::make_shared<QByteArray>();
+    TunnelClientLaunch launch;
+    launch.tunnelId = credentials.tunnelId;
+    launch.mcpServerUrl = mcpUrl;
+    ChildSpec spec;
+    spec.program = config.tunnelClient;
+    spec.arguments = launch.doctorArguments();
+    spec.environment = TunnelClientLaunch::environment(QProcessEnvironment::systemEnvironment(), config.tunnelEnv,
+                                                       credentials.key, QString());
+    spec.timeoutMs = timeoutMs;
+    spec.mergeOutput = true;
+    spec.maxOutBytes = kMaxOutput;
     const QString key = credentials.key;
-    QObject::connect(process, &QProcess::readyReadStandardOutput, process, [process, output] {
-        const QByteArray chunk = process->readAllStandardOutput();
-        if (output->size() < kMaxOutput)
-            output->append(chunk.left(kMaxOutput - output->size()));
-    });
-    auto finish = [process, result, done, output, key](const QString &failure, int exitCode) {
-        QString text = QString::fromUtf8(*output).trimmed();
+    auto finish = [result, done, key](const QByteArray &output, const QString &failure, int exitCode) {
+        QString text = QString::fromUtf8(output).trimmed();
         if (!key.isEmpty())
             text.replace(key, QStringLiteral("***"));
         result->doctorOutput = text;
-        process->deleteLater();
         if (!failure.isEmpty()) {
             result->problem = failure;
             return done(*result);
@@ -75,30 +66,16 @@ void runDoctor(const Config &config, const QString &mcpUrl, const TunnelCredenti
         result->problem = why;
         done(*result);
     };
-    auto timedOut = std::make_shared<bool>(false);
-    QObject::connect(timer, &QTimer::timeout, process, [process, timedOut] {
-        *timedOut = true;
-        process->kill();   // finished() follows and reports the timeout
-    });
-    QObject::connect(process, &QProcess::finished, process, [process, finish, timer, timedOut, timeoutMs](int exitCode, QProcess::ExitStatus status) {
-        timer->stop();
-        process->disconnect();
-        if (*timedOut)
-            return finish(QStringLiteral("tunnel-client doctor did not finish within %1 s").arg(timeoutMs / 1000), -1);
-        if (status == QProcess::CrashExit)
-            return finish(QStringLiteral("tunnel-client doctor crashed"), exitCode);
-        finish(QString(), exitCode);
-    });
-    QObject::connect(process, &QProcess::errorOccurred, process, [process, finish, timer](QProcess::ProcessError error) {
-        if (error != QProcess::FailedToStart)
-            return;
-        timer->stop();
-        process->disconnect();
-        finish(QStringLiteral("cannot start %1: %2").arg(process->program(), process->errorString()), -1);
-    });
     result->steps << QStringLiteral("running tunnel-client doctor --explain against %1").arg(mcpUrl);
-    timer->start(timeoutMs);
-    process->start();
+    ChildProcess::run(spec, nullptr, [finish, program = spec.program, timeoutMs](const ChildResult &child) {
+        if (!child.started)
+            return finish(child.out, QStringLiteral("cannot start %1: %2").arg(program, child.startError), -1);
+        if (child.timedOut)
+            return finish(child.out, QStringLiteral("tunnel-client doctor did not finish within %1 s").arg(timeoutMs / 1000), -1);
+        if (child.crashed)
+            return finish(child.out, QStringLiteral("tunnel-client doctor crashed"), child.exitCode);
+        finish(child.out, QString(), child.exitCode);
+    });
 }
 
 } // namespace

@@ -1,9 +1,6 @@
 #include "workspace/HostGit.h"
 
-#include <QProcess>
-#include <QTimer>
-
-#include <memory>
+#include "core/ChildProcess.h"
 
 namespace chat2sbx {
 
@@ -57,75 +54,35 @@ QStringList HostGit::argv(const QString &repository, const QStringList &args)
 
 void HostGit::run(const QString &repository, const QStringList &args, Callback done)
 {
-    auto *proc = new QProcess(this);
-    auto *timer = new QTimer(proc);
-    auto finished = std::make_shared<bool>(false);
-    auto out = std::make_shared<QByteArray>();
+    ChildSpec spec;
+    spec.program = m_gitPath;
+    spec.arguments = argv(repository, args);
+    spec.environment = environment();
+    spec.timeoutMs = m_timeoutMs;
+    spec.maxOutBytes = kMaxOutputBytes;
+    spec.maxErrBytes = 65536;
     const QString what = args.isEmpty() ? QStringLiteral("git") : QStringLiteral("git ") + args.first();
-    auto report = [proc, finished, done](const HostGitResult &r) {
-        if (*finished)
-            return;
-        *finished = true;
-        if (proc->state() == QProcess::NotRunning) {
-            proc->deleteLater();
+    ChildProcess::run(spec, this, [gitPath = m_gitPath, what, timeoutMs = m_timeoutMs, done](const ChildResult &child) {
+        HostGitResult r;
+        if (!child.started) {
+            r.error = QStringLiteral("cannot run git (%1): %2; is git installed on this computer?").arg(gitPath, child.startError);
+        } else if (child.timedOut) {
+            r.timedOut = true;
+            r.error = QStringLiteral("%1 timed out after %2 s").arg(what).arg(timeoutMs / 1000);
         } else {
-            // Deleting a running QProcess blocks: kill it and let it go once reaped.
-            QObject::connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
-            proc->kill();
+            r.exitCode = child.exitCode;
+            r.out = child.out;
+            const QString reason = firstLine(child.err);
+            if (child.crashed)
+                r.error = QStringLiteral("%1 crashed").arg(what);
+            else if (child.exitCode != 0)
+                r.error = QStringLiteral("%1 failed (exit %2)%3").arg(what).arg(child.exitCode).arg(reason.isEmpty() ? QString() : QStringLiteral(": ") + reason);
+            else
+                r.ok = true;
         }
         if (done)
             done(r);
-    };
-
-    proc->setProgram(m_gitPath);
-    proc->setArguments(argv(repository, args));
-    proc->setProcessEnvironment(environment());
-    proc->setStandardInputFile(QProcess::nullDevice());
-    connect(proc, &QProcess::readyReadStandardOutput, proc, [proc, out] {
-        const QByteArray chunk = proc->readAllStandardOutput();
-        if (out->size() < kMaxOutputBytes)
-            out->append(chunk.left(kMaxOutputBytes - out->size()));
     });
-    auto err = std::make_shared<QByteArray>();
-    connect(proc, &QProcess::readyReadStandardError, proc, [proc, err] {
-        const QByteArray chunk = proc->readAllStandardError();
-        if (err->size() < 65536)
-            err->append(chunk.left(65536 - err->size()));
-    });
-    timer->setSingleShot(true);
-    const int timeoutMs = m_timeoutMs;
-    connect(timer, &QTimer::timeout, proc, [report, what, timeoutMs] {
-        HostGitResult r;
-        r.timedOut = true;
-        r.error = QStringLiteral("%1 timed out after %2 s").arg(what).arg(timeoutMs / 1000);
-        report(r);
-    });
-    connect(proc, &QProcess::errorOccurred, proc, [this, proc, report](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart)
-            return;
-        HostGitResult r;
-        r.error = QStringLiteral("cannot run git (%1): %2; is git installed on this computer?").arg(m_gitPath, proc->errorString());
-        QMetaObject::invokeMethod(proc, [report, r] { report(r); }, Qt::QueuedConnection);
-    });
-    connect(proc, &QProcess::finished, proc, [proc, report, what, out, err](int code, QProcess::ExitStatus status) {
-        const QByteArray rest = proc->readAllStandardOutput();
-        if (out->size() < kMaxOutputBytes)
-            out->append(rest.left(kMaxOutputBytes - out->size()));
-        HostGitResult r;
-        r.exitCode = code;
-        r.out = *out;
-        err->append(proc->readAllStandardError().left(65536));
-        const QString reason = firstLine(*err);
-        if (status == QProcess::CrashExit)
-            r.error = QStringLiteral("%1 crashed").arg(what);
-        else if (code != 0)
-            r.error = QStringLiteral("%1 failed (exit %2)%3").arg(what).arg(code).arg(reason.isEmpty() ? QString() : QStringLiteral(": ") + reason);
-        else
-            r.ok = true;
-        report(r);
-    });
-    timer->start(m_timeoutMs);
-    proc->start();
 }
 
 } // namespace chat2sbx

@@ -21,7 +21,8 @@ struct HostGitResult {
 // The ONLY code that runs `git` on the host (export of a clone sandbox's work into the user's
 // repository). Every call: an argv list, `git -C <repository>` with hooks, auto-gc and optional
 // locks switched off, a timeout, and an explicit minimal environment (no GIT_DIR/GIT_INDEX_FILE or
-// other variables inherited from whoever started chat2sbx). Runs on the event loop; never waits.
+// other variables inherited from whoever started chat2sbx). Runs on the event loop (through
+// core/ChildProcess); never waits.
 class HostGit : public QObject {
     Q_OBJECT
 public:

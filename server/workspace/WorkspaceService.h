@@ -79,7 +79,7 @@ signals:
     void workspacesChanged();
 
 private:
-    // Outlive this: Services (runtime/Services.h) owns them, declared before this. Config: Controller's or LocalState's owner's.
+    // Outlive this: Services (runtime/Services.h) owns them, declared before this. Config: its Services' (a server's or a CLI command's).
     const Config &m_config;
     Database &m_db;
     Clock &m_clock;

@@ -6,9 +6,15 @@
 #    folders (and rooms) on the same floor do not include each other;
 #  - sandbox/ includes neither mcp/ (the protocol) nor tunnel/, and every file of sandbox/ is in a room;
 #  - mcp/ (the protocol) includes no storage of state/: records yes, repositories and the database no;
-#  - nothing in server/ includes a QtWidgets header;
-#  - a QProcess is created only in SbxDriver, SandboxChannel, TunnelSupervisor, TunnelDoctor and HostGit;
-#  - no file in server/ is longer than 600 lines (one clear purpose per file).
+#  - nothing in server/ includes a QtWidgets header, nor a header of ui/ or app/;
+#  - ui/ includes server/ only in its service bindings (ui/Service*: the models over the services),
+#    never tools/; every other ui/ file (widgets, the popup, the tray) reads ui/TrayModels.h; ui/
+#    includes nothing of app/;
+#  - app/ (commands, main) includes server/ and ui/, never server/tools/ (commands use services);
+#  - a QProcess is created (in server/, ui/ or app/) only by core/ChildProcess (every short child),
+#    SandboxChannel (the long-lived `sbx exec -i`) and TunnelSupervisor (the supervised tunnel-client);
+#  - no file is longer than 600 lines (one clear purpose per file): the C++ of server/, ui/ and app/,
+#    and the scripts and pages (.sh, .html, .js, .mjs, .css) under server/ and resources/.
 # Usage: cmake -DROOT=<tree holding server/> -P check_layering.cmake
 cmake_policy(SET CMP0057 NEW)
 if(NOT ROOT)
@@ -36,10 +42,12 @@ set(rank_runtime 60)
 # Lower in rank, still out of reach: the protocol and the tunnel are not the sandbox's business.
 set(forbidden_sandbox "mcp;tunnel")
 set(widget_headers "QtWidgets|QWidget|QApplication|QMainWindow|QDialog|QMenu|QAction|QSystemTrayIcon|QLabel|QPushButton|QMessageBox|QLayout|QVBoxLayout|QHBoxLayout|QScrollArea|QStyle")
-# SbxDriver: every short `sbx` call; SandboxChannel: the long-lived `sbx exec -i` control channel;
-# TunnelSupervisor and TunnelDoctor (`tunnel-client run` / `doctor`, both built by TunnelClientLaunch);
-# HostGit: `git` on the host for export_changes and `sandbox fetch`.
-set(process_owners "server/sandbox/sbx/SbxDriver.cpp;server/sandbox/channel/SandboxChannel.cpp;server/tunnel/TunnelSupervisor.cpp;server/tunnel/TunnelDoctor.cpp;server/workspace/HostGit.cpp")
+# core/ChildProcess: every short child (`sbx` through SbxDriver, host `git`, `tunnel-client doctor`);
+# SandboxChannel: the long-lived `sbx exec -i` control channel (SbxDriver starts it);
+# TunnelSupervisor: `tunnel-client run`, supervised and restarted for as long as the server runs.
+set(process_owners "server/core/ChildProcess.cpp;server/sandbox/channel/SandboxChannel.cpp;server/tunnel/TunnelSupervisor.cpp")
+set(process_pattern "new[ \t]+QProcess[ \t]*[({;]|make_unique<QProcess>|make_shared<QProcess>|^[ \t]*QProcess[ \t]+[A-Za-z_]+[ \t]*[;({]")
+set(max_lines 600)
 
 # The layer of a path below server/ ("sandbox/bash/X.h" -> "sandbox/bash", "mcp/X.h" -> "mcp"),
 # or "" when it names none.
@@ -53,20 +61,52 @@ function(layer_of path out)
   endif()
 endfunction()
 
-file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/server/*.h ${ROOT}/server/*.cpp)
+# Lines of `file` above the limit, as a violation.
+function(check_length rel)
+  file(READ ${ROOT}/${rel} content)
+  string(REGEX MATCHALL "\n" newlines "${content}")
+  list(LENGTH newlines line_count)
+  if(line_count GREATER max_lines)
+    list(APPEND violations "${rel}: ${line_count} lines, more than ${max_lines}: split it by purpose")
+    set(violations "${violations}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(check_processes rel)
+  list(FIND process_owners "${rel}" owner)
+  if(owner EQUAL -1)
+    file(STRINGS ${ROOT}/${rel} creations REGEX "${process_pattern}")
+    foreach(line ${creations})
+      string(STRIP "${line}" line)
+      list(APPEND violations "${rel}: creates a QProcess outside core/ChildProcess, SandboxChannel and TunnelSupervisor (${line})")
+    endforeach()
+    set(violations "${violations}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The folder a quoted include without a folder names, seen from `dir` (server, ui or app): its own
+# folder first, then ui/, then app/; "" for none.
+function(local_header_folder dir name out)
+  if(EXISTS ${ROOT}/${dir}/${name})
+    set(${out} "${dir}" PARENT_SCOPE)
+  elseif(EXISTS ${ROOT}/ui/${name})
+    set(${out} "ui" PARENT_SCOPE)
+  elseif(EXISTS ${ROOT}/app/${name})
+    set(${out} "app" PARENT_SCOPE)
+  else()
+    set(${out} "" PARENT_SCOPE)
+  endif()
+endfunction()
+
 set(violations "")
+file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/server/*.h ${ROOT}/server/*.cpp)
 foreach(rel ${sources})
   string(REGEX REPLACE "^server/" "" inner "${rel}")
   layer_of("${inner}" layer)
   if(inner MATCHES "^sandbox/[^/]+$" OR (layer MATCHES "^sandbox/" AND NOT DEFINED rank_${layer}))
     list(APPEND violations "${rel}: sandbox/ files live in one of its rooms (sbx, channel, bash, ports, setup, lifecycle, present, changes, network)")
   endif()
-  file(READ ${ROOT}/${rel} content)
-  string(REGEX MATCHALL "\n" newlines "${content}")
-  list(LENGTH newlines line_count)
-  if(line_count GREATER 600)
-    list(APPEND violations "${rel}: ${line_count} lines, more than 600: split it by purpose")
-  endif()
+  check_length("${rel}")
   file(STRINGS ${ROOT}/${rel} includes REGEX "^[ \t]*#[ \t]*include")
   foreach(line ${includes})
     if(line MATCHES "#[ \t]*include[ \t]*\"([A-Za-z_/]+)\\.h\"" AND DEFINED rank_${layer})
@@ -80,6 +120,14 @@ foreach(rel ${sources})
         list(APPEND violations "${rel}: ${layer}/ may not include ${target}/ (${line})")
       endif()
     endif()
+    if(line MATCHES "#[ \t]*include[ \t]*\"(ui|app)/")
+      list(APPEND violations "${rel}: server/ may not include ${CMAKE_MATCH_1}/ (${line})")
+    elseif(line MATCHES "#[ \t]*include[ \t]*\"([A-Za-z_]+\\.h)\"")
+      local_header_folder(server "${CMAKE_MATCH_1}" folder)
+      if(folder STREQUAL "ui" OR folder STREQUAL "app")
+        list(APPEND violations "${rel}: server/ may not include ${folder}/ (${line})")
+      endif()
+    endif()
     if(layer STREQUAL "mcp" AND line MATCHES "#[ \t]*include[ \t]*\"state/([A-Za-z_]*Repository|Database|SqlStatement|StatementCache)\\.h\"")
       list(APPEND violations "${rel}: mcp/ may not include state/ storage (${line})")
     endif()
@@ -87,17 +135,51 @@ foreach(rel ${sources})
       list(APPEND violations "${rel}: server/ includes a widgets header (${line})")
     endif()
   endforeach()
-  list(FIND process_owners "${rel}" owner)
-  if(owner EQUAL -1)
-    file(STRINGS ${ROOT}/${rel} creations REGEX "new[ \t]+QProcess[ \t]*[({;]|make_unique<QProcess>|make_shared<QProcess>|^[ \t]*QProcess[ \t]+[A-Za-z_]+[ \t]*[;({]")
-    foreach(line ${creations})
-      string(STRIP "${line}" line)
-      list(APPEND violations "${rel}: creates a QProcess outside SbxDriver, SandboxChannel, TunnelSupervisor, TunnelDoctor and HostGit (${line})")
-    endforeach()
-  endif()
+  check_processes("${rel}")
 endforeach()
 
-list(LENGTH sources count)
+# ui/ and app/ over server/: which of server/'s headers they may name.
+file(GLOB_RECURSE front_ends RELATIVE ${ROOT} ${ROOT}/ui/*.h ${ROOT}/ui/*.cpp ${ROOT}/app/*.h ${ROOT}/app/*.cpp)
+foreach(rel ${front_ends})
+  string(REGEX MATCH "^[a-z]+" dir "${rel}")
+  check_length("${rel}")
+  check_processes("${rel}")
+  file(STRINGS ${ROOT}/${rel} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line ${includes})
+    if(NOT line MATCHES "#[ \t]*include[ \t]*\"([A-Za-z_/]+\\.h)\"")
+      continue()
+    endif()
+    set(header "${CMAKE_MATCH_1}")
+    layer_of("${header}" target)
+    if(DEFINED rank_${target} OR target STREQUAL "sandbox")
+      if(target STREQUAL "tools")
+        list(APPEND violations "${rel}: ${dir}/ may not include tools/, the MCP tools: use the services (${line})")
+      elseif(dir STREQUAL "ui" AND NOT rel MATCHES "^ui/Service[A-Za-z]*\\.(h|cpp)$")
+        list(APPEND violations "${rel}: ui/ widgets include server/ only through the service bindings (ui/Service*) and ui/TrayModels.h (${line})")
+      endif()
+    elseif(dir STREQUAL "ui" AND header MATCHES "^app/")
+      list(APPEND violations "${rel}: ui/ may not include app/ (${line})")
+    elseif(dir STREQUAL "ui" AND target STREQUAL "")
+      local_header_folder(ui "${header}" folder)
+      if(folder STREQUAL "app")
+        list(APPEND violations "${rel}: ui/ may not include app/ (${line})")
+      endif()
+    endif()
+  endforeach()
+endforeach()
+
+# Scripts and pages count too: the in-VM helper, the tool card.
+file(GLOB_RECURSE scripts RELATIVE ${ROOT}
+     ${ROOT}/server/*.sh ${ROOT}/server/*.html ${ROOT}/server/*.js ${ROOT}/server/*.mjs ${ROOT}/server/*.css
+     ${ROOT}/resources/*.sh ${ROOT}/resources/*.html ${ROOT}/resources/*.js ${ROOT}/resources/*.mjs ${ROOT}/resources/*.css)
+foreach(rel ${scripts})
+  check_length("${rel}")
+endforeach()
+
+list(LENGTH sources server_count)
+list(LENGTH front_ends front_count)
+list(LENGTH scripts script_count)
+math(EXPR count "${server_count} + ${front_count} + ${script_count}")
 if(violations)
   list(JOIN violations "\n  " text)
   message(FATAL_ERROR "layering: ${count} files checked, violations:\n  ${text}")

@@ -245,8 +245,9 @@ void SandboxChannel::startChild()
     m_healthy = false;
     m_frames.clear();
     m_stderrTail.clear();
-    m_proc = m_driver.startInteractive(spec, this);
+    m_proc = new QProcess(this);
     QProcess *proc = m_proc;
+    m_driver.startInteractive(spec, *proc);
     connect(proc, &QProcess::readyReadStandardOutput, this, &SandboxChannel::onStdout);
     connect(proc, &QProcess::readyReadStandardError, this, [this, proc] {
         m_stderrTail += proc->readAllStandardError();

@@ -1,5 +1,6 @@
 #include "sandbox/sbx/SbxDriver.h"
 
+#include "core/ChildProcess.h"
 #include "sandbox/sbx/SbxEnvironment.h"
 #include "sandbox/sbx/SbxJson.h"
 #include "sandbox/sbx/SbxPolicy.h"
@@ -8,13 +9,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-#include <QTimer>
-
-#include <memory>
-
-#include <csignal>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 namespace chat2sbx {
 namespace {
@@ -25,19 +19,6 @@ QString trimmedLine(const QByteArray &bytes)
     if (text.size() > 2000)
         text = text.left(2000) + QStringLiteral("…");
     return text;
-}
-
-// An sbx child dies with the server: after a kill -9 of the server no `sbx create` goes on
-// creating a runtime the server will never hear of, and no `sbx exec` keeps a helper attached.
-// Runs in the child between fork and exec (async-signal-safe calls only).
-void dieWithServer(QProcess *proc)
-{
-    const pid_t server = ::getpid();
-    proc->setChildProcessModifier([server] {
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != server)   // the server died before prctl took effect
-            ::_exit(127);
-    });
 }
 
 } // namespace
@@ -81,67 +62,42 @@ QStringList SbxDriver::execArgs(const SbxExecSpec &spec)
 
 void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs, const QByteArray &stdinData, Callback done)
 {
-    auto *proc = new QProcess(this);
-    auto *timer = new QTimer(proc);
-    auto finished = std::make_shared<bool>(false);
-    auto report = [proc, finished, done, what](SbxResult r) {
-        if (*finished)
-            return;
-        *finished = true;
-        if (proc->state() == QProcess::NotRunning) {
-            proc->deleteLater();
+    ChildSpec spec;
+    spec.program = m_sbxPath;
+    spec.arguments = args;
+    spec.environment = sbxEnvironment(QProcessEnvironment::systemEnvironment(), m_passedVariables);
+    spec.timeoutMs = timeoutMs;
+    spec.input = stdinData;
+    spec.maxOutBytes = kMaxOutputBytes;
+    spec.maxErrBytes = kMaxOutputBytes;
+    spec.endsWithServer = true;
+    ChildProcess::run(spec, this, [sbxPath = m_sbxPath, what, timeoutMs, done](const ChildResult &child) {
+        SbxResult r;
+        if (!child.started) {
+            r.error = QStringLiteral("cannot run sbx (%1) for %2: %3").arg(sbxPath, what, child.startError);
+        } else if (child.timedOut) {
+            r.timedOut = true;
+            r.out = child.out;
+            r.err = child.err;
+            r.error = QStringLiteral("sbx %1 timed out after %2 s").arg(what).arg(timeoutMs / 1000.0);
         } else {
-            // Timed out: kill it and let it go once reaped (deleting a running QProcess blocks).
-            QObject::connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
-            proc->kill();
+            r.exitCode = child.exitCode;
+            r.out = child.out;
+            r.err = child.err;
+            if (child.crashed) {
+                r.error = QStringLiteral("sbx %1 crashed%2").arg(what,
+                             r.err.trimmed().isEmpty() ? QString() : QStringLiteral(": ") + trimmedLine(r.err));
+            } else if (child.exitCode != 0) {
+                const QString reason = trimmedLine(r.err).isEmpty() ? trimmedLine(r.out) : trimmedLine(r.err);
+                r.error = QStringLiteral("sbx %1 failed (exit %2)%3")
+                              .arg(what).arg(child.exitCode).arg(reason.isEmpty() ? QString() : QStringLiteral(": ") + reason);
+            } else {
+                r.ok = true;
+            }
         }
         if (done)
             done(r);
-    };
-
-    proc->setProgram(m_sbxPath);
-    proc->setArguments(args);
-    proc->setProcessEnvironment(sbxEnvironment(QProcessEnvironment::systemEnvironment(), m_passedVariables));
-    dieWithServer(proc);
-    timer->setSingleShot(true);
-    connect(timer, &QTimer::timeout, proc, [proc, report, what, timeoutMs] {
-        SbxResult r;
-        r.timedOut = true;
-        r.out = proc->readAllStandardOutput();
-        r.err = proc->readAllStandardError();
-        r.error = QStringLiteral("sbx %1 timed out after %2 s").arg(what).arg(timeoutMs / 1000.0);
-        report(r);
     });
-    connect(proc, &QProcess::errorOccurred, proc, [this, proc, report, what](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart)
-            return;
-        SbxResult r;
-        r.error = QStringLiteral("cannot run sbx (%1) for %2: %3").arg(m_sbxPath, what, proc->errorString());
-        // start() reports this synchronously; callers get their callback from the event loop, always.
-        QMetaObject::invokeMethod(proc, [report, r] { report(r); }, Qt::QueuedConnection);
-    });
-    connect(proc, &QProcess::finished, proc, [proc, report, what](int code, QProcess::ExitStatus status) {
-        SbxResult r;
-        r.exitCode = code;
-        r.out = proc->readAllStandardOutput();
-        r.err = proc->readAllStandardError();
-        if (status == QProcess::CrashExit) {
-            r.error = QStringLiteral("sbx %1 crashed%2").arg(what,
-                         r.err.trimmed().isEmpty() ? QString() : QStringLiteral(": ") + trimmedLine(r.err));
-        } else if (code != 0) {
-            const QString reason = trimmedLine(r.err).isEmpty() ? trimmedLine(r.out) : trimmedLine(r.err);
-            r.error = QStringLiteral("sbx %1 failed (exit %2)%3")
-                          .arg(what).arg(code).arg(reason.isEmpty() ? QString() : QStringLiteral(": ") + reason);
-        } else {
-            r.ok = true;
-        }
-        report(r);
-    });
-    timer->start(timeoutMs);
-    proc->start(QIODevice::ReadWrite);
-    if (!stdinData.isEmpty())
-        proc->write(stdinData);
-    proc->closeWriteChannel();
 }
 
 void SbxDriver::version(Callback done)
@@ -251,17 +207,15 @@ void SbxDriver::policyLog(const QString &runtimeName, int limit, Callback done)
     run(QStringLiteral("policy log"), policyLogArgs(runtimeName, limit), m_timeouts.otherMs, {}, std::move(done));
 }
 
-QProcess *SbxDriver::startInteractive(const SbxExecSpec &spec, QObject *owner)
+void SbxDriver::startInteractive(const SbxExecSpec &spec, QProcess &process)
 {
     SbxExecSpec s = spec;
     s.interactive = true;
-    auto *proc = new QProcess(owner);
-    proc->setProgram(m_sbxPath);
-    proc->setArguments(execArgs(s));
-    proc->setProcessEnvironment(sbxEnvironment(QProcessEnvironment::systemEnvironment(), m_passedVariables));
-    dieWithServer(proc);
-    proc->start(QIODevice::ReadWrite);
-    return proc;
+    process.setProgram(m_sbxPath);
+    process.setArguments(execArgs(s));
+    process.setProcessEnvironment(sbxEnvironment(QProcessEnvironment::systemEnvironment(), m_passedVariables));
+    ChildProcess::endWithServer(process);
+    process.start(QIODevice::ReadWrite);
 }
 
 bool SbxDriver::parseTemplates(const QByteArray &json, QStringList &refs)

@@ -53,7 +53,8 @@ struct SbxExecSpec {
 };
 
 // The ONLY code that starts `sbx`. Every call is an argv list with a timeout, runs on the event loop
-// and reports through its callback exactly once.
+// (through core/ChildProcess) and reports through its callback exactly once; the child dies with the
+// server.
 class SbxDriver : public QObject {
     Q_OBJECT
 public:
@@ -64,6 +65,8 @@ public:
         int templateSaveMs = 900000;  // saving a multi-GB image may take minutes
     };
     using Callback = std::function<void(const SbxResult &)>;
+    // What is kept of each of stdout and stderr (`sbx policy log --limit`, a template build's log).
+    static constexpr qsizetype kMaxOutputBytes = 16 * 1024 * 1024;
 
     // Every child gets sbxEnvironment(the server's environment as it is then, passedVariables): see
     // SbxEnvironment.h.
@@ -96,9 +99,9 @@ public:
     void policyRemove(const QString &runtimeName, const QString &host, Callback done);
     void policyLog(const QString &runtimeName, int limit, Callback done);
 
-    // Starts a long-lived `sbx exec -i ...` child (the sandbox control channel). The caller owns the
-    // returned process, watches it and applies its own per-request timeouts.
-    QProcess *startInteractive(const SbxExecSpec &spec, QObject *owner);
+    // Starts a long-lived `sbx exec -i ...` child (the sandbox control channel) in `process`, which the
+    // caller created and owns; it watches the child and applies its own per-request timeouts.
+    void startInteractive(const SbxExecSpec &spec, QProcess &process);
 
     // The argv (after the sbx path) each typed call runs; exposed for tests and logs.
     static QStringList createArgs(const SbxCreateSpec &spec);

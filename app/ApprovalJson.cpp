@@ -1,26 +1,8 @@
-#include "LocalState.h"
+#include "ApprovalJson.h"
 
 #include "core/Clock.h"
 
-#include <QDir>
-#include <QFile>
-
 namespace chat2sbx::app {
-
-LocalState::LocalState(const Config &config)
-    : m_config(config), m_workspaces(config, m_db, Clock::system()), m_approvals(m_workspaces, m_db, Clock::system())
-{
-}
-
-bool LocalState::open(QString &error)
-{
-    if (!QDir().mkpath(m_config.dataRoot)) {
-        error = QStringLiteral("cannot create data root %1").arg(m_config.dataRoot);
-        return false;
-    }
-    QFile::setPermissions(m_config.dataRoot, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
-    return m_db.open(m_config.databasePath, error);
-}
 
 namespace {
 QJsonValue timeOrNull(qint64 ms)
