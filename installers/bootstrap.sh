@@ -88,7 +88,9 @@ case "$mode" in
         phase "the Debian 13 tests"
         # Each package is refused where its Qt is not: this machine's in the Debian 13 root, and the
         # Debian 13 one here.
+        # shellcheck disable=SC2012  # the packages' own names: plain characters, and ls's error is wanted silent
         host_deb=$(ls build/release/chat2sbx_*.deb 2>/dev/null | head -n 1)
+        # shellcheck disable=SC2012  # as above
         root_deb=$(ls build/debian13/chat2sbx_*.deb 2>/dev/null | head -n 1)
         if [[ -n $host_deb && -n $root_deb ]]; then
           "${asroot[@]}" installers/distro-root.sh trixie run -- installers/check-refused.sh "$host_deb" || status=1

@@ -17,9 +17,11 @@ if [[ ${1:-} == --tree ]]; then
   build_dir=${2:?usage: build-package.sh --tree <build-dir>}
   cache=$build_dir/CMakeCache.txt
   [[ -f $cache ]] || { echo "build-package: $build_dir is not a configured build tree" >&2; exit 1; }
-  grep -qE '^CMAKE_BUILD_TYPE:[A-Z]+=Release$' "$cache" && grep -qE '^CHAT2SBX_SANITIZE:[A-Z]+=OFF$' "$cache" &&
-    grep -qE '^CMAKE_INSTALL_PREFIX:[A-Z]+=/usr$' "$cache" ||
-    { echo "build-package: $build_dir is not configured like the release preset (Release, no sanitizers, prefix /usr)" >&2; exit 1; }
+  if ! { grep -qE '^CMAKE_BUILD_TYPE:[A-Z]+=Release$' "$cache" && grep -qE '^CHAT2SBX_SANITIZE:[A-Z]+=OFF$' "$cache" &&
+         grep -qE '^CMAKE_INSTALL_PREFIX:[A-Z]+=/usr$' "$cache"; }; then
+    echo "build-package: $build_dir is not configured like the release preset (Release, no sanitizers, prefix /usr)" >&2
+    exit 1
+  fi
 else
   build_dir=${1:-$source_dir/build/package}
   jobs=${CHAT2SBX_PACKAGE_JOBS:-$(nproc 2>/dev/null || echo 2)}

@@ -5,6 +5,7 @@
 #   installers/check-refused.sh DEB
 set -euo pipefail
 deb=$(realpath "${1:?usage: check-refused.sh DEB}")
+# shellcheck source=/dev/null
 . /etc/os-release
 out=$(apt-get install --simulate --no-install-recommends "$deb" 2>&1) && {
   echo "$out" >&2

@@ -3,7 +3,8 @@
 # what is missing, and runs apt-get update only when something is.
 #   installers/deps.sh          build + run dependencies
 #   installers/deps.sh --test   also what the test suite needs (node/npm, bubblewrap, desktop tools,
-#                               a Secret Service for the keychain test, chromium for the tool card test)
+#                               a Secret Service for the keychain test, chromium for the tool card test,
+#                               the lint label's shellcheck)
 #   installers/deps.sh [--test] --print   print the package names for this system, install nothing
 # The names hold on Debian 12, Debian 13 and Ubuntu 24.04; the one versioned name (the libFuzzer
 # runtime) follows the system's default clang.
@@ -53,8 +54,9 @@ if ((test)); then
   # gnome-keyring + libsecret + dbus: a throwaway Secret Service for the tunnel keychain test
   # clang + libclang-rt: -fsanitize=fuzzer for the fuzz targets
   # chromium: the tool card's browser test (e2e.tool_card_browser, driven by puppeteer-core)
+  # the lint label runs shellcheck over the in-sandbox helper and these scripts
   packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq
-             gnome-keyring libsecret-1-0 dbus-daemon chromium
+             gnome-keyring libsecret-1-0 dbus-daemon chromium shellcheck
              clang)
   major=$(clang_major)
   [[ -n "$major" ]] || { echo "deps: cannot tell which clang this system has (apt-cache depends clang)" >&2; exit 1; }

@@ -9,6 +9,7 @@ build_dir=${1:?usage: test-in-root.sh BUILD_DIR [JOBS]}
 jobs=${2:-$(nproc 2>/dev/null || echo 2)}
 what=${3:-all}
 [[ $what =~ ^(build|test|all)$ ]] || { echo "test-in-root: unknown step '$what' (build, test or all)" >&2; exit 2; }
+# shellcheck source=/dev/null
 . /etc/os-release
 echo "test-in-root: $PRETTY_NAME, $(qtpaths6 --qt-version 2>/dev/null | sed 's/^/Qt /'), $(cmake --version | head -n1)"
 if [[ $what != test ]]; then

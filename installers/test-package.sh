@@ -144,7 +144,7 @@ start_and_check() {   # start_and_check BINARY
   # Exit 1 (not healthy: no server running) is expected; a crash or a missing symbol is not.
   local rc=0
   out=$(run_env "$bin" status 2>&1) || rc=$?
-  ((rc <= 1)) && grep -q '^server:' <<<"$out" || { echo "$out" >&2; fail "$bin status exited $rc"; }
+  if ((rc > 1)) || ! grep -q '^server:' <<<"$out"; then echo "$out" >&2; fail "$bin status exited $rc"; fi
   echo "status (exit $rc): $(grep '^server:' <<<"$out")"
 
   local log=$tmp/serve.log started='' port attempt
@@ -184,6 +184,7 @@ start_and_check "$root/usr/bin/chat2sbx"
 
 # ---------------------------------------------------------------------------------------------
 if [[ ${CI:-} == true ]]; then
+  # shellcheck source=/dev/null
   . /etc/os-release
   step "CI: apt-get install the .deb on $PRETTY_NAME, run it, purge it"
   sudo=()

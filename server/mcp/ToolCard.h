@@ -5,8 +5,9 @@
 
 namespace chat2sbx {
 
-// The tool card: one self-contained HTML page (resources/widgets/tool-card.html) that MCP Apps hosts and
-// ChatGPT draw for the results of the tools whose ToolPresentation::cardView is set (docs/TOOL_CARDS.md).
+// The tool card: one self-contained HTML page (joined at build time from resources/widgets/tool-card/) that
+// MCP Apps hosts and ChatGPT draw for the results of the tools whose ToolPresentation::cardView is set; the
+// result's _meta names the view (docs/TOOL_CARDS.md).
 namespace toolcard {
 
 QString uri();        // ui://widget/chat2sbx-tool-card.html

@@ -1,6 +1,7 @@
 // The tool card in a real browser (Debian's chromium through puppeteer-core), hosted with the
 // official MCP Apps host bridge (card_host.mjs), fed with results recorded live from `chat2sbx serve`
-// on the fake sbx (card_results.mjs). Each card must draw its view with the expected elements, with
+// on the fake sbx (card_results.mjs). Each card must draw the view its result names in
+// _meta["chat2sbx/view"] (or, unnamed, its shape implies) with the expected elements, with
 // no console error, no request from the card (request interception) and no CSP violation; light and
 // dark follow the host's theme; a 60 KB output and a 300-file diff draw fast. Screenshots go to
 // $CHAT2SBX_SCREENSHOT_DIR. Exits 77 (ctest: skipped) only when chromium is not installed.
@@ -54,9 +55,27 @@ try {
   await page.goto(`${host.origin}/host.html`);
   await page.waitForFunction('window.hostReady === true', { timeout: 20000 });
 
+  // The view each recorded result names (ToolCallRunner's _meta["chat2sbx/view"]). A result the
+  // server did not name (a server from before the name) is named here as the server names it.
+  const VIEW = { bash_ansi: 'terminal', bash_markup: 'terminal', bash_running: 'terminal', bash_poll: 'terminal',
+    bash_write: 'terminal', bash_stop: 'terminal', bash_60k: 'terminal', edit: 'diff', write: 'diff', apply_patch: 'diff',
+    show_changes: 'diff', show_changes_300: 'diff', sandbox_create: 'sandbox', sandbox_get: 'sandbox',
+    sandbox_list: 'sandbox-list', export_changes: 'export', view_image: 'image' };
+  const named = (key, result) => {
+    const view = VIEW[key];
+    const meta = result._meta ?? {};
+    if (!view || result.isError) return result;
+    if ('chat2sbx/view' in meta) {
+      check(meta['chat2sbx/view'] === view, `${key}: the server names the ${view} view (${meta['chat2sbx/view']})`);
+      return result;
+    }
+    return { ...result, _meta: { ...meta, 'chat2sbx/view': view } };
+  };
   const cardFrame = () => page.frames().find((f) => f !== page.mainFrame());
-  const mount = async (key, theme = 'light') => {
-    const { tool, input, result } = cases[key];
+  const mount = async (key, theme = 'light', as = {}) => {
+    const tool = as.tool ?? cases[key].tool;
+    const input = cases[key].input;
+    const result = as.result ?? named(key, cases[key].result);
     const before = problems.length;
     const info = await page.evaluate((a) => window.mountCard(a), { tool, input, result, theme });
     const frame = cardFrame();
@@ -178,6 +197,17 @@ try {
   c = await mount('no_card');
   check(c.view === 'fallback' && (await text(c.frame, '[data-role=text]')).length > 0, 'a tool without a view shows its text');
 
+  // The view comes from the result, never from a list of tool names in the card.
+  const bashResult = cases.bash_ansi.result;
+  c = await mount('bash_ansi', 'light', { tool: 'renamed_tool', result: { ...bashResult,
+    _meta: { 'chat2sbx/view': 'terminal', 'chat2sbx/tool': 'renamed_tool' } } });
+  check(c.view === 'terminal' && /renamed_tool/.test(await headerText(c.frame)), 'a tool the card never heard of draws the view its result names');
+  c = await mount('bash_ansi', 'light', { tool: 'renamed_tool', result: { ...bashResult, _meta: undefined } });
+  check(c.view === 'terminal' && await text(c.frame, '[data-role=output]') === 'PASS build red x\ndone\ttab\nbar 100%\n',
+    'an unnamed result draws the view of its shape');
+  c = await mount('sandbox_get', 'light', { result: { ...cases.sandbox_get.result, _meta: { 'chat2sbx/view': 'spreadsheet' } } });
+  check(c.view === 'sandbox', 'a view name the card does not know falls back to the shape');
+
   // ChatGPT's legacy globals alone (no MCP Apps parent): window.openai with toolOutput, toolResponseMetadata, theme.
   const legacy = await browser.newPage();
   legacy.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warn') problems.push(`legacy console ${m.type()}: ${m.text()}`); });
@@ -185,7 +215,7 @@ try {
   legacy.on('request', (r) => { if (r.url() !== `${host.origin}/card.html` && !r.url().startsWith('data:')) cardRequests.push(r.url()); });
   const { input: legacyInput, result: legacyResult } = cases.bash_ansi;
   await legacy.evaluateOnNewDocument((g) => { window.openai = g; }, { theme: 'dark', toolInput: legacyInput,
-    toolOutput: legacyResult.structuredContent, toolResponseMetadata: legacyResult._meta ?? {} });
+    toolOutput: legacyResult.structuredContent, toolResponseMetadata: named('bash_ansi', legacyResult)._meta ?? {} });
   await legacy.goto(`${host.origin}/card.html`);
   await legacy.waitForSelector('#card[data-view="terminal"]', { timeout: 10000 });
   check(await legacy.$eval('[data-role=output]', (e) => e.textContent) === 'PASS build red x\ndone\ttab\nbar 100%\n'
