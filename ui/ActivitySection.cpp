@@ -56,10 +56,7 @@ ActivitySection::ActivitySection(ActivityModel &model, QWidget *parent) : QGroup
     setObjectName(QStringLiteral("activity"));
     setTitle(QStringLiteral("Activity"));
     auto *layout = new QVBoxLayout(this);
-    m_message = makeLabel(QString(), this);
-    m_message->setObjectName(QStringLiteral("activityMessage"));
-    m_message->setStyleSheet(QStringLiteral("color: #b42318;"));
-    m_message->hide();
+    m_message = makeMessageLabel(QStringLiteral("activityMessage"), this);
     layout->addWidget(m_message);
     m_idle = makeLabel(QStringLiteral("No commands running."), this);
     m_idle->setObjectName(QStringLiteral("activityIdle"));
@@ -100,8 +97,7 @@ void ActivitySection::hideEvent(QHideEvent *event)
 ActivitySection::Card ActivitySection::makeCommandCard(const RunningCommandRow &row)
 {
     Card c;
-    c.widget = makeCard(this);
-    c.widget->setObjectName(QStringLiteral("command:") + row.sessionId);
+    c.widget = makeCard(this, QStringLiteral("command:") + row.sessionId);
     auto *grid = new QVBoxLayout(c.widget);
     auto *top = new QHBoxLayout;
     c.title = makeLabel(QString(), c.widget, true);
@@ -117,7 +113,7 @@ ActivitySection::Card ActivitySection::makeCommandCard(const RunningCommandRow &
     c.output->setObjectName(QStringLiteral("commandOutput"));
     c.output->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     c.output->setTextFormat(Qt::PlainText);
-    c.output->setStyleSheet(QStringLiteral("color: #344054;"));
+    setTone(c.output, Tone::Muted);
     grid->addWidget(c.output);
     const QString sandboxId = row.sandboxId, sessionId = row.sessionId;
     connect(c.stop, &QPushButton::clicked, this, [this, sandboxId, sessionId] { stopCommand(sandboxId, sessionId); });
@@ -167,13 +163,7 @@ void ActivitySection::refreshRunning()
 
 void ActivitySection::refreshCalls()
 {
-    while (QLayoutItem *item = m_calls->takeAt(0)) {
-        if (QWidget *w = item->widget()) {
-            w->hide();
-            w->deleteLater();
-        }
-        delete item;
-    }
+    clearCards(m_calls);
     const QList<ToolCallRow> calls = m_model.recentCalls(kRecentCalls);
     m_callCount = static_cast<int>(calls.size());
     m_callsTitle->setVisible(!calls.isEmpty());
@@ -182,7 +172,7 @@ void ActivitySection::refreshCalls()
         l->setObjectName(QStringLiteral("call"));
         l->setTextFormat(Qt::PlainText);
         if (c.outcome != QLatin1String("ok"))
-            l->setStyleSheet(QStringLiteral("color: #b42318;"));
+            setTone(l, Tone::Error);
         m_calls->addWidget(l);
     }
     emit rebuilt();

@@ -3,6 +3,7 @@
 #include <QDateTime>
 #include <QFrame>
 #include <QLabel>
+#include <QVBoxLayout>
 
 namespace chat2sbx::ui {
 
@@ -27,9 +28,10 @@ QLabel *makeLabel(const QString &text, QWidget *parent, bool bold)
     return label;
 }
 
-QWidget *makeCard(QWidget *parent)
+QWidget *makeCard(QWidget *parent, const QString &name)
 {
     auto *card = new QFrame(parent);
+    card->setObjectName(name);
     card->setFrameShape(QFrame::StyledPanel);
     card->setFrameShadow(QFrame::Plain);
     return card;
@@ -39,6 +41,52 @@ void showError(QLabel *label, const QString &text)
 {
     label->setText(text);
     label->setVisible(!text.isEmpty());
+}
+
+QString toneColour(Tone tone)
+{
+    switch (tone) {
+    case Tone::Error: return QStringLiteral("#b42318");
+    case Tone::Warning: return QStringLiteral("#b54708");
+    case Tone::Success: return QStringLiteral("#067647");
+    case Tone::Muted: return QStringLiteral("#344054");
+    }
+    return {};
+}
+
+QString toneStyleSheet(Tone tone)
+{
+    return QStringLiteral("color: %1;").arg(toneColour(tone));
+}
+
+void setTone(QLabel *label, Tone tone)
+{
+    label->setStyleSheet(toneStyleSheet(tone));
+}
+
+QString toneHtml(Tone tone, const QString &html)
+{
+    return QStringLiteral("<span style=\"color:%1;\"><b>%2</b></span>").arg(toneColour(tone), html);
+}
+
+QLabel *makeMessageLabel(const QString &name, QWidget *parent)
+{
+    QLabel *label = makeLabel(QString(), parent);
+    label->setObjectName(name);
+    setTone(label, Tone::Error);
+    label->hide();
+    return label;
+}
+
+void clearCards(QVBoxLayout *cards)
+{
+    while (QLayoutItem *item = cards->takeAt(0)) {
+        if (QWidget *w = item->widget()) {
+            w->hide();
+            w->deleteLater();
+        }
+        delete item;
+    }
 }
 
 } // namespace chat2sbx::ui

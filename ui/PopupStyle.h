@@ -3,6 +3,7 @@
 #include <QString>
 
 class QLabel;
+class QVBoxLayout;
 class QWidget;
 
 namespace chat2sbx::ui {
@@ -10,7 +11,25 @@ namespace chat2sbx::ui {
 // Small shared helpers for the popup's cards: sizes come from the font, never from pixels.
 QString formatTime(qint64 ms);
 QLabel *makeLabel(const QString &text, QWidget *parent, bool bold = false);
-QWidget *makeCard(QWidget *parent);
+QWidget *makeCard(QWidget *parent, const QString &name);   // `name`: its object name
 void showError(QLabel *label, const QString &text);   // empty text hides it
+
+// The popup's colours: a few text colours that mark a line, never a background.
+enum class Tone {
+    Error,     // what went wrong, LAN-wide ports, failed tool calls
+    Warning,   // a direct workspace writing to the host, what ChatGPT has to refresh
+    Success,   // what a Fetch or Revoke did
+    Muted,     // a running command's output
+};
+QString toneColour(Tone tone);       // "#b42318"
+QString toneStyleSheet(Tone tone);   // "color: #b42318;"
+void setTone(QLabel *label, Tone tone);
+// `html` in bold and in the tone's colour, for a rich-text label.
+QString toneHtml(Tone tone, const QString &html);
+
+// A section's message line (object name `name`), in the error colour and hidden until showError.
+QLabel *makeMessageLabel(const QString &name, QWidget *parent);
+// Removes every card of `cards`; they go with deleteLater, hidden at once.
+void clearCards(QVBoxLayout *cards);
 
 } // namespace chat2sbx::ui

@@ -49,17 +49,9 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
     outer->addLayout(pinned);
 
     connect(m_status, &StatusSection::copyUrlRequested, this, &PopupWindow::copyUrlRequested);
-    auto relayout = [this] {
-        updateTabOrder();
-        // The old cards go with deleteLater; measure once they are gone.
-        QTimer::singleShot(0, this, [this] {
-            if (isVisible())
-                fitToContent();
-        });
-    };
-    connect(m_approvals, &ApprovalsSection::rebuilt, this, relayout);
-    connect(m_sandboxes, &SandboxesSection::rebuilt, this, relayout);
-    connect(m_status, &StatusSection::refreshed, this, relayout);
+    connect(m_approvals, &CardList::rebuilt, this, &PopupWindow::relayout);
+    connect(m_sandboxes, &CardList::rebuilt, this, &PopupWindow::relayout);
+    connect(m_status, &StatusSection::refreshed, this, &PopupWindow::relayout);
     updateTabOrder();
     fitToContent();
 }
@@ -72,13 +64,7 @@ void PopupWindow::setActivityModel(ActivityModel &activity)
     // A finished tool call may have started or ended commands: the rows' counts follow.
     connect(&activity, &ActivityModel::callsChanged, m_sandboxes, &SandboxesSection::rebuild);
     static_cast<QVBoxLayout *>(m_content->layout())->insertWidget(1, m_activity);
-    connect(m_activity, &ActivitySection::rebuilt, this, [this] {
-        updateTabOrder();
-        QTimer::singleShot(0, this, [this] {
-            if (isVisible())
-                fitToContent();
-        });
-    });
+    connect(m_activity, &ActivitySection::rebuilt, this, &PopupWindow::relayout);
     updateTabOrder();
     fitToContent();
 }
@@ -90,13 +76,7 @@ WorkspacesSection &PopupWindow::addWorkspaces(WorkspacesModel &model)
     m_workspaces = new WorkspacesSection(model, m_content);
     auto *column = static_cast<QVBoxLayout *>(m_content->layout());
     column->insertWidget(column->indexOf(m_sandboxes) + 1, m_workspaces);
-    connect(m_workspaces, &WorkspacesSection::rebuilt, this, [this] {
-        updateTabOrder();
-        QTimer::singleShot(0, this, [this] {
-            if (isVisible())
-                fitToContent();
-        });
-    });
+    connect(m_workspaces, &CardList::rebuilt, this, &PopupWindow::relayout);
     updateTabOrder();
     return *m_workspaces;
 }
@@ -108,15 +88,19 @@ NetworkSection &PopupWindow::addNetwork(NetworkModel &model)
     m_network = new NetworkSection(model, m_content);
     auto *column = static_cast<QVBoxLayout *>(m_content->layout());
     column->insertWidget(column->indexOf(m_approvals) + 1, m_network);
-    connect(m_network, &NetworkSection::rebuilt, this, [this] {
-        updateTabOrder();
-        QTimer::singleShot(0, this, [this] {
-            if (isVisible())
-                fitToContent();
-        });
-    });
+    connect(m_network, &CardList::rebuilt, this, &PopupWindow::relayout);
     updateTabOrder();
     return *m_network;
+}
+
+void PopupWindow::relayout()
+{
+    updateTabOrder();
+    // The old cards go with deleteLater; measure once they are gone.
+    QTimer::singleShot(0, this, [this] {
+        if (isVisible())
+            fitToContent();
+    });
 }
 
 void PopupWindow::updateTabOrder()

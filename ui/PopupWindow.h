@@ -49,6 +49,8 @@ protected:
     void keyPressEvent(QKeyEvent *event) override;
 
 private:
+    // After a section rebuilt its rows: the Tab order again, and the size once the old rows are gone.
+    void relayout();
     void updateTabOrder();
 
     ApprovalsSection *m_approvals = nullptr;

@@ -1,7 +1,5 @@
 #include "SandboxesSection.h"
 
-#include "PopupStyle.h"
-
 #include <QDateTime>
 #include <QHBoxLayout>
 #include <QToolButton>
@@ -12,135 +10,128 @@
 
 namespace chat2sbx::ui {
 
-SandboxesSection::SandboxesSection(SandboxesModel &model, QWidget *parent) : QGroupBox(parent), m_model(model)
+namespace {
+
+QString clockTime(qint64 ms)
 {
-    setObjectName(QStringLiteral("sandboxes"));
-    auto *layout = new QVBoxLayout(this);
-    m_message = makeLabel(QString(), this);
-    m_message->setObjectName(QStringLiteral("sandboxesMessage"));
-    m_message->setStyleSheet(QStringLiteral("color: #b42318;"));
-    m_message->hide();
-    layout->addWidget(m_message);
-    m_empty = makeLabel(QStringLiteral("No sandboxes."), this);
-    layout->addWidget(m_empty);
-    m_rows = new QVBoxLayout;
-    layout->addLayout(m_rows);
-    connect(&m_model, &SandboxesModel::changed, this, &SandboxesSection::rebuild);
-    rebuild();
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm"));
 }
 
-void SandboxesSection::rebuild()
+// The compact line: id and state, the workspace (a direct one marked), ports as links (LAN-wide ones
+// marked), sleep or wake, running commands.
+QString summaryHtml(const SandboxRow &row)
 {
-    while (QLayoutItem *item = m_rows->takeAt(0)) {
-        if (QWidget *w = item->widget()) {
-            w->hide();
-            w->deleteLater();
-        }
-        delete item;
+    QStringList parts;
+    parts << QStringLiteral("<b>%1</b> — %2").arg(row.id.toHtmlEscaped(), row.state.toHtmlEscaped());
+    // The line names the workspace only; its id is in the details.
+    const qsizetype idAt = row.workspace.indexOf(QStringLiteral(" (ws_"));
+    QString ws = row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace.left(idAt < 0 ? row.workspace.size() : idAt).toHtmlEscaped();
+    if (row.workspaceMode == QLatin1String("direct"))
+        ws += QStringLiteral(" · ") + toneHtml(Tone::Warning, QStringLiteral("direct: writes to %1").arg(row.hostPath.toHtmlEscaped()));
+    else if (!row.workspaceMode.isEmpty())
+        ws += QStringLiteral(" · %1").arg(row.workspaceMode.toHtmlEscaped());
+    parts << ws;
+    QStringList links;
+    for (const PortLink &p : row.portLinks) {
+        QString link = QStringLiteral("<a href=\"%1\">%2→%3:%4</a>").arg(p.url.toHtmlEscaped()).arg(p.sandboxPort)
+                           .arg(p.hostIp.toHtmlEscaped()).arg(p.hostPort);
+        if (p.lanWide)
+            link += QStringLiteral(" ") + toneHtml(Tone::Error, QStringLiteral("LAN-wide"));
+        links << link;
     }
-    m_focus.clear();
-    const QList<SandboxRow> rows = m_model.sandboxes();
-    m_rowCount = static_cast<int>(rows.size());
-    setTitle(rows.isEmpty() ? QStringLiteral("Sandboxes") : QStringLiteral("Sandboxes (%1)").arg(rows.size()));
-    m_empty->setVisible(rows.isEmpty());
+    if (!links.isEmpty())
+        parts << QStringLiteral("ports ") + links.join(QStringLiteral(", "));
+    if (row.state == QLatin1String("stopped") && row.sleptAtMs > 0)
+        parts << QStringLiteral("asleep since %1, wakes on the next tool call").arg(clockTime(row.sleptAtMs));
+    else if (row.state == QLatin1String("running") && row.wokeAtMs > 0)
+        parts << QStringLiteral("woke at %1").arg(clockTime(row.wokeAtMs));
+    if (row.runningCommands > 0)
+        parts << QStringLiteral("%1 running").arg(row.runningCommands == 1 ? QStringLiteral("1 command") : QStringLiteral("%1 commands").arg(row.runningCommands));
+    return parts.join(QStringLiteral(" · "));
+}
 
-    for (const SandboxRow &row : rows) {
-        QWidget *card = makeCard(this);
-        card->setObjectName(QStringLiteral("sandbox:") + row.id);
-        auto *column = new QVBoxLayout(card);
-        column->setSpacing(2);
-        auto *line = new QHBoxLayout;
-        const bool expanded = m_expanded.contains(row.id);
-        auto *toggle = new QToolButton(card);
-        toggle->setObjectName(QStringLiteral("expand:") + row.id);
-        toggle->setArrowType(expanded ? Qt::DownArrow : Qt::RightArrow);
-        toggle->setAutoRaise(true);
-        toggle->setAccessibleName(QStringLiteral("%1 details of sandbox %2").arg(expanded ? QStringLiteral("Hide") : QStringLiteral("Show"), row.id));
-        toggle->setToolTip(toggle->accessibleName());
-        line->addWidget(toggle, 0, Qt::AlignTop);
+// The expander's lines: workspace, memory and idle deadline, mode, ports, conversations, reason.
+QString detailText(const SandboxRow &row)
+{
+    QStringList lines;
+    lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
+    QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
+    if (row.idleDeadlineMs > 0)
+        memory += QStringLiteral(" · idle until %1").arg(formatTime(row.idleDeadlineMs));
+    lines << memory;
+    if (row.workspaceMode == QLatin1String("direct"))
+        lines << QStringLiteral("mode: direct — writes to %1 on this computer").arg(row.hostPath);
+    else if (row.workspaceMode == QLatin1String("clone"))
+        lines << QStringLiteral("mode: clone of %1 (work comes home as a branch)").arg(row.hostPath);
+    else if (!row.workspaceMode.isEmpty())
+        lines << QStringLiteral("mode: %1").arg(row.workspaceMode);
+    lines << QStringLiteral("ports: %1").arg(row.ports.isEmpty() ? QStringLiteral("none") : row.ports.join(QStringLiteral(", ")));
+    if (!row.createdByConversation.isEmpty() && row.lastConversation != row.createdByConversation)
+        lines << QStringLiteral("ChatGPT conversation: %1 (created it), %2 (last used it)")
+                     .arg(row.createdByConversation, row.lastConversation);
+    else if (!row.lastConversation.isEmpty())
+        lines << QStringLiteral("ChatGPT conversation: %1").arg(row.lastConversation);
+    if (!row.reason.isEmpty())
+        lines << QStringLiteral("reason: %1").arg(row.reason);
+    return lines.join(QLatin1Char('\n'));
+}
 
-        QStringList parts;
-        parts << QStringLiteral("<b>%1</b> — %2").arg(row.id.toHtmlEscaped(), row.state.toHtmlEscaped());
-        // The line names the workspace only; its id is in the details.
-        const qsizetype idAt = row.workspace.indexOf(QStringLiteral(" (ws_"));
-        QString ws = row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace.left(idAt < 0 ? row.workspace.size() : idAt).toHtmlEscaped();
-        if (row.workspaceMode == QLatin1String("direct"))
-            ws += QStringLiteral(" · <span style=\"color:#b54708;\"><b>direct: writes to %1</b></span>").arg(row.hostPath.toHtmlEscaped());
-        else if (!row.workspaceMode.isEmpty())
-            ws += QStringLiteral(" · %1").arg(row.workspaceMode.toHtmlEscaped());
-        parts << ws;
-        QStringList links;
-        for (const PortLink &p : row.portLinks) {
-            QString link = QStringLiteral("<a href=\"%1\">%2→%3:%4</a>").arg(p.url.toHtmlEscaped()).arg(p.sandboxPort)
-                               .arg(p.hostIp.toHtmlEscaped()).arg(p.hostPort);
-            if (p.lanWide)
-                link += QStringLiteral(" <span style=\"color:#b42318;\"><b>LAN-wide</b></span>");
-            links << link;
-        }
-        if (!links.isEmpty())
-            parts << QStringLiteral("ports ") + links.join(QStringLiteral(", "));
-        auto clock = [](qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm")); };
-        if (row.state == QLatin1String("stopped") && row.sleptAtMs > 0)
-            parts << QStringLiteral("asleep since %1, wakes on the next tool call").arg(clock(row.sleptAtMs));
-        else if (row.state == QLatin1String("running") && row.wokeAtMs > 0)
-            parts << QStringLiteral("woke at %1").arg(clock(row.wokeAtMs));
-        if (row.runningCommands > 0)
-            parts << QStringLiteral("%1 running").arg(row.runningCommands == 1 ? QStringLiteral("1 command") : QStringLiteral("%1 commands").arg(row.runningCommands));
-        QLabel *title = makeLabel(parts.join(QStringLiteral(" · ")), card);
-        title->setObjectName(QStringLiteral("title"));
-        title->setTextFormat(Qt::RichText);
-        title->setOpenExternalLinks(true);
-        title->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
-        line->addWidget(title, 1);
+} // namespace
 
-        const bool busy = m_destroying.contains(row.id) || row.state == QLatin1String("destroying");
-        auto *destroy = new QPushButton(busy ? QStringLiteral("Destroying…") : QStringLiteral("&Destroy…"), card);
-        destroy->setObjectName(QStringLiteral("destroy:") + row.id);
-        destroy->setAccessibleName(QStringLiteral("Destroy sandbox %1").arg(row.id));
-        destroy->setToolTip(destroy->accessibleName());
-        destroy->setEnabled(!busy);
-        line->addWidget(destroy, 0, Qt::AlignTop);
-        column->addLayout(line);
+SandboxesSection::SandboxesSection(SandboxesModel &model, QWidget *parent)
+    : CardList({QStringLiteral("sandboxes"), QStringLiteral("Sandboxes"), QStringLiteral("Sandboxes (%1)"),
+                QStringLiteral("No sandboxes.")}, parent), m_model(model)
+{
+    follow(m_model, &SandboxesModel::changed, &SandboxesModel::sandboxes, &SandboxesSection::addSandboxCard);
+}
 
-        QStringList lines;
-        lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
-        QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
-        if (row.idleDeadlineMs > 0)
-            memory += QStringLiteral(" · idle until %1").arg(formatTime(row.idleDeadlineMs));
-        lines << memory;
-        if (row.workspaceMode == QLatin1String("direct"))
-            lines << QStringLiteral("mode: direct — writes to %1 on this computer").arg(row.hostPath);
-        else if (row.workspaceMode == QLatin1String("clone"))
-            lines << QStringLiteral("mode: clone of %1 (work comes home as a branch)").arg(row.hostPath);
-        else if (!row.workspaceMode.isEmpty())
-            lines << QStringLiteral("mode: %1").arg(row.workspaceMode);
-        lines << QStringLiteral("ports: %1").arg(row.ports.isEmpty() ? QStringLiteral("none") : row.ports.join(QStringLiteral(", ")));
-        if (!row.createdByConversation.isEmpty() && row.lastConversation != row.createdByConversation)
-            lines << QStringLiteral("ChatGPT conversation: %1 (created it), %2 (last used it)")
-                         .arg(row.createdByConversation, row.lastConversation);
-        else if (!row.lastConversation.isEmpty())
-            lines << QStringLiteral("ChatGPT conversation: %1").arg(row.lastConversation);
-        if (!row.reason.isEmpty())
-            lines << QStringLiteral("reason: %1").arg(row.reason);
-        QLabel *detail = makeLabel(lines.join(QLatin1Char('\n')), card);
-        detail->setObjectName(QStringLiteral("detail"));
-        detail->setTextFormat(Qt::PlainText);
-        detail->setContentsMargins(toggle->sizeHint().width(), 0, 0, 0);
-        detail->setVisible(expanded);
-        column->addWidget(detail);
+void SandboxesSection::addSandboxCard(const SandboxRow &row)
+{
+    const bool expanded = m_expanded.contains(row.id);
+    QWidget *card = makeCard(this, QStringLiteral("sandbox:") + row.id);
+    auto *column = new QVBoxLayout(card);
+    column->setSpacing(2);
+    auto *line = new QHBoxLayout;
+    auto *toggle = new QToolButton(card);
+    toggle->setObjectName(QStringLiteral("expand:") + row.id);
+    toggle->setArrowType(expanded ? Qt::DownArrow : Qt::RightArrow);
+    toggle->setAutoRaise(true);
+    toggle->setAccessibleName(QStringLiteral("%1 details of sandbox %2").arg(expanded ? QStringLiteral("Hide") : QStringLiteral("Show"), row.id));
+    toggle->setToolTip(toggle->accessibleName());
+    line->addWidget(toggle, 0, Qt::AlignTop);
 
-        const QString id = row.id;
-        const int running = row.runningCommands;
-        connect(toggle, &QToolButton::clicked, this, [this, id] {
-            if (!m_expanded.remove(id))
-                m_expanded.insert(id);
-            rebuild();
-        });
-        connect(destroy, &QPushButton::clicked, this, [this, id, running] { askDestroy(id, running); });
-        m_rows->addWidget(card);
-        m_focus << toggle << destroy;
-    }
-    emit rebuilt();
+    QLabel *title = makeLabel(summaryHtml(row), card);
+    title->setObjectName(QStringLiteral("title"));
+    title->setTextFormat(Qt::RichText);
+    title->setOpenExternalLinks(true);
+    title->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    line->addWidget(title, 1);
+
+    const bool busy = m_destroying.contains(row.id) || row.state == QLatin1String("destroying");
+    auto *destroy = new QPushButton(busy ? QStringLiteral("Destroying…") : QStringLiteral("&Destroy…"), card);
+    destroy->setObjectName(QStringLiteral("destroy:") + row.id);
+    destroy->setAccessibleName(QStringLiteral("Destroy sandbox %1").arg(row.id));
+    destroy->setToolTip(destroy->accessibleName());
+    destroy->setEnabled(!busy);
+    line->addWidget(destroy, 0, Qt::AlignTop);
+    column->addLayout(line);
+
+    QLabel *detail = makeLabel(detailText(row), card);
+    detail->setObjectName(QStringLiteral("detail"));
+    detail->setTextFormat(Qt::PlainText);
+    detail->setContentsMargins(toggle->sizeHint().width(), 0, 0, 0);
+    detail->setVisible(expanded);
+    column->addWidget(detail);
+
+    const QString id = row.id;
+    const int running = row.runningCommands;
+    connect(toggle, &QToolButton::clicked, this, [this, id] {
+        if (!m_expanded.remove(id))
+            m_expanded.insert(id);
+        rebuild();
+    });
+    connect(destroy, &QPushButton::clicked, this, [this, id, running] { askDestroy(id, running); });
+    addCard(card, {toggle, destroy});
 }
 
 void SandboxesSection::askDestroy(const QString &id, int runningCommands)
@@ -171,14 +162,14 @@ void SandboxesSection::askDestroy(const QString &id, int runningCommands)
         if (clicked != yes)
             return;
         m_destroying.insert(id);
-        showError(m_message, QString());
+        showMessage(QString());
         rebuild();
         QPointer<SandboxesSection> self(this);
         m_model.destroy(id, [self, id](bool ok, const QString &error) {
             if (!self)
                 return;
             self->m_destroying.remove(id);
-            showError(self->m_message, ok ? QString() : QStringLiteral("Could not destroy %1: %2").arg(id, error));
+            self->showMessage(ok ? QString() : QStringLiteral("Could not destroy %1: %2").arg(id, error));
             self->rebuild();
         });
     });

@@ -19,7 +19,7 @@ public:
     void stop(const QString &sandboxId, const QString &sessionId, ResultCallback done) override;
 
 private:
-    // Outlives this: owned by the Controller, which outlives the tray's models.
+    // Outlives this: a server service (through TrayServices), which outlives the tray's models.
     ActivityMonitor &m_monitor;
 };
 

@@ -20,7 +20,7 @@ public:
     bool reject(const QString &id, QString &error) override;
 
 private:
-    // Outlives this: owned by the Controller, which outlives the tray's models.
+    // Outlives this: a server service (through TrayServices), which outlives the tray's models.
     ApprovalService &m_service;
 };
 

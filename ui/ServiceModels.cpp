@@ -1,34 +1,34 @@
 #include "ServiceModels.h"
 
-#include "runtime/Controller.h"
-#include "ServiceStatusModel.h"
-#include "ServiceWorkspacesModel.h"
-
-#include "sandbox/lifecycle/ActivityMonitor.h"
 #include "ServiceActivityModel.h"
 #include "ServiceApprovalsModel.h"
 #include "ServiceNetworkModel.h"
 #include "ServiceSandboxesModel.h"
+#include "ServiceStatusModel.h"
+#include "ServiceWorkspacesModel.h"
+#include "sandbox/lifecycle/ActivityMonitor.h"
 
 namespace chat2sbx::ui {
 
 ServiceModels makeServiceModels(Controller &controller)
 {
     ServiceModels m;
-    m.approvals = std::make_unique<ServiceApprovalsModel>(controller.approvals());
-    auto sandboxes = std::make_unique<ServiceSandboxesModel>(controller.sandboxes());
-    ActivityMonitor *monitor = &controller.activity();
+    m.services = std::make_unique<TrayServices>(controller);
+    TrayServices &services = *m.services;
+    m.approvals = std::make_unique<ServiceApprovalsModel>(services.approvals());
+    auto sandboxes = std::make_unique<ServiceSandboxesModel>(services.sandboxes());
+    ActivityMonitor *monitor = &services.activity();
     sandboxes->setRunningCounter([monitor](const QString &id) { return monitor->runningCount(id); });
     sandboxes->setConversationLookup([monitor](const QString &id) {
         const auto c = monitor->conversationsOf(id);
         return qMakePair(c.first, c.last);
     });
     m.sandboxes = std::move(sandboxes);
-    m.activity = std::make_unique<ServiceActivityModel>(controller.activity());
-    m.status = std::make_unique<ServiceStatusModel>(controller);
-    m.workspaces = std::make_unique<ServiceWorkspacesModel>(controller.workspaces(), controller.sandboxes(), controller.changes(),
-                                                            controller.workspaceRemoval());
-    m.network = std::make_unique<ServiceNetworkModel>(controller.network(), controller.sandboxes());
+    m.activity = std::make_unique<ServiceActivityModel>(services.activity());
+    m.status = std::make_unique<ServiceStatusModel>(services);
+    m.workspaces = std::make_unique<ServiceWorkspacesModel>(services.workspaces(), services.sandboxes(), services.changes(),
+                                                            services.workspaceRemoval());
+    m.network = std::make_unique<ServiceNetworkModel>(services.network(), services.sandboxes());
     return m;
 }
 

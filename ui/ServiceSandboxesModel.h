@@ -25,7 +25,7 @@ public:
     void setConversationLookup(Conversations lookup) { m_conversations = std::move(lookup); }
 
 private:
-    // Outlives this: owned by the Controller, which outlives the tray's models.
+    // Outlives this: a server service (through TrayServices), which outlives the tray's models.
     SandboxService &m_service;
     std::function<int(const QString &)> m_running;
     Conversations m_conversations;

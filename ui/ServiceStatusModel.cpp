@@ -1,7 +1,6 @@
 #include "ServiceStatusModel.h"
 
-#include "runtime/Controller.h"
-#include "runtime/StatusReportBuilder.h"
+#include "runtime/TrayServices.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "sandbox/sbx/SbxHealth.h"
@@ -9,40 +8,40 @@
 
 namespace chat2sbx::ui {
 
-ServiceStatusModel::ServiceStatusModel(Controller &controller, QObject *parent) : StatusModel(parent), m_controller(controller)
+ServiceStatusModel::ServiceStatusModel(TrayServices &services, QObject *parent) : StatusModel(parent), m_services(services)
 {
-    connect(&controller, &Controller::stateChanged, this, &StatusModel::changed);
-    connect(&controller, &Controller::failed, this, [this](const QString &reason) {
+    connect(&services, &TrayServices::serverStateChanged, this, &StatusModel::changed);
+    connect(&services, &TrayServices::failed, this, [this](const QString &reason) {
         m_failure = reason;
         emit changed();
     });
-    connect(&controller, &Controller::started, this, [this] {
+    connect(&services, &TrayServices::started, this, [this] {
         m_failure.clear();
         emit changed();
     });
-    connect(&controller.tunnel(), &TunnelSupervisor::statusChanged, this, &StatusModel::changed);
-    connect(&controller.tunnel(), &TunnelSupervisor::stateChanged, this, &StatusModel::changed);
-    connect(&controller.sandboxes(), &SandboxService::sandboxesChanged, this, &StatusModel::changed);
-    connect(&controller.sbxHealth(), &SbxHealth::changed, this, &StatusModel::changed);
+    connect(&services.tunnel(), &TunnelSupervisor::statusChanged, this, &StatusModel::changed);
+    connect(&services.tunnel(), &TunnelSupervisor::stateChanged, this, &StatusModel::changed);
+    connect(&services.sandboxes(), &SandboxService::sandboxesChanged, this, &StatusModel::changed);
+    connect(&services.sbxHealth(), &SbxHealth::changed, this, &StatusModel::changed);
 }
 
 StatusInfo ServiceStatusModel::status() const
 {
     StatusInfo s;
-    switch (m_controller.state()) {
-    case Controller::State::Stopped: s.server = StatusInfo::Server::Stopped; break;
-    case Controller::State::Starting: s.server = StatusInfo::Server::Starting; break;
-    case Controller::State::Running: s.server = StatusInfo::Server::Running; break;
-    case Controller::State::Stopping: s.server = StatusInfo::Server::Stopping; break;
-    case Controller::State::Failed: s.server = StatusInfo::Server::Failed; break;
+    switch (m_services.serverState()) {
+    case ServerState::Stopped: s.server = StatusInfo::Server::Stopped; break;
+    case ServerState::Starting: s.server = StatusInfo::Server::Starting; break;
+    case ServerState::Running: s.server = StatusInfo::Server::Running; break;
+    case ServerState::Stopping: s.server = StatusInfo::Server::Stopping; break;
+    case ServerState::Failed: s.server = StatusInfo::Server::Failed; break;
     }
     s.serverError = m_failure;
-    const Config &c = m_controller.config();
-    s.endpointUrl = c.mcpUrl();
-    if (!c.enableTunnel) {
+    const StatusReport report = m_services.statusReport();
+    s.endpointUrl = report.mcpUrl;
+    if (!report.tunnelEnabled) {
         s.tunnel = StatusInfo::Tunnel::Disabled;
     } else {
-        TunnelSupervisor &t = m_controller.tunnel();
+        TunnelSupervisor &t = m_services.tunnel();
         switch (t.state()) {
         case TunnelSupervisor::State::Stopped: s.tunnel = StatusInfo::Tunnel::Stopped; break;
         case TunnelSupervisor::State::Starting: s.tunnel = StatusInfo::Tunnel::Starting; break;
@@ -54,7 +53,6 @@ StatusInfo ServiceStatusModel::status() const
                         : !t.detail().isEmpty() && t.state() != TunnelSupervisor::State::Starting ? t.detail()
                                                                                                   : t.lastError();
     }
-    const StatusReport report = statusFromServer(m_controller);
     s.activeSandboxes = int(qMax<qint64>(report.activeSandboxes, 0));
     s.warmSandboxes = int(qMax<qint64>(report.warmSandboxes, 0));
     s.sandboxLimit = sandboxLimitText(report.maxActiveSandboxes);

@@ -3,22 +3,22 @@
 #include "TrayModels.h"
 
 namespace chat2sbx {
-class Controller;
+class TrayServices;
 }
 
 namespace chat2sbx::ui {
 
-// StatusModel over the Controller (server state, endpoint), its TunnelSupervisor, SandboxService and
-// SbxHealth, read through runtime/StatusReportBuilder.
+// StatusModel over the server's state and status report (TrayServices), its TunnelSupervisor,
+// SandboxService and SbxHealth.
 class ServiceStatusModel : public StatusModel {
     // No Q_OBJECT: it adds no signals or slots of its own.
 public:
-    explicit ServiceStatusModel(Controller &controller, QObject *parent = nullptr);
+    explicit ServiceStatusModel(TrayServices &services, QObject *parent = nullptr);
     StatusInfo status() const override;
 
 private:
-    // Outlives this: the Controller outlives the tray's models.
-    Controller &m_controller;
+    // Outlives this: ServiceModels holds it, and drops it after the models.
+    TrayServices &m_services;
     QString m_failure;
 };
 

@@ -23,7 +23,7 @@ public:
     void revoke(const QString &workspaceId, ResultCallback done) override;
 
 private:
-    // Outlive this: owned by the Controller, which outlives the tray's models.
+    // Outlive this: server services (through TrayServices), which outlive the tray's models.
     WorkspaceService &m_workspaces;
     SandboxService &m_sandboxes;
     ChangesService &m_changes;

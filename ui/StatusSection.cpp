@@ -10,6 +10,38 @@
 
 namespace chat2sbx::ui {
 
+namespace {
+
+QLabel *statusLabel(const QString &name, QWidget *parent)
+{
+    QLabel *label = makeLabel(QString(), parent);
+    label->setObjectName(name);
+    return label;
+}
+
+// A line under a value that says what is wrong (hidden while empty); `selectable`: the user may
+// copy it with the keyboard too (it holds a command to run).
+QLabel *problemLabel(const QString &name, Tone tone, bool selectable, QWidget *parent)
+{
+    QLabel *label = statusLabel(name, parent);
+    setTone(label, tone);
+    if (selectable)
+        label->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    return label;
+}
+
+// A value with the lines below it, as one row of the form.
+QVBoxLayout *stacked(const QList<QLabel *> &labels)
+{
+    auto *column = new QVBoxLayout;
+    column->setContentsMargins(0, 0, 0, 0);
+    for (QLabel *label : labels)
+        column->addWidget(label);
+    return column;
+}
+
+} // namespace
+
 StatusSection::StatusSection(StatusModel &model, QWidget *parent) : QGroupBox(QStringLiteral("Status"), parent), m_model(model)
 {
     setObjectName(QStringLiteral("status"));
@@ -17,8 +49,7 @@ StatusSection::StatusSection(StatusModel &model, QWidget *parent) : QGroupBox(QS
     form->setRowWrapPolicy(QFormLayout::WrapLongRows);
 
     auto *endpointRow = new QHBoxLayout;
-    m_endpoint = makeLabel(QString(), this);
-    m_endpoint->setObjectName(QStringLiteral("endpoint"));
+    m_endpoint = statusLabel(QStringLiteral("endpoint"), this);
     m_endpoint->setWordWrap(false);
     m_endpoint->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     m_endpoint->setAccessibleName(QStringLiteral("MCP endpoint URL"));
@@ -29,40 +60,18 @@ StatusSection::StatusSection(StatusModel &model, QWidget *parent) : QGroupBox(QS
     endpointRow->addWidget(m_copy);
     form->addRow(QStringLiteral("Endpoint:"), endpointRow);
 
-    m_server = makeLabel(QString(), this);
-    m_server->setObjectName(QStringLiteral("server"));
+    m_server = statusLabel(QStringLiteral("server"), this);
     form->addRow(QStringLiteral("Server:"), m_server);
-    auto *tunnel = new QVBoxLayout;
-    tunnel->setContentsMargins(0, 0, 0, 0);
-    m_tunnel = makeLabel(QString(), this);
-    m_tunnel->setObjectName(QStringLiteral("tunnel"));
-    m_tunnelError = makeLabel(QString(), this);
-    m_tunnelError->setObjectName(QStringLiteral("tunnelError"));
-    m_tunnelError->setStyleSheet(QStringLiteral("color: #b42318;"));
-    m_chatGptNotice = makeLabel(QString(), this);
-    m_chatGptNotice->setObjectName(QStringLiteral("chatGptNotice"));
-    m_chatGptNotice->setStyleSheet(QStringLiteral("color: #b54708;"));
-    m_chatGptNotice->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    tunnel->addWidget(m_tunnel);
-    tunnel->addWidget(m_tunnelError);
-    tunnel->addWidget(m_chatGptNotice);
-    form->addRow(QStringLiteral("Tunnel:"), tunnel);
-    m_sandboxes = makeLabel(QString(), this);
-    m_sandboxes->setObjectName(QStringLiteral("active"));
+    m_tunnel = statusLabel(QStringLiteral("tunnel"), this);
+    m_tunnelError = problemLabel(QStringLiteral("tunnelError"), Tone::Error, false, this);
+    m_chatGptNotice = problemLabel(QStringLiteral("chatGptNotice"), Tone::Warning, true, this);
+    form->addRow(QStringLiteral("Tunnel:"), stacked({m_tunnel, m_tunnelError, m_chatGptNotice}));
+    m_sandboxes = statusLabel(QStringLiteral("active"), this);
     form->addRow(QStringLiteral("Sandboxes:"), m_sandboxes);
-    auto *sbx = new QVBoxLayout;
-    sbx->setContentsMargins(0, 0, 0, 0);
-    m_sbx = makeLabel(QString(), this);
-    m_sbx->setObjectName(QStringLiteral("sbx"));
-    m_sbxProblem = makeLabel(QString(), this);
-    m_sbxProblem->setObjectName(QStringLiteral("sbxProblem"));
-    m_sbxProblem->setStyleSheet(QStringLiteral("color: #b42318;"));
-    m_sbxProblem->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
-    sbx->addWidget(m_sbx);
-    sbx->addWidget(m_sbxProblem);
-    form->addRow(QStringLiteral("Docker Sandboxes:"), sbx);
-    m_version = makeLabel(QString(), this);
-    m_version->setObjectName(QStringLiteral("version"));
+    m_sbx = statusLabel(QStringLiteral("sbx"), this);
+    m_sbxProblem = problemLabel(QStringLiteral("sbxProblem"), Tone::Error, true, this);
+    form->addRow(QStringLiteral("Docker Sandboxes:"), stacked({m_sbx, m_sbxProblem}));
+    m_version = statusLabel(QStringLiteral("version"), this);
     form->addRow(QStringLiteral("Version:"), m_version);
 
     connect(m_copy, &QPushButton::clicked, this, &StatusSection::copyUrlRequested);

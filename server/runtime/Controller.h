@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 #include "core/Clock.h"
+#include "runtime/ServerState.h"
 #include "runtime/Services.h"
 
 #include <QElapsedTimer>
@@ -30,8 +31,7 @@ class ToolCallRunner;
 class Controller : public QObject {
     Q_OBJECT
 public:
-    enum class State { Stopped, Starting, Running, Stopping, Failed };
-    Q_ENUM(State)
+    using State = ServerState;
 
     explicit Controller(const Config &config, QObject *parent = nullptr);
     // Every service reads the time from `clock` (tests pass a ManualClock); it must outlive this.
@@ -46,10 +46,8 @@ public:
     State state() const { return m_state; }
     const Config &config() const { return m_config; }
     Database &database();
-    QHttpServer &http();
     quint16 listeningPort() const { return m_listeningPort; }
     qint64 uptimeMs() const { return m_uptime.isValid() ? m_uptime.elapsed() : 0; }
-    Clock &clock() const { return m_clock; }
     // The tools the MCP endpoint serves; tool families register theirs before the endpoint listens.
     ToolRegistry &tools() { return m_services.tools; }
     // Exist once start() got past loading the local token: the HTTP endpoint on /mcp, the protocol
@@ -62,7 +60,6 @@ public:
     QString localToken() const;
     // The sandbox lifecycle services; built in the constructor so others can hook in
     // (e.g. sandboxes().setAttacher()) before start(), which reconciles them before listening.
-    SbxDriver &sbx() { return *m_services.sbx; }
     WorkspaceService &workspaces() { return *m_services.workspaces; }
     SandboxService &sandboxes() { return *m_services.sandboxes; }
     WarmPool &warmPool() { return *m_services.warm; }
@@ -79,9 +76,6 @@ public:
     // The Secure MCP Tunnel client's supervisor; started after listen when Config::enableTunnel.
     // Exists from construction, so the MCP endpoint can call setLocalToken() before start().
     TunnelSupervisor &tunnel() { return *m_services.tunnel; }
-    // The bash sessions and control channels of running sandboxes (the tray's activity view).
-    BashSessions &bashSessions() { return *m_services.bashSessions; }
-    ChannelPool &channels() { return *m_services.channels; }
     // Running commands, their output tails and recent tool calls (the tray's Activity view).
     ActivityMonitor &activity() { return *m_services.activity; }
     // Whether ChatGPT has the tool list served now (status, the tray); exists once started().
@@ -91,11 +85,12 @@ signals:
     void started();
     void failed(const QString &reason);
     void stopped();
-    void stateChanged(chat2sbx::Controller::State state);
+    void stateChanged(chat2sbx::ServerState state);
     // A tool call's audit row was written (relayed from the MCP endpoint once it exists).
     void toolCallAudited();
 
 private:
+    QHttpServer &http();   // made on first use: listen() binds it, the endpoints install on it
     void setState(State s);
     bool openDatabase(QString &error);
     bool listen(QString &error);
