@@ -61,7 +61,8 @@ try {
 
   // A content-only client: the text starts with the small fields and carries the output raw, once.
   const created = await client.callTool({ name: 'sandbox_create', arguments: {} });
-  check(created.isError === false && created._meta?.['chat2sbx/tool'] === 'sandbox_create', 'sandbox_create names its card view in _meta');
+  check(created.isError === false && created._meta?.['chat2sbx/tool'] === 'sandbox_create' && created._meta?.['chat2sbx/view'] === 'sandbox',
+    `sandbox_create names its tool and its card view in _meta: ${JSON.stringify(created._meta)}`);
   const sandboxId = created.structuredContent.sandbox_id;
   const full = await bashOutput(client, sandboxId);
   const text = full.content[0].text;
