@@ -66,7 +66,7 @@ void runBash(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &
     BashStartSpec spec;
     qint64 yield = 0, timeout = 0;
     if (!args.string(QStringLiteral("command"), spec.command, kMaxBashCommandBytes)
-        || !args.string(QStringLiteral("cwd"), spec.cwd, kMaxSandboxPathBytes, false)
+        || !args.string(QStringLiteral("cwd"), spec.cwd, kMaxSandboxPathBytes, ToolArgs::Presence::Optional)
         || !args.integer(QStringLiteral("yield_time_ms"), yield, 10000)
         || !args.integer(QStringLiteral("timeout_ms"), timeout, 0))
         return call.responder.error(args.error());
@@ -77,7 +77,8 @@ void runBash(SandboxResolver &resolver, BashSessions &sessions, const ToolCall &
         ToolArgs variable(entry.toObject());
         QString name, value;
         if (!variable.string(QStringLiteral("name"), name, kMaxBashEnvNameBytes)
-            || !variable.string(QStringLiteral("value"), value, kMaxBashEnvValueBytes, true, true))
+            || !variable.string(QStringLiteral("value"), value, kMaxBashEnvValueBytes,
+                                ToolArgs::Presence::RequiredMayBeEmpty))
             return call.responder.error(QStringLiteral("env: ") + variable.error());
         spec.env.append({name, value});
     }

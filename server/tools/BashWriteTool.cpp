@@ -44,7 +44,7 @@ void runBashWrite(SandboxResolver &resolver, BashSessions &sessions, const ToolC
     qint64 yield = 0;
     if (!readBashSessionId(call, args, sessionId))
         return;
-    if (!args.string(QStringLiteral("input"), input, kMaxBashInputBytes, true, true)
+    if (!args.string(QStringLiteral("input"), input, kMaxBashInputBytes, ToolArgs::Presence::RequiredMayBeEmpty)
         || !args.boolean(QStringLiteral("close_stdin"), close, false)
         || !args.integer(QStringLiteral("yield_time_ms"), yield, 1000))
         return call.responder.error(args.error());

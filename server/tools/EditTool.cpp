@@ -77,7 +77,8 @@ void runEdit(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &c
     qint64 expectedCount = 0;
     if (!args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes)
         || !args.string(QStringLiteral("old_string"), oldString, kMaxEditStringBytes)
-        || !args.string(QStringLiteral("new_string"), newString, kMaxEditStringBytes, true, true)
+        || !args.string(QStringLiteral("new_string"), newString, kMaxEditStringBytes,
+                        ToolArgs::Presence::RequiredMayBeEmpty)
         || !args.boolean(QStringLiteral("replace_all"), replaceAll, false)
         || !args.integer(QStringLiteral("expected_replacements"), expectedCount, 0))
         return call.responder.error(args.error());

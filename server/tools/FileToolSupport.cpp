@@ -17,7 +17,7 @@ QJsonObject expectedShaProperty()
 
 bool readExpectedSha(const ToolCall &call, ToolArgs &args, QString &sha)
 {
-    if (!args.string(QStringLiteral("expected_sha256"), sha, 64, false)) {
+    if (!args.string(QStringLiteral("expected_sha256"), sha, 64, ToolArgs::Presence::Optional)) {
         call.responder.error(args.error());
         return false;
     }

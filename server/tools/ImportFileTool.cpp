@@ -104,15 +104,15 @@ void runImportFile(const std::shared_ptr<Importer> &importer, SandboxResolver &r
 {
     ToolArgs args(call.arguments);
     QString destination;
-    if (!args.string(QStringLiteral("destination"), destination, kMaxSandboxPathBytes, false))
+    if (!args.string(QStringLiteral("destination"), destination, kMaxSandboxPathBytes, ToolArgs::Presence::Optional))
         return call.responder.error(args.error());
     const QJsonObject fileObject = call.arguments.value(QStringLiteral("file")).toObject();
     ToolArgs fileArgs(fileObject);
     QString downloadUrl, fileId, mimeType, fileName;
     if (!fileArgs.string(QStringLiteral("download_url"), downloadUrl, kMaxImportUrlBytes)
         || !fileArgs.string(QStringLiteral("file_id"), fileId, 256)
-        || !fileArgs.string(QStringLiteral("mime_type"), mimeType, 256, false)
-        || !fileArgs.string(QStringLiteral("file_name"), fileName, 1024, false))
+        || !fileArgs.string(QStringLiteral("mime_type"), mimeType, 256, ToolArgs::Presence::Optional)
+        || !fileArgs.string(QStringLiteral("file_name"), fileName, 1024, ToolArgs::Presence::Optional))
         return call.responder.error(QStringLiteral("file.") + fileArgs.error());
     const QUrl url(downloadUrl, QUrl::StrictMode);
     QString why;

@@ -79,7 +79,7 @@ void runList(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &c
     ToolArgs args(call.arguments);
     QString path;
     qint64 depth = 2;
-    if (!args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes, false)
+    if (!args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes, ToolArgs::Presence::Optional)
         || !args.integer(QStringLiteral("depth"), depth, 2))
         return call.responder.error(args.error());
     RunningSandbox sandbox;

@@ -55,7 +55,8 @@ void runNetworkRequest(const ToolCall &call, NetworkAccess &network)
     network.checkForExternalChanges();
     ToolArgs args(call.arguments);
     QString sandboxId, reason;
-    if (!args.sandboxId(sandboxId) || !args.string(QStringLiteral("reason"), reason, kMaxNetworkReasonChars * 4, false))
+    if (!args.sandboxId(sandboxId) || !args.string(QStringLiteral("reason"), reason, kMaxNetworkReasonChars * 4,
+                                                   ToolArgs::Presence::Optional))
         return call.responder.error(args.error());
     QStringList hosts;
     for (const QJsonValue &v : call.arguments.value(QStringLiteral("hosts")).toArray())

@@ -48,8 +48,9 @@ void runSandboxCreate(const SandboxToolContext &c, const ToolCall &call)
     ToolArgs args(call.arguments);
     SandboxService::CreateRequest request;
     QString memory, error;
-    if (!args.string(QStringLiteral("workspace_id"), request.workspaceId, kMaxWorkspaceIdChars, false)
-        || !args.string(QStringLiteral("memory"), memory, kMaxMemoryChars, false))
+    if (!args.string(QStringLiteral("workspace_id"), request.workspaceId, kMaxWorkspaceIdChars,
+                     ToolArgs::Presence::Optional)
+        || !args.string(QStringLiteral("memory"), memory, kMaxMemoryChars, ToolArgs::Presence::Optional))
         return call.responder.error(args.error());
     // Which sizes sbx takes (512m to 32g in k, m or g) is more than a schema can say.
     if (call.arguments.contains(QStringLiteral("memory")) && !parseMemoryArgument(memory, request.memory, error))

@@ -80,7 +80,7 @@ void runSandboxExpose(const SandboxToolContext &c, const ToolCall &call)
     qint64 sandboxPort = 0, hostPort = 0;
     if (!args.sandboxId(id) || !args.integer(QStringLiteral("port"), sandboxPort, std::nullopt)
         || !args.integer(QStringLiteral("host_port"), hostPort, 0)
-        || !args.string(QStringLiteral("host"), host, kMaxExposeHostChars, false))
+        || !args.string(QStringLiteral("host"), host, kMaxExposeHostChars, ToolArgs::Presence::Optional))
         return call.responder.error(args.error());
     SandboxService::ExposeRequest request;
     request.sandboxPort = static_cast<int>(sandboxPort);

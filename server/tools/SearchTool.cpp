@@ -89,8 +89,8 @@ void runSearch(SandboxResolver &resolver, ChannelPool &channels, const ToolCall 
     qint64 maxResults = 200;
     bool regex = false, hidden = false;
     if (!args.string(QStringLiteral("pattern"), pattern, kMaxSearchPatternBytes)
-        || !args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes, false)
-        || !args.string(QStringLiteral("glob"), glob, kMaxSearchGlobBytes, false)
+        || !args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes, ToolArgs::Presence::Optional)
+        || !args.string(QStringLiteral("glob"), glob, kMaxSearchGlobBytes, ToolArgs::Presence::Optional)
         || !args.integer(QStringLiteral("max_results"), maxResults, 200)
         || !args.boolean(QStringLiteral("regex"), regex, false)
         || !args.boolean(QStringLiteral("include_hidden"), hidden, false))

@@ -68,7 +68,8 @@ void runShowChanges(SandboxResolver &resolver, ChangesService &service, const To
     ToolArgs args(call.arguments);
     QString id, path;
     bool includeDiff = true;
-    if (!args.sandboxId(id) || !args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes, false)
+    if (!args.sandboxId(id) || !args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes,
+                                            ToolArgs::Presence::Optional)
         || !args.boolean(QStringLiteral("include_diff"), includeDiff, true))
         return call.responder.error(args.error());
     RunningSandbox sandbox;

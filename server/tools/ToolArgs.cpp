@@ -12,11 +12,11 @@ bool ToolArgs::fail(const QString &message)
     return false;
 }
 
-bool ToolArgs::string(const QString &name, QString &out, int maxBytes, bool required, bool allowEmpty)
+bool ToolArgs::string(const QString &name, QString &out, int maxBytes, Presence presence)
 {
     const QJsonValue v = m_args.value(name);
     if (v.isUndefined() || v.isNull()) {
-        if (required)
+        if (presence != Presence::Optional)
             return fail(QStringLiteral("%1 is required").arg(name));
         out.clear();
         return true;
@@ -24,7 +24,7 @@ bool ToolArgs::string(const QString &name, QString &out, int maxBytes, bool requ
     if (!v.isString())
         return fail(QStringLiteral("%1 must be a string").arg(name));
     out = v.toString();
-    if (!allowEmpty && required && out.isEmpty())
+    if (presence == Presence::Required && out.isEmpty())
         return fail(QStringLiteral("%1 must not be empty").arg(name));
     if (out.toUtf8().size() > maxBytes)
         return fail(QStringLiteral("%1 is too long (at most %2 bytes)").arg(name).arg(maxBytes));

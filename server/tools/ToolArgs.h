@@ -19,7 +19,11 @@ public:
     // ToolArgs(entry.toObject()), stays valid.
     explicit ToolArgs(QJsonObject args) : m_args(std::move(args)) {}
 
-    bool string(const QString &name, QString &out, int maxBytes, bool required = true, bool allowEmpty = false);
+    // What a string argument may be: Required strings must not be empty unless they may be
+    // (bash_write's input, edit's new_string); an absent Optional one reads as empty.
+    enum class Presence { Required, RequiredMayBeEmpty, Optional };
+
+    bool string(const QString &name, QString &out, int maxBytes, Presence presence = Presence::Required);
     // Without `fallback` the integer is required.
     bool integer(const QString &name, qint64 &out, std::optional<qint64> fallback);
     bool boolean(const QString &name, bool &out, bool fallback);

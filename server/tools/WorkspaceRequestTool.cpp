@@ -61,8 +61,8 @@ void runWorkspaceRequest(const ToolCall &call, WorkspaceService &workspaces, App
     QString path, modeName, reason;
     // PathPolicy::kMaxPathBytes counts bytes, the schema's maxLength characters: ToolArgs checks the bytes.
     if (!args.string(QStringLiteral("host_path"), path, PathPolicy::kMaxPathBytes)
-        || !args.string(QStringLiteral("mode"), modeName, kMaxWorkspaceModeChars, false)
-        || !args.string(QStringLiteral("reason"), reason, kMaxWorkspaceReasonChars * 4, false))
+        || !args.string(QStringLiteral("mode"), modeName, kMaxWorkspaceModeChars, ToolArgs::Presence::Optional)
+        || !args.string(QStringLiteral("reason"), reason, kMaxWorkspaceReasonChars * 4, ToolArgs::Presence::Optional))
         return call.responder.error(args.error());
     // The schema allows clone and direct only; anything but an explicit direct stays the safe clone.
     const WorkspaceMode mode = modeName == QLatin1String("direct") ? WorkspaceMode::Direct : WorkspaceMode::Clone;

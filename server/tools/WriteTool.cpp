@@ -58,7 +58,7 @@ void runWrite(SandboxResolver &resolver, ChannelPool &channels, const ToolCall &
     ToolArgs args(call.arguments);
     QString path, content, expected;
     if (!args.string(QStringLiteral("path"), path, kMaxSandboxPathBytes)
-        || !args.string(QStringLiteral("content"), content, kMaxFileWriteBytes, true, true))
+        || !args.string(QStringLiteral("content"), content, kMaxFileWriteBytes, ToolArgs::Presence::RequiredMayBeEmpty))
         return call.responder.error(args.error());
     if (!readExpectedSha(call, args, expected))
         return;

@@ -10,6 +10,8 @@
 
 using namespace chat2sbx;
 
+Q_DECLARE_METATYPE(chat2sbx::ToolArgs::Presence)
+
 namespace {
 
 QJsonObject args(const char *json)
@@ -24,41 +26,49 @@ class TestToolArgs : public QObject {
 private slots:
     void strings_data()
     {
+        using Presence = ToolArgs::Presence;
+        constexpr Presence Required = Presence::Required, Optional = Presence::Optional,
+                           RequiredMayBeEmpty = Presence::RequiredMayBeEmpty;
         QTest::addColumn<QByteArray>("json");
-        QTest::addColumn<bool>("required");
+        QTest::addColumn<ToolArgs::Presence>("presence");
         QTest::addColumn<bool>("ok");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("error");
-        QTest::newRow("present") << QByteArray(R"({"path":"a.txt"})") << true << true << "a.txt" << "";
-        QTest::newRow("missing, required") << QByteArray("{}") << true << false << "" << "path is required";
-        QTest::newRow("missing, optional") << QByteArray("{}") << false << true << "" << "";
-        QTest::newRow("null, optional") << QByteArray(R"({"path":null})") << false << true << "" << "";
-        QTest::newRow("number") << QByteArray(R"({"path":5})") << true << false << ""
+        QTest::newRow("present") << QByteArray(R"({"path":"a.txt"})") << Required << true << "a.txt" << "";
+        QTest::newRow("missing, required") << QByteArray("{}") << Required << false << "" << "path is required";
+        QTest::newRow("missing, optional") << QByteArray("{}") << Optional << true << "" << "";
+        QTest::newRow("null, optional") << QByteArray(R"({"path":null})") << Optional << true << "" << "";
+        QTest::newRow("number") << QByteArray(R"({"path":5})") << Required << false << ""
                                 << "path must be a string";
-        QTest::newRow("empty, required") << QByteArray(R"({"path":""})") << true << false << ""
+        QTest::newRow("empty, required") << QByteArray(R"({"path":""})") << Required << false << ""
                                          << "path must not be empty";
-        QTest::newRow("8 bytes: at the limit") << QByteArray(R"({"path":"12345678"})") << true << true
+        QTest::newRow("8 bytes: at the limit") << QByteArray(R"({"path":"12345678"})") << Required << true
                                                << "12345678" << "";
-        QTest::newRow("9 bytes: too long") << QByteArray(R"({"path":"123456789"})") << true << false << ""
+        QTest::newRow("9 bytes: too long") << QByteArray(R"({"path":"123456789"})") << Required << false << ""
                                            << "path is too long (at most 8 bytes)";
-        QTest::newRow("4 two-byte characters: 8 bytes") << QByteArray(R"({"path":"éééé"})") << true << true
+        QTest::newRow("4 two-byte characters: 8 bytes") << QByteArray(R"({"path":"éééé"})") << Required << true
                                                         << "éééé" << "";
-        QTest::newRow("5 two-byte characters: 10 bytes") << QByteArray(R"({"path":"ééééé"})") << true << false
+        QTest::newRow("5 two-byte characters: 10 bytes") << QByteArray(R"({"path":"ééééé"})") << Required << false
                                                          << "" << "path is too long (at most 8 bytes)";
-        QTest::newRow("NUL") << QByteArray(R"({"path":"a\u0000b"})") << true << false << ""
+        QTest::newRow("empty, optional") << QByteArray(R"({"path":""})") << Optional << true << "" << "";
+        QTest::newRow("empty, required but may be empty")
+            << QByteArray(R"({"path":""})") << RequiredMayBeEmpty << true << "" << "";
+        QTest::newRow("missing, required but may be empty")
+            << QByteArray("{}") << RequiredMayBeEmpty << false << "" << "path is required";
+        QTest::newRow("NUL") << QByteArray(R"({"path":"a\u0000b"})") << Required << false << ""
                              << "path must not contain NUL characters";
     }
     void strings()
     {
         QFETCH(QByteArray, json);
-        QFETCH(bool, required);
+        QFETCH(ToolArgs::Presence, presence);
         QFETCH(bool, ok);
         QFETCH(QString, value);
         QFETCH(QString, error);
         const QJsonObject a = args(json.constData());
         ToolArgs reader(a);
         QString out;
-        QCOMPARE(reader.string(QStringLiteral("path"), out, 8, required), ok);
+        QCOMPARE(reader.string(QStringLiteral("path"), out, 8, presence), ok);
         QCOMPARE(reader.error(), error);
         if (ok)
             QCOMPARE(out, value);
@@ -183,7 +193,8 @@ private slots:
             ToolArgs variable(entry.toObject());
             QString name, value;
             QVERIFY2(variable.string(QStringLiteral("name"), name, 64), qPrintable(variable.error()));
-            QVERIFY2(variable.string(QStringLiteral("value"), value, 64, true, true), qPrintable(variable.error()));
+            QVERIFY2(variable.string(QStringLiteral("value"), value, 64, ToolArgs::Presence::RequiredMayBeEmpty),
+                     qPrintable(variable.error()));
             read << name + QLatin1Char('=') + value;
         }
         QCOMPARE(read, QStringList({"A=1", "BB=", "CCC=three"}));
