@@ -64,7 +64,7 @@ bool PatchParser::parseEnvelope(const QList<QByteArray> &lines, QList<FilePatch>
                 return false;
             }
             if (f.action == FilePatch::Action::Add)
-                f.hunks.append(PatchHunk{0, {}, false, false, false, {}, i + 1});
+                f.hunks.append(PatchHunk::startingAt(i + 1));
             out.append(f);
             file = &out.last();
             hunk = file->action == FilePatch::Action::Add ? &file->hunks.last() : nullptr;
@@ -120,7 +120,7 @@ bool PatchParser::parseEnvelope(const QList<QByteArray> &lines, QList<FilePatch>
                 break;
             }
             if (!hunk) {   // the first hunk may omit its "@@" line
-                file->hunks.append(PatchHunk{0, {}, false, false, false, {}, i + 1});
+                file->hunks.append(PatchHunk::startingAt(i + 1));
                 hunk = &file->hunks.last();
             }
             if (l.isEmpty())

@@ -20,6 +20,14 @@ struct PatchHunk {
     bool newNoNewline = false;   // ... after the last new line
     QList<PatchLine> lines;
     int header = 0;              // 1-based line of the hunk in the patch text, for messages
+
+    // A hunk with nothing read yet whose header is at `line`.
+    static PatchHunk startingAt(int line)
+    {
+        PatchHunk hunk;
+        hunk.header = line;
+        return hunk;
+    }
 };
 
 struct FilePatch {

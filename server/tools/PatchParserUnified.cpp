@@ -42,7 +42,7 @@ bool PatchParser::parseUnified(const QList<QByteArray> &lines, QList<FilePatch> 
             f.action = FilePatch::Action::Add;
             f.path = cur.newPath;
             if (cur.hunks.isEmpty())
-                cur.hunks.append(PatchHunk{0, {}, false, false, false, {}, cur.line});
+                cur.hunks.append(PatchHunk::startingAt(cur.line));
         } else if (cur.deleted || cur.newPath == QLatin1String("/dev/null")) {
             f.action = FilePatch::Action::Delete;
             f.path = cur.oldPath;
