@@ -1,5 +1,7 @@
 #pragma once
 
+#include "config/FileHostPatterns.h"
+
 #include <QString>
 #include <QStringList>
 
@@ -38,9 +40,10 @@ struct Config {
     int tunnelReadyTimeoutMs = 30000;         // tunnel-client not ready (/readyz) by then: restarted
     QStringList sbxEnv;                       // extra variables passed to sbx (NAME or PREFIX*); CHAT2SBX_* never
     QStringList tunnelEnv;                    // extra variables passed to tunnel-client (NAME or PREFIX*), e.g. for a proxy
-    // import_file downloads only over https from these hosts ("host" means port 443, "host:port" that
-    // port, "*.domain" any subdomain on 443), at most this many MiB.
-    QStringList importFileHosts{QStringLiteral("*.oaiusercontent.com")};
+    // import_file downloads only over https from these hosts (FileHostPatterns: "host" means port 443,
+    // "host:port" that port, "*.domain" any subdomain, "prefix*.domain" one label starting so), at
+    // most this many MiB.
+    QStringList importFileHosts = FileHostPatterns::defaults();
     int importFileMaxMiB = 64;
     QString testImportCaFile;                 // tests only: an extra CA certificate import_file trusts
     bool exposeAllowLan = false;              // sandbox_expose may bind a non-loopback host address

@@ -1,4 +1,5 @@
 #include "config/ConfigLoader.h"
+#include "config/FileHostPatterns.h"
 
 #include <QDir>
 #include <QFile>
@@ -305,6 +306,13 @@ bool ConfigLoader::load(const QProcessEnvironment &env, const QString &homeDir, 
     if (c.databasePath.isEmpty())
         c.databasePath = c.stateDir + QStringLiteral("/chat2sbx.sqlite");
 
+    for (const QString &pattern : c.importFileHosts) {
+        const QString problem = FileHostPatterns::problem(pattern);
+        if (!problem.isEmpty()) {
+            error = QStringLiteral("invalid importFileHosts entry \"%1\": %2").arg(pattern.left(200), problem);
+            return false;
+        }
+    }
     if (c.host != QLatin1String("localhost") && QHostAddress(c.host).isNull()) {
         error = QStringLiteral("invalid CHAT2SBX_HOST=%1: must be an IP address or localhost").arg(c.host);
         return false;

@@ -57,6 +57,17 @@ QString auditSummary(const QString &tool, const QJsonObject &a)
         const QString mode = stringArg(a, "mode", 16);
         return stringArg(a, "host_path") + QStringLiteral(" (%1)").arg(mode.isEmpty() ? QStringLiteral("clone") : mode);
     }
+    if (tool == QLatin1String("import_file")) {
+        // The attachment's name (never its link: the signature in it is a credential) and where it goes.
+        const QJsonObject file = a.value(QLatin1String("file")).toObject();
+        QString name = stringArg(file, "file_name", 200);
+        if (name.isEmpty())
+            name = stringArg(file, "file_id", 100);
+        const QString destination = stringArg(a, "destination");
+        if (name.isEmpty())
+            name = QStringLiteral("(attachment)");
+        return destination.isEmpty() ? name : name + QStringLiteral(" \u2192 ") + destination;
+    }
     if (tool == QLatin1String("sandbox_create")) {
         QStringList parts;
         const QString ws = stringArg(a, "workspace_id", 32);

@@ -58,6 +58,7 @@ enum class ToolCardView {
     SandboxList,   // sandbox_list
     Export,        // export_changes
     Image,         // view_image
+    File,          // a file that crossed between the chat, the host and the sandbox: import_file
 };
 
 // The view's name on the wire ("terminal", "diff", "sandbox", "sandbox-list", "export", "image");
@@ -72,6 +73,7 @@ inline QString toolCardViewName(ToolCardView view)
     case ToolCardView::SandboxList: return QStringLiteral("sandbox-list");
     case ToolCardView::Export: return QStringLiteral("export");
     case ToolCardView::Image: return QStringLiteral("image");
+    case ToolCardView::File: return QStringLiteral("file");
     }
     return QString();
 }

@@ -3,15 +3,14 @@
 #include "mcp/ToolRegistry.h"
 #include "sandbox/channel/ChannelPool.h"
 #include "sandbox/channel/SandboxChannel.h"
+#include "config/FileHostPatterns.h"
+#include "tools/ImportStream.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
 
-#include <QCryptographicHash>
-#include <QFile>
 #include <QJsonArray>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QPointer>
 #include <QRegularExpression>
 #include <QSslCertificate>
 #include <QSslConfiguration>
@@ -24,7 +23,6 @@ namespace {
 constexpr int kMaxImportUrlBytes = 8192;
 constexpr int kImportTransferTimeoutMs = 120000;
 constexpr int kMaxImportRedirects = 5;
-constexpr int kImportWriteTimeoutMs = 120000;
 
 // The downloader: one network access manager for every call, owned by the registered handler.
 struct Importer {
@@ -57,46 +55,29 @@ ToolDefinition importFileDefinition()
     d.outputSchema = schema::result({{QStringLiteral("path"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("size"), schema::typed(QStringLiteral("integer"))},
                                      {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("file_name"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("mime_type"), schema::typed(QStringLiteral("string"))}});
     d.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::EachCallActs, ToolReach::OpenWorld);
     d.presentation.invoking = QStringLiteral("Copying the file into the sandbox…");
     d.presentation.invoked = QStringLiteral("Copied the file into the sandbox");
+    d.presentation.cardView = ToolCardView::File;
     d.meta = {{QStringLiteral("openai/fileParams"), QJsonArray{QStringLiteral("file")}}};
     return d;
 }
 
-// A file name as ChatGPT gives it, reduced to one safe path component.
+// A file name as ChatGPT gives it, reduced to one safe path component. Without a name, the file id's
+// last part ("sediment://file_0000..." -> "file_0000...").
 QString importFileName(const QString &name, const QString &fileId)
 {
-    QString base = name.section(QLatin1Char('/'), -1).section(QLatin1Char('\\'), -1).trimmed();
-    base.remove(QRegularExpression(QStringLiteral("[\\x00-\\x1f]")));
-    if (base.isEmpty() || base == QLatin1String(".") || base == QLatin1String(".."))
-        base = fileId.isEmpty() ? QStringLiteral("imported-file") : fileId;
-    return base.left(200);
-}
-
-void writeImportedFile(const QPointer<SandboxChannel> &channel, const ToolResponder &responder, const QString &destination,
-                      const QString &shown, const QByteArray &data, const QString &mimeType)
-{
-    if (!channel)
-        return responder.error(QStringLiteral("the sandbox was detached during the import"));
-    const QString sha = QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
-    // One new file, refused when something already has that name (nothing is overwritten).
-    channel->request(
-        QStringLiteral("apply"),
-        {"1", "w", destination.toUtf8(), "none", QByteArray::number(data.size()), data}, kImportWriteTimeoutMs,
-        [responder, shown, sha, size = data.size(), mimeType](const ChannelReply &r) {
-            if (!r.ok && r.code == QLatin1String("eexist"))
-                return responder.error(QStringLiteral("%1 already exists; give another destination").arg(shown));
-            if (!r.ok)
-                return responder.error(replyFailure(r));
-            QJsonObject out{{QStringLiteral("path"), shown},
-                            {QStringLiteral("size"), static_cast<double>(size)},
-                            {QStringLiteral("sha256"), sha}};
-            if (!mimeType.isEmpty())
-                out.insert(QStringLiteral("mime_type"), mimeType);
-            responder.ok(out);
-        });
+    auto component = [](const QString &s) {
+        QString base = s.section(QLatin1Char('/'), -1).section(QLatin1Char('\\'), -1).trimmed();
+        base.remove(QRegularExpression(QStringLiteral("[\\x00-\\x1f\\x7f]")));
+        return base == QLatin1String(".") || base == QLatin1String("..") ? QString() : base.left(200);
+    };
+    QString base = component(name);
+    if (base.isEmpty())
+        base = component(fileId);
+    return base.isEmpty() ? QStringLiteral("imported-file") : base;
 }
 
 void runImportFile(const std::shared_ptr<Importer> &importer, SandboxResolver &resolver, ChannelPool &channels,
@@ -118,73 +99,32 @@ void runImportFile(const std::shared_ptr<Importer> &importer, SandboxResolver &r
     QString why;
     if (!importUrlAllowed(importer->options.allowedHosts, url, why))
         return call.responder.error(QStringLiteral("refused to download %1: %2").arg(url.host().left(200), why));
+    const QString name = importFileName(fileName, fileId);
     if (destination.isEmpty())
-        destination = importFileName(fileName, fileId);
+        destination = name;
     else if (destination.endsWith(QLatin1Char('/')))
-        destination += importFileName(fileName, fileId);
+        destination += name;
     RunningSandbox sandbox;
-    if (!resolveSandbox(resolver, call, args, sandbox))
+    if (!resolveSandboxChannel(resolver, channels, call, args, sandbox))
         return;
-    const QString shown = displayPath(sandbox, destination);
-    QPointer<SandboxChannel> channel = &channels.channelFor(sandbox);
 
+    // The signed link lives minutes: the download starts now, before the channel is even up, and
+    // waits for it with the rest of the file held back by TCP.
     QNetworkRequest request(url);
     request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::UserVerifiedRedirectPolicy);
+    // HTTP/1.1: its flow control is TCP's, which the reply's read buffer limit drives.
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
     request.setMaximumRedirectsAllowed(kMaxImportRedirects);
     request.setTransferTimeout(kImportTransferTimeoutMs);
     request.setSslConfiguration(importer->tls);
-    QNetworkReply *reply = importer->network.get(request);
-    const qint64 cap = importer->options.maxBytes;
-    auto body = std::make_shared<QByteArray>();
-    auto refusal = std::make_shared<QString>();
-    const ToolResponder responder = call.responder;
-    QObject::connect(reply, &QNetworkReply::redirected, reply, [reply, importer, refusal](const QUrl &target) {
-        QString reason;
-        if (importUrlAllowed(importer->options.allowedHosts, target, reason))
-            return emit reply->redirectAllowed();
-        *refusal = QStringLiteral("the download redirected to %1, which is not allowed: %2").arg(target.host().left(200), reason);
-        reply->abort();
-    });
-    auto tooLarge = [cap] {
-        return QStringLiteral("the file is larger than the import limit of %1 MiB").arg(cap >> 20);
-    };
-    QObject::connect(reply, &QNetworkReply::metaDataChanged, reply, [reply, cap, refusal, tooLarge] {
-        const QVariant length = reply->header(QNetworkRequest::ContentLengthHeader);
-        if (length.isValid() && length.toLongLong() > cap && refusal->isEmpty()) {
-            *refusal = tooLarge();
-            reply->abort();
-        }
-    });
-    QObject::connect(reply, &QNetworkReply::readyRead, reply, [reply, body, cap, refusal, tooLarge] {
-        if (!refusal->isEmpty())
-            return;
-        const QByteArray chunk = reply->read(cap + 1 - body->size());
-        *body += chunk;
-        if (body->size() > cap) {
-            *refusal = tooLarge();
-            body->clear();
-            reply->abort();
-        }
-    });
-    call.cancellation.onCancel([reply = QPointer<QNetworkReply>(reply), refusal] {
-        if (reply) {
-            *refusal = QStringLiteral("cancelled");
-            reply->abort();
-        }
-    });
-    QObject::connect(reply, &QNetworkReply::finished, reply, [reply, body, refusal, responder, channel, destination, shown,
-                                                              mimeType] {
-        reply->deleteLater();
-        if (!refusal->isEmpty())
-            return responder.error(*refusal + QStringLiteral("; nothing was written"));
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        if (status != 0 && status != 200)
-            return responder.error(QStringLiteral("the download failed with HTTP status %1; nothing was written").arg(status));
-        if (reply->error() != QNetworkReply::NoError)
-            return responder.error(QStringLiteral("the download failed: %1; nothing was written").arg(reply->errorString()));
-        *body += reply->readAll();
-        writeImportedFile(channel, responder, destination, shown, *body, mimeType);
-    });
+    ImportStream::Target target;
+    target.channel = &channels.channelFor(sandbox);
+    target.destination = destination;
+    target.shown = displayPath(sandbox, destination);
+    target.fileName = name;
+    target.mimeType = mimeType;
+    ImportStream::start(importer->network.get(request), std::move(target),
+                        {importer->options.allowedHosts, importer->options.maxBytes}, call.responder, call.cancellation);
 }
 
 } // namespace
@@ -203,21 +143,8 @@ bool importUrlAllowed(const QStringList &allowedHosts, const QUrl &url, QString 
         why = QStringLiteral("URLs with credentials are not allowed");
         return false;
     }
-    const QString host = url.host().toLower();
-    const int port = url.port(443);
-    for (const QString &entry : allowedHosts) {
-        QString h = entry.trimmed().toLower();
-        int p = 443;
-        const qsizetype colon = h.lastIndexOf(QLatin1Char(':'));
-        if (colon > 0) {
-            p = h.mid(colon + 1).toInt();
-            h.truncate(colon);
-        }
-        if (p != port || h.isEmpty())
-            continue;
-        if (h.startsWith(QLatin1String("*.")) ? host.endsWith(h.mid(1)) && host.size() > h.size() - 1 : host == h)
-            return true;
-    }
+    if (FileHostPatterns::allows(allowedHosts, url.host(QUrl::FullyEncoded), url.port(443)))
+        return true;
     why = QStringLiteral("the host is not one of the allowed file hosts");
     return false;
 }

@@ -11,13 +11,14 @@ class SandboxResolver;
 class ToolRegistry;
 
 struct ImportFileOptions {
-    QStringList allowedHosts;   // "host" (port 443), "host:port", "*.domain" (subdomains, port 443)
+    QStringList allowedHosts;   // FileHostPatterns: "host", "host:port", "*.domain", "prefix*.domain"
     qint64 maxBytes = 64LL * 1024 * 1024;
     QString extraCaFile;        // tests only: a CA certificate trusted besides the system ones
 };
 
 // import_file: downloads a file the user attached in ChatGPT (https, allow-listed hosts, redirects
-// checked, size-capped) and writes it into the sandbox's workspace without overwriting anything.
+// checked, size-capped), streaming it into the sandbox's workspace (ImportStream) without
+// overwriting anything.
 void registerImportFileTool(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels,
                             const ImportFileOptions &options);
 

@@ -18,6 +18,7 @@ const rows = [
   ['named sandbox list', named('sandbox-list'), 'sandbox-list'],
   ['named export', named('export'), 'export'],
   ['named image', named('image'), 'image'],
+  ['named file', named('file'), 'file'],
   ['the name wins over the shape', named('diff', terminal), 'diff'],
   // a name the card does not know, or none: the shape
   ['unknown name: shape', named('spreadsheet', terminal), 'terminal'],
@@ -30,6 +31,7 @@ const rows = [
   ['diff shape (diff text)', { structuredContent: { path: 'a', diff: '' } }, 'diff'],
   ['diff shape (file list)', { structuredContent: { files: [] } }, 'diff'],
   ['image shape', { structuredContent: { path: 'a.png', mime_type: 'image/png', width: 2, height: 1 } }, 'image'],
+  ['file shape', { structuredContent: { path: '~/workspace/a.pdf', size: 3, sha256: 'ab', file_name: 'a.pdf' } }, 'file'],
   ['unknown shape', { structuredContent: { matches: [] } }, 'fallback'],
   // results no view draws
   ['an error, even when named', { isError: true, structuredContent: terminal, _meta: { 'chat2sbx/view': 'terminal' } }, 'fallback'],

@@ -25,6 +25,14 @@ private slots:
         QCOMPARE(auditSummary("edit", {{"path", "a/b.txt"}, {"old_string", "x"}, {"new_string", "secret"}}), QStringLiteral("a/b.txt"));
         QCOMPARE(auditSummary("bash_write", {{"session_id", "bash_1"}, {"input", "secret-input"}}), QStringLiteral("bash_1"));
         QCOMPARE(auditSummary("apply_patch", {{"patch", "*** Add File: x\n+secret"}}), QString());
+        // import_file: the attachment's name and destination, never its signed link.
+        const QJsonObject attachment{{"download_url", "https://oaisdmntprwestus.blob.core.windows.net/files/x/raw?sig=SECRET"},
+                                     {"file_id", "sediment://file_0000abc"}, {"file_name", "report.pdf"}};
+        QCOMPARE(auditSummary("import_file", {{"file", attachment}}), QStringLiteral("report.pdf"));
+        QCOMPARE(auditSummary("import_file", {{"file", attachment}, {"destination", "in/"}}), QString::fromUtf8("report.pdf \u2192 in/"));
+        QVERIFY(!auditSummary("import_file", {{"file", attachment}}).contains(QStringLiteral("SECRET")));
+        QCOMPARE(auditSummary("import_file", {{"file", QJsonObject{{"file_id", "sediment://file_0000abc"}}}}),
+                 QStringLiteral("sediment://file_0000abc"));
         QCOMPARE(auditSummary("sandbox_expose", {{"port", 8080}}), QStringLiteral("port 8080"));
         QCOMPARE(auditSummary("sandbox_expose", {{"port", 8080}, {"host", "0.0.0.0"}, {"host_port", 9000}}),
                  QStringLiteral("port 8080 on 0.0.0.0:9000"));

@@ -19,7 +19,8 @@ namespace {
 const QStringList &cardTools()
 {
     static const QStringList names{"bash", "bash_poll", "bash_write", "bash_stop", "show_changes", "edit", "apply_patch",
-                                   "write", "sandbox_create", "sandbox_get", "sandbox_list", "export_changes", "view_image"};
+                                   "write", "sandbox_create", "sandbox_get", "sandbox_list", "export_changes", "view_image",
+                                   "import_file"};
     return names;
 }
 
@@ -92,6 +93,7 @@ private slots:
         QTest::newRow("sandbox_list") << "sandbox_list" << "sandbox-list";
         QTest::newRow("export_changes") << "export_changes" << "export";
         QTest::newRow("view_image") << "view_image" << "image";
+        QTest::newRow("import_file") << "import_file" << "file";
     }
     void eachCardToolNamesItsView()
     {

@@ -150,7 +150,7 @@ function limitHunks(hunks, max) {
 
 // ---- which view draws a result ----
 // The server names it in _meta["chat2sbx/view"]; a result without a name the card knows is drawn by its shape.
-const VIEWS = ['terminal', 'diff', 'sandbox', 'sandbox-list', 'export', 'image'];
+const VIEWS = ['terminal', 'diff', 'sandbox', 'sandbox-list', 'export', 'image', 'file'];
 function viewOfShape(s) {
   if (typeof s.session_id === 'string' && 'output' in s) return 'terminal';
   if (Array.isArray(s.sandboxes)) return 'sandbox-list';
@@ -158,6 +158,7 @@ function viewOfShape(s) {
   if ('exported' in s) return 'export';
   if (typeof s.diff === 'string' || Array.isArray(s.files)) return 'diff';
   if (typeof s.mime_type === 'string' && num(s.width) !== null) return 'image';
+  if (typeof s.path === 'string' && typeof s.sha256 === 'string' && num(s.size) !== null) return 'file';
   return 'fallback';
 }
 function viewOf(r) {

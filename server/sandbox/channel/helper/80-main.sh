@@ -25,6 +25,9 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
         bash_status) op_bash_status ;;
         bash_input) op_bash_input ;;
         apply) op_apply ;;
+        upload_part) op_upload_part ;;
+        upload_done) op_upload_done ;;
+        upload_drop) op_upload_drop ;;
         read) op_read ;;
         get) op_get ;;
         write) op_write ;;
@@ -44,6 +47,7 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
 record_git_base
 reap_predecessors
 sweep_stale_runs
+sweep_stale_uploads
 response_writer &
 WRITER=$!
 echo "$WRITER" >"$RUN/writer.pid"   # a helper killed outright leaves it behind: the next one's sweep kills it
