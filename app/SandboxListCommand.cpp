@@ -4,6 +4,7 @@
 #include "core/Clock.h"
 #include "runtime/Services.h"
 #include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/present/SandboxNames.h"
 #include "sandbox/present/SandboxPresenter.h"
 
 #include <QJsonArray>
@@ -23,8 +24,11 @@ int runSandboxList(CommandContext &ctx)
     const QList<SandboxView> views = cli.sandboxes->list();
     if (ctx.json) {
         QJsonArray items;
-        for (const SandboxView &v : views)
-            items.append(sandboxJson(v, *cli.sandboxes, Audience::LocalUser));
+        for (const SandboxView &v : views) {
+            QJsonObject item = sandboxJson(v, *cli.sandboxes, Audience::LocalUser);
+            item.insert(QStringLiteral("name"), sandboxShortName(v));
+            items.append(item);
+        }
         ctx.printJson(QJsonObject{{QStringLiteral("sandboxes"), items}});
         return 0;
     }
@@ -32,8 +36,12 @@ int runSandboxList(CommandContext &ctx)
         ctx.print(QStringLiteral("no sandboxes"));
         return 0;
     }
-    QString text = QStringLiteral("%1  %2  %3  %4  %5\n")
-                       .arg(QStringLiteral("SANDBOX").leftJustified(28), QStringLiteral("STATE").leftJustified(10),
+    int nameWidth = 4;
+    for (const SandboxView &v : views)
+        nameWidth = qMax(nameWidth, static_cast<int>(sandboxShortName(v).size()));
+    QString text = QStringLiteral("%1  %2  %3  %4  %5  %6\n")
+                       .arg(QStringLiteral("NAME").leftJustified(nameWidth), QStringLiteral("SANDBOX").leftJustified(28),
+                            QStringLiteral("STATE").leftJustified(10),
                             QStringLiteral("MEMORY").leftJustified(7), QStringLiteral("CREATED (UTC)").leftJustified(19),
                             QStringLiteral("WORKSPACE"));
     for (const SandboxView &v : views) {
@@ -41,8 +49,9 @@ int runSandboxList(CommandContext &ctx)
         QString ws = r.workspaceId;
         if (v.workspace)
             ws += QStringLiteral(" (%1 %2)").arg(workspaceModeName(v.workspace->mode), v.workspace->hostPath);
-        text += QStringLiteral("%1  %2  %3  %4  %5\n")
-                    .arg(r.id.leftJustified(28), sandboxStateName(r.state).leftJustified(10),
+        text += QStringLiteral("%1  %2  %3  %4  %5  %6\n")
+                    .arg(sandboxShortName(v).leftJustified(nameWidth), r.id.leftJustified(28),
+                         sandboxStateName(r.state).leftJustified(10),
                          memoryText(r.memory).leftJustified(7),
                          isoTime(r.createdAt).left(19).replace(QLatin1Char('T'), QLatin1Char(' ')), ws);
         if (!r.reason.isEmpty())

@@ -17,6 +17,7 @@ struct RunningCommandRow {
     QString command;
     qint64 startedAtMs = 0;
     QStringList lastLines;
+    QString sandboxName = {};   // sandboxShortName; empty: show the id
 };
 
 struct ToolCallRow {
@@ -29,6 +30,7 @@ struct ToolCallRow {
     qint64 durationMs = 0;
     QString error;
     QString conversation = {};   // the ChatGPT conversation, shortened (AuditEntry::shortConversation); may be empty
+    QString sandboxName = {};    // sandboxShortName; empty: show the id
 };
 
 class ActivityModel : public QObject {

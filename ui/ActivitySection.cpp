@@ -34,7 +34,7 @@ QString callLine(const ToolCallRow &c)
 {
     QString line = QStringLiteral("%1  %2").arg(QDateTime::fromMSecsSinceEpoch(c.atMs).toString(QStringLiteral("HH:mm:ss")), c.tool);
     if (!c.sandboxId.isEmpty())
-        line += QStringLiteral("  %1").arg(c.sandboxId.left(12) + QChar(0x2026));
+        line += QStringLiteral("  %1").arg(c.sandboxName.isEmpty() ? c.sandboxId : c.sandboxName);
     if (!c.summary.isEmpty())
         line += QStringLiteral("  %1").arg(cut(c.summary, 60));
     line += QStringLiteral("  — %1, %2 ms").arg(c.outcome).arg(c.durationMs);
@@ -105,7 +105,8 @@ ActivitySection::Card ActivitySection::makeCommandCard(const RunningCommandRow &
     top->addWidget(c.title, 1);
     c.stop = new QPushButton(QStringLiteral("&Stop"), c.widget);
     c.stop->setObjectName(QStringLiteral("stop:") + row.sessionId);
-    c.stop->setAccessibleName(QStringLiteral("Stop command %1 in %2").arg(cut(row.command, 40), row.sandboxId));
+    c.stop->setAccessibleName(QStringLiteral("Stop command %1 in %2")
+                                  .arg(cut(row.command, 40), row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName));
     c.stop->setToolTip(c.stop->accessibleName());
     top->addWidget(c.stop, 0, Qt::AlignTop);
     grid->addLayout(top);
@@ -135,7 +136,10 @@ void ActivitySection::refreshRunning()
             structural = true;
         }
         const Card &c = m_cards[row.sessionId];
-        c.title->setText(QStringLiteral("%1 · %2 · running %3").arg(row.sandboxId, cut(row.command, 70), elapsedText(row.startedAtMs)));
+        c.title->setText(QStringLiteral("%1 · %2 · running %3")
+                             .arg(row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName, cut(row.command, 70),
+                                  elapsedText(row.startedAtMs)));
+        c.title->setToolTip(row.sandboxId);
         const QString output = row.lastLines.isEmpty() ? QStringLiteral("(no output yet)") : row.lastLines.join(QLatin1Char('\n'));
         if (c.output->text() != output) {
             c.output->setText(output);

@@ -9,7 +9,7 @@ namespace chat2sbx::ui {
 
 ApprovalsSection::ApprovalsSection(ApprovalsModel &model, QWidget *parent)
     : CardList({QStringLiteral("approvals"), QStringLiteral("Approvals"), QStringLiteral("Approvals (%1 pending)"),
-                QStringLiteral("No pending approvals.")}, parent), m_model(model)
+                QStringLiteral("No pending approvals."), true}, parent), m_model(model)
 {
     follow(m_model, &ApprovalsModel::changed, &ApprovalsModel::pending, &ApprovalsSection::addApprovalCard);
 }

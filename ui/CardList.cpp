@@ -8,6 +8,7 @@ namespace chat2sbx::ui {
 CardList::CardList(const Frame &frame, QWidget *parent) : QGroupBox(parent), m_frame(frame)
 {
     setObjectName(m_frame.name);
+    setFlat(true);
     auto *layout = new QVBoxLayout(this);
     m_message = makeMessageLabel(m_frame.name + QStringLiteral("Message"), this);
     layout->addWidget(m_message);
@@ -19,7 +20,7 @@ CardList::CardList(const Frame &frame, QWidget *parent) : QGroupBox(parent), m_f
 
 QString CardList::message() const
 {
-    return m_message->isVisible() ? m_message->text() : QString();
+    return m_message->isHidden() ? QString() : m_message->text();
 }
 
 void CardList::showMessage(const QString &text, Tone tone)
@@ -28,6 +29,13 @@ void CardList::showMessage(const QString &text, Tone tone)
     if (m_message->styleSheet() != styleSheet)
         m_message->setStyleSheet(styleSheet);
     showError(m_message, text);
+    updateShown();
+}
+
+void CardList::updateShown()
+{
+    if (m_frame.hideWhenEmpty)
+        setVisible(m_cards->count() > 0 || !m_message->isHidden());
 }
 
 void CardList::addCard(QWidget *card, const QList<QWidget *> &focus)
@@ -43,6 +51,7 @@ void CardList::rebuild()
     m_rowCount = m_addCards ? m_addCards() : 0;
     setTitle(m_rowCount == 0 ? m_frame.title : m_frame.countedTitle.arg(m_rowCount));
     m_empty->setVisible(m_cards->count() == 0);
+    updateShown();
     emit rebuilt();
 }
 

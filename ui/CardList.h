@@ -23,6 +23,7 @@ public:
         QString title;          // while nothing is counted
         QString countedTitle;   // with the count as %1: "Approvals (%1 pending)"
         QString emptyText;      // shown while there is no card
+        bool hideWhenEmpty = false;   // a section of decisions: out of sight while none waits (and no message)
     };
     CardList(const Frame &frame, QWidget *parent);
 
@@ -69,6 +70,7 @@ protected:
     void showMessage(const QString &text, Tone tone = Tone::Error);
 
 private:
+    void updateShown();
     Frame m_frame;
     QLabel *m_message = nullptr;
     QLabel *m_empty = nullptr;

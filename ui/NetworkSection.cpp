@@ -10,7 +10,7 @@ namespace chat2sbx::ui {
 
 NetworkSection::NetworkSection(NetworkModel &model, QWidget *parent)
     : CardList({QStringLiteral("network"), QStringLiteral("Network"), QStringLiteral("Network (%1 pending)"),
-                QStringLiteral("No network requests or blocked hosts.")}, parent), m_model(model)
+                QStringLiteral("No network requests or blocked hosts."), true}, parent), m_model(model)
 {
     follow(m_model, &NetworkModel::changed, [this] { return addCards(); });
 }
@@ -33,11 +33,13 @@ void NetworkSection::addRequestCard(const NetworkRequestRow &row)
     hosts->setTextFormat(Qt::PlainText);
     grid->addWidget(hosts, 0, 0);
     QLabel *why = makeLabel(QStringLiteral("%1 asks for sandbox %2%3 · %4")
-                                .arg(row.client.isEmpty() ? QStringLiteral("An MCP client") : row.client, row.sandboxId,
+                                .arg(row.client.isEmpty() ? QStringLiteral("An MCP client") : row.client,
+                                     row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName,
                                      row.reason.isEmpty() ? QString() : QStringLiteral(": “%1”").arg(row.reason),
                                      formatTime(row.requestedAtMs)),
                             card);
     why->setObjectName(QStringLiteral("reason"));
+    why->setToolTip(row.sandboxId);
     why->setTextFormat(Qt::PlainText);
     grid->addWidget(why, 1, 0);
     auto *buttons = new QHBoxLayout;
@@ -70,7 +72,10 @@ void NetworkSection::addBlockedCard(const BlockedHostsRow &row)
 {
     QWidget *card = makeCard(this, QStringLiteral("blocked:") + row.sandboxId);
     auto *grid = new QGridLayout(card);
-    grid->addWidget(makeLabel(QStringLiteral("Blocked in %1").arg(row.sandboxId), card, true), 0, 0, 1, 2);
+    const QString shown = row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName;
+    QLabel *title = makeLabel(QStringLiteral("Blocked in %1").arg(shown), card, true);
+    title->setToolTip(row.sandboxId);
+    grid->addWidget(title, 0, 0, 1, 2);
     const ResultCallback done = reporter();
     QList<QWidget *> focus;
     int line = 1;
@@ -80,7 +85,7 @@ void NetworkSection::addBlockedCard(const BlockedHostsRow &row)
         grid->addWidget(label, line, 0);
         auto *allow = new QPushButton(QStringLiteral("Allow"), card);
         allow->setObjectName(QStringLiteral("allowBlocked:") + row.sandboxId + QLatin1Char(':') + host);
-        allow->setAccessibleName(QStringLiteral("Allow %1 for sandbox %2").arg(host, row.sandboxId));
+        allow->setAccessibleName(QStringLiteral("Allow %1 for sandbox %2").arg(host, shown));
         allow->setToolTip(allow->accessibleName());
         grid->addWidget(allow, line++, 1);
         const QString sandboxId = row.sandboxId;

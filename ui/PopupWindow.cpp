@@ -6,6 +6,10 @@
 #include "StatusSection.h"
 #include "WorkspacesSection.h"
 #include "NetworkSection.h"
+#include "PopupHeader.h"
+
+#include <QApplication>
+#include <QPainter>
 
 #include <QGuiApplication>
 #include <QKeyEvent>
@@ -18,7 +22,8 @@
 namespace chat2sbx::ui {
 
 PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, QWidget *parent)
-    : QWidget(parent, Qt::Tool | Qt::WindowStaysOnTopHint)
+    : QWidget(parent, Qt::Tool | Qt::FramelessWindowHint | Qt::WindowStaysOnTopHint), m_approvalsModel(approvals),
+      m_statusModel(status)
 {
     setObjectName(QStringLiteral("popup"));
     setWindowTitle(QStringLiteral("chat2sbx"));
@@ -39,8 +44,14 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
     m_scroll->setFrameShape(QFrame::NoFrame);
     m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_scroll->setFocusPolicy(Qt::NoFocus);
+    m_header = new PopupHeader(this);
     auto *outer = new QVBoxLayout(this);
-    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setContentsMargins(1, 1, 1, 1);   // inside the 1 px border paintEvent draws
+    auto *top = new QVBoxLayout;
+    top->setContentsMargins(column->contentsMargins().left(), column->contentsMargins().top(),
+                            column->contentsMargins().right(), 0);
+    top->addWidget(m_header);
+    outer->addLayout(top);
     outer->addWidget(m_scroll, 1);
     auto *pinned = new QVBoxLayout;
     pinned->setContentsMargins(column->contentsMargins().left(), 0, column->contentsMargins().right(),
@@ -52,6 +63,13 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
     connect(m_approvals, &CardList::rebuilt, this, &PopupWindow::relayout);
     connect(m_sandboxes, &CardList::rebuilt, this, &PopupWindow::relayout);
     connect(m_status, &StatusSection::refreshed, this, &PopupWindow::relayout);
+    connect(&status, &StatusModel::changed, this, &PopupWindow::refreshHeader);
+    connect(m_header, &PopupHeader::detailsToggled, this, [this](bool shown) {
+        m_status->setVisible(shown);
+        relayout();
+    });
+    connect(&approvals, &ApprovalsModel::changed, this, &PopupWindow::refreshHeader);
+    refreshHeader();
     updateTabOrder();
     fitToContent();
 }
@@ -86,6 +104,9 @@ NetworkSection &PopupWindow::addNetwork(NetworkModel &model)
     if (m_network)
         return *m_network;
     m_network = new NetworkSection(model, m_content);
+    m_networkModel = &model;
+    connect(&model, &NetworkModel::changed, this, &PopupWindow::refreshHeader);
+    refreshHeader();
     auto *column = static_cast<QVBoxLayout *>(m_content->layout());
     column->insertWidget(column->indexOf(m_approvals) + 1, m_network);
     connect(m_network, &CardList::rebuilt, this, &PopupWindow::relayout);
@@ -105,7 +126,8 @@ void PopupWindow::relayout()
 
 void PopupWindow::updateTabOrder()
 {
-    QList<QWidget *> chain = m_approvals->focusChain();
+    QList<QWidget *> chain{m_header->detailsButton()};
+    chain += m_approvals->focusChain();
     if (m_network)
         chain += m_network->focusChain();
     if (m_activity)
@@ -118,21 +140,37 @@ void PopupWindow::updateTabOrder()
         QWidget::setTabOrder(chain.at(i - 1), chain.at(i));
 }
 
+void PopupWindow::refreshHeader()
+{
+    int waiting = m_approvalsModel.pending().size();
+    if (m_networkModel)
+        waiting += m_networkModel->pending().size();
+    const StatusInfo status = m_statusModel.status();
+    m_header->present(status, waiting);
+    // Something wrong: the details say what and what to do, without a click.
+    const Tone tone = overallState(status).tone;
+    if ((tone == Tone::Error || tone == Tone::Warning) && !m_header->detailsShown())
+        m_header->setDetailsShown(true);
+    m_status->setVisible(m_header->detailsShown());
+}
+
 void PopupWindow::fitToContent()
 {
-    m_content->adjustSize();
     const QFontMetrics fm(font());
-    const int minWidth = fm.averageCharWidth() * 88;
-    QSize want = m_content->sizeHint();
-    want.setWidth(qMax(want.width(), minWidth) + m_scroll->verticalScrollBar()->sizeHint().width());
-    // The pinned Status part below the scroll area.
-    want.setHeight(want.height() + m_status->sizeHint().height() + layout()->spacing());
+    const int scrollBar = m_scroll->verticalScrollBar()->sizeHint().width();
+    const int width = fm.averageCharWidth() * kWidthChars + scrollBar;
+    // The rows wrap at the width they get, which leaves room for the scroll bar.
+    const int contentWidth = width - scrollBar - 2;
+    const int contentHeight = m_content->hasHeightForWidth() ? m_content->heightForWidth(contentWidth) : m_content->sizeHint().height();
+    // The header above and the pinned Status part below the scroll area.
+    int height = contentHeight + m_header->sizeHint().height() + 3 * layout()->spacing() + 2;
+    if (!m_status->isHidden())
+        height += m_status->hasHeightForWidth() ? m_status->heightForWidth(width) : m_status->sizeHint().height();
+    height = qMin(height, kMaxHeight);
     QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (s) {
-        const QRect avail = s->availableGeometry();
-        want = want.boundedTo(QSize(avail.width() * 9 / 10, avail.height() * 9 / 10));
-    }
-    resize(want);
+    if (s)
+        height = qMin(height, s->availableGeometry().height() * 9 / 10);
+    setFixedSize(width, height);
 }
 
 void PopupWindow::showNear(const QRect &anchor)
@@ -158,6 +196,45 @@ void PopupWindow::showNear(const QRect &anchor)
     show();
     raise();
     activateWindow();
+}
+
+// Focus went elsewhere (a click outside, another window): the popup closes, unless the window
+// that took the focus is its own (the Destroy… confirmation). Looked at a moment later, once the
+// focus has settled. Platforms without a window manager (offscreen, minimal) move no focus.
+bool PopupWindow::event(QEvent *event)
+{
+    static const bool managed = QGuiApplication::platformName() != QLatin1String("offscreen")
+                                && QGuiApplication::platformName() != QLatin1String("minimal");
+    if (event->type() == QEvent::WindowDeactivate && isVisible() && managed) {
+        QTimer::singleShot(100, this, [this] {
+            if (isVisible() && !ownsActiveWindow()) {
+                hide();
+                m_focusClosed.start();
+            }
+        });
+    }
+    return QWidget::event(event);
+}
+
+bool PopupWindow::justClosedByFocusLoss() const
+{
+    return m_focusClosed.isValid() && m_focusClosed.elapsed() < 400;
+}
+
+bool PopupWindow::ownsActiveWindow() const
+{
+    for (const QWidget *w = QApplication::activeWindow(); w; w = w->parentWidget())
+        if (w == this)
+            return true;
+    return false;
+}
+
+void PopupWindow::paintEvent(QPaintEvent *event)
+{
+    QWidget::paintEvent(event);
+    QPainter painter(this);
+    painter.setPen(palette().color(QPalette::Mid));
+    painter.drawRect(rect().adjusted(0, 0, -1, -1));
 }
 
 void PopupWindow::keyPressEvent(QKeyEvent *event)

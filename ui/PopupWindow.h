@@ -2,6 +2,7 @@
 
 #include "TrayModels.h"
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 class QScrollArea;
@@ -12,14 +13,17 @@ class ActivityModel;
 class ActivitySection;
 class ApprovalsSection;
 class NetworkSection;
+class PopupHeader;
 class SandboxesSection;
 class StatusSection;
 class WorkspacesModel;
 class WorkspacesSection;
 
-// The tray popup: Approvals, Activity and Sandboxes scroll; Status stays pinned below them, in view
-// however many sandboxes there are. One small tool window, placed by the tray icon. Escape closes
-// it; Tab walks every button in visual order.
+// The tray popup: a frameless panel at the tray icon, one fixed width and at most kMaxHeight tall.
+// The header line (the overall state, how many things wait for the user) stays at the top; what
+// needs a decision (Approvals, Network) comes first, then Activity and Sandboxes, which scroll;
+// Status stays pinned below them. Escape and a click elsewhere (focus loss) close it; Tab walks
+// every button in visual order.
 class PopupWindow : public QWidget {
     Q_OBJECT
 public:
@@ -41,17 +45,27 @@ public:
     NetworkSection *network() const { return m_network; }
     // Resizes to fit the content, within the screen.
     void fitToContent();
+    PopupHeader &header() const { return *m_header; }
+    // Whether focus loss closed it a moment ago: a click on the tray icon then means "close", not
+    // "open again".
+    bool justClosedByFocusLoss() const;
+    static constexpr int kMaxHeight = 640;   // logical pixels
+    static constexpr int kWidthChars = 72;   // the fixed width, in average characters of the font
 
 signals:
     void copyUrlRequested();
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;
+    bool event(QEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
 
 private:
     // After a section rebuilt its rows: the Tab order again, and the size once the old rows are gone.
     void relayout();
     void updateTabOrder();
+    void refreshHeader();
+    bool ownsActiveWindow() const;
 
     ApprovalsSection *m_approvals = nullptr;
     SandboxesSection *m_sandboxes = nullptr;
@@ -60,6 +74,11 @@ private:
     WorkspacesSection *m_workspaces = nullptr;
     NetworkSection *m_network = nullptr;
     QScrollArea *m_scroll = nullptr;
+    PopupHeader *m_header = nullptr;
+    ApprovalsModel &m_approvalsModel;
+    StatusModel &m_statusModel;
+    NetworkModel *m_networkModel = nullptr;
+    QElapsedTimer m_focusClosed;
     QWidget *m_content = nullptr;
 };
 

@@ -22,15 +22,22 @@ QString clockTime(qint64 ms)
 QString summaryHtml(const SandboxRow &row)
 {
     QStringList parts;
-    parts << QStringLiteral("<b>%1</b> — %2").arg(row.id.toHtmlEscaped(), row.state.toHtmlEscaped());
+    parts << QStringLiteral("<b>%1</b> — %2").arg((row.name.isEmpty() ? row.id : row.name).toHtmlEscaped(), row.state.toHtmlEscaped());
     // The line names the workspace only; its id is in the details.
     const qsizetype idAt = row.workspace.indexOf(QStringLiteral(" (ws_"));
-    QString ws = row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace.left(idAt < 0 ? row.workspace.size() : idAt).toHtmlEscaped();
+    const QString folder = row.workspace.left(idAt < 0 ? row.workspace.size() : idAt);
+    // The short name already starts with the workspace's folder name: it is not said twice.
+    QStringList ws;
+    if (row.workspace.isEmpty() && row.name.isEmpty())
+        ws << QStringLiteral("—");
+    else if (!folder.isEmpty() && !row.name.startsWith(folder) && row.workspaceMode != QLatin1String("managed"))
+        ws << folder.toHtmlEscaped();
     if (row.workspaceMode == QLatin1String("direct"))
-        ws += QStringLiteral(" · ") + toneHtml(Tone::Warning, QStringLiteral("direct: writes to %1").arg(row.hostPath.toHtmlEscaped()));
+        ws << toneHtml(Tone::Warning, QStringLiteral("direct: writes to %1").arg(row.hostPath.toHtmlEscaped()));
     else if (!row.workspaceMode.isEmpty())
-        ws += QStringLiteral(" · %1").arg(row.workspaceMode.toHtmlEscaped());
-    parts << ws;
+        ws << row.workspaceMode.toHtmlEscaped();
+    if (!ws.isEmpty())
+        parts << ws.join(QStringLiteral(" · "));
     QStringList links;
     for (const PortLink &p : row.portLinks) {
         QString link = QStringLiteral("<a href=\"%1\">%2→%3:%4</a>").arg(p.url.toHtmlEscaped()).arg(p.sandboxPort)
@@ -54,6 +61,7 @@ QString summaryHtml(const SandboxRow &row)
 QString detailText(const SandboxRow &row)
 {
     QStringList lines;
+    lines << QStringLiteral("id: %1").arg(row.id);
     lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
     QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
     if (row.idleDeadlineMs > 0)
@@ -102,6 +110,7 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
 
     QLabel *title = makeLabel(summaryHtml(row), card);
     title->setObjectName(QStringLiteral("title"));
+    title->setToolTip(row.id);
     title->setTextFormat(Qt::RichText);
     title->setOpenExternalLinks(true);
     title->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
@@ -110,7 +119,7 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     const bool busy = m_destroying.contains(row.id) || row.state == QLatin1String("destroying");
     auto *destroy = new QPushButton(busy ? QStringLiteral("Destroying…") : QStringLiteral("&Destroy…"), card);
     destroy->setObjectName(QStringLiteral("destroy:") + row.id);
-    destroy->setAccessibleName(QStringLiteral("Destroy sandbox %1").arg(row.id));
+    destroy->setAccessibleName(QStringLiteral("Destroy sandbox %1").arg(row.name.isEmpty() ? row.id : row.name));
     destroy->setToolTip(destroy->accessibleName());
     destroy->setEnabled(!busy);
     line->addWidget(destroy, 0, Qt::AlignTop);
@@ -119,6 +128,7 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     QLabel *detail = makeLabel(detailText(row), card);
     detail->setObjectName(QStringLiteral("detail"));
     detail->setTextFormat(Qt::PlainText);
+    detail->setTextInteractionFlags(Qt::TextSelectableByMouse);   // the full id, to copy
     detail->setContentsMargins(toggle->sizeHint().width(), 0, 0, 0);
     detail->setVisible(expanded);
     column->addWidget(detail);

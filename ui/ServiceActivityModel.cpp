@@ -1,11 +1,13 @@
 #include "ServiceActivityModel.h"
 
+#include "ServiceSandboxNames.h"
+
 #include "sandbox/lifecycle/ActivityMonitor.h"
 
 namespace chat2sbx::ui {
 
-ServiceActivityModel::ServiceActivityModel(ActivityMonitor &monitor, QObject *parent)
-    : ActivityModel(parent), m_monitor(monitor)
+ServiceActivityModel::ServiceActivityModel(ActivityMonitor &monitor, const SandboxService &sandboxes, QObject *parent)
+    : ActivityModel(parent), m_monitor(monitor), m_sandboxes(sandboxes)
 {
     connect(&monitor, &ActivityMonitor::changed, this, &ActivityModel::changed);
     connect(&monitor, &ActivityMonitor::callsChanged, this, &ActivityModel::callsChanged);
@@ -14,17 +16,19 @@ ServiceActivityModel::ServiceActivityModel(ActivityMonitor &monitor, QObject *pa
 QList<RunningCommandRow> ServiceActivityModel::running() const
 {
     QList<RunningCommandRow> rows;
+    ServiceSandboxNames names(m_sandboxes);
     for (const RunningCommand &c : m_monitor.running())
-        rows.append(RunningCommandRow{c.sandboxId, c.sessionId, c.command, c.startedAt, c.lastLines});
+        rows.append(RunningCommandRow{c.sandboxId, c.sessionId, c.command, c.startedAt, c.lastLines, names(c.sandboxId)});
     return rows;
 }
 
 QList<ToolCallRow> ServiceActivityModel::recentCalls(int limit) const
 {
     QList<ToolCallRow> rows;
+    ServiceSandboxNames names(m_sandboxes);
     for (const AuditEntry &e : m_monitor.recentCalls(limit))
         rows.append(ToolCallRow{e.at, e.client, e.tool, e.sandboxId, e.summary, e.outcome, e.durationMs, e.detail,
-                                e.shortConversation()});
+                                e.shortConversation(), names(e.sandboxId)});
     return rows;
 }
 

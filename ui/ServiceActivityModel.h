@@ -4,6 +4,7 @@
 
 namespace chat2sbx {
 class ActivityMonitor;
+class SandboxService;
 }
 
 namespace chat2sbx::ui {
@@ -12,7 +13,7 @@ namespace chat2sbx::ui {
 class ServiceActivityModel : public ActivityModel {
     // No Q_OBJECT: it adds no signals or slots of its own.
 public:
-    explicit ServiceActivityModel(ActivityMonitor &monitor, QObject *parent = nullptr);
+    ServiceActivityModel(ActivityMonitor &monitor, const SandboxService &sandboxes, QObject *parent = nullptr);
     QList<RunningCommandRow> running() const override;
     QList<ToolCallRow> recentCalls(int limit) const override;
     void setWatching(bool watching) override;
@@ -21,6 +22,7 @@ public:
 private:
     // Outlives this: a server service (through TrayServices), which outlives the tray's models.
     ActivityMonitor &m_monitor;
+    const SandboxService &m_sandboxes;
 };
 
 } // namespace chat2sbx::ui

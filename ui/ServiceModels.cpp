@@ -24,7 +24,7 @@ ServiceModels makeServiceModels(Controller &controller)
         return qMakePair(c.first, c.last);
     });
     m.sandboxes = std::move(sandboxes);
-    m.activity = std::make_unique<ServiceActivityModel>(services.activity());
+    m.activity = std::make_unique<ServiceActivityModel>(services.activity(), services.sandboxes());
     m.status = std::make_unique<ServiceStatusModel>(services);
     m.workspaces = std::make_unique<ServiceWorkspacesModel>(services.workspaces(), services.sandboxes(), services.changes(),
                                                             services.workspaceRemoval());

@@ -1,5 +1,7 @@
 #include "ServiceNetworkModel.h"
 
+#include "ServiceSandboxNames.h"
+
 #include "sandbox/network/NetworkAccess.h"
 #include "sandbox/lifecycle/SandboxService.h"
 
@@ -8,9 +10,9 @@
 namespace chat2sbx::ui {
 
 namespace {
-NetworkRequestRow rowOf(const NetworkRequest &r)
+NetworkRequestRow rowOf(const NetworkRequest &r, ServiceSandboxNames &names)
 {
-    return NetworkRequestRow{r.id, r.sandboxId, r.hosts, r.reason, r.clientName, r.requestedAt};
+    return NetworkRequestRow{r.id, r.sandboxId, r.hosts, r.reason, r.clientName, r.requestedAt, names(r.sandboxId)};
 }
 } // namespace
 
@@ -19,25 +21,28 @@ ServiceNetworkModel::ServiceNetworkModel(NetworkAccess &network, SandboxService 
 {
     connect(&network, &NetworkAccess::changed, this, &NetworkModel::changed);
     connect(&network, &NetworkAccess::requested, this, [this](const QString &id) {
+        ServiceSandboxNames names(m_sandboxes);
         if (const std::optional<NetworkRequest> r = m_network.find(id))
-            emit requested(rowOf(*r));
+            emit requested(rowOf(*r, names));
     });
 }
 
 QList<NetworkRequestRow> ServiceNetworkModel::pending() const
 {
     QList<NetworkRequestRow> rows;
+    ServiceSandboxNames names(m_sandboxes);
     for (const NetworkRequest &r : m_network.pending())
-        rows.append(rowOf(r));
+        rows.append(rowOf(r, names));
     return rows;
 }
 
 QList<BlockedHostsRow> ServiceNetworkModel::blocked() const
 {
     QList<BlockedHostsRow> rows;
+    ServiceSandboxNames names(m_sandboxes);
     for (auto it = m_blocked.cbegin(); it != m_blocked.cend(); ++it) {
         if (!it.value().isEmpty())
-            rows.append({it.key(), it.value()});
+            rows.append({it.key(), it.value(), names(it.key())});
     }
     std::sort(rows.begin(), rows.end(), [](const BlockedHostsRow &a, const BlockedHostsRow &b) { return a.sandboxId < b.sandboxId; });
     return rows;

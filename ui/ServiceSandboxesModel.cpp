@@ -1,6 +1,7 @@
 #include "ServiceSandboxesModel.h"
 
 #include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/present/SandboxNames.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "state/AuditEntry.h"
 
@@ -23,6 +24,7 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             continue;
         SandboxRow row;
         row.id = r.id;
+        row.name = sandboxShortName(v);
         if (!v.workspace)
             row.workspace = r.workspaceId;
         else if (v.workspace->displayName.contains(v.workspace->id))

@@ -64,7 +64,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
             return;
         if (m_popup->isVisible())
             m_popup->hide();
-        else
+        else if (!m_popup->justClosedByFocusLoss())
             openPopup();
     });
     connect(m_tray, &QSystemTrayIcon::messageClicked, this, &TrayApp::openPopup);
@@ -131,7 +131,7 @@ void TrayApp::addNetwork(NetworkModel &network)
     connect(&network, &NetworkModel::requested, this, [this](const NetworkRequestRow &row) {
         QString body = QStringLiteral("%1 asks network access to %2 for sandbox %3.")
                            .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client,
-                                row.hosts.join(QStringLiteral(", ")), row.sandboxId);
+                                row.hosts.join(QStringLiteral(", ")), row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName);
         if (!row.reason.isEmpty())
             body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
         body += QStringLiteral(" Click to review.");

@@ -46,6 +46,7 @@ struct SandboxRow {
     QString reason;         // why it failed, if it did
     QString createdByConversation = {};   // the ChatGPT conversation that made it, shortened; empty: none known
     QString lastConversation = {};        // the one that used it last, shortened
+    QString name = {};      // the short name people read (sandboxShortName); the id on hover
 };
 
 struct StatusInfo {
@@ -107,12 +108,14 @@ struct NetworkRequestRow {
     QString reason{};
     QString client{};
     qint64 requestedAtMs = 0;
+    QString sandboxName = {};   // sandboxShortName; empty: show the id
 };
 
 // Hosts a sandbox's network policy blocked lately (from sbx's policy log).
 struct BlockedHostsRow {
     QString sandboxId;
     QStringList hosts;
+    QString sandboxName = {};   // sandboxShortName; empty: show the id
 };
 
 // A global ("always") allow rule chat2sbx added.

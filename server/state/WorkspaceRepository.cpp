@@ -93,6 +93,8 @@ std::optional<Workspace> WorkspaceRepository::findHost(const QString &hostPath, 
 QList<Workspace> WorkspaceRepository::list(bool includeTrashed) const
 {
     QList<Workspace> out;
+    if (!m_db.isOpen())   // the tray lists before the server has opened the database
+        return out;
     QSqlQuery q(m_db.handle());
     q.exec(QStringLiteral("SELECT %1 FROM workspaces %2 ORDER BY created_at, id")
                .arg(QLatin1String(kColumns), includeTrashed ? QString() : QStringLiteral("WHERE trashed_at IS NULL")));

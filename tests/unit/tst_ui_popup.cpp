@@ -390,6 +390,7 @@ private slots:
         FakeSandboxes sandboxes;
         SandboxRow a;
         a.id = shop;
+        a.name = QStringLiteral("webshop-3f9c");
         a.workspace = QStringLiteral("webshop");
         a.workspaceMode = QStringLiteral("clone");
         a.hostPath = QStringLiteral("/home/alex/src/webshop");
@@ -398,6 +399,7 @@ private slots:
         a.ports = {QStringLiteral("5173 → 127.0.0.1:49153")};
         SandboxRow b;
         b.id = notes;
+        b.name = QStringLiteral("scratch-81d0");
         b.workspace = QStringLiteral("scratch");
         b.workspaceMode = QStringLiteral("managed");
         b.state = QStringLiteral("stopped");
@@ -410,13 +412,14 @@ private slots:
         status.info.sbx = QStringLiteral("sbx v0.47.0, signed in, template chat2sbx-shell:0.1.0 present");
         FakeActivity activity;
         activity.rows << RunningCommandRow{shop, QStringLiteral("bash_aaaaaaaaaaaaaaaaaaaaaaaa"), QStringLiteral("npm run dev"), now - 95000,
-                                           {QStringLiteral("ready in 812 ms"), QStringLiteral("➜  Local: http://localhost:5173/")}};
+                                           {QStringLiteral("ready in 812 ms"), QStringLiteral("➜  Local: http://localhost:5173/")},
+                                           QStringLiteral("webshop-3f9c")};
         activity.calls << ToolCallRow{now - 2000, QStringLiteral("openai-mcp"), QStringLiteral("bash"), shop,
-                                      QStringLiteral("npm test"), QStringLiteral("ok"), 4120, {}}
+                                      QStringLiteral("npm test"), QStringLiteral("ok"), 4120, {}, {}, QStringLiteral("webshop-3f9c")}
                        << ToolCallRow{now - 9000, QStringLiteral("openai-mcp"), QStringLiteral("edit"), shop,
-                                      QStringLiteral("src/cart.ts"), QStringLiteral("ok"), 38, {}}
+                                      QStringLiteral("src/cart.ts"), QStringLiteral("ok"), 38, {}, {}, QStringLiteral("webshop-3f9c")}
                        << ToolCallRow{now - 15000, QStringLiteral("openai-mcp"), QStringLiteral("network_request"), shop,
-                                      QStringLiteral("registry.npmjs.org"), QStringLiteral("ok"), 3, {}};
+                                      QStringLiteral("registry.npmjs.org"), QStringLiteral("ok"), 3, {}, {}, QStringLiteral("webshop-3f9c")};
         FakeWorkspaces workspaces;
         workspaces.rows = {{QStringLiteral("ws_5b2e9d0c7a1f4e3b8c6d2a90"), QStringLiteral("webshop"), QStringLiteral("clone"),
                             QStringLiteral("/home/alex/src/webshop"), {{shop, QStringLiteral("running")}}},
@@ -425,8 +428,9 @@ private slots:
         workspaces.summaries.insert(shop, QStringLiteral("2 commits · 3 files +48 −7"));
         FakeNetwork network;
         network.requests = {{QStringLiteral("net_7d1e0a9c4b3f2e8d5a6c1b09"), shop, {QStringLiteral("registry.npmjs.org")},
-                             QStringLiteral("npm install needs the package registry"), QStringLiteral("openai-mcp"), now - 15000}};
-        network.blockedRows = {{shop, {QStringLiteral("fonts.googleapis.com")}}};
+                             QStringLiteral("npm install needs the package registry"), QStringLiteral("openai-mcp"), now - 15000,
+                             QStringLiteral("webshop-3f9c")}};
+        network.blockedRows = {{shop, {QStringLiteral("fonts.googleapis.com")}, QStringLiteral("webshop-3f9c")}};
         network.rules = {{1, QStringLiteral("pypi.org")}};
 
         PopupWindow popup(approvals, sandboxes, status);
@@ -457,7 +461,8 @@ private slots:
         QWidget *content = scroll->widget();
         const int contentHeight = content->hasHeightForWidth() ? content->heightForWidth(scroll->viewport()->width())
                                                                : content->sizeHint().height();
-        popup.resize(popup.width(), contentHeight + chrome);
+        QVERIFY2(popup.height() <= PopupWindow::kMaxHeight, qPrintable(QString::number(popup.height())));
+        popup.setFixedHeight(contentHeight + chrome);
         QCoreApplication::processEvents();
         QVERIFY(!scroll->verticalScrollBar()->isVisible());
         QVERIFY(!saveScreenshot(popup, QStringLiteral("ui_popup_every_section")).isEmpty());

@@ -6,6 +6,7 @@
 
 #include "ActivityModel.h"
 #include "ActivitySection.h"
+#include "PopupHeader.h"
 #include "PopupWindow.h"
 #include "SandboxesSection.h"
 #include "StatusSection.h"
@@ -53,6 +54,7 @@ SandboxRow sandbox(int i, const QString &mode = QStringLiteral("managed"))
     r.id = QStringLiteral("sbx_%1").arg(QString::number(0xa1b2c3d4e5f600 + i, 16).rightJustified(24, QLatin1Char('0')));
     r.workspace = QStringLiteral("project-%1 (ws_%2)").arg(i).arg(QString::number(i).rightJustified(24, QLatin1Char('0')));
     r.workspaceMode = mode;
+    r.name = QStringLiteral("project-%1-%2").arg(i).arg(r.id.mid(4, 4));
     r.state = QStringLiteral("running");
     r.memory = QStringLiteral("4g");
     r.idleDeadlineMs = fixedTime(18, i);
@@ -89,12 +91,13 @@ private slots:
         sandboxes.rows[0].ports << QStringLiteral("8080 → 127.0.0.1:49152");
         sandboxes.rows[1].portLinks << PortLink{3000, QStringLiteral("0.0.0.0"), 41000, QStringLiteral("http://127.0.0.1:41000/"), true};
         PopupWindow popup(approvals, sandboxes, st);
-        popup.resize(popup.width(), 600);   // a small screen: the rows scroll
+        popup.header().setDetailsShown(true);
         popup.show();
         settle();
-        popup.resize(popup.width(), 600);
+        popup.setFixedHeight(600);   // a small screen: the rows scroll
         settle();
         QCOMPARE(popup.sandboxes().rowCount(), 10);
+        save(popup, QStringLiteral("trust_ten_sandboxes"));
         // One line per sandbox: each card is at most about two text lines high when collapsed.
         const QList<QLabel *> titles = popup.sandboxes().findChildren<QLabel *>(QStringLiteral("title"));
         QCOMPARE(titles.size(), 10);
