@@ -1,12 +1,15 @@
 #include "TrayApp.h"
 
 #include "Autostart.h"
+#include "DecisionNotices.h"
+#include "DesktopNotifications.h"
 #include "GlobalInstructions.h"
 #include "PopupWindow.h"
 #include "WorkspacesModel.h"
 #include "TrayResources.h"
 
 #include <QAction>
+#include <QDBusConnection>
 #include <QClipboard>
 #include <QDesktopServices>
 #include <QDir>
@@ -58,6 +61,11 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     m_menu->addSeparator();
     add(QStringLiteral("quit"), QStringLiteral("&Quit"), [this] { emit quitRequested(); });
     m_tray->setContextMenu(m_menu);
+    // Where the desktop's notification server has buttons, requests are decided from there too.
+    m_desktop = new DesktopNotifications(QDBusConnection::sessionBus(), this);
+    m_decisions = new DecisionNotices(*m_desktop, approvals, [this] { openPopup(); }, this);
+    connect(m_decisions, &DecisionNotices::failed, this, &TrayApp::reportError);
+    m_desktop->probe();
 
     connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
         if (reason != QSystemTrayIcon::Trigger && reason != QSystemTrayIcon::DoubleClick)
@@ -128,7 +136,10 @@ void TrayApp::addWorkspaces(WorkspacesModel &workspaces)
 void TrayApp::addNetwork(NetworkModel &network)
 {
     m_popup->addNetwork(network);
+    m_decisions->addNetwork(network);
     connect(&network, &NetworkModel::requested, this, [this](const NetworkRequestRow &row) {
+        if (m_desktop->available())
+            return m_decisions->networkRequested(row);
         QString body = QStringLiteral("%1 asks network access to %2 for sandbox %3.")
                            .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client,
                                 row.hosts.join(QStringLiteral(", ")), row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName);
@@ -144,6 +155,8 @@ void TrayApp::addNetwork(NetworkModel &network)
 
 void TrayApp::notifyApproval(const ApprovalRow &row)
 {
+    if (m_desktop->available())
+        return m_decisions->approvalRequested(row);
     if (m_noticeWindow.isActive()) {
         ++m_heldNotices;
         return;

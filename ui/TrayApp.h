@@ -14,6 +14,8 @@ class QMenu;
 namespace chat2sbx::ui {
 
 class ActivityModel;
+class DecisionNotices;
+class DesktopNotifications;
 class PopupWindow;
 class WorkspacesModel;
 
@@ -46,6 +48,7 @@ public:
     TrayState state() const { return m_state; }
     int pendingApprovals() const { return m_pending; }
     QAction *action(const QString &objectName) const;
+    DesktopNotifications &desktopNotifications() const { return *m_desktop; }
 
     // Menu actions (public for tests).
     bool editGlobalInstructions(QString &error);
@@ -76,6 +79,8 @@ private:
     StatusModel &m_status;
     TrayPaths m_paths;
     QSystemTrayIcon *m_tray = nullptr;
+    DesktopNotifications *m_desktop = nullptr;   // the desktop's notification server, when it has buttons
+    DecisionNotices *m_decisions = nullptr;
     QMenu *m_menu = nullptr;
     PopupWindow *m_popup = nullptr;
     QAction *m_autostart = nullptr;

@@ -1,6 +1,9 @@
 // The tray over a real in-process Controller (the server `serve` runs), the fake sbx and real MCP over
 // HTTP: approvals requested through MCP appear in the popup and the buttons decide them; Destroy
 // (confirmed) removes the sandbox from the fake sbx; tunnel state changes reach the Status part.
+// With a notification server on a private session bus (a test double that records Notify and plays
+// the user's click with ActionInvoked), a folder request is decided from its notification, once; a
+// burst of requests is one notification; a request decided by the CLI withdraws its notification.
 // Every test saves a screenshot of the popup under <build>/test-output/screenshots/.
 #include "SandboxHarness.h"
 #include "TestSupport.h"
@@ -13,11 +16,15 @@
 #include "sandbox/lifecycle/SandboxService.h"
 #include "SandboxesSection.h"
 #include "ServiceModels.h"
+#include "DecisionNotices.h"
+#include "DesktopNotifications.h"
 #include "TrayApp.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"
 #include "WorkspacesSection.h"
 
+#include <QDBusConnection>
+#include <QDBusMessage>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
@@ -29,6 +36,8 @@
 #include <QTest>
 
 #include <memory>
+
+#include <csignal>
 
 using namespace chat2sbx;
 using namespace chat2sbx::test;
@@ -100,6 +109,115 @@ QString compact(const QJsonObject &o)
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
+// org.freedesktop.Notifications as a desktop serves it (spec 1.2), on its own connection to the
+// private bus: records every Notify and CloseNotification, plays a click with ActionInvoked.
+class NotificationServerDouble : public QObject {
+    Q_OBJECT
+    Q_CLASSINFO("D-Bus Interface", "org.freedesktop.Notifications")
+public:
+    struct Shown {
+        uint id = 0;
+        QString summary;
+        QString body;
+        QStringList actions;
+    };
+    QList<Shown> notifies;   // every Notify, in order
+    QList<uint> closedByClient;
+    QSet<uint> open;         // on screen now
+    QDBusConnection bus{QStringLiteral("none")};
+
+    bool attach(const QString &address, QString &error)
+    {
+        bus = QDBusConnection::connectToBus(address, QStringLiteral("notification-server-double"));
+        if (!bus.isConnected() || !bus.registerService(QStringLiteral("org.freedesktop.Notifications"))
+            || !bus.registerObject(QStringLiteral("/org/freedesktop/Notifications"), this,
+                                   QDBusConnection::ExportAllSlots | QDBusConnection::ExportAllSignals)) {
+            error = bus.lastError().message();
+            return false;
+        }
+        return true;
+    }
+    void detach()
+    {
+        bus.unregisterObject(QStringLiteral("/org/freedesktop/Notifications"));
+        bus.unregisterService(QStringLiteral("org.freedesktop.Notifications"));
+        QDBusConnection::disconnectFromBus(QStringLiteral("notification-server-double"));
+    }
+    // The user presses a button: ActionInvoked, then the notification closes (reason 2, dismissed).
+    void click(uint id, const QString &action)
+    {
+        emitSignal(QStringLiteral("ActionInvoked"), {id, action});
+        open.remove(id);
+        emitSignal(QStringLiteral("NotificationClosed"), {id, 2u});
+    }
+    const Shown *lastFor(const QString &bodyPart) const
+    {
+        for (auto it = notifies.crbegin(); it != notifies.crend(); ++it)
+            if (it->body.contains(bodyPart))
+                return &*it;
+        return nullptr;
+    }
+
+public slots:
+    QStringList GetCapabilities() { return {QStringLiteral("actions"), QStringLiteral("body"), QStringLiteral("persistence")}; }
+    uint Notify(const QString &, uint replacesId, const QString &, const QString &summary, const QString &body,
+                const QStringList &actions, const QVariantMap &, int)
+    {
+        const uint id = replacesId != 0 ? replacesId : ++m_next;
+        notifies.append({id, summary, body, actions});
+        open.insert(id);
+        return id;
+    }
+    void CloseNotification(uint id)
+    {
+        closedByClient << id;
+        if (open.remove(id))
+            emitSignal(QStringLiteral("NotificationClosed"), {id, 3u});
+    }
+    QString GetServerInformation(QString &vendor, QString &version, QString &specVersion)
+    {
+        vendor = QStringLiteral("chat2sbx tests");
+        version = QStringLiteral("1");
+        specVersion = QStringLiteral("1.2");
+        return QStringLiteral("notification-server-double");
+    }
+
+private:
+    void emitSignal(const QString &name, const QVariantList &args)
+    {
+        QDBusMessage m = QDBusMessage::createSignal(QStringLiteral("/org/freedesktop/Notifications"),
+                                                    QStringLiteral("org.freedesktop.Notifications"), name);
+        m.setArguments(args);
+        bus.send(m);
+    }
+    uint m_next = 0;
+};
+
+// A session bus of the test's own (dbus-daemon --session), never the user's.
+struct PrivateBus {
+    QString address;
+    qint64 pid = 0;
+    bool start(QString &error)
+    {
+        QProcess daemon;
+        daemon.start(QStringLiteral("dbus-daemon"), {QStringLiteral("--session"), QStringLiteral("--fork"),
+                                                     QStringLiteral("--print-address=1"), QStringLiteral("--print-pid=1")});
+        if (!daemon.waitForFinished(15000) || daemon.exitCode() != 0) {
+            error = QStringLiteral("dbus-daemon: ") + QString::fromLocal8Bit(daemon.readAllStandardError());
+            return false;
+        }
+        const QList<QByteArray> lines = daemon.readAllStandardOutput().split('\n');
+        address = QString::fromUtf8(lines.value(0).trimmed());
+        pid = lines.value(1).trimmed().toLongLong();
+        return !address.isEmpty() && pid > 0;
+    }
+    ~PrivateBus()
+    {
+        if (pid > 0)
+            ::kill(static_cast<pid_t>(pid), SIGTERM);
+    }
+};
+
 } // namespace
 
 class TestTray : public QObject {
@@ -108,6 +226,111 @@ private slots:
     void initTestCase()
     {
         QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
+        // Before anything opens the session bus: every tray of this test talks to the private one,
+        // where a notification server is only while a test puts the double there.
+        QString error;
+        QVERIFY2(m_bus.start(error), qPrintable(error));
+        qputenv("DBUS_SESSION_BUS_ADDRESS", m_bus.address.toUtf8());
+    }
+
+    // A folder request's notification has Approve and Reject; Approve decides it as the popup does
+    // (the CLI lists it as approved), once: a second click on the stale notification changes nothing.
+    void approveFromTheNotification()
+    {
+        NotificationServerDouble server;
+        QString error;
+        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        const QString repo = roots + QStringLiteral("/thesis");
+        QVERIFY(QDir().mkpath(repo));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        TraySession s(env);
+        QVERIFY2(s.start(error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
+
+        const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("workspace_request"),
+                                                       {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        const QString approvalId = asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
+        QVERIFY2(approvalId.startsWith(QLatin1String("apr_")), qPrintable(compact(asked)));
+        QTRY_VERIFY_WITH_TIMEOUT(server.lastFor(repo), chat2sbx::test::scaled(5000));
+        const NotificationServerDouble::Shown shown = *server.lastFor(repo);
+        QVERIFY2(shown.actions.contains(QStringLiteral("approve")) && shown.actions.contains(QStringLiteral("Approve"))
+                     && shown.actions.contains(QStringLiteral("reject")),
+                 qPrintable(shown.actions.join(QLatin1Char(','))));
+        QCOMPARE(s.popup().isVisible(), false);   // nothing opened or took the focus
+
+        server.click(shown.id, QStringLiteral("approve"));
+        QTRY_COMPARE_WITH_TIMEOUT(s.models.approvals->pending().size(), 0, chat2sbx::test::scaled(5000));
+        const CliResult listed = runCli(env, {QStringLiteral("approval"), QStringLiteral("list"), QStringLiteral("--json"),
+                                              QStringLiteral("--all")}, 30000);
+        QVERIFY2(listed.out.contains("approved") && listed.out.contains(approvalId.toUtf8()), listed.out.constData());
+        server.click(shown.id, QStringLiteral("reject"));   // stale: decided already
+        QTest::qWait(300);
+        const QJsonObject again = s.mcp.callToolResult(QStringLiteral("workspace_request"),
+                                                       {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        QCOMPARE(again.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("status")).toString(),
+                 QStringLiteral("approved"));
+        server.detach();
+    }
+
+    // Ten requests in a moment are one notification (replaced as more come), not ten; it opens the popup.
+    void aBurstIsOneNotification()
+    {
+        NotificationServerDouble server;
+        QString error;
+        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        TraySession s(env);
+        QVERIFY2(s.start(error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
+        for (int i = 0; i < 10; ++i) {
+            const QString dir = roots + QStringLiteral("/p%1").arg(i);
+            QVERIFY(QDir().mkpath(dir));
+            s.mcp.callToolResult(QStringLiteral("workspace_request"), {{QStringLiteral("host_path"), dir}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        }
+        const int pending = static_cast<int>(s.models.approvals->pending().size());
+        QVERIFY(pending >= 2);
+        QTRY_VERIFY_WITH_TIMEOUT(!server.notifies.isEmpty()
+                                     && server.notifies.constLast().summary.contains(QStringLiteral("%1 requests").arg(pending)),
+                                 chat2sbx::test::scaled(5000));
+        QTest::qWait(ui::DecisionNotices::kGatherMs * 2);
+        QCOMPARE(server.open.size(), 1);
+        QSet<uint> ids;
+        for (const auto &n : server.notifies)
+            ids.insert(n.id);
+        QVERIFY2(ids.size() <= 2, qPrintable(QString::number(ids.size())));   // at most the first alone, then the burst
+        server.click(server.notifies.constLast().id, QStringLiteral("default"));
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().isVisible(), chat2sbx::test::scaled(5000));
+        server.detach();
+    }
+
+    // Decided from a terminal: the notification is withdrawn (CloseNotification).
+    void aCliDecisionWithdrawsTheNotification()
+    {
+        NotificationServerDouble server;
+        QString error;
+        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        const QString repo = roots + QStringLiteral("/notes");
+        QVERIFY(QDir().mkpath(repo));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        TraySession s(env);
+        QVERIFY2(s.start(error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
+        const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("workspace_request"),
+                                                       {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        const QString approvalId = asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
+        QTRY_VERIFY_WITH_TIMEOUT(server.lastFor(repo), chat2sbx::test::scaled(5000));
+        const uint id = server.lastFor(repo)->id;
+        const CliResult decided = runCli(env, {QStringLiteral("approval"), QStringLiteral("reject"), approvalId}, 30000);
+        QVERIFY2(decided.exitCode == 0, decided.err.constData());
+        QTRY_VERIFY_WITH_TIMEOUT(server.closedByClient.contains(id), chat2sbx::test::scaled(15000));
+        QVERIFY(!server.open.contains(id));
+        server.detach();
     }
 
     void destroyRemovesSandboxFromFakeSbx()
@@ -410,6 +633,9 @@ private slots:
         // Nothing was started: no pid file left, nothing listening.
         QVERIFY(!QFileInfo::exists(env.config().pidFilePath()));
     }
+
+private:
+    PrivateBus m_bus;
 };
 
 QTEST_MAIN(TestTray)
