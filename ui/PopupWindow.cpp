@@ -2,6 +2,7 @@
 
 #include "ActivitySection.h"
 #include "ApprovalsSection.h"
+#include "FirstRunSection.h"
 #include "SandboxesSection.h"
 #include "StatusSection.h"
 #include "WorkspacesSection.h"
@@ -31,9 +32,11 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
 
     m_content = new QWidget;
     auto *column = new QVBoxLayout(m_content);
+    m_firstRun = new FirstRunSection(status, m_content);
     m_approvals = new ApprovalsSection(approvals, m_content);
     m_sandboxes = new SandboxesSection(sandboxes, m_content);
     m_status = new StatusSection(status, this);
+    column->addWidget(m_firstRun);
     column->addWidget(m_approvals);
     column->addWidget(m_sandboxes);
     column->addStretch(1);
@@ -61,6 +64,7 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
 
     connect(m_status, &StatusSection::copyUrlRequested, this, &PopupWindow::copyUrlRequested);
     connect(m_approvals, &CardList::rebuilt, this, &PopupWindow::relayout);
+    connect(m_firstRun, &FirstRunSection::rebuilt, this, &PopupWindow::relayout);
     connect(m_sandboxes, &CardList::rebuilt, this, &PopupWindow::relayout);
     connect(m_status, &StatusSection::refreshed, this, &PopupWindow::relayout);
     connect(&status, &StatusModel::changed, this, &PopupWindow::refreshHeader);
@@ -81,7 +85,8 @@ void PopupWindow::setActivityModel(ActivityModel &activity)
     m_activity = new ActivitySection(activity, m_content);
     // A finished tool call may have started or ended commands: the rows' counts follow.
     connect(&activity, &ActivityModel::callsChanged, m_sandboxes, &SandboxesSection::rebuild);
-    static_cast<QVBoxLayout *>(m_content->layout())->insertWidget(1, m_activity);
+    auto *column = static_cast<QVBoxLayout *>(m_content->layout());
+    column->insertWidget(column->indexOf(m_network ? static_cast<QWidget *>(m_network) : m_approvals) + 1, m_activity);
     connect(m_activity, &ActivitySection::rebuilt, this, &PopupWindow::relayout);
     updateTabOrder();
     fitToContent();
@@ -127,6 +132,7 @@ void PopupWindow::relayout()
 void PopupWindow::updateTabOrder()
 {
     QList<QWidget *> chain{m_header->detailsButton()};
+    chain += m_firstRun->focusChain();
     chain += m_approvals->focusChain();
     if (m_network)
         chain += m_network->focusChain();
@@ -147,9 +153,9 @@ void PopupWindow::refreshHeader()
         waiting += m_networkModel->pending().size();
     const StatusInfo status = m_statusModel.status();
     m_header->present(status, waiting);
-    // Something wrong: the details say what and what to do, without a click.
-    const Tone tone = overallState(status).tone;
-    if ((tone == Tone::Error || tone == Tone::Warning) && !m_header->detailsShown())
+    // The server itself failed: the details say why, without a click. Everything else that is
+    // wrong is a step of the first-run guide, which leads the popup then.
+    if (status.server == StatusInfo::Server::Failed && !m_header->detailsShown())
         m_header->setDetailsShown(true);
     m_status->setVisible(m_header->detailsShown());
 }

@@ -12,6 +12,7 @@ namespace chat2sbx::ui {
 class ActivityModel;
 class ActivitySection;
 class ApprovalsSection;
+class FirstRunSection;
 class NetworkSection;
 class PopupHeader;
 class SandboxesSection;
@@ -34,6 +35,7 @@ public:
     ApprovalsSection &approvals() const { return *m_approvals; }
     SandboxesSection &sandboxes() const { return *m_sandboxes; }
     StatusSection &status() const { return *m_status; }
+    FirstRunSection &firstRun() const { return *m_firstRun; }
     // Adds the Activity view (running commands, recent tool calls) below the approvals.
     void setActivityModel(ActivityModel &activity);
     ActivitySection *activity() const { return m_activity; }
@@ -67,6 +69,7 @@ private:
     void refreshHeader();
     bool ownsActiveWindow() const;
 
+    FirstRunSection *m_firstRun = nullptr;
     ApprovalsSection *m_approvals = nullptr;
     SandboxesSection *m_sandboxes = nullptr;
     StatusSection *m_status = nullptr;

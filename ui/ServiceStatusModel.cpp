@@ -1,5 +1,6 @@
 #include "ServiceStatusModel.h"
 
+#include "runtime/SetupChecklist.h"
 #include "runtime/TrayServices.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxPresenter.h"
@@ -61,7 +62,28 @@ StatusInfo ServiceStatusModel::status() const
     s.sbxProblem = report.sbx.checked() ? report.sbx.currentProblem() : QString();
     const QStringList notices = report.notices();
     s.chatGptNotice = notices.isEmpty() ? QString() : QStringLiteral("ChatGPT: ") + notices.first();
+    const QList<ChecklistItem> items = setupChecklist(report);
+    static const char *const kSteps[] = {"sbx", "login", "template", "chatgpt", "folders"};
+    for (const ChecklistItem &item : items)
+        s.checklist.append({QLatin1String(kSteps[static_cast<int>(item.step)]), ChecklistItem::stateName(item.state), item.title,
+                            item.detail, item.command});
+    s.setupNeeded = setupNeeded(items);
     return s;
+}
+
+bool ServiceStatusModel::prepare(std::function<void(const QString &line)> line, ResultCallback done)
+{
+    return m_services.prepareTemplate(std::move(line), std::move(done));
+}
+
+void ServiceStatusModel::cancelPrepare()
+{
+    m_services.cancelPrepare();
+}
+
+void ServiceStatusModel::checkAgain()
+{
+    m_services.checkAgain();
 }
 
 } // namespace chat2sbx::ui

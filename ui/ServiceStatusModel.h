@@ -15,6 +15,9 @@ class ServiceStatusModel : public StatusModel {
 public:
     explicit ServiceStatusModel(TrayServices &services, QObject *parent = nullptr);
     StatusInfo status() const override;
+    bool prepare(std::function<void(const QString &line)> line, ResultCallback done) override;
+    void cancelPrepare() override;
+    void checkAgain() override;
 
 private:
     // Outlives this: ServiceModels holds it, and drops it after the models.

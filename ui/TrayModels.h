@@ -49,6 +49,15 @@ struct SandboxRow {
     QString name = {};      // the short name people read (sandboxShortName); the id on hover
 };
 
+// One step of the first-run guide (server: runtime/SetupChecklist, the same list `chat2sbx status` prints).
+struct ChecklistRow {
+    QString step;      // "sbx", "login", "template", "chatgpt", "folders"
+    QString state;     // "done", "to do", "blocked", "checking", "optional"
+    QString title;
+    QString detail;
+    QString command;   // to copy; may be empty
+};
+
 struct StatusInfo {
     enum class Server { Stopped, Starting, Running, Stopping, Failed };
     enum class Tunnel { Disabled, Stopped, Starting, Connected, Unauthorized, Failed };
@@ -64,6 +73,8 @@ struct StatusInfo {
     QString sbx;            // "sbx v0.47.0, signed in, template chat2sbx-shell:1.0 present" (or "checking sbx …")
     QString sbxProblem;     // what is wrong with sbx and the command that fixes it; empty: ready
     QString chatGptNotice = {};   // the tool list changed since ChatGPT fetched it: how to refresh; empty: nothing to do
+    QList<ChecklistRow> checklist = {};   // the first-run guide, in order
+    bool setupNeeded = false;             // a step the product needs is not done: the popup leads with the guide
 };
 
 QString tunnelStateText(StatusInfo::Tunnel tunnel);
@@ -151,6 +162,17 @@ class StatusModel : public QObject {
 public:
     using QObject::QObject;
     virtual StatusInfo status() const = 0;
+    // The guide's Prepare (the template part of `chat2sbx setup`): `line` gets its progress as it
+    // comes, `done` runs once. False when it cannot start (one runs already).
+    virtual bool prepare(std::function<void(const QString &line)> line, ResultCallback done)
+    {
+        Q_UNUSED(line);
+        done(false, QStringLiteral("Prepare is not available here: run `chat2sbx setup` in a terminal"));
+        return false;
+    }
+    virtual void cancelPrepare() {}
+    // Runs the checks again (the guide's "Check again"); changed() follows.
+    virtual void checkAgain() {}
 
 signals:
     void changed();

@@ -1,6 +1,7 @@
 #include "runtime/StatusReport.h"
 
 #include "runtime/ChatGptToolList.h"
+#include "runtime/SetupChecklist.h"
 #include "sandbox/present/SandboxPresenter.h"
 
 #include <QDateTime>
@@ -205,6 +206,7 @@ QString StatusReport::toText() const
     text += QStringLiteral("expose:     %1\n").arg(exposeAllowLan ? QStringLiteral("LAN allowed (exposeAllowLan)")
                                                                   : QStringLiteral("127.0.0.1 only"));
     text += QStringLiteral("data root:  %1\n").arg(dataRoot);
+    text += QStringLiteral("setup (the tray's first-run guide):\n") + setupChecklistText(setupChecklist(*this));
     return text;
 }
 

@@ -2,6 +2,10 @@
 
 #include "runtime/Controller.h"
 #include "runtime/StatusReportBuilder.h"
+#include "sandbox/sbx/SbxHealth.h"
+#include "sandbox/setup/TemplateBuilder.h"
+
+#include <QTimer>
 
 namespace chat2sbx {
 
@@ -14,6 +18,34 @@ TrayServices::TrayServices(Controller &controller, QObject *parent)
     connect(&controller, &Controller::stateChanged, this, &TrayServices::serverStateChanged);
     connect(&controller, &Controller::started, this, &TrayServices::started);
     connect(&controller, &Controller::failed, this, &TrayServices::failed);
+}
+
+TrayServices::~TrayServices() = default;
+
+bool TrayServices::prepareTemplate(std::function<void(const QString &line)> output,
+                                   std::function<void(bool ok, const QString &message)> done)
+{
+    if (m_prepare)
+        return false;
+    m_prepare = std::make_unique<TemplateBuilder>(m_controller.config());
+    m_prepare->run(std::move(output), [this, done = std::move(done)](bool ok, const QString &message) {
+        // The builder is let go from the loop, not from inside its own last callback.
+        QTimer::singleShot(0, this, [this] { m_prepare.reset(); });
+        m_sbxHealth.refresh();
+        done(ok, message);
+    });
+    return true;
+}
+
+void TrayServices::cancelPrepare()
+{
+    if (m_prepare)
+        m_prepare->cancel();
+}
+
+void TrayServices::checkAgain()
+{
+    m_sbxHealth.refresh();
 }
 
 ServerState TrayServices::serverState() const

@@ -5,6 +5,9 @@
 
 #include <QObject>
 
+#include <functional>
+#include <memory>
+
 namespace chat2sbx {
 
 class ActivityMonitor;
@@ -14,6 +17,7 @@ class Controller;
 class NetworkAccess;
 class SandboxService;
 class SbxHealth;
+class TemplateBuilder;
 class TunnelSupervisor;
 class WorkspaceRemoval;
 class WorkspaceService;
@@ -25,6 +29,7 @@ class TrayServices : public QObject {
     Q_OBJECT
 public:
     explicit TrayServices(Controller &controller, QObject *parent = nullptr);
+    ~TrayServices() override;
 
     ApprovalService &approvals() const { return m_approvals; }
     SandboxService &sandboxes() const { return m_sandboxes; }
@@ -38,6 +43,15 @@ public:
 
     ServerState serverState() const;
     StatusReport statusReport() const;
+
+    // The first-run guide's Prepare: the template part of `chat2sbx setup` (TemplateBuilder), its
+    // lines as they come, `done` once; then sbx is checked again. One run at a time: false while
+    // one runs. Cancel stops it after the current sbx command, removing the builder.
+    bool prepareTemplate(std::function<void(const QString &line)> output, std::function<void(bool ok, const QString &message)> done);
+    void cancelPrepare();
+    bool preparing() const { return m_prepare != nullptr; }
+    // Runs the sbx checks again now (the guide's "Check again").
+    void checkAgain();
 
 signals:
     // The Controller's own signals, relayed.
@@ -57,6 +71,7 @@ private:
     ActivityMonitor &m_activity;
     TunnelSupervisor &m_tunnel;
     SbxHealth &m_sbxHealth;
+    std::unique_ptr<TemplateBuilder> m_prepare;
 };
 
 } // namespace chat2sbx

@@ -11,6 +11,7 @@
 #include "tray_support.h"
 
 #include "ApprovalsSection.h"
+#include "PopupHeader.h"
 #include "PopupWindow.h"
 #include "runtime/Controller.h"
 #include "sandbox/lifecycle/SandboxService.h"
@@ -534,6 +535,7 @@ private slots:
         QVERIFY2(s.start(error), qPrintable(error));
         s.tray->openPopup();
         QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        s.popup().header().setDetailsShown(true);   // the user opens the Status part
         QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("connected"), chat2sbx::test::scaled(20000));
         QCOMPARE(s.tray->state(), ui::TrayState::TunnelReady);
         QVERIFY(!s.find<QLabel>(QStringLiteral("tunnelError"))->isVisible());

@@ -6,6 +6,7 @@
 #include "Autostart.h"
 #include "GlobalInstructions.h"
 #include "NetworkSection.h"
+#include "PopupHeader.h"
 #include "PopupWindow.h"
 #include "SandboxesSection.h"
 #include "StatusSection.h"
@@ -194,6 +195,7 @@ private slots:
         PopupWindow popup(approvals, sandboxes, status);
         popup.showNear({});
         QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        popup.header().setDetailsShown(true);   // the user opens the Status part
         QCOMPARE(child<QLabel>(popup, QStringLiteral("endpoint"))->text(), QStringLiteral("http://127.0.0.1:18788/mcp"));
         QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("connected"));
         QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit 3, 0 warm"));

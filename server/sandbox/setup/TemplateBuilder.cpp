@@ -20,6 +20,9 @@ namespace {
 // What the in-sandbox helper needs: bash, coreutils, grep, findutils and git;
 // the exact programs are SandboxChannel::helperCommands(). Installed with the distribution's package
 // manager when missing, then verified. A fixed script ("@NEED@" is that fixed list), never built from input.
+// Builder sandboxes are named so; one that outlived its run is removed by the next run.
+constexpr char kBuilderPrefix[] = "chat2sbx-setup-";
+
 const char kProvisionScript[] = R"SH(set -e
 need="bash @NEED@"
 missing=""
@@ -58,6 +61,7 @@ public:
     }
 
     QTimer m_ticker;
+    bool m_cancelled = false;
 
 private:
     void say(const QString &line)
@@ -90,6 +94,19 @@ private:
     {
         const QString advice = sbxPreflightAdvice(error);
         return advice.isEmpty() ? error : advice + QStringLiteral(" (") + error + QLatin1Char(')');
+    }
+    // Cancelled: what runs now finishes (an sbx command is not cut off half-way), then the run stops
+    // here, the builder removed. True when it stopped.
+    bool stoppedByCancel(bool builderExists)
+    {
+        if (!m_cancelled)
+            return false;
+        const QString message = QStringLiteral("cancelled: the template %1 was not built").arg(m_ref);
+        if (builderExists)
+            abortWithBuilder(message);
+        else
+            finish(1, message);
+        return true;
     }
     // A failure after the builder exists: remove it, then fail.
     void abortWithBuilder(const QString &message)
@@ -131,6 +148,8 @@ private:
 
     void checkVersionFloor(const QString &version)
     {
+        if (stoppedByCancel(false))
+            return;
         if (!sbxVersionSupported(version))
             return finish(1, QStringLiteral("sbx %1 is too old: chat2sbx needs %2 or newer (clone mode, exec and sandbox names "
                                             "changed before it). Update Docker Sandboxes, then run setup again")
@@ -143,6 +162,8 @@ private:
     {
         step(2, QStringLiteral("Looking for the template %1 (this also checks the sign-in)").arg(m_ref));
         m_sbx.templateList([this](const SbxResult &r, const QStringList &refs) {
+            if (stoppedByCancel(false))
+                return;
             if (!r.ok)
                 return finish(1, explain(r.error));
             if (refs.contains(m_ref)) {
@@ -150,13 +171,36 @@ private:
                 return finish(0, QStringLiteral("setup complete: the template %1 is ready (nothing to do)").arg(m_ref));
             }
             done(QStringLiteral("missing, building it"));
-            createBuilder();
+            removeLeftoverBuilders();
         });
+    }
+
+    // A run cut short by a quit or a crash left its builder: it goes before a new one is made.
+    void removeLeftoverBuilders()
+    {
+        m_sbx.list([this](const SbxResult &r, const QList<SbxRuntimeInfo> &runtimes) {
+            QStringList leftovers;
+            if (r.ok)
+                for (const SbxRuntimeInfo &info : runtimes)
+                    if (info.name.startsWith(QLatin1String(kBuilderPrefix)))
+                        leftovers << info.name;
+            removeNext(leftovers);
+        });
+    }
+    void removeNext(QStringList leftovers)
+    {
+        if (stoppedByCancel(false))
+            return;
+        if (leftovers.isEmpty())
+            return createBuilder();
+        const QString name = leftovers.takeFirst();
+        say(QStringLiteral("      removing %1, left by a setup that did not finish").arg(name));
+        m_sbx.remove(name, [this, leftovers](const SbxResult &) { removeNext(leftovers); });
     }
 
     void createBuilder()
     {
-        m_builder = QStringLiteral("chat2sbx-setup-") + randomHex(6);
+        m_builder = QLatin1String(kBuilderPrefix) + randomHex(6);
         m_workdir = m_config.stateDir + QStringLiteral("/setup-workspace");
         QDir().mkpath(m_workdir);
         QFile::setPermissions(m_workdir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
@@ -165,6 +209,8 @@ private:
         spec.runtimeName = m_builder;
         spec.workspaceRoot = m_workdir;   // templateRef empty: the stock shell template
         m_sbx.create(spec, [this](const SbxResult &r) {
+            if (stoppedByCancel(true))
+                return;
             if (!r.ok)
                 return abortWithBuilder(explain(r.error));
             done(QStringLiteral("created %1").arg(m_builder));
@@ -182,6 +228,8 @@ private:
                                    .replace(QStringLiteral("@NEED@"), SandboxChannel::helperCommands().join(QLatin1Char(' ')));
         spec.command = {QStringLiteral("sh"), QStringLiteral("-c"), script};
         m_sbx.exec(spec, [this](const SbxResult &r) {
+            if (stoppedByCancel(true))
+                return;
             if (!r.ok)
                 return abortWithBuilder(QStringLiteral("provisioning the builder failed: %1").arg(explain(r.error)));
             done(QString::fromUtf8(r.out).trimmed().section(QLatin1Char('\n'), -1));
@@ -194,6 +242,8 @@ private:
     {
         step(5, QStringLiteral("Stopping the builder sandbox (a template is saved from a stopped sandbox)"));
         m_sbx.stop(m_builder, [this](const SbxResult &r) {
+            if (stoppedByCancel(true))
+                return;
             if (!r.ok)
                 return abortWithBuilder(QStringLiteral("stopping the builder failed: %1").arg(r.error));
             done(QStringLiteral("stopped"));
@@ -259,6 +309,11 @@ private:
 TemplateBuilder::TemplateBuilder(const Config &config) : m_steps(std::make_unique<Steps>(config)) {}
 
 TemplateBuilder::~TemplateBuilder() = default;
+
+void TemplateBuilder::cancel()
+{
+    m_steps->m_cancelled = true;
+}
 
 void TemplateBuilder::setProgressIntervalMs(int ms)
 {

@@ -28,6 +28,10 @@ public:
     // Asynchronous: `output` gets every progress line, `done` runs once at the end with the last
     // sentence (what is ready, or what failed and what to do).
     void run(Output output, Done done);
+    // Stops the run after the sbx command that runs now (never cut off half-way): the builder is
+    // removed and `done` says it was cancelled. A saved template stays. A builder left by a run that
+    // never finished (the app quit) is removed by the next run before it makes its own.
+    void cancel();
 
 private:
     class Steps;
