@@ -70,6 +70,10 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
         if (reason != QSystemTrayIcon::Trigger && reason != QSystemTrayIcon::DoubleClick)
             return;
+        // Qt's own balloon: a click on the icon while it shows is messageClicked (which opened the
+        // popup a moment ago) and then this Trigger, which must not close it again.
+        if (m_popup->isVisible() && m_popupOpened.isValid() && m_popupOpened.elapsed() < 400)
+            return;
         if (m_popup->isVisible())
             m_popup->hide();
         else if (!m_popup->justClosedByFocusLoss())
@@ -104,6 +108,7 @@ void TrayApp::setActivityModel(ActivityModel &activity)
 
 void TrayApp::openPopup()
 {
+    m_popupOpened.start();
     m_popup->showNear(m_tray->geometry());
 }
 

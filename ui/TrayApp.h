@@ -3,6 +3,7 @@
 #include "TrayIcons.h"
 #include "TrayModels.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 #include <QSystemTrayIcon>
@@ -87,6 +88,7 @@ private:
     TrayState m_state = TrayState::Stopped;
     int m_pending = -1;
     QTimer m_noticeWindow;
+    QElapsedTimer m_popupOpened;
     int m_heldNotices = 0;   // approval requests that arrived during the window, not shown yet
 };
 

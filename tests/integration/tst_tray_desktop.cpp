@@ -1,0 +1,186 @@
+// The tray on a real desktop: this test runs itself again inside tests/desktop/desktop-session.sh
+// (Xvfb, a private session bus, openbox, trayer's XEmbed tray), with the real xcb platform and the
+// fake sbx. As a person would: it clicks the tray icon (xdotool), finds the popup's Approve button
+// by the accessibility tree (Qt's own accessibility interfaces, the ones AT-SPI serves) and presses
+// it; `chat2sbx approval list --json --all` then says approved. The popup is undecorated
+// (_NET_FRAME_EXTENTS 0 or absent), touches the icon's edge, is at most 640 px tall with an
+// approval, a network request and sandboxes waiting. Screenshots of the whole screen are saved.
+#include "SandboxHarness.h"
+#include "TestSupport.h"
+#include "McpTestClient.h"
+#include "tray_support.h"
+
+#include "ApprovalsSection.h"
+#include "PopupWindow.h"
+#include "ServiceModels.h"
+#include "TrayApp.h"
+#include "runtime/Controller.h"
+
+#include <QAccessible>
+#include <QAccessibleActionInterface>
+#include <QApplication>
+#include <QDir>
+#include <QJsonArray>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QSystemTrayIcon>
+#include <QTest>
+
+#include <memory>
+
+#include <unistd.h>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+// Runs a desktop tool (installers/deps.sh --test installs them); its output in `out`.
+bool runTool(const QString &program, const QStringList &args, QString *out = nullptr)
+{
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(15000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        qWarning("%s failed: %s", qPrintable(program), p.readAllStandardError().constData());
+        return false;
+    }
+    if (out)
+        *out = QString::fromUtf8(p.readAllStandardOutput());
+    return true;
+}
+
+QString screenshot(const QString &name)
+{
+    const QString dir = QString::fromLocal8Bit(qgetenv("CHAT2SBX_TEST_BINARY_DIR")) + QStringLiteral("/test-output/screenshots");
+    QDir().mkpath(dir);
+    const QString path = dir + QLatin1Char('/') + name + QStringLiteral(".png");
+    runTool(QStringLiteral("import"), {QStringLiteral("-window"), QStringLiteral("root"), path});
+    qInfo("screenshot: %s", qPrintable(path));
+    return path;
+}
+
+// The accessible object below `root` with `role` whose name starts with `name`, depth first.
+QAccessibleInterface *findAccessible(QAccessibleInterface *root, QAccessible::Role role, const QString &name)
+{
+    if (!root)
+        return nullptr;
+    if (root->role() == role && root->text(QAccessible::Name).startsWith(name) && !root->state().invisible)
+        return root;
+    for (int i = 0; i < root->childCount(); ++i)
+        if (QAccessibleInterface *found = findAccessible(root->child(i), role, name))
+            return found;
+    return nullptr;
+}
+
+} // namespace
+
+class TestTrayDesktop : public QObject {
+    Q_OBJECT
+private slots:
+    void clickTheIconApproveByAccessibilityUndecoratedAtTheIcon()
+    {
+        QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set");
+        QTRY_VERIFY_WITH_TIMEOUT(QSystemTrayIcon::isSystemTrayAvailable(), 10000);
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        const QString thesis = roots + QStringLiteral("/thesis");
+        QVERIFY(QDir().mkpath(thesis));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        pointFakeSbxAt(env);
+        Controller controller(env.config());
+        ui::ServiceModels models = ui::makeServiceModels(controller);
+        ui::TrayApp tray(*models.approvals, *models.sandboxes, *models.status,
+                         ui::TrayPaths{env.dataRoot(), env.dataRoot() + QStringLiteral("/AGENTS.md"), chat2sbxBinary()});
+        tray.setActivityModel(*models.activity);
+        tray.addWorkspaces(*models.workspaces);
+        tray.addNetwork(*models.network);
+        tray.show();
+        QSignalSpy started(&controller, &Controller::started);
+        controller.start();
+        QVERIFY(started.wait(30000));
+        McpTestClient mcp(env.mcpUrl());
+        QString error;
+        QVERIFY2(mcp.open(&error), qPrintable(error));
+
+        // In use: two sandboxes, a folder request and a network request wait.
+        for (int i = 0; i < 2; ++i)
+            QVERIFY(mcp.callToolResult(QStringLiteral("sandbox_create"), {}, 60000).value(QStringLiteral("isError")).toBool() == false);
+        const QJsonObject asked = mcp.callToolResult(QStringLiteral("workspace_request"),
+                                                     {{QStringLiteral("host_path"), thesis}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        const QString approvalId = asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
+        QVERIFY2(approvalId.startsWith(QLatin1String("apr_")), qPrintable(QJsonDocument(asked).toJson()));
+
+        // The icon is in trayer's panel: click it as a person would.
+        QTRY_VERIFY_WITH_TIMEOUT(tray.trayIcon().geometry().isValid() && !tray.trayIcon().geometry().isEmpty(), 10000);
+        const QRect icon = tray.trayIcon().geometry();
+        screenshot(QStringLiteral("desktop_before_click"));
+        QVERIFY(runTool(QStringLiteral("xdotool"), {QStringLiteral("mousemove"), QString::number(icon.center().x()),
+                                                QString::number(icon.center().y()), QStringLiteral("click"), QStringLiteral("1")}));
+        ui::PopupWindow &popup = tray.popup();
+        QTRY_VERIFY_WITH_TIMEOUT(popup.isVisible(), 10000);
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        QTRY_VERIFY_WITH_TIMEOUT(popup.approvals().rowCount() == 1, 10000);
+        settleWidgets();
+        QTest::qWait(300);
+        screenshot(QStringLiteral("desktop_popup_in_use"));
+
+        // Undecorated: the window manager draws no frame.
+        QString extents;
+        QVERIFY(runTool(QStringLiteral("xprop"), {QStringLiteral("-id"), QString::number(popup.winId()), QStringLiteral("_NET_FRAME_EXTENTS")},
+                        &extents));
+        QVERIFY2(!extents.contains(QLatin1Char('=')) || extents.contains(QStringLiteral("= 0, 0, 0, 0")), qPrintable(extents));
+        // At the icon: trayer is a top panel, so the popup hangs from the icon's lower edge and spans it.
+        const QRect placed = popup.frameGeometry();
+        QVERIFY2(placed.top() == icon.bottom() + 1 && placed.left() <= icon.right() && placed.right() >= icon.left(),
+                 qPrintable(QStringLiteral("popup %1,%2 %3x%4, icon %5,%6 %7x%8").arg(placed.x()).arg(placed.y()).arg(placed.width())
+                                .arg(placed.height()).arg(icon.x()).arg(icon.y()).arg(icon.width()).arg(icon.height())));
+        QVERIFY2(placed.height() <= ui::PopupWindow::kMaxHeight, qPrintable(QString::number(placed.height())));
+
+        // Approve, found and pressed through the accessibility tree.
+        QAccessibleInterface *approve = findAccessible(QAccessible::queryAccessibleInterface(&popup), QAccessible::Button,
+                                                       QStringLiteral("Approve"));
+        QVERIFY2(approve, "no accessible Approve button in the popup");
+        QVERIFY(approve->actionInterface());
+        approve->actionInterface()->doAction(QAccessibleActionInterface::pressAction());
+        QTRY_COMPARE_WITH_TIMEOUT(models.approvals->pending().size(), 0, 10000);
+        const CliResult listed = runCli(env, {QStringLiteral("approval"), QStringLiteral("list"), QStringLiteral("--json"),
+                                              QStringLiteral("--all")}, 30000);
+        const QJsonArray approvals = QJsonDocument::fromJson(listed.out).array();
+        bool approved = false;
+        for (const QJsonValue &a : approvals)
+            approved = approved || (a.toObject().value(QStringLiteral("approval_id")).toString() == approvalId
+                                    && a.toObject().value(QStringLiteral("state")).toString() == QLatin1String("approved"));
+        QVERIFY2(approved, listed.out.constData());
+        QTest::qWait(300);
+        screenshot(QStringLiteral("desktop_popup_approved"));
+
+        // Escape closes it.
+        QTest::keyClick(&popup, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!popup.isVisible(), 5000);
+
+        QSignalSpy stopped(&controller, &Controller::stopped);
+        controller.stop();
+        stopped.wait(15000);
+    }
+};
+
+// Runs again inside a desktop of its own unless it is in one already.
+int main(int argc, char **argv)
+{
+    if (qEnvironmentVariableIsEmpty("CHAT2SBX_DESKTOP_SESSION")) {
+        const QByteArray script = qgetenv("CHAT2SBX_TEST_SOURCE_DIR") + "/tests/desktop/desktop-session.sh";
+        std::vector<char *> args = {const_cast<char *>("bash"), const_cast<char *>(script.constData())};
+        for (int i = 0; i < argc; ++i)
+            args.push_back(argv[i]);
+        args.push_back(nullptr);
+        execvp("bash", args.data());
+        perror("tray desktop test: bash");
+        return 1;
+    }
+    QApplication app(argc, argv);
+    QApplication::setQuitOnLastWindowClosed(false);
+    TestTrayDesktop test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_tray_desktop.moc"
