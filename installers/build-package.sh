@@ -10,8 +10,10 @@
 # the last line.
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
-command -v dpkg-shlibdeps >/dev/null ||
-  { echo "build-package: dpkg-shlibdeps not found (apt install dpkg-dev) - it computes the Depends" >&2; exit 1; }
+for tool in dpkg-shlibdeps file; do
+  command -v "$tool" >/dev/null ||
+    { echo "build-package: $tool not found: installers/deps.sh --package installs it (cpack computes the Depends with it)" >&2; exit 1; }
+done
 
 if [[ ${1:-} == --tree ]]; then
   build_dir=${2:?usage: build-package.sh --tree <build-dir>}

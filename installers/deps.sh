@@ -5,17 +5,24 @@
 #   installers/deps.sh --test   also what the test suite needs (node/npm, bubblewrap, desktop tools,
 #                               a Secret Service for the keychain test, chromium for the tool card test,
 #                               the lint label's shellcheck)
+#   installers/deps.sh --package  also what packaging needs (build-package.sh: dpkg-shlibdeps, file)
+#   installers/deps.sh --bench    also what the benchmarks need (bench/run.sh: wrk, python3, node/npm)
 #   installers/deps.sh [--test] --print   print the package names for this system, install nothing
+# --test includes --package; the groups combine.
 # The names hold on Debian 12, Debian 13 and Ubuntu 24.04; the one versioned name (the libFuzzer
 # runtime) follows the system's default clang.
 set -euo pipefail
 print=0
 test=0
+package=0
+bench=0
 for arg in "$@"; do
   case "$arg" in
-    --test) test=1 ;;
+    --test) test=1; package=1 ;;
+    --package) package=1 ;;
+    --bench) bench=1 ;;
     --print) print=1 ;;
-    *) echo "usage: deps.sh [--test] [--print]" >&2; exit 2 ;;
+    *) echo "usage: deps.sh [--test] [--package] [--bench] [--print]" >&2; exit 2 ;;
   esac
 done
 
@@ -50,6 +57,13 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-websockets-dev qtkeychain-qt6-dev
   libqt6sql6-sqlite libsqlite3-dev qt6-svg-dev libqt6svg6 qt6-qpa-plugins qt6-image-formats-plugins
 )
+if ((package)); then
+  # cpack -G DEB: dpkg-shlibdeps computes the Depends and needs `file` (CPackDeb refuses without it)
+  packages+=(dpkg-dev file)
+fi
+if ((bench)); then
+  packages+=(wrk python3 nodejs npm)
+fi
 if ((test)); then
   # gnome-keyring + libsecret + dbus: a throwaway Secret Service for the tunnel keychain test
   # clang + libclang-rt: -fsanitize=fuzzer for the fuzz targets

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
+#include <QSet>
 
 namespace chat2sbx::ui {
 
@@ -124,8 +125,24 @@ int NetworkSection::addCards()
     const QList<NetworkRequestRow> requests = m_model.pending();
     for (const NetworkRequestRow &row : requests)
         addRequestCard(row);
-    for (const BlockedHostsRow &row : m_model.blocked())
-        addBlockedCard(row);
+    // One card per host: a host the agent asked for already is decided on its request's card, not
+    // offered again as blocked (sbx logs the same attempt).
+    QSet<QString> asked;
+    auto key = [](const QString &sandboxId, QString host) {
+        if (host.endsWith(QLatin1String(":443")))
+            host.chop(4);
+        return sandboxId + QLatin1Char(' ') + host.toLower();
+    };
+    for (const NetworkRequestRow &row : requests)
+        for (const QString &host : row.hosts)
+            asked.insert(key(row.sandboxId, host));
+    for (BlockedHostsRow row : m_model.blocked()) {
+        row.hosts.erase(std::remove_if(row.hosts.begin(), row.hosts.end(),
+                                       [&](const QString &host) { return asked.contains(key(row.sandboxId, host)); }),
+                        row.hosts.end());
+        if (!row.hosts.isEmpty())
+            addBlockedCard(row);
+    }
     const QList<NetworkRuleRow> rules = m_model.alwaysRules();
     if (!rules.isEmpty())
         addRulesCard(rules);

@@ -11,6 +11,16 @@ QString formatTime(qint64 ms)
 {
     if (ms <= 0)
         return QStringLiteral("—");
+    // Relative within a day ("2 min ago", "in 3 h"), the date and time further out.
+    const qint64 delta = ms - QDateTime::currentMSecsSinceEpoch();
+    const qint64 minutes = qAbs(delta) / 60000;
+    if (minutes < 24 * 60) {
+        const QString amount = minutes == 0 ? QString() : minutes < 60 ? QStringLiteral("%1 min").arg(minutes)
+                                                                     : QStringLiteral("%1 h").arg(minutes / 60);
+        if (amount.isEmpty())
+            return delta <= 0 ? QStringLiteral("just now") : QStringLiteral("in a moment");
+        return delta <= 0 ? amount + QStringLiteral(" ago") : QStringLiteral("in ") + amount;
+    }
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
 }
 

@@ -9,7 +9,7 @@ class QWidget;
 namespace chat2sbx::ui {
 
 // Small shared helpers for the popup's cards: sizes come from the font, never from pixels.
-QString formatTime(qint64 ms);
+QString formatTime(qint64 ms);   // "2 min ago", "in 3 h"; the date further than a day
 QLabel *makeLabel(const QString &text, QWidget *parent, bool bold = false);
 QWidget *makeCard(QWidget *parent, const QString &name);   // `name`: its object name
 void showError(QLabel *label, const QString &text);   // empty text hides it

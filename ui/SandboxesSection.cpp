@@ -65,7 +65,7 @@ QString detailText(const SandboxRow &row)
     lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
     QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
     if (row.idleDeadlineMs > 0)
-        memory += QStringLiteral(" · idle until %1").arg(formatTime(row.idleDeadlineMs));
+        memory += QStringLiteral(" · destroyed %1 if left idle").arg(formatTime(row.idleDeadlineMs));
     lines << memory;
     if (row.workspaceMode == QLatin1String("direct"))
         lines << QStringLiteral("mode: direct — writes to %1 on this computer").arg(row.hostPath);

@@ -2,6 +2,7 @@
 
 #include "sandbox/changes/ChangesService.h"
 #include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/present/SandboxNames.h"
 #include "sandbox/lifecycle/WorkspaceRemoval.h"
 #include "workspace/WorkspaceService.h"
 
@@ -28,7 +29,7 @@ QList<WorkspaceRow> ServiceWorkspacesModel::workspaces() const
     QHash<QString, QList<WorkspaceSandboxRow>> byWorkspace;
     for (const SandboxView &v : m_sandboxes.list())
         if (v.record.state != SandboxState::Destroyed)
-            byWorkspace[v.record.workspaceId].append({v.record.id, sandboxStateName(v.record.state)});
+            byWorkspace[v.record.workspaceId].append({v.record.id, sandboxStateName(v.record.state), sandboxShortName(v)});
     QList<WorkspaceRow> rows;
     for (const Workspace &w : m_workspaces.list()) {
         WorkspaceRow row;

@@ -13,6 +13,7 @@ namespace chat2sbx::ui {
 struct WorkspaceSandboxRow {
     QString id;      // sbx_...
     QString state;   // creating, running, stopped, destroying, failed
+    QString name = {};   // sandboxShortName; empty: show the id
 };
 
 struct WorkspaceRow {

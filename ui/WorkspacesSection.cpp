@@ -65,10 +65,11 @@ void WorkspacesSection::addSandboxLine(const WorkspaceRow &row, const WorkspaceS
                                        QList<QWidget *> &focus)
 {
     QWidget *card = grid->parentWidget();
-    QLabel *label = makeLabel(QStringLiteral("%1 — %2%3").arg(sb.id, sb.state,
+    QLabel *label = makeLabel(QStringLiteral("%1 — %2%3").arg(sb.name.isEmpty() ? sb.id : sb.name, sb.state,
                                                               m_summaries.contains(sb.id) ? QStringLiteral(" · ") + m_summaries.value(sb.id) : QString()),
                               card);
     label->setObjectName(QStringLiteral("changes:") + sb.id);
+    label->setToolTip(sb.id);
     grid->addWidget(label, line, 0);
     if (sb.state == QLatin1String("running")) {
         QPointer<QLabel> target(label);

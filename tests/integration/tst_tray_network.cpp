@@ -142,6 +142,8 @@ private slots:
         QVERIFY(notified.size() >= 2);
         QVERIFY(notified.first().at(1).toString().contains(host));
         settleWidgets();
+        // One card per host: the host asked for is decided on its request's card, not offered again as blocked.
+        QVERIFY2(!tray.popup().findChild<QPushButton *>(blockedButton), "the requested host is also offered as blocked");
         tray.popup().fitToContent();
         saveScreenshot(tray.popup(), QStringLiteral("tray_network_requests"));
 

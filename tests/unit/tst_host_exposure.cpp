@@ -66,14 +66,45 @@ private slots:
         QCOMPARE(m.at(3).mountPoint, QStringLiteral("/mnt/\\777"));   // not an octal escape the kernel writes
     }
 
+    // The table of this process is read, whatever its shape: a chroot whose / is not a mount point
+    // of its own (a debootstrap root entered with chroot, some containers) lists no "/" line.
     void readsThisProcessMountTable()
     {
         const auto own = readOwnMountTable();
         QVERIFY(own.has_value());
-        bool root = false;
+        QVERIFY(!own->isEmpty());
         for (const MountEntry &e : *own)
-            root = root || e.mountPoint == QLatin1String("/");
-        QVERIFY(root);
+            QVERIFY2(e.mountPoint.startsWith(QLatin1Char('/')), qPrintable(e.mountPoint));
+    }
+
+    // The checks never rely on a "/" line: they look for mount points at, inside or on the way to
+    // the folder (and walk the devices from the allowed root down), so both shapes refuse the same
+    // inner mount and allow the same plain folder.
+    void aTableWithoutRootChecksTheSame_data()
+    {
+        QTest::addColumn<QByteArray>("mountinfo");
+        // Recorded shapes, with this test's folders put in: a whole system, and the same seen from a
+        // chroot whose root is a plain directory (only the mounts made inside it are listed).
+        const QByteArray inner = "/home/u/.ssh " + QFile::encodeName(m_root) + "/proj/src ";
+        QTest::newRow("a whole system (/ listed)")
+            << QByteArray("21 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+                          "22 21 0:21 / /proc rw,nosuid shared:12 - proc proc rw\n"
+                          "23 21 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw\n"
+                          "88 21 254:1 ") + inner + "rw,relatime - ext4 /dev/vda1 rw\n";
+        QTest::newRow("a chroot (no / line)")
+            << QByteArray("310 209 0:21 / /proc rw,nosuid shared:12 - proc proc rw\n"
+                          "311 209 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw\n"
+                          "312 209 254:1 ") + inner + "rw,relatime - ext4 /dev/vda1 rw\n";
+    }
+    void aTableWithoutRootChecksTheSame()
+    {
+        QFETCH(QByteArray, mountinfo);
+        const QList<MountEntry> mounts = parseMountInfo(mountinfo);
+        QVERIFY(mounts.size() >= 3);
+        const PathCheck inner = policy(mounts).check(m_root + "/proj", WorkspaceMode::Direct);
+        QVERIFY(!inner.ok);
+        QVERIFY2(inner.reason.contains(m_root + "/proj/src is a mount point"), qPrintable(inner.reason));
+        QVERIFY(policy(mounts).check(m_root + "/other", WorkspaceMode::Direct).ok);
     }
 
     void mountPointsOnTheWayOrInsideAreRefused()

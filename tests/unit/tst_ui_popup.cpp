@@ -16,6 +16,7 @@
 #include "TrayResources.h"
 #include "WorkspacesSection.h"
 
+#include <QAccessible>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -248,6 +249,63 @@ private slots:
 
         QTest::keyClick(&popup, Qt::Key_Escape);
         QVERIFY(!popup.isVisible());
+    }
+
+    // Drivable without a mouse or eyes: every control the popup shows (the first-run guide, an
+    // approval, a sandbox, the header, Status) has an accessible role and name, and Tab walks them
+    // in the order they are drawn, top to bottom.
+    void everyControlHasARoleANameAndVisualTabOrder()
+    {
+        FakeApprovals approvals;
+        approvals.rows = {{QStringLiteral("apr_a"), QStringLiteral("/srv/repo"), QStringLiteral("clone"), fixedTime(9, 0)}};
+        FakeSandboxes sandboxes;
+        SandboxRow row;
+        row.id = QStringLiteral("sbx_3f9c1a7e52b04d8e9a61c0b2");
+        row.name = QStringLiteral("repo-3f9c");
+        row.state = QStringLiteral("running");
+        sandboxes.rows = {row};
+        FakeStatus status;
+        status.info = runningStatus();
+        status.info.setupNeeded = true;
+        status.info.checklist = {{QStringLiteral("sbx"), QStringLiteral("done"), QStringLiteral("Docker Sandboxes installed"), {}, {}},
+                                 {QStringLiteral("login"), QStringLiteral("to do"), QStringLiteral("Signed in to Docker"),
+                                  QStringLiteral("Run `sbx login`"), QStringLiteral("sbx login")},
+                                 {QStringLiteral("template"), QStringLiteral("blocked"), QStringLiteral("Sandbox template prepared"),
+                                  QStringLiteral("after signing in"), QStringLiteral("chat2sbx setup")}};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.header().setDetailsShown(true);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowActive(&popup));
+        settle();
+        QList<QWidget *> controls;
+        for (QWidget *w : popup.findChildren<QWidget *>()) {
+            if (!w->isVisible() || !(w->focusPolicy() & Qt::TabFocus))
+                continue;
+            QAccessibleInterface *a = QAccessible::queryAccessibleInterface(w);
+            QVERIFY2(a, qPrintable(w->objectName()));
+            // A label with links takes the keyboard for them: it reads as text; the rest are buttons.
+            QVERIFY2(a->role() == QAccessible::Button || a->role() == QAccessible::CheckBox || a->role() == QAccessible::StaticText,
+                     qPrintable(QStringLiteral("%1: role %2").arg(w->objectName()).arg(int(a->role()))));
+            QVERIFY2(!a->text(QAccessible::Name).trimmed().isEmpty(), qPrintable(w->objectName() + QStringLiteral(" has no name")));
+            if (a->role() != QAccessible::StaticText)
+                controls << w;
+        }
+        QVERIFY2(controls.size() >= 6, qPrintable(QString::number(controls.size())));
+        QVERIFY(child<QPushButton>(popup, QStringLiteral("copy:login")));
+        // Tab from the first control visits each one, top to bottom (left to right on a line).
+        QWidget *first = popup.header().detailsButton();
+        first->setFocus();
+        QList<QWidget *> visited{first};
+        for (QWidget *w = first->nextInFocusChain(); w != first && visited.size() < 200; w = w->nextInFocusChain())
+            if (controls.contains(w))
+                visited << w;
+        QCOMPARE(visited.size(), controls.size());
+        auto at = [&popup](QWidget *w) { return w->mapTo(&popup, QPoint(0, 0)); };
+        for (int i = 2; i < visited.size(); ++i) {   // after the header's Details, top to bottom
+            const QPoint a = at(visited.at(i - 1)), b = at(visited.at(i));
+            QVERIFY2(a.y() < b.y() + 4 && (a.y() + 4 < b.y() || a.x() < b.x()),
+                     qPrintable(visited.at(i - 1)->objectName() + QStringLiteral(" before ") + visited.at(i)->objectName()));
+        }
     }
 
     void trayIconStatesAndMenu()
