@@ -70,8 +70,9 @@ if ((test)); then
   # chromium: the tool card's browser test (e2e.tool_card_browser, driven by puppeteer-core)
   # the lint label runs shellcheck over the in-sandbox helper and these scripts
   # openbox + trayer + xdotool + x11-utils + imagemagick: the tray on a real X desktop (window manager,
-  # XEmbed tray, clicks, window properties, screenshots); at-spi2-core: the accessibility bus
-  packages+=(openbox trayer xdotool x11-utils imagemagick at-spi2-core)
+  # XEmbed tray, clicks, window properties, screenshots); at-spi2-core: the accessibility bus; dunst: a
+  # notification server that draws notifications with buttons
+  packages+=(openbox trayer xdotool x11-utils imagemagick at-spi2-core dunst)
   packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq
              gnome-keyring libsecret-1-0 dbus-daemon chromium shellcheck
              clang)

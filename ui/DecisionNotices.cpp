@@ -31,8 +31,10 @@ void DecisionNotices::addNetwork(NetworkModel &network)
 
 void DecisionNotices::approvalRequested(const ApprovalRow &row)
 {
-    gather({kApprovalPrefix + row.id, QStringLiteral("chat2sbx: folder access requested"),
-            QStringLiteral("%1 asks for %2 (%3).").arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.path, row.mode)});
+    QString body = QStringLiteral("%1 asks for %2 (%3).").arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.path, row.mode);
+    if (!row.reason.isEmpty())
+        body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
+    gather({kApprovalPrefix + row.id, QStringLiteral("chat2sbx: folder access requested"), body});
 }
 
 void DecisionNotices::networkRequested(const NetworkRequestRow &row)

@@ -4,13 +4,15 @@
 // by the accessibility tree (Qt's own accessibility interfaces, the ones AT-SPI serves) and presses
 // it; `chat2sbx approval list --json --all` then says approved. The popup is undecorated
 // (_NET_FRAME_EXTENTS 0 or absent), touches the icon's edge, is at most 640 px tall with an
-// approval, a network request and sandboxes waiting. Screenshots of the whole screen are saved.
+// approval and sandboxes waiting. With dunst as the desktop's notification server, a request arrives
+// as a notification with buttons. Screenshots of the whole screen are saved.
 #include "SandboxHarness.h"
 #include "TestSupport.h"
 #include "McpTestClient.h"
 #include "tray_support.h"
 
 #include "ApprovalsSection.h"
+#include "DesktopNotifications.h"
 #include "PopupWindow.h"
 #include "ServiceModels.h"
 #include "TrayApp.h"
@@ -19,6 +21,8 @@
 #include <QAccessible>
 #include <QAccessibleActionInterface>
 #include <QApplication>
+#include <QDBusConnection>
+#include <QDBusConnectionInterface>
 #include <QDir>
 #include <QJsonArray>
 #include <QProcess>
@@ -161,6 +165,48 @@ private slots:
         QSignalSpy stopped(&controller, &Controller::stopped);
         controller.stop();
         stopped.wait(15000);
+    }
+
+    // With a real notification server on the desktop (dunst, Debian's): a folder request arrives as
+    // a notification with its buttons, drawn on the screen, instead of Qt's balloon.
+    void aRequestAsADesktopNotification()
+    {
+        QProcess dunst;
+        dunst.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        dunst.start(QStringLiteral("dunst"), {});
+        QVERIFY2(dunst.waitForStarted(10000), "dunst did not start (installers/deps.sh --test installs it)");
+        QDBusConnectionInterface *bus = QDBusConnection::sessionBus().interface();
+        QTRY_VERIFY_WITH_TIMEOUT(bus && bus->isServiceRegistered(QStringLiteral("org.freedesktop.Notifications")).value(), 10000);
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        QVERIFY(QDir().mkpath(roots + QStringLiteral("/webshop")));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        pointFakeSbxAt(env);
+        Controller controller(env.config());
+        ui::ServiceModels models = ui::makeServiceModels(controller);
+        ui::TrayApp tray(*models.approvals, *models.sandboxes, *models.status,
+                         ui::TrayPaths{env.dataRoot(), env.dataRoot() + QStringLiteral("/AGENTS.md"), chat2sbxBinary()});
+        tray.show();
+        QTRY_VERIFY_WITH_TIMEOUT(tray.desktopNotifications().available(), 10000);
+        QSignalSpy balloon(&tray, &ui::TrayApp::notified);
+        QSignalSpy started(&controller, &Controller::started);
+        controller.start();
+        QVERIFY(started.wait(30000));
+        McpTestClient mcp(env.mcpUrl());
+        QString error;
+        QVERIFY2(mcp.open(&error), qPrintable(error));
+        mcp.callToolResult(QStringLiteral("workspace_request"), {{QStringLiteral("host_path"), roots + QStringLiteral("/webshop")},
+                                                               {QStringLiteral("mode"), QStringLiteral("direct")}});
+        QTRY_VERIFY_WITH_TIMEOUT(!tray.desktopNotifications().shownKeys().isEmpty(), 10000);
+        QTest::qWait(1000);   // dunst draws it
+        screenshot(QStringLiteral("desktop_notification"));
+        QCOMPARE(balloon.size(), 0);   // no Qt balloon beside it
+        QVERIFY(!tray.popup().isVisible());   // nothing opened by itself, nothing took the focus
+        QSignalSpy stopped(&controller, &Controller::stopped);
+        controller.stop();
+        stopped.wait(15000);
+        dunst.terminate();
+        dunst.waitForFinished(5000);
     }
 };
 
