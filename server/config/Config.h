@@ -46,6 +46,11 @@ struct Config {
     QStringList importFileHosts = FileHostPatterns::defaults();
     int importFileMaxMiB = 64;
     QString testImportCaFile;                 // tests only: an extra CA certificate import_file trusts
+    // export_file writes files from sandboxes here (made on first use; default ~/Downloads/chat2sbx),
+    // at most this many MiB a file and this many MiB a sandbox over the server's run.
+    QString exportDir;
+    int exportMaxFileMiB = 512;
+    int exportMaxSandboxMiB = 2048;
     bool exposeAllowLan = false;              // sandbox_expose may bind a non-loopback host address
     bool toolCards = true;                    // tools point hosts at the tool card (docs/TOOL_CARDS.md)
     int auditRetentionDays = 30;              // activity log rows older than this are pruned

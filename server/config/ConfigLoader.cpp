@@ -213,6 +213,9 @@ const QList<Setting> &settings()
         {"CHAT2SBX_TEMPLATE", "template", Kind::String, [](Config &c, const QVariant &v) { c.templateName = v.toString(); }},
         {"CHAT2SBX_TUNNEL_BACKOFF_MS", "tunnelBackoffMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelBackoffMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
         {"CHAT2SBX_IMPORT_FILE_HOSTS", "importFileHosts", Kind::List, [](Config &c, const QVariant &v) { c.importFileHosts = v.toStringList(); }},
+        {"CHAT2SBX_EXPORT_DIR", "exportDir", Kind::Path, [](Config &c, const QVariant &v) { c.exportDir = v.toString(); }},
+        {"CHAT2SBX_EXPORT_FILE_MAX_MB", "exportMaxFileMiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.exportMaxFileMiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1 << 20)); }},
+        {"CHAT2SBX_EXPORT_SANDBOX_MAX_MB", "exportMaxSandboxMiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.exportMaxSandboxMiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1 << 22)); }},
         {"CHAT2SBX_IMPORT_FILE_MAX_MB", "importFileMaxMiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.importFileMaxMiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1024)); }},
         {"CHAT2SBX_TEST_IMPORT_CA_FILE", "testImportCaFile", Kind::Path, [](Config &c, const QVariant &v) { c.testImportCaFile = v.toString(); }},
         {"CHAT2SBX_TUNNEL_STOP_GRACE_MS", "tunnelStopGraceMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelStopGraceMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
@@ -247,6 +250,7 @@ bool ConfigLoader::load(const QProcessEnvironment &env, const QString &homeDir, 
     }
     c.tunnelClient = home + QStringLiteral("/.local/bin/tunnel-client");
     c.secretDir = home + QStringLiteral("/.secrets/tunnel-client");
+    c.exportDir = home + QStringLiteral("/Downloads/chat2sbx");
     c.configFilePath = env.value(QStringLiteral("CHAT2SBX_CONFIG"), c.dataRoot + QStringLiteral("/config.json"));
 
     QFile file(c.configFilePath);

@@ -38,7 +38,7 @@ QString auditSummary(const QString &tool, const QJsonObject &a)
     if (tool == QLatin1String("bash_poll") || tool == QLatin1String("bash_stop") || tool == QLatin1String("bash_write"))
         return stringArg(a, "session_id", 64);
     if (tool == QLatin1String("read") || tool == QLatin1String("write") || tool == QLatin1String("edit")
-        || tool == QLatin1String("list") || tool == QLatin1String("view_image"))
+        || tool == QLatin1String("list") || tool == QLatin1String("view_image") || tool == QLatin1String("export_file"))
         return stringArg(a, "path");
     if (tool == QLatin1String("search")) {
         const QString path = stringArg(a, "path");

@@ -14,6 +14,7 @@
 #include "sandbox/sbx/SbxHealth.h"
 #include "state/Database.h"
 #include "tools/ChangesTools.h"
+#include "tools/ExportFileTool.h"
 #include "tools/ImportFileTool.h"
 #include "tools/InSandboxTools.h"
 #include "tools/NetworkTools.h"
@@ -87,6 +88,11 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         import.maxBytes = static_cast<qint64>(config.importFileMaxMiB) * 1024 * 1024;
         import.extraCaFile = config.testImportCaFile;
         registerImportFileTool(tools, *sandboxes, *channels, import);
+        ExportFileOptions exports;
+        exports.dir = config.exportDir;
+        exports.maxFileBytes = static_cast<qint64>(config.exportMaxFileMiB) << 20;
+        exports.maxSandboxBytes = static_cast<qint64>(config.exportMaxSandboxMiB) << 20;
+        registerExportFileTool(tools, *sandboxes, *channels, exports);
         activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
         // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
         sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);

@@ -7,7 +7,7 @@ import { check, errorText, fail, startServer } from './harness.mjs';
 
 const CARD = 'ui://widget/chat2sbx-tool-card.html';
 const CARD_TOOLS = ['bash', 'bash_poll', 'bash_write', 'bash_stop', 'show_changes', 'edit', 'apply_patch', 'write',
-  'sandbox_create', 'sandbox_get', 'sandbox_list', 'export_changes', 'view_image', 'import_file'];
+  'sandbox_create', 'sandbox_get', 'sandbox_list', 'export_changes', 'view_image', 'import_file', 'export_file'];
 
 async function connect(url, name) {
   const client = new Client({ name, version: '1.0.0' });

@@ -44,6 +44,7 @@ const QHash<QString, Hints> &expectedHints()
         {"list", {true, false, true, false}},
         {"view_image", {true, false, true, false}},
         {"import_file", {false, false, false, true}},        // downloads an attachment; never overwrites
+        {"export_file", {false, false, false, true}},        // a file to the user's computer; a repeat is a new copy
         {"show_changes", {true, false, true, false}},
         {"export_changes", {false, false, true, false}},     // updates its own branch in the user's repository
         {"network_request", {false, false, true, false}},    // asks the user; the same request again is the same one

@@ -20,7 +20,7 @@ const QStringList &cardTools()
 {
     static const QStringList names{"bash", "bash_poll", "bash_write", "bash_stop", "show_changes", "edit", "apply_patch",
                                    "write", "sandbox_create", "sandbox_get", "sandbox_list", "export_changes", "view_image",
-                                   "import_file"};
+                                   "import_file", "export_file"};
     return names;
 }
 
@@ -94,6 +94,7 @@ private slots:
         QTest::newRow("export_changes") << "export_changes" << "export";
         QTest::newRow("view_image") << "view_image" << "image";
         QTest::newRow("import_file") << "import_file" << "file";
+        QTest::newRow("export_file") << "export_file" << "file";
     }
     void eachCardToolNamesItsView()
     {

@@ -48,7 +48,7 @@ QStringList SandboxChannel::helperCommands()
             QStringLiteral("mkdir"), QStringLiteral("mkfifo"), QStringLiteral("mktemp"), QStringLiteral("mv"),
             QStringLiteral("rm"), QStringLiteral("sha256sum"), QStringLiteral("sleep"),
             QStringLiteral("sort"), QStringLiteral("stat"),
-            QStringLiteral("tail"), QStringLiteral("timeout")};
+            QStringLiteral("tail"), QStringLiteral("tar"), QStringLiteral("timeout")};
 }
 
 QStringList SandboxChannel::bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize, const QString &owner)

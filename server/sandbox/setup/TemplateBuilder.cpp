@@ -30,9 +30,9 @@ for c in $need; do command -v "$c" >/dev/null 2>&1 || missing="$missing $c"; don
 if [ -n "$missing" ]; then
   echo "installing:$missing"
   if command -v apt-get >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash coreutils util-linux grep findutils git
-  elif command -v apk >/dev/null 2>&1; then apk add --no-cache bash coreutils util-linux grep findutils git
-  elif command -v dnf >/dev/null 2>&1; then dnf install -y bash coreutils util-linux grep findutils git
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash coreutils util-linux grep findutils git tar gzip
+  elif command -v apk >/dev/null 2>&1; then apk add --no-cache bash coreutils util-linux grep findutils git tar gzip
+  elif command -v dnf >/dev/null 2>&1; then dnf install -y bash coreutils util-linux grep findutils git tar gzip
   else echo "no supported package manager to install:$missing" >&2; exit 1; fi
 fi
 for c in $need; do command -v "$c" >/dev/null 2>&1 || { echo "still missing: $c" >&2; exit 1; }; done

@@ -28,6 +28,10 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
         upload_part) op_upload_part ;;
         upload_done) op_upload_done ;;
         upload_drop) op_upload_drop ;;
+        export_stat) op_export_stat ;;
+        export_pack) op_export_pack ;;
+        export_part) op_export_part ;;
+        export_drop) op_export_drop ;;
         read) op_read ;;
         get) op_get ;;
         write) op_write ;;
@@ -48,6 +52,7 @@ record_git_base
 reap_predecessors
 sweep_stale_runs
 sweep_stale_uploads
+sweep_stale_exports
 response_writer &
 WRITER=$!
 echo "$WRITER" >"$RUN/writer.pid"   # a helper killed outright leaves it behind: the next one's sweep kills it

@@ -1,0 +1,142 @@
+// export_file against a real sandbox of the fake sbx: a file and a folder (as a .tar.gz) land in the
+// export folder with their size and sha256; a name that exists gets " (2)"; a path with "../",
+// a leading dot and control characters lands under a safe name inside the export folder only; the
+// per-file and per-sandbox budgets refuse with the setting to change; nothing half-written is left.
+#include "InSandboxFixture.h"
+
+#include "tools/ExportFileTool.h"
+#include "tools/HostExportFile.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+constexpr qint64 kMaxFile = 6LL * 1024 * 1024;
+constexpr qint64 kMaxSandbox = 10LL * 1024 * 1024;
+}
+
+class TestExportFile : public QObject {
+    Q_OBJECT
+
+private:
+    InSandboxFixture f;
+    QTemporaryDir out;
+
+    QString ws(const QString &rel) const { return f.workspaceDir + QLatin1Char('/') + rel; }
+    ToolResult exportPath(const QString &path) { return f.call(QStringLiteral("export_file"), {{"path", path}}, 120000); }
+    QStringList exported() const
+    {
+        return QDir(out.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
+    }
+    static QByteArray bytes(qint64 n, char seed)
+    {
+        QByteArray b(static_cast<int>(n), Qt::Uninitialized);
+        for (int i = 0; i < b.size(); ++i)
+            b[i] = static_cast<char>(seed + i * 31);
+        return b;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(out.isValid());
+        QString error;
+        QVERIFY2(f.setUp(error), qPrintable(error));
+        ExportFileOptions options;
+        options.dir = out.path() + QStringLiteral("/Downloads/chat2sbx");   // made on first use
+        options.maxFileBytes = kMaxFile;
+        options.maxSandboxBytes = kMaxSandbox;
+        registerExportFileTool(f.tools, f.resolver, *f.pool, options);
+        QVERIFY(out.path().size() > 0);
+        QVERIFY(out.isValid());
+    }
+
+    void aFileLandsInTheExportFolder()
+    {
+        const QByteArray report = bytes(5 * 1024 * 1024 + 17, 'r');   // two parts and a bit
+        QVERIFY(writeFile(ws("out/report.pdf"), report));
+        const ToolResult r = exportPath(QStringLiteral("out/report.pdf"));
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+        const QString dir = out.path() + QStringLiteral("/Downloads/chat2sbx");
+        QCOMPARE(r.structured.value(QStringLiteral("host_path")).toString(), dir + QStringLiteral("/report.pdf"));
+        QCOMPARE(r.structured.value(QStringLiteral("file_name")).toString(), QStringLiteral("report.pdf"));
+        QCOMPARE(static_cast<qint64>(r.structured.value(QStringLiteral("size")).toDouble()), report.size());
+        QCOMPARE(r.structured.value(QStringLiteral("sha256")).toString(),
+                 QString::fromLatin1(QCryptographicHash::hash(report, QCryptographicHash::Sha256).toHex()));
+        QCOMPARE(readFile(dir + QStringLiteral("/report.pdf")), report);
+        QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden).size(), 1);   // no staged file left
+    }
+
+    void aNameThatExistsIsNumbered()
+    {
+        QVERIFY(writeFile(ws("out/report.pdf"), "second"));
+        const ToolResult r = exportPath(QStringLiteral("out/report.pdf"));
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+        QVERIFY(r.structured.value(QStringLiteral("host_path")).toString().endsWith(QStringLiteral("/report (2).pdf")));
+        QCOMPARE(readFile(out.path() + QStringLiteral("/Downloads/chat2sbx/report (2).pdf")), QByteArray("second"));
+        QCOMPARE(HostExportFile::numberedName(QStringLiteral("site.tar.gz"), 3), QStringLiteral("site (3).tar.gz"));
+    }
+
+    void aFolderComesAsATarGz()
+    {
+        QVERIFY(writeFile(ws("site/index.html"), "<h1>hi</h1>"));
+        QVERIFY(writeFile(ws("site/css/a.css"), "body{}"));
+        const ToolResult r = exportPath(QStringLiteral("site/"));
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+        QCOMPARE(r.structured.value(QStringLiteral("packed")).toBool(), true);
+        const QString host = r.structured.value(QStringLiteral("host_path")).toString();
+        QVERIFY2(host.endsWith(QStringLiteral("/site.tar.gz")), qPrintable(host));
+        QProcess tar;
+        tar.start(QStringLiteral("tar"), {QStringLiteral("-tzf"), host});
+        QVERIFY(tar.waitForFinished(30000));
+        const QString listing = QString::fromUtf8(tar.readAllStandardOutput());
+        QVERIFY2(listing.contains(QStringLiteral("site/index.html")) && listing.contains(QStringLiteral("site/css/a.css")),
+                 qPrintable(listing));
+    }
+
+    void aHostileNameLandsSafelyInTheFolder()
+    {
+        const QString evil = QStringLiteral(".bad\x01name\x1b[31m.txt");
+        QVERIFY(writeFile(ws(QStringLiteral("sub/") + evil), "x"));
+        const ToolResult r = exportPath(QStringLiteral("sub/../sub/") + evil);
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+        const QString host = r.structured.value(QStringLiteral("host_path")).toString();
+        QCOMPARE(host, out.path() + QStringLiteral("/Downloads/chat2sbx/badname[31m.txt"));
+        QCOMPARE(HostExportFile::safeName(QStringLiteral("../../etc/passwd"), false), QStringLiteral("passwd"));
+        QCOMPARE(HostExportFile::safeName(QStringLiteral("~/.."), false), QStringLiteral("export"));
+        QCOMPARE(HostExportFile::safeName(QStringLiteral("/"), true), QStringLiteral("export.tar.gz"));
+        QVERIFY(!QFileInfo::exists(out.path() + QStringLiteral("/passwd")));
+    }
+
+    void budgetsRefuseAndLeaveNothing()
+    {
+        const QString dir = out.path() + QStringLiteral("/Downloads/chat2sbx");
+        const QStringList before = QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
+        QVERIFY(writeFile(ws("big.bin"), bytes(kMaxFile + 1, 'b')));
+        ToolResult r = exportPath(QStringLiteral("big.bin"));
+        QVERIFY2(r.isError && r.message.contains(QStringLiteral("exportMaxFileMiB")), qPrintable(InSandboxFixture::describe(r)));
+        // This sandbox has sent 5 MiB and a bit; 5 MiB more would pass its 10 MiB.
+        QVERIFY(writeFile(ws("more.bin"), bytes(5 * 1024 * 1024, 'm')));
+        r = exportPath(QStringLiteral("more.bin"));
+        QVERIFY2(r.isError && r.message.contains(QStringLiteral("exportMaxSandboxMiB")), qPrintable(InSandboxFixture::describe(r)));
+        QVERIFY2(r.message.contains(QStringLiteral("nothing was written")), qPrintable(r.message));
+        QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), before);
+        r = exportPath(QStringLiteral("missing.txt"));
+        QVERIFY2(r.isError && r.message.contains(QStringLiteral("no such file")), qPrintable(InSandboxFixture::describe(r)));
+    }
+
+    void cleanupTestCase()
+    {
+        if (f.pool)
+            f.pool->detach(f.id());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExportFile)
+#include "tst_export_file.moc"
