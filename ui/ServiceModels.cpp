@@ -4,6 +4,7 @@
 #include "ServiceApprovalsModel.h"
 #include "ServiceNetworkModel.h"
 #include "ServiceSandboxesModel.h"
+#include "ServiceSandboxNames.h"
 #include "ServiceStatusModel.h"
 #include "ServiceWorkspacesModel.h"
 #include "sandbox/lifecycle/ActivityMonitor.h"
@@ -29,6 +30,11 @@ ServiceModels makeServiceModels(Controller &controller)
     m.workspaces = std::make_unique<ServiceWorkspacesModel>(services.workspaces(), services.sandboxes(), services.changes(),
                                                             services.workspaceRemoval());
     m.network = std::make_unique<ServiceNetworkModel>(services.network(), services.sandboxes());
+    WorkspacesModel *workspaces = m.workspaces.get();
+    QObject::connect(&services, &TrayServices::fileExported, workspaces, [workspaces, &services](const QString &id, const QString &path) {
+        ServiceSandboxNames names(services.sandboxes());
+        emit workspaces->fileExported(path, names(id));
+    });
     return m;
 }
 

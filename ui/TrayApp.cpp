@@ -10,6 +10,9 @@
 
 #include <QAction>
 #include <QDBusConnection>
+#include <QDBusMessage>
+#include <QDBusPendingCallWatcher>
+#include <QFileInfo>
 #include <QClipboard>
 #include <QDesktopServices>
 #include <QDir>
@@ -65,6 +68,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     m_desktop = new DesktopNotifications(QDBusConnection::sessionBus(), this);
     m_decisions = new DecisionNotices(*m_desktop, approvals, [this] { openPopup(); }, this);
     connect(m_decisions, &DecisionNotices::failed, this, &TrayApp::reportError);
+    connect(m_desktop, &DesktopNotifications::actionInvoked, this, &TrayApp::onNotificationAction);
     m_desktop->probe();
 
     connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
@@ -135,6 +139,47 @@ void TrayApp::addWorkspaces(WorkspacesModel &workspaces)
     connect(&workspaces, &WorkspacesModel::notice, this, [this](const QString &title, const QString &body, bool warning) {
         m_tray->showMessage(title, body, warning ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information, warning ? 0 : 15000);
         emit notified(title, body);
+    });
+    connect(&workspaces, &WorkspacesModel::fileExported, this, &TrayApp::notifyExport);
+}
+
+void TrayApp::notifyExport(const QString &hostPath, const QString &sandboxName)
+{
+    const QFileInfo file(hostPath);
+    const QString title = QStringLiteral("chat2sbx: %1 saved").arg(file.fileName());
+    const QString body = QStringLiteral("From %1, in %2.").arg(sandboxName, file.absolutePath());
+    if (m_desktop->available()) {
+        m_desktop->show(QStringLiteral("export:") + hostPath, title, body,
+                        {{QStringLiteral("open"), QStringLiteral("Open")}, {QStringLiteral("show"), QStringLiteral("Show in folder")}});
+        return;
+    }
+    m_tray->showMessage(title, body, QSystemTrayIcon::Information, 15000);
+    emit notified(title, body);
+}
+
+void TrayApp::onNotificationAction(const QString &key, const QString &action)
+{
+    if (!key.startsWith(QLatin1String("export:")))
+        return;
+    const QString path = key.mid(7);
+    if (action == QLatin1String("open") && !QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+        reportError(QStringLiteral("no application is set up to open %1").arg(path));
+    else if (action == QLatin1String("show"))
+        showInFolder(path);
+}
+
+// The file manager's own "show this file" (org.freedesktop.FileManager1), else its folder.
+void TrayApp::showInFolder(const QString &path)
+{
+    QDBusMessage call = QDBusMessage::createMethodCall(QStringLiteral("org.freedesktop.FileManager1"),
+                                                       QStringLiteral("/org/freedesktop/FileManager1"),
+                                                       QStringLiteral("org.freedesktop.FileManager1"), QStringLiteral("ShowItems"));
+    call << QStringList{QUrl::fromLocalFile(path).toString()} << QString();
+    auto *watcher = new QDBusPendingCallWatcher(QDBusConnection::sessionBus().asyncCall(call, 5000), this);
+    connect(watcher, &QDBusPendingCallWatcher::finished, this, [this, path](QDBusPendingCallWatcher *w) {
+        w->deleteLater();
+        if (w->isError() && !QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).absolutePath())))
+            reportError(QStringLiteral("no file manager is set up to open %1").arg(QFileInfo(path).absolutePath()));
     });
 }
 

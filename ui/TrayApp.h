@@ -70,6 +70,9 @@ signals:
 private:
     void refreshIcon();
     void notifyApproval(const ApprovalRow &row);
+    void notifyExport(const QString &hostPath, const QString &sandboxName);
+    void onNotificationAction(const QString &key, const QString &action);
+    void showInFolder(const QString &path);
     void showApprovalNotice(const QString &body);
     void endApprovalNoticeWindow();
     void reportError(const QString &text);

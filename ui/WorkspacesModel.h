@@ -46,6 +46,8 @@ signals:
     // Something the user should hear about even with the popup closed: a destroy or idle expiry
     // saved work on a branch, or could not and left the sandbox in place (warning).
     void notice(const QString &title, const QString &body, bool warning);
+    // export_file put a file on this computer (the notification offers Open and Show in folder).
+    void fileExported(const QString &hostPath, const QString &sandboxName);
 };
 
 } // namespace chat2sbx::ui

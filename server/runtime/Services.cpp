@@ -92,7 +92,8 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         exports.dir = config.exportDir;
         exports.maxFileBytes = static_cast<qint64>(config.exportMaxFileMiB) << 20;
         exports.maxSandboxBytes = static_cast<qint64>(config.exportMaxSandboxMiB) << 20;
-        registerExportFileTool(tools, *sandboxes, *channels, exports);
+        exportedFiles = std::make_unique<ExportedFiles>();
+        registerExportFileTool(tools, *sandboxes, *channels, exports, exportedFiles.get());
         activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
         // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
         sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);

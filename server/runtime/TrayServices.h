@@ -58,6 +58,8 @@ signals:
     void serverStateChanged();
     void started();
     void failed(const QString &reason);
+    // export_file put a file on this computer.
+    void fileExported(const QString &sandboxId, const QString &hostPath);
 
 private:
     // All owned by the Controller, which outlives this.

@@ -22,6 +22,7 @@ constexpr int kExportPackTimeoutMs = 300000;
 
 struct Exporter {
     ExportFileOptions options;
+    QPointer<ExportedFiles> events;
     QHash<QString, qint64> exportedBySandbox;   // bytes exported (or being exported) per sandbox
 };
 
@@ -97,6 +98,8 @@ void finishExport(const std::shared_ptr<ExportJob> &job)
                     {QStringLiteral("packed"), job->folder}};
     out.insert(QStringLiteral("message"), QStringLiteral("The user finds %1 in %2 on their computer.").arg(name, job->exporter->options.dir));
     job->responder.ok(out);
+    if (job->exporter->events)
+        emit job->exporter->events->exported(job->sandboxId, hostPath);
 }
 
 void readNextExportPart(const std::shared_ptr<ExportJob> &job)
@@ -186,10 +189,11 @@ void runExportFile(const std::shared_ptr<Exporter> &exporter, SandboxResolver &r
 } // namespace
 
 void registerExportFileTool(ToolRegistry &registry, SandboxResolver &resolver, ChannelPool &channels,
-                            const ExportFileOptions &options)
+                            const ExportFileOptions &options, ExportedFiles *events)
 {
     auto exporter = std::make_shared<Exporter>();
     exporter->options = options;
+    exporter->events = events;
     registry.add(exportFileDefinition(),
                  [exporter, &resolver, &channels](const ToolCall &call) { runExportFile(exporter, resolver, channels, call); });
 }

@@ -308,6 +308,35 @@ private slots:
         server.detach();
     }
 
+    // A file export_file put on this computer: a notification with Open and Show in folder.
+    void anExportIsANotificationWithOpenAndShowInFolder()
+    {
+        NotificationServerDouble server;
+        QString error;
+        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
+        TestEnvironment env;
+        const QString exports = env.root() + QStringLiteral("/Downloads/chat2sbx");
+        env.set(QStringLiteral("CHAT2SBX_EXPORT_DIR"), exports);
+        TraySession s(env);
+        s.tray->addWorkspaces(*s.models.workspaces);
+        QVERIFY2(s.start(error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
+        const QJsonObject created = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {}, 60000);
+        const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(compact(created)));
+        s.mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("command"), QStringLiteral("echo done > report.txt")}});
+        const QJsonObject exported = s.mcp.callToolResult(QStringLiteral("export_file"),
+                                                          {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("path"), QStringLiteral("report.txt")}});
+        QCOMPARE(exported.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("host_path")).toString(),
+                 exports + QStringLiteral("/report.txt"));
+        QTRY_VERIFY_WITH_TIMEOUT(server.lastFor(exports), chat2sbx::test::scaled(5000));
+        const NotificationServerDouble::Shown shown = *server.lastFor(exports);
+        QVERIFY2(shown.summary.contains(QStringLiteral("report.txt")), qPrintable(shown.summary));
+        QVERIFY2(shown.actions.contains(QStringLiteral("open")) && shown.actions.contains(QStringLiteral("Show in folder")),
+                 qPrintable(shown.actions.join(QLatin1Char(','))));
+        server.detach();
+    }
+
     // Decided from a terminal: the notification is withdrawn (CloseNotification).
     void aCliDecisionWithdrawsTheNotification()
     {
