@@ -1,9 +1,20 @@
 #pragma once
 
-// For the tray integration tests: popup screenshots and settling the widgets between rebuilds.
+// For the tray integration tests: one tray session over a real Controller, popup screenshots and
+// settling the widgets between rebuilds.
+#include "McpTestClient.h"
+#include "PopupWindow.h"
+#include "SandboxHarness.h"
+#include "ServiceModels.h"
 #include "TestSupport.h"
+#include "TrayApp.h"
+#include "runtime/Controller.h"
 
+#include <QLabel>
+#include <QSignalSpy>
 #include <QString>
+
+#include <memory>
 
 class QWidget;
 
@@ -13,5 +24,55 @@ namespace chat2sbx::test {
 QString saveScreenshot(QWidget &widget, const QString &name);
 // Lets deleteLater'd cards of a previous rebuild go before widgets are looked up.
 void settleWidgets();
+
+// One tray session: Controller + service models + TrayApp + an initialized MCP client.
+struct TraySession {
+    explicit TraySession(TestEnvironment &e) : env(e)
+    {
+        pointFakeSbxAt(env);
+        controller = std::make_unique<Controller>(env.config());
+        models = ui::makeServiceModels(*controller);
+        tray = std::make_unique<ui::TrayApp>(*models.approvals, *models.sandboxes, *models.status,
+                                             ui::TrayPaths{env.dataRoot(), env.dataRoot() + QStringLiteral("/AGENTS.md"),
+                                                           chat2sbxBinary()});
+    }
+    ~TraySession()
+    {
+        if (controller->state() != Controller::State::Stopped) {
+            QSignalSpy stopped(controller.get(), &Controller::stopped);
+            controller->stop();
+            stopped.wait(15000);
+        }
+        tray.reset();
+    }
+    bool start(QString &error)
+    {
+        QSignalSpy started(controller.get(), &Controller::started);
+        controller->start();
+        if (!started.wait(30000)) {
+            error = QStringLiteral("the controller did not start");
+            return false;
+        }
+        return mcp.open(&error);
+    }
+    ui::PopupWindow &popup() { return tray->popup(); }
+    template <typename T>
+    T *find(const QString &name)
+    {
+        settleWidgets();
+        return popup().findChild<T *>(name);
+    }
+    QString labelText(const QString &name)
+    {
+        QLabel *l = find<QLabel>(name);
+        return l ? l->text() : QStringLiteral("<no label %1>").arg(name);
+    }
+
+    TestEnvironment &env;
+    std::unique_ptr<Controller> controller;
+    ui::ServiceModels models;
+    std::unique_ptr<ui::TrayApp> tray;
+    McpTestClient mcp{env.mcpUrl()};
+};
 
 } // namespace chat2sbx::test

@@ -45,55 +45,6 @@ using namespace chat2sbx::test;
 
 namespace {
 
-// One tray session: Controller + service models + TrayApp + an initialized MCP client.
-struct TraySession {
-    explicit TraySession(TestEnvironment &e) : env(e)
-    {
-        pointFakeSbxAt(env);
-        controller = std::make_unique<Controller>(env.config());
-        models = ui::makeServiceModels(*controller);
-        tray = std::make_unique<ui::TrayApp>(*models.approvals, *models.sandboxes, *models.status,
-                                             ui::TrayPaths{env.dataRoot(), env.dataRoot() + QStringLiteral("/AGENTS.md"),
-                                                           chat2sbxBinary()});
-    }
-    ~TraySession()
-    {
-        if (controller->state() != Controller::State::Stopped) {
-            QSignalSpy stopped(controller.get(), &Controller::stopped);
-            controller->stop();
-            stopped.wait(15000);
-        }
-        tray.reset();
-    }
-    bool start(QString &error)
-    {
-        QSignalSpy started(controller.get(), &Controller::started);
-        controller->start();
-        if (!started.wait(30000)) {
-            error = QStringLiteral("the controller did not start");
-            return false;
-        }
-        return mcp.open(&error);
-    }
-    ui::PopupWindow &popup() { return tray->popup(); }
-    template <typename T>
-    T *find(const QString &name)
-    {
-        settleWidgets();
-        return popup().findChild<T *>(name);
-    }
-    QString labelText(const QString &name)
-    {
-        QLabel *l = find<QLabel>(name);
-        return l ? l->text() : QStringLiteral("<no label %1>").arg(name);
-    }
-
-    TestEnvironment &env;
-    std::unique_ptr<Controller> controller;
-    ui::ServiceModels models;
-    std::unique_ptr<ui::TrayApp> tray;
-    McpTestClient mcp{env.mcpUrl()};
-};
 
 QStringList fakeSbxNames(const TestEnvironment &env)
 {

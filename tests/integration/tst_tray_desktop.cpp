@@ -90,21 +90,16 @@ private slots:
         const QString thesis = roots + QStringLiteral("/thesis");
         QVERIFY(QDir().mkpath(thesis));
         env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
-        pointFakeSbxAt(env);
-        Controller controller(env.config());
-        ui::ServiceModels models = ui::makeServiceModels(controller);
-        ui::TrayApp tray(*models.approvals, *models.sandboxes, *models.status,
-                         ui::TrayPaths{env.dataRoot(), env.dataRoot() + QStringLiteral("/AGENTS.md"), chat2sbxBinary()});
+        TraySession s(env);
+        ui::TrayApp &tray = *s.tray;
+        ui::ServiceModels &models = s.models;
+        McpTestClient &mcp = s.mcp;
         tray.setActivityModel(*models.activity);
         tray.addWorkspaces(*models.workspaces);
         tray.addNetwork(*models.network);
         tray.show();
-        QSignalSpy started(&controller, &Controller::started);
-        controller.start();
-        QVERIFY(started.wait(30000));
-        McpTestClient mcp(env.mcpUrl());
         QString error;
-        QVERIFY2(mcp.open(&error), qPrintable(error));
+        QVERIFY2(s.start(error), qPrintable(error));
 
         // In use: two sandboxes, a folder request and a network request wait.
         for (int i = 0; i < 2; ++i)
@@ -161,10 +156,6 @@ private slots:
         // Escape closes it.
         QTest::keyClick(&popup, Qt::Key_Escape);
         QTRY_VERIFY_WITH_TIMEOUT(!popup.isVisible(), 5000);
-
-        QSignalSpy stopped(&controller, &Controller::stopped);
-        controller.stop();
-        stopped.wait(15000);
     }
 
     // With a real notification server on the desktop (dunst, Debian's): a folder request arrives as
@@ -181,20 +172,14 @@ private slots:
         const QString roots = env.root() + QStringLiteral("/repos");
         QVERIFY(QDir().mkpath(roots + QStringLiteral("/webshop")));
         env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
-        pointFakeSbxAt(env);
-        Controller controller(env.config());
-        ui::ServiceModels models = ui::makeServiceModels(controller);
-        ui::TrayApp tray(*models.approvals, *models.sandboxes, *models.status,
-                         ui::TrayPaths{env.dataRoot(), env.dataRoot() + QStringLiteral("/AGENTS.md"), chat2sbxBinary()});
+        TraySession s(env);
+        ui::TrayApp &tray = *s.tray;
         tray.show();
         QTRY_VERIFY_WITH_TIMEOUT(tray.desktopNotifications().available(), 10000);
         QSignalSpy balloon(&tray, &ui::TrayApp::notified);
-        QSignalSpy started(&controller, &Controller::started);
-        controller.start();
-        QVERIFY(started.wait(30000));
-        McpTestClient mcp(env.mcpUrl());
         QString error;
-        QVERIFY2(mcp.open(&error), qPrintable(error));
+        QVERIFY2(s.start(error), qPrintable(error));
+        McpTestClient &mcp = s.mcp;
         mcp.callToolResult(QStringLiteral("workspace_request"), {{QStringLiteral("host_path"), roots + QStringLiteral("/webshop")},
                                                                {QStringLiteral("mode"), QStringLiteral("direct")}});
         QTRY_VERIFY_WITH_TIMEOUT(!tray.desktopNotifications().shownKeys().isEmpty(), 10000);
@@ -202,9 +187,6 @@ private slots:
         screenshot(QStringLiteral("desktop_notification"));
         QCOMPARE(balloon.size(), 0);   // no Qt balloon beside it
         QVERIFY(!tray.popup().isVisible());   // nothing opened by itself, nothing took the focus
-        QSignalSpy stopped(&controller, &Controller::stopped);
-        controller.stop();
-        stopped.wait(15000);
         dunst.terminate();
         dunst.waitForFinished(5000);
     }
