@@ -27,6 +27,8 @@
 #include <QDBusConnection>
 #include <QDBusMessage>
 #include <QDir>
+#include <QElapsedTimer>
+#include <QMap>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
@@ -170,6 +172,38 @@ struct PrivateBus {
     }
 };
 
+// A tray over a real Controller whose desktop has the notification server double, host folders
+// allowed below `roots` (made), the notification server seen by the tray.
+struct NotifyingTray {
+    NotificationServerDouble server;
+    TestEnvironment env;
+    QString roots = env.root() + QStringLiteral("/repos");
+    std::unique_ptr<TraySession> session;
+
+    bool up(const QString &busAddress, QString &error, const QMap<QString, QString> &settings = {})
+    {
+        if (!server.attach(busAddress, error) || !QDir().mkpath(roots))
+            return false;
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        for (auto it = settings.cbegin(); it != settings.cend(); ++it)
+            env.set(it.key(), it.value());
+        session = std::make_unique<TraySession>(env);
+        if (!session->start(error))
+            return false;
+        QElapsedTimer waited;
+        waited.start();
+        while (!session->tray->desktopNotifications().available() && waited.elapsed() < scaled(5000))
+            QTest::qWait(20);
+        if (!session->tray->desktopNotifications().available())
+            error = QStringLiteral("the tray did not see the notification server");
+        return error.isEmpty();
+    }
+    ~NotifyingTray()
+    {
+        session.reset();
+    }
+};
+
 } // namespace
 
 class TestTray : public QObject {
@@ -189,17 +223,14 @@ private slots:
     // (the CLI lists it as approved), once: a second click on the stale notification changes nothing.
     void approveFromTheNotification()
     {
-        NotificationServerDouble server;
+        NotifyingTray t;
         QString error;
-        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
-        TestEnvironment env;
-        const QString roots = env.root() + QStringLiteral("/repos");
-        const QString repo = roots + QStringLiteral("/thesis");
+        QVERIFY2(t.up(m_bus.address, error), qPrintable(error));
+        NotificationServerDouble &server = t.server;
+        TraySession &s = *t.session;
+        TestEnvironment &env = t.env;
+        const QString repo = t.roots + QStringLiteral("/thesis");
         QVERIFY(QDir().mkpath(repo));
-        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
-        TraySession s(env);
-        QVERIFY2(s.start(error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
 
         const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("workspace_request"),
                                                        {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("direct")}});
@@ -223,21 +254,17 @@ private slots:
                                                        {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("direct")}});
         QCOMPARE(again.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("status")).toString(),
                  QStringLiteral("approved"));
-        server.detach();
     }
 
     // Ten requests in a moment are one notification (replaced as more come), not ten; it opens the popup.
     void aBurstIsOneNotification()
     {
-        NotificationServerDouble server;
+        NotifyingTray t;
         QString error;
-        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
-        TestEnvironment env;
-        const QString roots = env.root() + QStringLiteral("/repos");
-        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
-        TraySession s(env);
-        QVERIFY2(s.start(error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
+        QVERIFY2(t.up(m_bus.address, error), qPrintable(error));
+        NotificationServerDouble &server = t.server;
+        TraySession &s = *t.session;
+        const QString roots = t.roots;
         for (int i = 0; i < 10; ++i) {
             const QString dir = roots + QStringLiteral("/p%1").arg(i);
             QVERIFY(QDir().mkpath(dir));
@@ -256,22 +283,18 @@ private slots:
         QVERIFY2(ids.size() <= 2, qPrintable(QString::number(ids.size())));   // at most the first alone, then the burst
         server.click(server.notifies.constLast().id, QStringLiteral("default"));
         QTRY_VERIFY_WITH_TIMEOUT(s.popup().isVisible(), chat2sbx::test::scaled(5000));
-        server.detach();
     }
 
     // A file export_file put on this computer: a notification with Open and Show in folder.
     void anExportIsANotificationWithOpenAndShowInFolder()
     {
-        NotificationServerDouble server;
+        NotifyingTray t;
+        const QString exports = t.env.root() + QStringLiteral("/Downloads/chat2sbx");
         QString error;
-        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
-        TestEnvironment env;
-        const QString exports = env.root() + QStringLiteral("/Downloads/chat2sbx");
-        env.set(QStringLiteral("CHAT2SBX_EXPORT_DIR"), exports);
-        TraySession s(env);
+        QVERIFY2(t.up(m_bus.address, error, {{QStringLiteral("CHAT2SBX_EXPORT_DIR"), exports}}), qPrintable(error));
+        NotificationServerDouble &server = t.server;
+        TraySession &s = *t.session;
         s.tray->addWorkspaces(*s.models.workspaces);
-        QVERIFY2(s.start(error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
         const QJsonObject created = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {}, 60000);
         const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
         QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(compact(created)));
@@ -285,23 +308,19 @@ private slots:
         QVERIFY2(shown.summary.contains(QStringLiteral("report.txt")), qPrintable(shown.summary));
         QVERIFY2(shown.actions.contains(QStringLiteral("open")) && shown.actions.contains(QStringLiteral("Show in folder")),
                  qPrintable(shown.actions.join(QLatin1Char(','))));
-        server.detach();
     }
 
     // Decided from a terminal: the notification is withdrawn (CloseNotification).
     void aCliDecisionWithdrawsTheNotification()
     {
-        NotificationServerDouble server;
+        NotifyingTray t;
         QString error;
-        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
-        TestEnvironment env;
-        const QString roots = env.root() + QStringLiteral("/repos");
-        const QString repo = roots + QStringLiteral("/notes");
+        QVERIFY2(t.up(m_bus.address, error), qPrintable(error));
+        NotificationServerDouble &server = t.server;
+        TraySession &s = *t.session;
+        TestEnvironment &env = t.env;
+        const QString repo = t.roots + QStringLiteral("/notes");
         QVERIFY(QDir().mkpath(repo));
-        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
-        TraySession s(env);
-        QVERIFY2(s.start(error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
         const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("workspace_request"),
                                                        {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("direct")}});
         const QString approvalId = asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
@@ -311,7 +330,6 @@ private slots:
         QVERIFY2(decided.exitCode == 0, decided.err.constData());
         QTRY_VERIFY_WITH_TIMEOUT(server.closedByClient.contains(id), chat2sbx::test::scaled(15000));
         QVERIFY(!server.open.contains(id));
-        server.detach();
     }
 
     void destroyRemovesSandboxFromFakeSbx()
