@@ -65,7 +65,7 @@ public:
     WarmPool &warmPool() { return *m_services.warm; }
     // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
     SbxHealth &sbxHealth() { return *m_services.sbxHealth; }
-    ExportedFiles *exportedFiles() { return m_services.exportedFiles.get(); }
+    FileExport &fileExport() { return *m_services.fileExport; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_services.approvals; }
     NetworkAccess &network() { return *m_services.network; }

@@ -14,6 +14,7 @@
 #include "sandbox/sbx/SbxHealth.h"
 #include "state/Database.h"
 #include "tools/ChangesTools.h"
+#include "sandbox/changes/FileExport.h"
 #include "tools/ExportFileTool.h"
 #include "tools/ImportFileTool.h"
 #include "tools/InSandboxTools.h"
@@ -57,6 +58,11 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     sandboxes = std::make_unique<SandboxService>(config, *db, *workspaces, *sbx, clock);
     // sandbox_expose probes ports through it; `sandbox fetch` exports through it.
     channels = std::make_unique<ChannelPool>(*sbx, server ? SandboxChannel::Options{} : cliChannelOptions());
+    FileExportOptions exports;
+    exports.dir = config.exportDir;
+    exports.maxFileBytes = static_cast<qint64>(config.exportMaxFileMiB) << 20;
+    exports.maxSandboxBytes = static_cast<qint64>(config.exportMaxSandboxMiB) << 20;
+    fileExport = std::make_unique<FileExport>(*channels, exports);
     if (server) {
         sbxHealth = std::make_unique<SbxHealth>(*sbx, config.templateRef());
         QObject::connect(sandboxes.get(), &SandboxService::templateMissing, sbxHealth.get(), &SbxHealth::refresh);
@@ -88,12 +94,7 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         import.maxBytes = static_cast<qint64>(config.importFileMaxMiB) * 1024 * 1024;
         import.extraCaFile = config.testImportCaFile;
         registerImportFileTool(tools, *sandboxes, *channels, import);
-        ExportFileOptions exports;
-        exports.dir = config.exportDir;
-        exports.maxFileBytes = static_cast<qint64>(config.exportMaxFileMiB) << 20;
-        exports.maxSandboxBytes = static_cast<qint64>(config.exportMaxSandboxMiB) << 20;
-        exportedFiles = std::make_unique<ExportedFiles>();
-        registerExportFileTool(tools, *sandboxes, *channels, exports, exportedFiles.get());
+        registerExportFileTool(tools, *sandboxes, *channels, *fileExport);
         activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
         // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
         sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);

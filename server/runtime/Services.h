@@ -16,7 +16,7 @@ class ChangesService;
 class ChannelPool;
 class Clock;
 class Database;
-class ExportedFiles;
+class FileExport;
 class HostGit;
 class NetworkAccess;
 class SandboxService;
@@ -64,7 +64,7 @@ struct Services {
     std::unique_ptr<WorkspaceService> workspaces;
     std::unique_ptr<ChannelPool> channels;   // outlives sandboxes
     std::unique_ptr<BashSessions> bashSessions;
-    std::unique_ptr<ExportedFiles> exportedFiles;   // export_file's files, as they land (server profile)
+    std::unique_ptr<FileExport> fileExport;   // export_file and `sandbox export`: files to the user's export folder
     std::unique_ptr<HostGit> hostGit;        // these three outlive sandboxes too
     std::unique_ptr<ChangesService> changes;
     std::unique_ptr<WorkspaceRemoval> removal;

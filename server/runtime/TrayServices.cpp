@@ -4,7 +4,7 @@
 #include "runtime/StatusReportBuilder.h"
 #include "sandbox/sbx/SbxHealth.h"
 #include "sandbox/setup/TemplateBuilder.h"
-#include "tools/ExportFileTool.h"
+#include "sandbox/changes/FileExport.h"
 
 #include <QTimer>
 
@@ -19,8 +19,7 @@ TrayServices::TrayServices(Controller &controller, QObject *parent)
     connect(&controller, &Controller::stateChanged, this, &TrayServices::serverStateChanged);
     connect(&controller, &Controller::started, this, &TrayServices::started);
     connect(&controller, &Controller::failed, this, &TrayServices::failed);
-    if (ExportedFiles *files = controller.exportedFiles())
-        connect(files, &ExportedFiles::exported, this, &TrayServices::fileExported);
+    connect(&controller.fileExport(), &FileExport::exported, this, &TrayServices::fileExported);
 }
 
 TrayServices::~TrayServices() = default;

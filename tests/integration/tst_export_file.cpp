@@ -4,10 +4,12 @@
 // per-file and per-sandbox budgets refuse with the setting to change; nothing half-written is left.
 #include "InSandboxFixture.h"
 
+#include "sandbox/changes/FileExport.h"
 #include "tools/ExportFileTool.h"
-#include "tools/HostExportFile.h"
+#include "sandbox/changes/HostExportFile.h"
 
 #include <QCryptographicHash>
+#include <QJsonDocument>
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -27,6 +29,7 @@ class TestExportFile : public QObject {
 private:
     InSandboxFixture f;
     QTemporaryDir out;
+    std::unique_ptr<FileExport> exports;
 
     QString ws(const QString &rel) const { return f.workspaceDir + QLatin1Char('/') + rel; }
     ToolResult exportPath(const QString &path) { return f.call(QStringLiteral("export_file"), {{"path", path}}, 120000); }
@@ -48,11 +51,12 @@ private slots:
         QVERIFY(out.isValid());
         QString error;
         QVERIFY2(f.setUp(error), qPrintable(error));
-        ExportFileOptions options;
+        FileExportOptions options;
         options.dir = out.path() + QStringLiteral("/Downloads/chat2sbx");   // made on first use
         options.maxFileBytes = kMaxFile;
         options.maxSandboxBytes = kMaxSandbox;
-        registerExportFileTool(f.tools, f.resolver, *f.pool, options);
+        exports = std::make_unique<FileExport>(*f.pool, options);
+        registerExportFileTool(f.tools, f.resolver, *f.pool, *exports);
         QVERIFY(out.path().size() > 0);
         QVERIFY(out.isValid());
     }
@@ -129,6 +133,23 @@ private slots:
         QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), before);
         r = exportPath(QStringLiteral("missing.txt"));
         QVERIFY2(r.isError && r.message.contains(QStringLiteral("no such file")), qPrintable(InSandboxFixture::describe(r)));
+    }
+
+    // `chat2sbx sandbox export` from a terminal: the same copy, into the configured folder.
+    void theCliExportsTheSame()
+    {
+        const QString dir = out.path() + QStringLiteral("/cli-exports");
+        f.env.set(QStringLiteral("CHAT2SBX_EXPORT_DIR"), dir);
+        QVERIFY(writeFile(ws("notes/todo.txt"), "from the terminal\n"));
+        const CliResult r = runCli(f.env, {QStringLiteral("sandbox"), QStringLiteral("export"), f.id(), QStringLiteral("notes/todo.txt"),
+                                           QStringLiteral("--json")}, 60000);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o.value(QStringLiteral("host_path")).toString(), dir + QStringLiteral("/todo.txt"));
+        QCOMPARE(readFile(dir + QStringLiteral("/todo.txt")), QByteArray("from the terminal\n"));
+        const CliResult missing = runCli(f.env, {QStringLiteral("sandbox"), QStringLiteral("export"), f.id(), QStringLiteral("nope.txt")}, 60000);
+        QVERIFY(missing.exitCode != 0);
+        QVERIFY2(missing.err.contains("no such file") && missing.err.contains("nothing was written"), missing.err.constData());
     }
 
     void cleanupTestCase()

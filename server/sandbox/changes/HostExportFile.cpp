@@ -1,4 +1,4 @@
-#include "tools/HostExportFile.h"
+#include "sandbox/changes/HostExportFile.h"
 
 #include <QDir>
 #include <QRandomGenerator>

@@ -1,0 +1,171 @@
+#include "sandbox/changes/FileExport.h"
+
+#include "sandbox/changes/HostExportFile.h"
+#include "sandbox/channel/ChannelPool.h"
+#include "sandbox/channel/SandboxChannel.h"
+
+#include <QPointer>
+#include <QRandomGenerator>
+
+namespace chat2sbx {
+
+namespace {
+constexpr qint64 kExportPartBytes = 4 * 1024 * 1024;   // its base64 answer stays far below the channel's line cap
+constexpr int kExportPartTimeoutMs = 60000;
+constexpr int kExportPackTimeoutMs = 300000;
+
+QString exportMib(qint64 bytes)
+{
+    return QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', 1) + QStringLiteral(" MiB");
+}
+
+QString channelFailure(const ChannelReply &r)
+{
+    return r.channelFailure ? QStringLiteral("could not reach the sandbox: %1").arg(r.error) : r.error;
+}
+} // namespace
+
+// One export: the parts read from the VM go straight into the staged host file.
+struct FileExportJob {
+    QPointer<FileExport> owner;
+    FileExportOptions options;
+    std::shared_ptr<QHash<QString, qint64>> budget;
+    QPointer<SandboxChannel> channel;
+    FileExport::Done done;
+    QString sandboxId;
+    QString shown;
+    QString readPath;     // what the parts are read from: the file, or the folder's .tar.gz
+    QString packToken;    // set for a folder: its .tar.gz is dropped in the VM at the end
+    bool folder = false;
+    bool stopped = false;
+    qint64 size = 0;
+    qint64 offset = 0;
+    bool reserved = false;
+    HostExportFile file;
+
+    ~FileExportJob()
+    {
+        if (reserved)
+            (*budget)[sandboxId] -= size;
+        if (!packToken.isEmpty() && channel)
+            channel->request(QStringLiteral("export_drop"), {packToken.toLatin1()}, kExportPartTimeoutMs, [](const ChannelReply &) {});
+    }
+    void fail(const QString &why)
+    {
+        if (!done)
+            return;
+        FileExport::Outcome o;
+        o.error = why;
+        std::exchange(done, nullptr)(o);
+    }
+};
+
+namespace {
+
+void readNextExportPart(const std::shared_ptr<FileExportJob> &job);
+
+void finishExport(const std::shared_ptr<FileExportJob> &job)
+{
+    FileExport::Outcome o;
+    QString error;
+    if (!job->file.commit(o.hostPath, error))
+        return job->fail(error);
+    job->reserved = false;   // spent: it stays counted against the sandbox's budget
+    o.ok = true;
+    o.size = job->file.written();
+    o.sha256 = job->file.sha256();
+    o.packed = job->folder;
+    if (job->owner)
+        emit job->owner->exported(job->sandboxId, o.hostPath);
+    if (job->done)
+        std::exchange(job->done, nullptr)(o);
+}
+
+void readNextExportPart(const std::shared_ptr<FileExportJob> &job)
+{
+    if (job->stopped)
+        return job->fail(QStringLiteral("cancelled"));
+    if (job->offset >= job->size)
+        return finishExport(job);
+    if (!job->channel)
+        return job->fail(QStringLiteral("the sandbox was detached during the export"));
+    const qint64 length = qMin(kExportPartBytes, job->size - job->offset);
+    job->channel->request(
+        QStringLiteral("export_part"), {job->readPath.toUtf8(), QByteArray::number(job->offset), QByteArray::number(length)},
+        kExportPartTimeoutMs, [job, length](const ChannelReply &r) {
+            if (!r.ok)
+                return job->fail(channelFailure(r));
+            if (r.data.size() != length)
+                return job->fail(QStringLiteral("%1 changed while it was copied (it is now %2 bytes); copy it again once it is "
+                                                "finished").arg(job->shown, r.meta.value(QStringLiteral("size"))));
+            QString error;
+            if (!job->file.write(r.data, error))
+                return job->fail(error);
+            job->offset += length;
+            readNextExportPart(job);
+        });
+}
+
+void startExportCopy(const std::shared_ptr<FileExportJob> &job, qint64 size)
+{
+    const FileExportOptions &o = job->options;
+    if (size > o.maxFileBytes)
+        return job->fail(QStringLiteral("%1 is %2, over the %3 a file may have (exportMaxFileMiB in config.json)")
+                             .arg(job->shown, exportMib(size), exportMib(o.maxFileBytes)));
+    qint64 &used = (*job->budget)[job->sandboxId];
+    if (used + size > o.maxSandboxBytes)
+        return job->fail(QStringLiteral("this sandbox has exported %1 already; %2 more would pass its %3 budget "
+                                        "(exportMaxSandboxMiB in config.json)")
+                             .arg(exportMib(used), exportMib(size), exportMib(o.maxSandboxBytes)));
+    used += size;
+    job->size = size;
+    job->reserved = true;
+    QString error;
+    if (!job->file.open(o.dir, HostExportFile::safeName(job->shown, job->folder), error))
+        return job->fail(error);
+    readNextExportPart(job);
+}
+
+} // namespace
+
+FileExport::FileExport(ChannelPool &channels, FileExportOptions options, QObject *parent)
+    : QObject(parent), m_channels(channels), m_options(std::move(options))
+{
+}
+
+std::function<void()> FileExport::start(const RunningSandbox &sandbox, const QString &path, const QString &shown, Done done)
+{
+    auto job = std::make_shared<FileExportJob>();
+    job->owner = this;
+    job->options = m_options;
+    job->budget = m_exportedBySandbox;
+    job->channel = &m_channels.channelFor(sandbox);
+    job->done = std::move(done);
+    job->sandboxId = sandbox.sandboxId;
+    job->shown = shown;
+    job->readPath = path;
+    job->channel->request(QStringLiteral("export_stat"), {path.toUtf8()}, kExportPartTimeoutMs, [job](const ChannelReply &r) {
+        if (!r.ok)
+            return job->fail(channelFailure(r));
+        if (r.meta.value(QStringLiteral("type")) == QLatin1String("file"))
+            return startExportCopy(job, r.meta.value(QStringLiteral("size")).toLongLong());
+        if (!job->channel)
+            return job->fail(QStringLiteral("the sandbox was detached during the export"));
+        // A folder: packed in the VM first, then copied like a file.
+        job->folder = true;
+        job->packToken = QString::number(QRandomGenerator::system()->generate64(), 36).toLower();
+        job->channel->request(QStringLiteral("export_pack"), {job->readPath.toUtf8(), job->packToken.toLatin1()}, kExportPackTimeoutMs,
+                              [job](const ChannelReply &packed) {
+                                  if (!packed.ok)
+                                      return job->fail(channelFailure(packed));
+                                  job->readPath = packed.meta.value(QStringLiteral("path"));
+                                  startExportCopy(job, packed.meta.value(QStringLiteral("size")).toLongLong());
+                              });
+    });
+    return [weak = std::weak_ptr<FileExportJob>(job)] {
+        if (auto j = weak.lock())
+            j->stopped = true;   // the next part stops it; the staged file goes with the job
+    };
+}
+
+} // namespace chat2sbx
