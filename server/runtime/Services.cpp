@@ -15,6 +15,7 @@
 #include "state/Database.h"
 #include "tools/ChangesTools.h"
 #include "sandbox/changes/FileExport.h"
+#include "sandbox/changes/HostExportFile.h"
 #include "tools/ExportFileTool.h"
 #include "tools/ImportFileTool.h"
 #include "tools/InSandboxTools.h"
@@ -95,6 +96,8 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         import.extraCaFile = config.testImportCaFile;
         registerImportFileTool(tools, *sandboxes, *channels, import);
         registerExportFileTool(tools, *sandboxes, *channels, *fileExport);
+        // A server killed mid-copy left a hidden staged file in the export folder: gone after an hour.
+        HostExportFile::removeStale(config.exportDir, 60);
         activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
         // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
         sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);

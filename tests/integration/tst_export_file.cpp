@@ -10,6 +10,7 @@
 
 #include <QCryptographicHash>
 #include <QJsonDocument>
+#include <QDateTime>
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -133,6 +134,26 @@ private slots:
         QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), before);
         r = exportPath(QStringLiteral("missing.txt"));
         QVERIFY2(r.isError && r.message.contains(QStringLiteral("no such file")), qPrintable(InSandboxFixture::describe(r)));
+    }
+
+    // What a server killed mid-copy leaves (a hidden staged file) goes once it is an hour old.
+    void staleStagedFilesAreSwept()
+    {
+        const QString dir = out.path() + QStringLiteral("/sweep");
+        QVERIFY(writeFile(dir + QStringLiteral("/.old.pdf.chat2sbx-part-1a2b"), "half"));
+        QVERIFY(writeFile(dir + QStringLiteral("/.new.pdf.chat2sbx-part-3c4d"), "being written"));
+        QVERIFY(writeFile(dir + QStringLiteral("/old.pdf"), "a real file"));
+        QFile old(dir + QStringLiteral("/.old.pdf.chat2sbx-part-1a2b"));
+        QVERIFY(old.open(QIODevice::ReadWrite));
+        QVERIFY(old.setFileTime(QDateTime::currentDateTimeUtc().addSecs(-2 * 3600), QFileDevice::FileModificationTime));
+        old.close();
+        QFile real(dir + QStringLiteral("/old.pdf"));
+        QVERIFY(real.open(QIODevice::ReadWrite));
+        QVERIFY(real.setFileTime(QDateTime::currentDateTimeUtc().addSecs(-2 * 3600), QFileDevice::FileModificationTime));
+        real.close();
+        QCOMPARE(HostExportFile::removeStale(dir, 60), 1);
+        QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList({".new.pdf.chat2sbx-part-3c4d", "old.pdf"}));
     }
 
     // `chat2sbx sandbox export` from a terminal: the same copy, into the configured folder.

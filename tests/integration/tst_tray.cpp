@@ -27,6 +27,7 @@
 #include <QDBusConnection>
 #include <QDBusMessage>
 #include <QDir>
+#include <QJsonArray>
 #include <QElapsedTimer>
 #include <QMap>
 #include <QFileInfo>
@@ -283,6 +284,32 @@ private slots:
         QVERIFY2(ids.size() <= 2, qPrintable(QString::number(ids.size())));   // at most the first alone, then the burst
         server.click(server.notifies.constLast().id, QStringLiteral("default"));
         QTRY_VERIFY_WITH_TIMEOUT(s.popup().isVisible(), chat2sbx::test::scaled(5000));
+    }
+
+    // An agent's network request: Allow for this sandbox / Deny on the notification; Deny decides it.
+    void denyANetworkRequestFromTheNotification()
+    {
+        NotifyingTray t;
+        QString error;
+        QVERIFY2(t.up(m_bus.address, error), qPrintable(error));
+        TraySession &s = *t.session;
+        s.tray->addNetwork(*s.models.network);
+        const QJsonObject created = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {}, 60000);
+        const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(compact(created)));
+        const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("network_request"),
+                                                       {{QStringLiteral("sandbox_id"), id},
+                                                        {QStringLiteral("hosts"), QJsonArray{QStringLiteral("files.example.org")}},
+                                                        {QStringLiteral("reason"), QStringLiteral("fetch the data set")}});
+        QVERIFY2(!asked.value(QStringLiteral("isError")).toBool(), qPrintable(compact(asked)));
+        QTRY_VERIFY_WITH_TIMEOUT(t.server.lastFor(QStringLiteral("files.example.org")), chat2sbx::test::scaled(5000));
+        const NotificationServerDouble::Shown shown = *t.server.lastFor(QStringLiteral("files.example.org"));
+        QVERIFY2(shown.actions.contains(QStringLiteral("Allow for this sandbox")) && shown.actions.contains(QStringLiteral("deny"))
+                     && shown.body.contains(QStringLiteral("fetch the data set")),
+                 qPrintable(shown.actions.join(QLatin1Char(',')) + QLatin1Char(' ') + shown.body));
+        QCOMPARE(s.models.network->pending().size(), 1);
+        t.server.click(shown.id, QStringLiteral("deny"));
+        QTRY_COMPARE_WITH_TIMEOUT(s.models.network->pending().size(), 0, chat2sbx::test::scaled(5000));
     }
 
     // A file export_file put on this computer: a notification with Open and Show in folder.

@@ -1,5 +1,6 @@
 #include "sandbox/changes/HostExportFile.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QRandomGenerator>
 
@@ -122,6 +123,17 @@ bool HostExportFile::commit(QString &finalPath, QString &error)
     }
     error = QStringLiteral("%1 and %2 numbered copies of it exist in %3 already").arg(m_name).arg(kMaxNumberedTries).arg(m_dir);
     return false;
+}
+
+int HostExportFile::removeStale(const QString &dir, int minutes)
+{
+    int removed = 0;
+    const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(-60LL * minutes);
+    const QFileInfoList staged = QDir(dir).entryInfoList({QStringLiteral(".*.chat2sbx-part-*")}, QDir::Files | QDir::Hidden);
+    for (const QFileInfo &f : staged)
+        if (f.lastModified().toUTC() < before && QFile::remove(f.absoluteFilePath()))
+            ++removed;
+    return removed;
 }
 
 void HostExportFile::discard()

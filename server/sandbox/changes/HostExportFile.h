@@ -19,6 +19,9 @@ public:
     static QString safeName(const QString &sandboxPath, bool folder);
     // "name (n).ext" for the n-th try (n >= 2), keeping double extensions like .tar.gz whole.
     static QString numberedName(const QString &name, int n);
+    // Removes the staged files in `dir` nobody wrote to for `minutes` (a server killed mid-copy);
+    // returns how many. Named files are never touched.
+    static int removeStale(const QString &dir, int minutes);
 
     bool open(const QString &dir, const QString &name, QString &error);
     bool write(const QByteArray &part, QString &error);
