@@ -1,11 +1,11 @@
 #include "tools/ImportStream.h"
 
-#include "sandbox/channel/SandboxChannel.h"
 #include "config/FileHostPatterns.h"
+#include "core/Ids.h"
+#include "sandbox/channel/SandboxChannel.h"
 #include "tools/InSandboxSupport.h"
 
 #include <QNetworkReply>
-#include <QRandomGenerator>
 #include <QRegularExpression>
 
 namespace chat2sbx {
@@ -14,14 +14,6 @@ namespace {
 constexpr int kPartTimeoutMs = 60000;
 constexpr int kDoneTimeoutMs = 120000;   // the VM hashes the whole file
 constexpr qint64 kMaxErrorBody = 1024;
-
-QString newToken()
-{
-    QString token;
-    for (int i = 0; i < 4; ++i)
-        token += QString::number(QRandomGenerator::system()->generate(), 16).rightJustified(8, QLatin1Char('0'));
-    return token;
-}
 
 bool isRedirect(int status)
 {
@@ -50,7 +42,7 @@ void ImportStream::start(QNetworkReply *reply, Target target, Limits limits, Too
 
 ImportStream::ImportStream(QNetworkReply *reply, Target target, Limits limits, ToolResponder responder)
     : m_reply(reply), m_target(std::move(target)), m_limits(std::move(limits)), m_responder(std::move(responder)),
-      m_token(newToken())
+      m_token(randomHex(16))
 {
     // The reply stops reading from the network while this much waits: TCP then holds the rest.
     reply->setReadBufferSize(2 * kPartBytes);
@@ -106,7 +98,6 @@ bool ImportStream::httpFailed(int status)
 {
     if (status == 0 || status == 200 || isRedirect(status))
         return false;
-    m_status = status;
     if (m_errorBody.size() < kMaxErrorBody)
         m_errorBody += m_reply->read(kMaxErrorBody - m_errorBody.size());
     if (!m_downloaded && m_errorBody.size() >= kMaxErrorBody)

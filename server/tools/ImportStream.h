@@ -61,7 +61,6 @@ private:
     QString m_refusal;
     QString m_failure;   // the answer once the staged file is gone
     QByteArray m_errorBody;   // the first KiB of an error answer (the storage service's error code)
-    int m_status = 0;
     qint64 m_sent = 0;
     bool m_started = false;   // the VM may have a staged file
     bool m_inFlight = false;

@@ -1,11 +1,11 @@
 #include "sandbox/changes/FileExport.h"
 
+#include "core/Ids.h"
 #include "sandbox/changes/HostExportFile.h"
 #include "sandbox/channel/ChannelPool.h"
 #include "sandbox/channel/SandboxChannel.h"
 
 #include <QPointer>
-#include <QRandomGenerator>
 
 namespace chat2sbx {
 
@@ -153,7 +153,7 @@ std::function<void()> FileExport::start(const RunningSandbox &sandbox, const QSt
             return job->fail(QStringLiteral("the sandbox was detached during the export"));
         // A folder: packed in the VM first, then copied like a file.
         job->folder = true;
-        job->packToken = QString::number(QRandomGenerator::system()->generate64(), 36).toLower();
+        job->packToken = randomHex(12);   // the helper takes [a-z0-9]{8,40}
         job->channel->request(QStringLiteral("export_pack"), {job->readPath.toUtf8(), job->packToken.toLatin1()}, kExportPackTimeoutMs,
                               [job](const ChannelReply &packed) {
                                   if (!packed.ok)

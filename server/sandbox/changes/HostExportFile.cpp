@@ -1,8 +1,9 @@
 #include "sandbox/changes/HostExportFile.h"
 
+#include "core/Ids.h"
+
 #include <QDateTime>
 #include <QDir>
-#include <QRandomGenerator>
 
 #include <cerrno>
 #include <cstring>
@@ -70,7 +71,7 @@ bool HostExportFile::open(const QString &dir, const QString &name, QString &erro
     }
     m_dir = dir;
     m_name = name;
-    const QString token = QString::number(QRandomGenerator::system()->generate64(), 16);
+    const QString token = randomHex(8);
     m_staged.setFileName(dir + QStringLiteral("/.") + name + QStringLiteral(".chat2sbx-part-") + token);
     if (!m_staged.open(QIODevice::WriteOnly | QIODevice::NewOnly)) {
         error = QStringLiteral("cannot write in %1: %2").arg(dir, m_staged.errorString());
