@@ -107,18 +107,21 @@ struct ToolResult {
     // A success's structured result already serialized (one compact JSON object), for results built
     // faster as text than as a QJsonObject (sandbox_list of 1,000 sandboxes); `structured` is then empty.
     QByteArray structuredJson;
+    // Members of the result's _meta for the tool card only (e.g. "chat2sbx/preview"): the widget
+    // sees them, the model does not. Dropped for a tool without a card.
+    QJsonObject cardMeta;
 
-    static ToolResult ok(const QJsonObject &structured, const QJsonArray &extraContent = {})
+    static ToolResult ok(const QJsonObject &structured, const QJsonArray &extraContent = {}, const QJsonObject &cardMeta = {})
     {
-        return {false, structured, {}, extraContent, {}};
+        return {false, structured, {}, extraContent, {}, cardMeta};
     }
     static ToolResult okJson(const QByteArray &structuredJson)
     {
-        return {false, {}, {}, {}, structuredJson};
+        return {false, {}, {}, {}, structuredJson, {}};
     }
     static ToolResult error(const QString &message, const QJsonObject &details = {})
     {
-        return {true, details, message, {}, {}};
+        return {true, details, message, {}, {}, {}};
     }
     // The structured result as an object, whichever form it was given in.
     QJsonObject structuredObject() const
@@ -159,9 +162,9 @@ public:
         if (m_state && !m_state->done)
             m_state->annotations.insert(key, value);
     }
-    void ok(const QJsonObject &structured, const QJsonArray &extraContent = {}) const
+    void ok(const QJsonObject &structured, const QJsonArray &extraContent = {}, const QJsonObject &cardMeta = {}) const
     {
-        finish(ToolResult::ok(structured, extraContent));
+        finish(ToolResult::ok(structured, extraContent, cardMeta));
     }
     void okJson(const QByteArray &structuredJson) const { finish(ToolResult::okJson(structuredJson)); }
     void error(const QString &message, const QJsonObject &details = {}) const

@@ -122,6 +122,12 @@ QByteArray ToolCallRunner::callToolResultJson(const ToolResult &result, const Re
             json::appendString(out, layout.cardTool.toUtf8());
             out += ",\"chat2sbx/view\":";
             json::appendString(out, toolCardViewName(layout.cardView).toUtf8());
+            for (auto it = result.cardMeta.begin(); it != result.cardMeta.end(); ++it) {
+                out += ',';
+                json::appendString(out, it.key().toUtf8());
+                out += ':';
+                json::appendValue(out, it.value());
+            }
         }
         if (layout.modern) {
             if (card)

@@ -2,8 +2,12 @@
 
 #include "mcp/ToolRegistry.h"
 #include "sandbox/changes/FileExport.h"
+#include "tools/ExportPreview.h"
 #include "tools/InSandboxSupport.h"
 #include "tools/ToolArgs.h"
+
+#include <QCoreApplication>
+#include <QThreadPool>
 
 namespace chat2sbx {
 namespace {
@@ -48,13 +52,26 @@ void runExportFile(FileExport &exports, SandboxResolver &resolver, ChannelPool &
         if (!o.ok)
             return responder.error(o.error + QStringLiteral("; nothing was written on this computer"));
         const QString name = o.hostPath.section(QLatin1Char('/'), -1);
-        responder.ok({{QStringLiteral("path"), shown},
-                      {QStringLiteral("host_path"), o.hostPath},
-                      {QStringLiteral("file_name"), name},
-                      {QStringLiteral("size"), static_cast<double>(o.size)},
-                      {QStringLiteral("sha256"), o.sha256},
-                      {QStringLiteral("packed"), o.packed},
-                      {QStringLiteral("message"), QStringLiteral("The user finds %1 in %2 on their computer.").arg(name, dir)}});
+        const QJsonObject result{
+            {QStringLiteral("path"), shown},
+            {QStringLiteral("host_path"), o.hostPath},
+            {QStringLiteral("file_name"), name},
+            {QStringLiteral("size"), static_cast<double>(o.size)},
+            {QStringLiteral("sha256"), o.sha256},
+            {QStringLiteral("packed"), o.packed},
+            {QStringLiteral("message"), QStringLiteral("The user finds %1 in %2 on their computer.").arg(name, dir)}};
+        if (o.packed)
+            return responder.ok(result);
+        // The card's preview is read back from the host copy: off the event loop, answered on it.
+        QThreadPool::globalInstance()->start([responder, result, hostPath = o.hostPath] {
+            auto preview = std::make_shared<QJsonObject>(ExportPreview::of(hostPath));
+            QMetaObject::invokeMethod(QCoreApplication::instance(), [responder, result, preview] {
+                QJsonObject cardMeta;
+                if (!preview->isEmpty())
+                    cardMeta.insert(QStringLiteral("chat2sbx/preview"), *preview);
+                responder.ok(result, {}, cardMeta);
+            }, Qt::QueuedConnection);
+        });
     });
     call.cancellation.onCancel(stop);
 }

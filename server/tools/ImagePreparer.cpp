@@ -22,7 +22,7 @@ QString ImagePreparer::sniffMimeType(const QByteArray &b)
     return {};
 }
 
-bool ImagePreparer::prepare(const QByteArray &bytes, Result &out, QString &error)
+bool ImagePreparer::prepare(const QByteArray &bytes, Result &out, QString &error, const Limits &limits)
 {
     out = Result{};
     const QString mime = sniffMimeType(bytes);
@@ -49,7 +49,7 @@ bool ImagePreparer::prepare(const QByteArray &bytes, Result &out, QString &error
         return false;
     }
     const int longSide = std::max(size.width(), size.height());
-    if (longSide <= kMaxLongSide && bytes.size() <= kMaxBytes) {
+    if (longSide <= limits.maxLongSide && bytes.size() <= limits.maxBytes) {
         out.data = bytes;
         out.mimeType = mime;
         out.shownWidth = size.width();
@@ -57,7 +57,7 @@ bool ImagePreparer::prepare(const QByteArray &bytes, Result &out, QString &error
         return true;
     }
     // Decoding straight to the target size (cheap for JPEG), then halving until the encoding fits.
-    double factor = std::min(1.0, static_cast<double>(kMaxLongSide) / longSide);
+    double factor = std::min(1.0, static_cast<double>(limits.maxLongSide) / longSide);
     QImage image;
     {
         const QSize target = (QSizeF(size) * factor).toSize().expandedTo(QSize(1, 1));
@@ -80,7 +80,7 @@ bool ImagePreparer::prepare(const QByteArray &bytes, Result &out, QString &error
             error = QStringLiteral("the scaled image cannot be encoded: %1").arg(writer.errorString());
             return false;
         }
-        if (encoded.size() <= kMaxBytes) {
+        if (encoded.size() <= limits.maxBytes) {
             out.data = encoded;
             out.mimeType = alpha ? QStringLiteral("image/png") : QStringLiteral("image/jpeg");
             out.shownWidth = image.width();
@@ -91,7 +91,7 @@ bool ImagePreparer::prepare(const QByteArray &bytes, Result &out, QString &error
         image = image.scaled(std::max(1, image.width() / 2), std::max(1, image.height() / 2), Qt::KeepAspectRatio,
                              Qt::SmoothTransformation);
     }
-    error = QStringLiteral("the image could not be made smaller than 4 MiB");
+    error = QStringLiteral("the image could not be made smaller than %1 KiB").arg(limits.maxBytes / 1024);
     return false;
 }
 

@@ -23,9 +23,16 @@ public:
         bool scaled = false;
     };
 
+    // How large the returned image may be: the model's view (the defaults) or a card's preview.
+    struct Limits {
+        int maxLongSide = kMaxLongSide;
+        qint64 maxBytes = kMaxBytes;
+    };
+
     // The image type by signature ("image/png", ...), or empty.
     static QString sniffMimeType(const QByteArray &bytes);
-    static bool prepare(const QByteArray &bytes, Result &out, QString &error);
+    static bool prepare(const QByteArray &bytes, Result &out, QString &error, const Limits &limits);
+    static bool prepare(const QByteArray &bytes, Result &out, QString &error) { return prepare(bytes, out, error, Limits()); }
 };
 
 } // namespace chat2sbx

@@ -74,6 +74,8 @@ export async function recordResults(server, repo) {
 
   await call(null, 'bash', { sandbox_id, command: `echo ${PNG} | base64 -d > pic.png` });
   await call('view_image', 'view_image', { sandbox_id, path: 'pic.png' });
+  await call('export_file_image', 'export_file', { sandbox_id, path: 'pic.png' });
+  await call('export_file_text', 'export_file', { sandbox_id, path: 'src/hello.txt' });
   await call('error', 'read', { sandbox_id, path: 'nope.txt' }, { allowError: true });
   await call('no_card', 'search', { sandbox_id, pattern: 'patched' });
 

@@ -60,7 +60,8 @@ try {
   const VIEW = { bash_ansi: 'terminal', bash_markup: 'terminal', bash_running: 'terminal', bash_poll: 'terminal',
     bash_write: 'terminal', bash_stop: 'terminal', bash_60k: 'terminal', edit: 'diff', write: 'diff', apply_patch: 'diff',
     show_changes: 'diff', show_changes_300: 'diff', sandbox_create: 'sandbox', sandbox_get: 'sandbox',
-    sandbox_list: 'sandbox-list', export_changes: 'export', view_image: 'image' };
+    sandbox_list: 'sandbox-list', export_changes: 'export', view_image: 'image', export_file_image: 'file',
+    export_file_text: 'file' };
   const named = (key, result) => {
     const view = VIEW[key];
     const meta = result._meta ?? {};
@@ -191,6 +192,20 @@ try {
   c = await mount('view_image');
   await c.frame.waitForFunction(() => document.querySelector('img.shot')?.complete, { timeout: 5000 });
   check(c.view === 'image' && await c.frame.$eval('img.shot', (i) => i.naturalWidth === 2 && i.naturalHeight === 1), 'view_image draws the image');
+  // export_file: the file's name, size and host path, and the server's preview (its _meta, never the model's text).
+  c = await mount('export_file_image');
+  await c.frame.waitForFunction(() => document.querySelector('img[data-role=preview]')?.complete, { timeout: 5000 });
+  const exported = c.result.structuredContent;
+  check(c.view === 'file' && (await text(c.frame, '[data-role=file]')).includes(exported.host_path)
+    && await c.frame.$eval('img[data-role=preview]', (i) => i.naturalWidth === 2 && i.naturalHeight === 1),
+    `export_file of an image shows where it landed and the image (${exported.host_path})`);
+  check(!c.result.content.some((b) => b.type === 'image') && !JSON.stringify(exported).includes('base64'),
+    'the preview is not in what the model reads');
+  await shoot('export-file-image');
+  c = await mount('export_file_text');
+  check(c.view === 'file' && await text(c.frame, '[data-role=preview]') === 'hello\npatched\n'
+    && /B\b/.test(await headerText(c.frame)), 'export_file of a text file shows its start and its size');
+  await shoot('export-file-text');
 
   c = await mount('error');
   check(c.view === 'fallback' && /no such file/.test(await text(c.frame, '[data-role=error]')), 'an isError result shows its message');

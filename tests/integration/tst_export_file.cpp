@@ -1,7 +1,8 @@
 // export_file against a real sandbox of the fake sbx: a file and a folder (as a .tar.gz) land in the
 // export folder with their size and sha256; a name that exists gets " (2)"; a path with "../",
 // a leading dot and control characters lands under a safe name inside the export folder only; the
-// per-file and per-sandbox budgets refuse with the setting to change; nothing half-written is left.
+// per-file and per-sandbox budgets refuse with the setting to change; nothing half-written is left,
+// not even by a copy killed with SIGKILL.
 #include "InSandboxFixture.h"
 
 #include "sandbox/changes/FileExport.h"
@@ -12,6 +13,7 @@
 #include <QJsonDocument>
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -171,6 +173,53 @@ private slots:
         const CliResult missing = runCli(f.env, {QStringLiteral("sandbox"), QStringLiteral("export"), f.id(), QStringLiteral("nope.txt")}, 60000);
         QVERIFY(missing.exitCode != 0);
         QVERIFY2(missing.err.contains("no such file") && missing.err.contains("nothing was written"), missing.err.constData());
+    }
+
+    // kill -9 of a process in the middle of a copy: the file is never under its name, only the hidden
+    // staged part (which the next server start sweeps once old); the next export takes the name.
+    void aKilledCopyLeavesNoFileUnderItsName()
+    {
+        const QString dir = out.path() + QStringLiteral("/killed");
+        f.env.set(QStringLiteral("CHAT2SBX_EXPORT_DIR"), dir);
+        f.env.set(QStringLiteral("CHAT2SBX_EXPORT_FILE_MAX_MB"), QStringLiteral("2048"));
+        f.env.set(QStringLiteral("CHAT2SBX_EXPORT_SANDBOX_MAX_MB"), QStringLiteral("4096"));
+        {
+            QFile big(ws("dist/image.iso"));
+            QVERIFY(QDir().mkpath(ws("dist")) && big.open(QIODevice::WriteOnly));
+            QVERIFY(big.resize(qint64(1024) << 20));   // sparse: 256 parts of 4 MiB, seconds to copy
+        }
+        QProcess cli;
+        cli.setProcessEnvironment(f.env.processEnvironment());
+        cli.start(chat2sbxBinary(), {QStringLiteral("sandbox"), QStringLiteral("export"), f.id(), QStringLiteral("dist/image.iso")});
+        QVERIFY(cli.waitForStarted(10000));
+        const auto staged = [&] {
+            return QDir(dir).entryInfoList({QStringLiteral(".image.iso.chat2sbx-part*")}, QDir::Files | QDir::Hidden);
+        };
+        QElapsedTimer waited;
+        waited.start();
+        while (waited.elapsed() < 120000 && cli.state() == QProcess::Running
+               && (staged().isEmpty() || staged().first().size() == 0))
+            QTest::qWait(5);
+        QVERIFY2(cli.state() == QProcess::Running, cli.readAllStandardError().constData());
+        QVERIFY(!staged().isEmpty());
+        cli.kill();   // SIGKILL
+        QVERIFY(cli.waitForFinished(10000));
+        const QFileInfo part = staged().first();
+        QVERIFY2(part.size() > 0 && part.size() < (qint64(1024) << 20), qPrintable(QString::number(part.size())));
+        QVERIFY(!QFileInfo::exists(dir + QStringLiteral("/image.iso")));
+        QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::NoDotAndDotDot), QStringList());   // nothing visible at all
+
+        // Swept once old; a new export takes the plain name.
+        QFile old(part.filePath());
+        QVERIFY(old.open(QIODevice::ReadWrite));
+        QVERIFY(old.setFileTime(QDateTime::currentDateTimeUtc().addSecs(-2 * 3600), QFileDevice::FileModificationTime));
+        old.close();
+        QCOMPARE(HostExportFile::removeStale(dir, 60), 1);
+        QVERIFY(QFile::resize(ws("dist/image.iso"), 3 * 1024 * 1024));
+        const CliResult again = runCli(f.env, {QStringLiteral("sandbox"), QStringLiteral("export"), f.id(), QStringLiteral("dist/image.iso")}, 60000);
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+        QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), QStringList({"image.iso"}));
+        QCOMPARE(QFileInfo(dir + QStringLiteral("/image.iso")).size(), qint64(3 * 1024 * 1024));
     }
 
     void cleanupTestCase()
