@@ -1,9 +1,12 @@
-// `chat2sbx approval approve <id> [--json]`: grant a pending host-path request.
+// `chat2sbx approval approve <id> [--json]`: grant a pending host-path request (apr_…) or let a sandbox
+// save a file on this computer (exp_…).
 #include "Command.h"
 #include "ApprovalJson.h"
+#include "ExportDecision.h"
 
 #include "core/Clock.h"
 #include "runtime/Services.h"
+#include "sandbox/changes/ExportApprovals.h"
 #include "workspace/ApprovalService.h"
 
 namespace chat2sbx::app {
@@ -18,6 +21,8 @@ int runApprovalApprove(CommandContext &ctx)
     QString error;
     if (!cli.openDatabase(error))
         return ctx.fail(error);
+    if (id.startsWith(QLatin1String("exp_")))
+        return decideExportRequest(ctx, *cli.exportApprovals, id, true);
     const std::optional<Workspace> ws = cli.approvals->approve(id, QStringLiteral("cli"), error);
     if (!ws)
         return ctx.fail(error);
@@ -32,7 +37,7 @@ int runApprovalApprove(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("approval approve"), QStringLiteral("approval approve <id>"),
-                                         QStringLiteral("Approve a host-path request"), false, runApprovalApprove});
+                                         QStringLiteral("Approve a pending request: a host folder (apr_…) or a file to save (exp_…)"), false, runApprovalApprove});
 
 } // namespace
 } // namespace chat2sbx::app

@@ -18,6 +18,7 @@ QJsonValue textOrNull(const QString &s)
 QJsonObject approvalToJson(const Approval &a)
 {
     return QJsonObject{
+        {QStringLiteral("kind"), QStringLiteral("folder")},
         {QStringLiteral("approval_id"), a.id},
         {QStringLiteral("state"), approvalStateName(a.state)},
         {QStringLiteral("host_path"), a.hostPath},
@@ -29,6 +30,25 @@ QJsonObject approvalToJson(const Approval &a)
         {QStringLiteral("workspace_id"), textOrNull(a.workspaceId)},
         {QStringLiteral("reason"), textOrNull(a.reason)},
         {QStringLiteral("client"), textOrNull(a.clientName)},
+    };
+}
+
+QJsonObject exportRequestToJson(const ExportRequest &r)
+{
+    return QJsonObject{
+        {QStringLiteral("kind"), QStringLiteral("export")},
+        {QStringLiteral("approval_id"), r.id},
+        {QStringLiteral("state"), exportRequestStateName(r.state)},
+        {QStringLiteral("sandbox_id"), r.sandboxId},
+        {QStringLiteral("path"), r.shown},
+        {QStringLiteral("file_name"), r.fileName()},
+        {QStringLiteral("size"), static_cast<double>(r.size)},
+        {QStringLiteral("folder"), r.folder},
+        {QStringLiteral("why"), r.why},
+        {QStringLiteral("requested_at"), isoTime(r.requestedAt)},
+        {QStringLiteral("decided_at"), timeOrNull(r.decidedAt)},
+        {QStringLiteral("decided_by"), textOrNull(r.decidedBy)},
+        {QStringLiteral("client"), textOrNull(r.clientName)},
     };
 }
 

@@ -1,9 +1,11 @@
-// `chat2sbx approval list [--all] [--json]`: pending host-path approvals (--all: decided ones too).
+// `chat2sbx approval list [--all] [--json]`: pending host-path approvals and files sandboxes want to
+// save (--all: decided ones too).
 #include "Command.h"
 #include "ApprovalJson.h"
 
 #include "core/Clock.h"
 #include "runtime/Services.h"
+#include "sandbox/changes/ExportApprovals.h"
 #include "workspace/ApprovalService.h"
 
 #include <QJsonArray>
@@ -21,14 +23,17 @@ int runApprovalList(CommandContext &ctx)
     if (!cli.openDatabase(error))
         return ctx.fail(error);
     const QList<Approval> approvals = all ? cli.approvals->list() : cli.approvals->pending();
+    const QList<ExportRequest> exports = all ? cli.exportApprovals->list() : cli.exportApprovals->pending();
     if (ctx.json) {
         QJsonArray items;
         for (const Approval &a : approvals)
             items.append(approvalToJson(a));
+        for (const ExportRequest &r : exports)
+            items.append(exportRequestToJson(r));
         ctx.printJson(items);
         return 0;
     }
-    if (approvals.isEmpty()) {
+    if (approvals.isEmpty() && exports.isEmpty()) {
         ctx.print(all ? QStringLiteral("No approvals.") : QStringLiteral("No pending approvals."));
         return 0;
     }
@@ -45,6 +50,14 @@ int runApprovalList(CommandContext &ctx)
             text += QStringLiteral("    asked by %1%2\n")
                         .arg(a.clientName.isEmpty() ? QStringLiteral("an MCP client") : a.clientName,
                              a.reason.isEmpty() ? QString() : QStringLiteral(": \"%1\"").arg(a.reason));
+    }
+    for (const ExportRequest &r : exports) {
+        text += QStringLiteral("%1  save    %2  %3 (%4 bytes) from %5  requested %6")
+                    .arg(r.id, exportRequestStateName(r.state).leftJustified(8), r.fileName(), QString::number(r.size),
+                         r.sandboxId, isoTime(r.requestedAt));
+        if (r.decidedAt)
+            text += QStringLiteral(", decided %1").arg(isoTime(r.decidedAt));
+        text += QStringLiteral("\n    %1\n").arg(r.why);
     }
     if (!all)
         text += QStringLiteral("Approve with: chat2sbx approval approve <id>   Reject with: chat2sbx approval reject <id>\n");

@@ -1,9 +1,12 @@
-// `chat2sbx approval reject <id> [--json]`: refuse a pending host-path request.
+// `chat2sbx approval reject <id> [--json]`: refuse a pending host-path request (apr_…) or a file a
+// sandbox wants to save (exp_…).
 #include "Command.h"
 #include "ApprovalJson.h"
+#include "ExportDecision.h"
 
 #include "core/Clock.h"
 #include "runtime/Services.h"
+#include "sandbox/changes/ExportApprovals.h"
 #include "workspace/ApprovalService.h"
 
 namespace chat2sbx::app {
@@ -18,6 +21,8 @@ int runApprovalReject(CommandContext &ctx)
     QString error;
     if (!cli.openDatabase(error))
         return ctx.fail(error);
+    if (id.startsWith(QLatin1String("exp_")))
+        return decideExportRequest(ctx, *cli.exportApprovals, id, false);
     if (!cli.approvals->reject(id, QStringLiteral("cli"), error))
         return ctx.fail(error);
     const std::optional<Approval> a = cli.approvals->find(id);
@@ -29,7 +34,7 @@ int runApprovalReject(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("approval reject"), QStringLiteral("approval reject <id>"),
-                                         QStringLiteral("Reject a host-path request"), false, runApprovalReject});
+                                         QStringLiteral("Reject a pending request: a host folder (apr_…) or a file to save (exp_…)"), false, runApprovalReject});
 
 } // namespace
 } // namespace chat2sbx::app

@@ -5,7 +5,8 @@
 
 namespace chat2sbx::ui {
 
-// "Approvals": one card per pending host-path request, with Approve / Reject.
+// "Approvals": one card per pending request: a host folder (Approve / Reject) or a file a sandbox
+// wants to save on this computer (Save / Don't save).
 class ApprovalsSection : public CardList {
     Q_OBJECT
 public:

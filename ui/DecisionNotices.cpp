@@ -31,6 +31,12 @@ void DecisionNotices::addNetwork(NetworkModel &network)
 
 void DecisionNotices::approvalRequested(const ApprovalRow &row)
 {
+    if (row.isExport()) {
+        const QString body = QStringLiteral("%1 wants to save %2 (%3) on this computer. %4.")
+                                 .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.path, row.detail,
+                                      row.reason.left(300));
+        return gather({kApprovalPrefix + row.id, QStringLiteral("chat2sbx: a file to save"), body});
+    }
     QString body = QStringLiteral("%1 asks for %2 (%3).").arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.path, row.mode);
     if (!row.reason.isEmpty())
         body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
@@ -69,7 +75,9 @@ void DecisionNotices::showGathered()
         const Waiting &w = fresh.first();
         const bool approval = w.key.startsWith(kApprovalPrefix);
         QList<DesktopNotifications::Action> actions;
-        if (approval)
+        if (w.key.startsWith(kApprovalPrefix + QStringLiteral("exp_")))
+            actions = {{QStringLiteral("approve"), QStringLiteral("Save")}, {QStringLiteral("reject"), QStringLiteral("Don't save")}};
+        else if (approval)
             actions = {{QStringLiteral("approve"), QStringLiteral("Approve")}, {QStringLiteral("reject"), QStringLiteral("Reject")}};
         else
             actions = {{QStringLiteral("allow"), QStringLiteral("Allow for this sandbox")}, {QStringLiteral("deny"), QStringLiteral("Deny")}};
@@ -92,13 +100,18 @@ void DecisionNotices::showBurst()
 {
     if (m_burst.isEmpty())
         return m_notifications.withdraw(kBurstKey);
-    int folders = 0;
-    for (const Waiting &w : std::as_const(m_burst))
-        folders += w.key.startsWith(kApprovalPrefix) ? 1 : 0;
-    const int hosts = static_cast<int>(m_burst.size()) - folders;
+    int folders = 0, files = 0;
+    for (const Waiting &w : std::as_const(m_burst)) {
+        const bool file = w.key.startsWith(kApprovalPrefix + QStringLiteral("exp_"));
+        files += file ? 1 : 0;
+        folders += !file && w.key.startsWith(kApprovalPrefix) ? 1 : 0;
+    }
+    const int hosts = static_cast<int>(m_burst.size()) - folders - files;
     QStringList parts;
     if (folders > 0)
         parts << (folders == 1 ? QStringLiteral("1 folder request") : QStringLiteral("%1 folder requests").arg(folders));
+    if (files > 0)
+        parts << (files == 1 ? QStringLiteral("1 file to save") : QStringLiteral("%1 files to save").arg(files));
     if (hosts > 0)
         parts << (hosts == 1 ? QStringLiteral("1 network request") : QStringLiteral("%1 network requests").arg(hosts));
     m_notifications.show(kBurstKey, QStringLiteral("chat2sbx: %1 requests wait for you").arg(m_burst.size()),

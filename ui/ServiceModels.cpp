@@ -16,7 +16,10 @@ ServiceModels makeServiceModels(Controller &controller)
     ServiceModels m;
     m.services = std::make_unique<TrayServices>(controller);
     TrayServices &services = *m.services;
-    m.approvals = std::make_unique<ServiceApprovalsModel>(services.approvals());
+    SandboxService *sandboxService = &services.sandboxes();
+    m.approvals = std::make_unique<ServiceApprovalsModel>(
+        services.approvals(), services.exportApprovals(),
+        [sandboxService](const QString &id) { return ServiceSandboxNames(*sandboxService)(id); }, services.exportDir());
     auto sandboxes = std::make_unique<ServiceSandboxesModel>(services.sandboxes());
     ActivityMonitor *monitor = &services.activity();
     sandboxes->setRunningCounter([monitor](const QString &id) { return monitor->runningCount(id); });

@@ -51,6 +51,11 @@ struct Config {
     QString exportDir;
     int exportMaxFileMiB = 512;
     int exportMaxSandboxMiB = 2048;
+    // Each export waits for the user's approval (tray, notification or `chat2sbx approval approve`)
+    // before it is copied; an export over a budget waits too while exportOverBudget is "ask" (the
+    // default), and is refused with "refuse".
+    bool exportNeedsApproval = false;
+    QString exportOverBudget = QStringLiteral("ask");
     bool exposeAllowLan = false;              // sandbox_expose may bind a non-loopback host address
     bool toolCards = true;                    // tools point hosts at the tool card (docs/TOOL_CARDS.md)
     int auditRetentionDays = 30;              // activity log rows older than this are pruned

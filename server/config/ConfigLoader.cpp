@@ -216,6 +216,8 @@ const QList<Setting> &settings()
         {"CHAT2SBX_EXPORT_DIR", "exportDir", Kind::Path, [](Config &c, const QVariant &v) { c.exportDir = v.toString(); }},
         {"CHAT2SBX_EXPORT_FILE_MAX_MB", "exportMaxFileMiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.exportMaxFileMiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1 << 20)); }},
         {"CHAT2SBX_EXPORT_SANDBOX_MAX_MB", "exportMaxSandboxMiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.exportMaxSandboxMiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1 << 22)); }},
+        {"CHAT2SBX_EXPORT_NEEDS_APPROVAL", "exportNeedsApproval", Kind::Bool, [](Config &c, const QVariant &v) { c.exportNeedsApproval = v.toBool(); }},
+        {"CHAT2SBX_EXPORT_OVER_BUDGET", "exportOverBudget", Kind::String, [](Config &c, const QVariant &v) { c.exportOverBudget = v.toString(); }},
         {"CHAT2SBX_IMPORT_FILE_MAX_MB", "importFileMaxMiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.importFileMaxMiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1024)); }},
         {"CHAT2SBX_TEST_IMPORT_CA_FILE", "testImportCaFile", Kind::Path, [](Config &c, const QVariant &v) { c.testImportCaFile = v.toString(); }},
         {"CHAT2SBX_TUNNEL_STOP_GRACE_MS", "tunnelStopGraceMs", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.tunnelStopGraceMs = static_cast<int>(qMin<qint64>(v.toLongLong(), 60000)); }},
@@ -316,6 +318,12 @@ bool ConfigLoader::load(const QProcessEnvironment &env, const QString &homeDir, 
             error = QStringLiteral("invalid importFileHosts entry \"%1\": %2").arg(pattern.left(200), problem);
             return false;
         }
+    }
+    if (c.exportOverBudget != QLatin1String("ask") && c.exportOverBudget != QLatin1String("refuse")) {
+        error = QStringLiteral("invalid exportOverBudget \"%1\" (config.json or CHAT2SBX_EXPORT_OVER_BUDGET): must be \"ask\" "
+                               "(an export over a budget waits for the user's approval) or \"refuse\"")
+                    .arg(c.exportOverBudget.left(200));
+        return false;
     }
     if (c.host != QLatin1String("localhost") && QHostAddress(c.host).isNull()) {
         error = QStringLiteral("invalid CHAT2SBX_HOST=%1: must be an IP address or localhost").arg(c.host);

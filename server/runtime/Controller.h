@@ -66,6 +66,7 @@ public:
     // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
     SbxHealth &sbxHealth() { return *m_services.sbxHealth; }
     FileExport &fileExport() { return *m_services.fileExport; }
+    ExportApprovals &exportApprovals() { return *m_services.exportApprovals; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_services.approvals; }
     NetworkAccess &network() { return *m_services.network; }

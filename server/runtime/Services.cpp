@@ -14,6 +14,7 @@
 #include "sandbox/sbx/SbxHealth.h"
 #include "state/Database.h"
 #include "tools/ChangesTools.h"
+#include "sandbox/changes/ExportApprovals.h"
 #include "sandbox/changes/FileExport.h"
 #include "sandbox/changes/HostExportFile.h"
 #include "tools/ExportFileTool.h"
@@ -63,7 +64,18 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     exports.dir = config.exportDir;
     exports.maxFileBytes = static_cast<qint64>(config.exportMaxFileMiB) << 20;
     exports.maxSandboxBytes = static_cast<qint64>(config.exportMaxSandboxMiB) << 20;
-    fileExport = std::make_unique<FileExport>(*channels, exports);
+    exports.needsApproval = config.exportNeedsApproval;
+    exports.askOverBudget = config.exportOverBudget == QLatin1String("ask");
+    exportApprovals = std::make_unique<ExportApprovals>(*db, clock);
+    // The CLI's `sandbox export` is the user's own act: it does not wait for an approval.
+    fileExport = std::make_unique<FileExport>(*channels, exports, server ? exportApprovals.get() : nullptr);
+    if (server)
+        QObject::connect(sandboxes.get(), &SandboxService::sandboxesChanged, exportApprovals.get(), [this] {
+            exportApprovals->forgetSandboxes([this](const QString &id) {
+                const std::optional<SandboxView> view = sandboxes->get(id);
+                return !view || !isActiveSandboxState(view->record.state);
+            });
+        });
     if (server) {
         sbxHealth = std::make_unique<SbxHealth>(*sbx, config.templateRef());
         QObject::connect(sandboxes.get(), &SandboxService::templateMissing, sbxHealth.get(), &SbxHealth::refresh);

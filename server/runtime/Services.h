@@ -16,6 +16,7 @@ class ChangesService;
 class ChannelPool;
 class Clock;
 class Database;
+class ExportApprovals;
 class FileExport;
 class HostGit;
 class NetworkAccess;
@@ -64,6 +65,7 @@ struct Services {
     std::unique_ptr<WorkspaceService> workspaces;
     std::unique_ptr<ChannelPool> channels;   // outlives sandboxes
     std::unique_ptr<BashSessions> bashSessions;
+    std::unique_ptr<ExportApprovals> exportApprovals;   // exports that wait for the user; outlives fileExport
     std::unique_ptr<FileExport> fileExport;   // export_file and `sandbox export`: files to the user's export folder
     std::unique_ptr<HostGit> hostGit;        // these three outlive sandboxes too
     std::unique_ptr<ChangesService> changes;

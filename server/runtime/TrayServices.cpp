@@ -1,5 +1,6 @@
 #include "runtime/TrayServices.h"
 
+#include "config/Config.h"
 #include "runtime/Controller.h"
 #include "runtime/StatusReportBuilder.h"
 #include "sandbox/sbx/SbxHealth.h"
@@ -11,7 +12,8 @@
 namespace chat2sbx {
 
 TrayServices::TrayServices(Controller &controller, QObject *parent)
-    : QObject(parent), m_controller(controller), m_approvals(controller.approvals()), m_sandboxes(controller.sandboxes()),
+    : QObject(parent), m_controller(controller), m_approvals(controller.approvals()),
+      m_exportApprovals(controller.exportApprovals()), m_sandboxes(controller.sandboxes()),
       m_workspaces(controller.workspaces()), m_changes(controller.changes()), m_workspaceRemoval(controller.workspaceRemoval()),
       m_network(controller.network()), m_activity(controller.activity()), m_tunnel(controller.tunnel()),
       m_sbxHealth(controller.sbxHealth())
@@ -48,6 +50,11 @@ void TrayServices::cancelPrepare()
 void TrayServices::checkAgain()
 {
     m_sbxHealth.refresh();
+}
+
+QString TrayServices::exportDir() const
+{
+    return m_controller.config().exportDir;
 }
 
 ServerState TrayServices::serverState() const

@@ -14,6 +14,7 @@ class ActivityMonitor;
 class ApprovalService;
 class ChangesService;
 class Controller;
+class ExportApprovals;
 class NetworkAccess;
 class SandboxService;
 class SbxHealth;
@@ -32,6 +33,7 @@ public:
     ~TrayServices() override;
 
     ApprovalService &approvals() const { return m_approvals; }
+    ExportApprovals &exportApprovals() const { return m_exportApprovals; }
     SandboxService &sandboxes() const { return m_sandboxes; }
     WorkspaceService &workspaces() const { return m_workspaces; }
     ChangesService &changes() const { return m_changes; }
@@ -41,6 +43,8 @@ public:
     TunnelSupervisor &tunnel() const { return m_tunnel; }
     SbxHealth &sbxHealth() const { return m_sbxHealth; }
 
+    // Where export_file puts files (Config::exportDir).
+    QString exportDir() const;
     ServerState serverState() const;
     StatusReport statusReport() const;
 
@@ -65,6 +69,7 @@ private:
     // All owned by the Controller, which outlives this.
     Controller &m_controller;
     ApprovalService &m_approvals;
+    ExportApprovals &m_exportApprovals;
     SandboxService &m_sandboxes;
     WorkspaceService &m_workspaces;
     ChangesService &m_changes;

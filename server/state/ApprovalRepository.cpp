@@ -100,12 +100,7 @@ int ApprovalRepository::decide(const QString &id, ApprovalState state, qint64 de
 
 qint64 ApprovalRepository::externalChangeCounter() const
 {
-    // Polled every second: when another process holds the database, skip this round rather than wait.
-    Database::NoWaitScope noWait(m_db);
-    QSqlQuery q(m_db.handle());
-    if (!q.exec(QStringLiteral("PRAGMA data_version")) || !q.next())
-        return -1;
-    return q.value(0).toLongLong();
+    return m_db.externalChangeCounter();
 }
 
 } // namespace chat2sbx

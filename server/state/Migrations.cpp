@@ -163,6 +163,25 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("ALTER TABLE audit_log ADD COLUMN conversation TEXT"),
             QStringLiteral("CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL)"),
         },
+        // 10: exports that wait for the user's approval (exportNeedsApproval, or over a budget).
+        {
+            QStringLiteral("CREATE TABLE export_requests ("
+                           " id TEXT PRIMARY KEY,"
+                           " sandbox_id TEXT NOT NULL,"
+                           " path TEXT NOT NULL,"
+                           " shown TEXT NOT NULL,"
+                           " size INTEGER NOT NULL,"
+                           " folder INTEGER NOT NULL DEFAULT 0,"
+                           " why TEXT NOT NULL,"
+                           " client_name TEXT,"
+                           " state TEXT NOT NULL CHECK (state IN ('pending','approved','rejected','closed')),"
+                           " requested_at INTEGER NOT NULL,"
+                           " decided_at INTEGER,"
+                           " decided_by TEXT)"),
+            QStringLiteral("CREATE UNIQUE INDEX export_requests_one_pending ON export_requests(sandbox_id, path)"
+                           " WHERE state = 'pending'"),
+            QStringLiteral("CREATE INDEX export_requests_by_state ON export_requests(state, requested_at)"),
+        },
     };
     return migrations;
 }

@@ -133,11 +133,7 @@ bool NetworkRepository::removeRulesOfRequest(const QString &requestId, QString &
 
 qint64 NetworkRepository::externalChangeCounter() const
 {
-    Database::NoWaitScope noWait(m_db);
-    QSqlQuery q(m_db.handle());
-    if (q.exec(QStringLiteral("PRAGMA data_version")) && q.next())
-        return q.value(0).toLongLong();
-    return -1;
+    return m_db.externalChangeCounter();
 }
 
 } // namespace chat2sbx

@@ -20,7 +20,9 @@ ToolDefinition exportFileDefinition()
     d.description = QStringLiteral(
         "Use to hand the user a file made in the sandbox (a report, an image, a build): copies it (a folder as a .tar.gz) "
         "into the user's export folder on their computer, never over another file, and returns where it landed. ChatGPT "
-        "cannot offer sandbox files for download: this is how they reach the user.");
+        "cannot offer sandbox files for download: this is how they reach the user. When the user's settings make an export "
+        "wait for their approval, the result's status is approval_required: ask the user to approve it, then call again "
+        "with the same arguments.");
     d.inputSchema = schema::object(
         {{QStringLiteral("sandbox_id"), schema::sandboxIdProperty()}, {QStringLiteral("path"), sandboxPathProperty()}},
         {QStringLiteral("sandbox_id"), QStringLiteral("path")});
@@ -29,7 +31,11 @@ ToolDefinition exportFileDefinition()
                                      {QStringLiteral("file_name"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("size"), schema::typed(QStringLiteral("integer"))},
                                      {QStringLiteral("sha256"), schema::typed(QStringLiteral("string"))},
-                                     {QStringLiteral("packed"), schema::typed(QStringLiteral("boolean"))}});
+                                     {QStringLiteral("packed"), schema::typed(QStringLiteral("boolean"))},
+                                     {QStringLiteral("status"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("export_id"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("why"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("how_to_approve"), schema::typed(QStringLiteral("string"))}});
     d.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::EachCallActs, ToolReach::OpenWorld);
     d.presentation.invoking = QStringLiteral("Copying the file to the user's computer…");
     d.presentation.invoked = QStringLiteral("Copied the file to the user's computer");
@@ -49,6 +55,19 @@ void runExportFile(FileExport &exports, SandboxResolver &resolver, ChannelPool &
     const QString shown = displayPath(sandbox, path);
     const QString dir = exports.options().dir;
     const auto stop = exports.start(sandbox, path, shown, [responder = call.responder, shown, dir](const FileExport::Outcome &o) {
+        if (o.waiting)
+            return responder.ok({{QStringLiteral("path"), shown},
+                                 {QStringLiteral("status"), QStringLiteral("approval_required")},
+                                 {QStringLiteral("export_id"), o.request.id},
+                                 {QStringLiteral("file_name"), o.request.fileName()},
+                                 {QStringLiteral("size"), static_cast<double>(o.size)},
+                                 {QStringLiteral("packed"), o.packed},
+                                 {QStringLiteral("why"), o.request.why},
+                                 {QStringLiteral("how_to_approve"),
+                                  QStringLiteral("ask the user to approve it in the chat2sbx tray or with `chat2sbx approval "
+                                                 "approve %1`").arg(o.request.id)},
+                                 {QStringLiteral("message"), QStringLiteral("nothing was copied yet; call export_file again "
+                                                                            "with the same arguments once the user approved")}});
         if (!o.ok)
             return responder.error(o.error + QStringLiteral("; nothing was written on this computer"));
         const QString name = o.hostPath.section(QLatin1Char('/'), -1);
@@ -59,6 +78,7 @@ void runExportFile(FileExport &exports, SandboxResolver &resolver, ChannelPool &
             {QStringLiteral("size"), static_cast<double>(o.size)},
             {QStringLiteral("sha256"), o.sha256},
             {QStringLiteral("packed"), o.packed},
+            {QStringLiteral("status"), QStringLiteral("exported")},
             {QStringLiteral("message"), QStringLiteral("The user finds %1 in %2 on their computer.").arg(name, dir)}};
         if (o.packed)
             return responder.ok(result);
@@ -72,7 +92,7 @@ void runExportFile(FileExport &exports, SandboxResolver &resolver, ChannelPool &
                 responder.ok(result, {}, cardMeta);
             }, Qt::QueuedConnection);
         });
-    });
+    }, call.clientName.left(100));
     call.cancellation.onCancel(stop);
 }
 

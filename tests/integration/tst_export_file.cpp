@@ -5,11 +5,13 @@
 // not even by a copy killed with SIGKILL.
 #include "InSandboxFixture.h"
 
+#include "sandbox/changes/ExportApprovals.h"
 #include "sandbox/changes/FileExport.h"
 #include "tools/ExportFileTool.h"
 #include "sandbox/changes/HostExportFile.h"
 
 #include <QCryptographicHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QDateTime>
 #include <QDir>
@@ -32,10 +34,23 @@ class TestExportFile : public QObject {
 private:
     InSandboxFixture f;
     QTemporaryDir out;
+    std::unique_ptr<ExportApprovals> approvals;
     std::unique_ptr<FileExport> exports;
 
     QString ws(const QString &rel) const { return f.workspaceDir + QLatin1Char('/') + rel; }
     ToolResult exportPath(const QString &path) { return f.call(QStringLiteral("export_file"), {{"path", path}}, 120000); }
+    FileExport::Outcome exportWith(FileExport &through, const QString &path)
+    {
+        std::optional<FileExport::Outcome> outcome;
+        through.start(f.sandbox(), path, path, [&](const FileExport::Outcome &o) { outcome = o; });
+        QElapsedTimer waited;
+        waited.start();
+        while (!outcome && waited.elapsed() < 120000)
+            QTest::qWait(10);
+        FileExport::Outcome none;
+        none.error = QStringLiteral("test: no outcome within 120 s");
+        return outcome.value_or(none);
+    }
     QStringList exported() const
     {
         return QDir(out.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
@@ -58,7 +73,8 @@ private slots:
         options.dir = out.path() + QStringLiteral("/Downloads/chat2sbx");   // made on first use
         options.maxFileBytes = kMaxFile;
         options.maxSandboxBytes = kMaxSandbox;
-        exports = std::make_unique<FileExport>(*f.pool, options);
+        approvals = std::make_unique<ExportApprovals>(f.db, Clock::system());
+        exports = std::make_unique<FileExport>(*f.pool, options, approvals.get());   // the defaults: over a budget asks
         registerExportFileTool(f.tools, f.resolver, *f.pool, *exports);
         QVERIFY(out.path().size() > 0);
         QVERIFY(out.isValid());
@@ -121,21 +137,106 @@ private slots:
         QVERIFY(!QFileInfo::exists(out.path() + QStringLiteral("/passwd")));
     }
 
+    // exportOverBudget "refuse": over either budget the call fails, names the setting, writes nothing.
     void budgetsRefuseAndLeaveNothing()
     {
+        FileExportOptions options = exports->options();
+        options.askOverBudget = false;
+        FileExport refusing(*f.pool, options, approvals.get());
         const QString dir = out.path() + QStringLiteral("/Downloads/chat2sbx");
         const QStringList before = QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
         QVERIFY(writeFile(ws("big.bin"), bytes(kMaxFile + 1, 'b')));
-        ToolResult r = exportPath(QStringLiteral("big.bin"));
-        QVERIFY2(r.isError && r.message.contains(QStringLiteral("exportMaxFileMiB")), qPrintable(InSandboxFixture::describe(r)));
-        // This sandbox has sent 5 MiB and a bit; 5 MiB more would pass its 10 MiB.
+        FileExport::Outcome o = exportWith(refusing, QStringLiteral("big.bin"));
+        QVERIFY2(!o.ok && !o.waiting && o.error.contains(QStringLiteral("exportMaxFileMiB")), qPrintable(o.error));
+        // This sandbox has sent 5 MiB and a bit through `exports`; `refusing` counts its own: 5 + 6 MiB pass 10.
         QVERIFY(writeFile(ws("more.bin"), bytes(5 * 1024 * 1024, 'm')));
-        r = exportPath(QStringLiteral("more.bin"));
-        QVERIFY2(r.isError && r.message.contains(QStringLiteral("exportMaxSandboxMiB")), qPrintable(InSandboxFixture::describe(r)));
-        QVERIFY2(r.message.contains(QStringLiteral("nothing was written")), qPrintable(r.message));
-        QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot), before);
-        r = exportPath(QStringLiteral("missing.txt"));
+        QVERIFY(exportWith(refusing, QStringLiteral("more.bin")).ok);
+        QVERIFY(writeFile(ws("more2.bin"), bytes(kMaxFile, 'n')));
+        o = exportWith(refusing, QStringLiteral("more2.bin"));
+        QVERIFY2(!o.ok && o.error.contains(QStringLiteral("exportMaxSandboxMiB")), qPrintable(o.error));
+        const QStringList after = QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
+        QCOMPARE(QSet<QString>(after.begin(), after.end()), QSet<QString>(before.begin(), before.end()) + QSet<QString>{"more.bin"});
+        QVERIFY(approvals->pending().isEmpty());   // nothing was asked
+        const ToolResult r = exportPath(QStringLiteral("missing.txt"));
         QVERIFY2(r.isError && r.message.contains(QStringLiteral("no such file")), qPrintable(InSandboxFixture::describe(r)));
+        QVERIFY2(r.message.contains(QStringLiteral("nothing was written")), qPrintable(r.message));
+    }
+
+    // exportOverBudget "ask" (the default): a file over the budget waits for the user (approval_required,
+    // the same request on every call until decided), the CLI lists and approves it, the next call copies
+    // it; an approval is used once; a rejection is told once, then the next call asks anew.
+    void overABudgetWaitsForTheUser()
+    {
+        const QString dir = out.path() + QStringLiteral("/Downloads/chat2sbx");
+        QVERIFY(writeFile(ws("huge.bin"), bytes(kMaxFile + 5, 'h')));
+        ToolResult r = exportPath(QStringLiteral("huge.bin"));
+        QVERIFY2(!r.isError, qPrintable(InSandboxFixture::describe(r)));
+        QCOMPARE(r.structured.value(QStringLiteral("status")).toString(), QStringLiteral("approval_required"));
+        const QString id = r.structured.value(QStringLiteral("export_id")).toString();
+        QVERIFY2(id.startsWith(QLatin1String("exp_")), qPrintable(InSandboxFixture::describe(r)));
+        QVERIFY(r.structured.value(QStringLiteral("why")).toString().contains(QStringLiteral("exportMaxFileMiB")));
+        QVERIFY(r.structured.value(QStringLiteral("how_to_approve")).toString().contains(QStringLiteral("chat2sbx approval approve ") + id));
+        QVERIFY(!QFileInfo::exists(dir + QStringLiteral("/huge.bin")));
+        r = exportPath(QStringLiteral("huge.bin"));
+        QCOMPARE(r.structured.value(QStringLiteral("export_id")).toString(), id);   // the same request, not a second
+        QCOMPARE(approvals->pending().size(), 1);
+
+        const CliResult listed = runCli(f.env, {QStringLiteral("approval"), QStringLiteral("list"), QStringLiteral("--json")});
+        QVERIFY2(listed.exitCode == 0, listed.err.constData());
+        const QJsonArray items = QJsonDocument::fromJson(listed.out).array();
+        QVERIFY2(items.size() == 1 && items.at(0).toObject().value(QStringLiteral("kind")).toString() == QLatin1String("export")
+                     && items.at(0).toObject().value(QStringLiteral("file_name")).toString() == QLatin1String("huge.bin"),
+                 listed.out.constData());
+        const CliResult approved = runCli(f.env, {QStringLiteral("approval"), QStringLiteral("approve"), id});
+        QVERIFY2(approved.exitCode == 0 && approved.out.contains("huge.bin"), approved.err.constData());
+
+        r = exportPath(QStringLiteral("huge.bin"));
+        QVERIFY2(!r.isError && r.structured.value(QStringLiteral("status")).toString() == QLatin1String("exported"),
+                 qPrintable(InSandboxFixture::describe(r)));
+        QCOMPARE(QFileInfo(dir + QStringLiteral("/huge.bin")).size(), kMaxFile + 5);
+
+        // Used up: the next copy of the same path asks again; rejected, it is told once.
+        r = exportPath(QStringLiteral("huge.bin"));
+        const QString second = r.structured.value(QStringLiteral("export_id")).toString();
+        QVERIFY2(second.startsWith(QLatin1String("exp_")) && second != id, qPrintable(InSandboxFixture::describe(r)));
+        QString error;
+        QVERIFY2(approvals->reject(second, QStringLiteral("test"), error), qPrintable(error));
+        QVERIFY(!approvals->reject(second, QStringLiteral("test"), error));   // decided once
+        r = exportPath(QStringLiteral("huge.bin"));
+        QVERIFY2(r.isError && r.message.contains(QStringLiteral("declined")), qPrintable(InSandboxFixture::describe(r)));
+        QVERIFY(!QFileInfo::exists(dir + QStringLiteral("/huge (2).bin")));
+        r = exportPath(QStringLiteral("huge.bin"));
+        QCOMPARE(r.structured.value(QStringLiteral("status")).toString(), QStringLiteral("approval_required"));
+        QVERIFY(approvals->reject(r.structured.value(QStringLiteral("export_id")).toString(), QStringLiteral("test"), error));
+    }
+
+    // exportNeedsApproval: every export waits, even a small one; approved, it is copied.
+    void everyExportWaitsWhenTheSettingSaysSo()
+    {
+        FileExportOptions options = exports->options();
+        options.needsApproval = true;
+        options.dir = out.path() + QStringLiteral("/asked");
+        FileExport asking(*f.pool, options, approvals.get());
+        QVERIFY(writeFile(ws("small.txt"), "tiny\n"));
+        FileExport::Outcome o = exportWith(asking, QStringLiteral("small.txt"));
+        QVERIFY2(o.waiting && o.request.why.contains(QStringLiteral("exportNeedsApproval")), qPrintable(o.error + o.request.why));
+        QCOMPARE(o.request.fileName(), QStringLiteral("small.txt"));
+        QVERIFY(!QFileInfo::exists(options.dir));
+        QString error;
+        QVERIFY2(approvals->approve(o.request.id, QStringLiteral("tray"), error), qPrintable(error));
+        o = exportWith(asking, QStringLiteral("small.txt"));
+        QVERIFY2(o.ok, qPrintable(o.error));
+        QCOMPARE(readFile(options.dir + QStringLiteral("/small.txt")), QByteArray("tiny\n"));
+        // A request whose file grew well past what the user saw is asked again.
+        QVERIFY(writeFile(ws("small.txt"), bytes(3 * 1024 * 1024, 's')));
+        o = exportWith(asking, QStringLiteral("small.txt"));
+        QVERIFY(o.waiting);
+        QVERIFY(approvals->approve(o.request.id, QStringLiteral("tray"), error));
+        QVERIFY(writeFile(ws("small.txt"), bytes(5 * 1024 * 1024, 's')));
+        o = exportWith(asking, QStringLiteral("small.txt"));
+        QVERIFY2(o.waiting && o.request.size == 5 * 1024 * 1024, qPrintable(o.error));
+        QVERIFY(approvals->reject(o.request.id, QStringLiteral("tray"), error));
+        exportWith(asking, QStringLiteral("small.txt"));   // told once
     }
 
     // What a server killed mid-copy leaves (a hidden staged file) goes once it is an hour old.

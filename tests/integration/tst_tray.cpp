@@ -337,6 +337,52 @@ private slots:
                  qPrintable(shown.actions.join(QLatin1Char(','))));
     }
 
+    // exportNeedsApproval: export_file waits; the notification says which file, from where, and has
+    // Save / Don't save; Save decides it (the CLI lists it approved) and the agent's next call copies it.
+    void anExportThatWaitsIsSavedFromTheNotification()
+    {
+        NotifyingTray t;
+        const QString exports = t.env.root() + QStringLiteral("/Downloads/chat2sbx");
+        QString error;
+        QVERIFY2(t.up(m_bus.address, error, {{QStringLiteral("CHAT2SBX_EXPORT_DIR"), exports},
+                                             {QStringLiteral("CHAT2SBX_EXPORT_NEEDS_APPROVAL"), QStringLiteral("1")}}),
+                 qPrintable(error));
+        TraySession &s = *t.session;
+        s.tray->addWorkspaces(*s.models.workspaces);
+        const QJsonObject created = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {}, 60000);
+        const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(compact(created)));
+        s.mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("command"), QStringLiteral("echo done > summary.md")}});
+        const QJsonObject args{{QStringLiteral("sandbox_id"), id}, {QStringLiteral("path"), QStringLiteral("summary.md")}};
+        const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("export_file"), args);
+        const QJsonObject result = asked.value(QStringLiteral("structuredContent")).toObject();
+        QVERIFY2(result.value(QStringLiteral("status")).toString() == QLatin1String("approval_required"), qPrintable(compact(asked)));
+        const QString exportId = result.value(QStringLiteral("export_id")).toString();
+        QVERIFY(!QFileInfo::exists(exports + QStringLiteral("/summary.md")));
+
+        QTRY_VERIFY_WITH_TIMEOUT(t.server.lastFor(QStringLiteral("summary.md")), chat2sbx::test::scaled(5000));
+        const NotificationServerDouble::Shown shown = *t.server.lastFor(QStringLiteral("summary.md"));
+        QVERIFY2(shown.actions.contains(QStringLiteral("Save")) && shown.actions.contains(QStringLiteral("Don't save"))
+                     && shown.body.contains(QStringLiteral("exportNeedsApproval")),
+                 qPrintable(shown.actions.join(QLatin1Char(',')) + QLatin1Char(' ') + shown.body));
+        QCOMPARE(s.models.approvals->pending().size(), 1);
+        QVERIFY(s.models.approvals->pending().first().isExport());
+        t.server.click(shown.id, QStringLiteral("approve"));
+        QTRY_COMPARE_WITH_TIMEOUT(s.models.approvals->pending().size(), 0, chat2sbx::test::scaled(5000));
+        const CliResult listed = runCli(t.env, {QStringLiteral("approval"), QStringLiteral("list"), QStringLiteral("--all"),
+                                                QStringLiteral("--json")}, 30000);
+        QVERIFY2(listed.out.contains(exportId.toUtf8()) && listed.out.contains("\"approved\""), listed.out.constData());
+
+        const QJsonObject saved = s.mcp.callToolResult(QStringLiteral("export_file"), args);
+        QCOMPARE(saved.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("host_path")).toString(),
+                 exports + QStringLiteral("/summary.md"));
+        const auto savedShown = [&t] {
+            return std::any_of(t.server.notifies.cbegin(), t.server.notifies.cend(),
+                               [](const NotificationServerDouble::Shown &n) { return n.summary.contains(QStringLiteral("summary.md saved")); });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(savedShown(), chat2sbx::test::scaled(5000));
+    }
+
     // Decided from a terminal: the notification is withdrawn (CloseNotification).
     void aCliDecisionWithdrawsTheNotification()
     {

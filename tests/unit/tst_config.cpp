@@ -122,6 +122,8 @@ private slots:
         QTest::newRow("empty sbx") << "CHAT2SBX_SBX" << "";
         QTest::newRow("bad host") << "CHAT2SBX_HOST" << "not a host";
         QTest::newRow("non-loopback without token") << "CHAT2SBX_HOST" << "0.0.0.0";
+        QTest::newRow("export over budget") << "CHAT2SBX_EXPORT_OVER_BUDGET" << "sometimes";
+        QTest::newRow("export approval flag") << "CHAT2SBX_EXPORT_NEEDS_APPROVAL" << "perhaps";
     }
 
     void invalidEnvironmentValues()
@@ -151,6 +153,7 @@ private slots:
         QTest::newRow("negative limit") << QByteArray(R"({"maxActiveSandboxes": -2})") << "maxActiveSandboxes=-2";
         QTest::newRow("bool as text") << QByteArray(R"({"enableTunnel": "sometimes"})") << "enableTunnel=sometimes";
         QTest::newRow("unknown key") << QByteArray(R"({"prot": 1})") << "unknown setting \"prot\"";
+        QTest::newRow("export over budget") << QByteArray(R"({"exportOverBudget": "never"})") << "exportOverBudget \"never\"";
     }
 
     void invalidConfigJson()

@@ -1,6 +1,7 @@
 #include "sandbox/changes/FileExport.h"
 
 #include "core/Ids.h"
+#include "sandbox/changes/ExportApprovals.h"
 #include "sandbox/changes/HostExportFile.h"
 #include "sandbox/channel/ChannelPool.h"
 #include "sandbox/channel/SandboxChannel.h"
@@ -29,6 +30,9 @@ QString channelFailure(const ChannelReply &r)
 struct FileExportJob {
     QPointer<FileExport> owner;
     FileExportOptions options;
+    QPointer<ExportApprovals> approvals;
+    QString agentPath;    // as the agent wrote it: the key of a request that waits
+    QString clientName;
     std::shared_ptr<QHash<QString, qint64>> budget;
     QPointer<SandboxChannel> channel;
     FileExport::Done done;
@@ -106,38 +110,88 @@ void readNextExportPart(const std::shared_ptr<FileExportJob> &job)
         });
 }
 
-void startExportCopy(const std::shared_ptr<FileExportJob> &job, qint64 size)
+// True when the copy may go on; otherwise the outcome was given: it waits for the user, or failed.
+bool exportMayGo(const std::shared_ptr<FileExportJob> &job, qint64 size)
 {
     const FileExportOptions &o = job->options;
+    const qint64 used = job->budget->value(job->sandboxId);
+    QString overBudget;
     if (size > o.maxFileBytes)
-        return job->fail(QStringLiteral("%1 is %2, over the %3 a file may have (exportMaxFileMiB in config.json)")
-                             .arg(job->shown, exportMib(size), exportMib(o.maxFileBytes)));
-    qint64 &used = (*job->budget)[job->sandboxId];
-    if (used + size > o.maxSandboxBytes)
-        return job->fail(QStringLiteral("this sandbox has exported %1 already; %2 more would pass its %3 budget "
-                                        "(exportMaxSandboxMiB in config.json)")
-                             .arg(exportMib(used), exportMib(size), exportMib(o.maxSandboxBytes)));
-    used += size;
+        overBudget = QStringLiteral("%1 is %2, over the %3 a file may have (exportMaxFileMiB in config.json)")
+                         .arg(job->shown, exportMib(size), exportMib(o.maxFileBytes));
+    else if (used + size > o.maxSandboxBytes)
+        overBudget = QStringLiteral("this sandbox has exported %1 already; %2 more would pass its %3 budget "
+                                    "(exportMaxSandboxMiB in config.json)")
+                         .arg(exportMib(used), exportMib(size), exportMib(o.maxSandboxBytes));
+    const bool ask = job->approvals && (overBudget.isEmpty() ? o.needsApproval : o.askOverBudget);
+    if (!ask) {
+        if (!overBudget.isEmpty())
+            job->fail(overBudget);
+        return overBudget.isEmpty();
+    }
+    ExportRequest asked;
+    asked.sandboxId = job->sandboxId;
+    asked.path = job->agentPath;
+    asked.shown = job->shown;
+    asked.size = size;
+    asked.folder = job->folder;
+    asked.why = overBudget.isEmpty() ? QStringLiteral("every export waits for the user's approval (exportNeedsApproval in "
+                                                      "config.json)")
+                                     : overBudget;
+    asked.clientName = job->clientName;
+    const ExportApprovals::Gate gate = job->approvals->pass(asked);
+    switch (gate.status) {
+    case ExportApprovals::Gate::Status::Go:
+        return true;
+    case ExportApprovals::Gate::Status::Refused:
+        job->fail(gate.reason);
+        return false;
+    case ExportApprovals::Gate::Status::Rejected:
+        job->fail(QStringLiteral("the user declined to save %1 on their computer (export request %2); do not ask again "
+                                 "unless the user says so").arg(job->shown, gate.request.id));
+        return false;
+    case ExportApprovals::Gate::Status::Waiting:
+        break;
+    }
+    FileExport::Outcome waiting;
+    waiting.waiting = true;
+    waiting.request = gate.request;
+    waiting.size = size;
+    waiting.packed = job->folder;
+    if (job->done)
+        std::exchange(job->done, nullptr)(waiting);
+    return false;
+}
+
+void startExportCopy(const std::shared_ptr<FileExportJob> &job, qint64 size)
+{
+    if (!exportMayGo(job, size))
+        return;
+    (*job->budget)[job->sandboxId] += size;
     job->size = size;
     job->reserved = true;
     QString error;
-    if (!job->file.open(o.dir, HostExportFile::safeName(job->shown, job->folder), error))
+    if (!job->file.open(job->options.dir, HostExportFile::safeName(job->shown, job->folder), error))
         return job->fail(error);
     readNextExportPart(job);
 }
 
 } // namespace
 
-FileExport::FileExport(ChannelPool &channels, FileExportOptions options, QObject *parent)
-    : QObject(parent), m_channels(channels), m_options(std::move(options))
+FileExport::FileExport(ChannelPool &channels, FileExportOptions options, ExportApprovals *approvals, QObject *parent)
+    : QObject(parent), m_channels(channels), m_options(std::move(options)), m_approvals(approvals)
 {
 }
 
-std::function<void()> FileExport::start(const RunningSandbox &sandbox, const QString &path, const QString &shown, Done done)
+std::function<void()> FileExport::start(const RunningSandbox &sandbox, const QString &path, const QString &shown, Done done,
+                                        const QString &clientName)
 {
     auto job = std::make_shared<FileExportJob>();
     job->owner = this;
     job->options = m_options;
+    job->approvals = m_approvals;
+    job->agentPath = path;
+    job->clientName = clientName;
     job->budget = m_exportedBySandbox;
     job->channel = &m_channels.channelFor(sandbox);
     job->done = std::move(done);
