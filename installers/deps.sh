@@ -6,7 +6,9 @@
 #                               a Secret Service for the keychain test, chromium for the tool card test,
 #                               the lint label's shellcheck)
 #   installers/deps.sh --package  also what packaging needs (build-package.sh: dpkg-shlibdeps, file)
-#   installers/deps.sh --bench    also what the benchmarks need (bench/run.sh: wrk, python3, node/npm)
+#   installers/deps.sh --bench    also what the benchmarks need (bench/run.sh: wrk, python3, node/npm, uptime)
+# installers/deps-commands.txt lists which group gives each program the scripts call; lint.script_commands
+# fails when a script calls one that is not there.
 #   installers/deps.sh [--test] --print   print the package names for this system, install nothing
 # --test includes --package; the groups combine.
 # The names hold on Debian 12, Debian 13 and Ubuntu 24.04; the one versioned name (the libFuzzer
@@ -62,7 +64,7 @@ if ((package)); then
   packages+=(dpkg-dev file)
 fi
 if ((bench)); then
-  packages+=(wrk python3 nodejs npm)
+  packages+=(wrk python3 nodejs npm procps)
 fi
 if ((test)); then
   # gnome-keyring + libsecret + dbus: a throwaway Secret Service for the tunnel keychain test
@@ -73,7 +75,8 @@ if ((test)); then
   # XEmbed tray, clicks, window properties, screenshots); at-spi2-core: the accessibility bus; dunst: a
   # notification server that draws notifications with buttons
   packages+=(openbox trayer xdotool x11-utils imagemagick at-spi2-core dunst)
-  packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq
+  # iproute2: ss, which the fake tunnel-client's self-test uses to find a listener
+  packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq iproute2
              gnome-keyring libsecret-1-0 dbus-daemon chromium shellcheck
              clang)
   major=$(clang_major)
