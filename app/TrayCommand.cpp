@@ -1,8 +1,8 @@
 // `chat2sbx` / `chat2sbx tray`: the server of `serve` in this process, plus the tray icon and popup.
 #include "Command.h"
 
-#include "ServiceModels.h"
-#include "TrayApp.h"
+#include "bindings/ServiceModels.h"
+#include "tray/TrayApp.h"
 #include "runtime/Controller.h"
 #include "runtime/SignalWatcher.h"
 

@@ -3,11 +3,11 @@
 // For the tray integration tests: one tray session over a real Controller, popup screenshots and
 // settling the widgets between rebuilds.
 #include "McpTestClient.h"
-#include "PopupWindow.h"
+#include "popup/PopupWindow.h"
 #include "SandboxHarness.h"
-#include "ServiceModels.h"
+#include "bindings/ServiceModels.h"
 #include "TestSupport.h"
-#include "TrayApp.h"
+#include "tray/TrayApp.h"
 #include "runtime/Controller.h"
 
 #include <QLabel>

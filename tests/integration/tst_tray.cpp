@@ -10,19 +10,19 @@
 #include "McpTestClient.h"
 #include "tray_support.h"
 
-#include "ApprovalsSection.h"
-#include "PopupHeader.h"
-#include "PopupWindow.h"
+#include "popup/ApprovalsSection.h"
+#include "popup/PopupHeader.h"
+#include "popup/PopupWindow.h"
 #include "runtime/Controller.h"
 #include "sandbox/lifecycle/SandboxService.h"
-#include "SandboxesSection.h"
-#include "ServiceModels.h"
-#include "DecisionNotices.h"
-#include "DesktopNotifications.h"
-#include "TrayApp.h"
+#include "popup/SandboxesSection.h"
+#include "bindings/ServiceModels.h"
+#include "notifications/DecisionNotices.h"
+#include "notifications/DesktopNotifications.h"
+#include "tray/TrayApp.h"
 #include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"
-#include "WorkspacesSection.h"
+#include "popup/WorkspacesSection.h"
 
 #include <QDBusConnection>
 #include <QDBusMessage>

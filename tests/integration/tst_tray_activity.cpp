@@ -6,11 +6,11 @@
 #include "McpTestClient.h"
 #include "tray_support.h"
 
-#include "ActivitySection.h"
-#include "PopupWindow.h"
-#include "SandboxesSection.h"
-#include "ServiceModels.h"
-#include "TrayApp.h"
+#include "popup/ActivitySection.h"
+#include "popup/PopupWindow.h"
+#include "popup/SandboxesSection.h"
+#include "bindings/ServiceModels.h"
+#include "tray/TrayApp.h"
 #include "runtime/Controller.h"
 
 #include <QLabel>

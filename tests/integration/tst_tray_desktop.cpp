@@ -11,11 +11,11 @@
 #include "McpTestClient.h"
 #include "tray_support.h"
 
-#include "ApprovalsSection.h"
-#include "DesktopNotifications.h"
-#include "PopupWindow.h"
-#include "ServiceModels.h"
-#include "TrayApp.h"
+#include "popup/ApprovalsSection.h"
+#include "notifications/DesktopNotifications.h"
+#include "popup/PopupWindow.h"
+#include "bindings/ServiceModels.h"
+#include "tray/TrayApp.h"
 #include "runtime/Controller.h"
 
 #include <QAccessible>

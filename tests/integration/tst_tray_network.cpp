@@ -8,10 +8,10 @@
 #include "McpTestClient.h"
 #include "tray_support.h"
 
-#include "NetworkSection.h"
-#include "PopupWindow.h"
-#include "ServiceModels.h"
-#include "TrayApp.h"
+#include "popup/NetworkSection.h"
+#include "popup/PopupWindow.h"
+#include "bindings/ServiceModels.h"
+#include "tray/TrayApp.h"
 #include "runtime/Controller.h"
 
 #include <QDir>

@@ -6,9 +6,9 @@
 #include "TestSupport.h"
 #include "tray_support.h"
 
-#include "FirstRunSection.h"
-#include "PopupWindow.h"
-#include "ServiceModels.h"
+#include "firstrun/FirstRunSection.h"
+#include "popup/PopupWindow.h"
+#include "bindings/ServiceModels.h"
 #include "runtime/Controller.h"
 
 #include <QDir>

@@ -9,7 +9,7 @@
 #include "tray_support.h"
 
 #include "ManualClock.h"
-#include "ServiceModels.h"
+#include "bindings/ServiceModels.h"
 #include "runtime/Controller.h"
 #include "workspace/WorkspaceService.h"
 

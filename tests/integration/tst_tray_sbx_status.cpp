@@ -3,11 +3,11 @@
 // server, in serve's log (once), after a create that met a set-up problem, and in the tray's status
 // rows. Driven by the fake sbx's fault modes.
 #include "SandboxHarness.h"
-#include "ServiceModels.h"
+#include "bindings/ServiceModels.h"
 #include "McpTestClient.h"
-#include "StatusSection.h"
+#include "popup/StatusSection.h"
 #include "TestSupport.h"
-#include "TrayIcons.h"
+#include "tray/TrayIcons.h"
 
 #include "runtime/Controller.h"
 #include "sandbox/sbx/SbxHealth.h"

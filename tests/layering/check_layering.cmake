@@ -7,9 +7,11 @@
 #  - sandbox/ includes neither mcp/ (the protocol) nor tunnel/, and every file of sandbox/ is in a room;
 #  - mcp/ (the protocol) includes no storage of state/: records yes, repositories and the database no;
 #  - nothing in server/ includes a QtWidgets header, nor a header of ui/ or app/;
-#  - ui/ includes server/ only in its service bindings (ui/Service*: the models over the services),
-#    never tools/; every other ui/ file (widgets, the popup, the tray) reads ui/TrayModels.h; ui/
-#    includes nothing of app/;
+#  - ui/ lives in rooms with an order of their own
+#      models < {bindings, widgets} < {firstrun, notifications} < popup < tray
+#    (a room includes its own files and lower rooms; rooms on one floor not each other); only
+#    ui/bindings/ (the models over the services) includes server/, never tools/; every other room
+#    reads ui/models/; no room includes bindings/ (app/ wires them); ui/ includes nothing of app/;
 #  - app/ (commands, main) includes server/ and ui/, never server/tools/ (commands use services);
 #  - a QProcess is created (in server/, ui/ or app/) only by core/ChildProcess (every short child),
 #    SandboxChannel (the long-lived `sbx exec -i`) and TunnelSupervisor (the supervised tunnel-client);
@@ -122,6 +124,8 @@ foreach(rel ${sources})
     endif()
     if(line MATCHES "#[ \t]*include[ \t]*\"(ui|app)/")
       list(APPEND violations "${rel}: server/ may not include ${CMAKE_MATCH_1}/ (${line})")
+    elseif(line MATCHES "#[ \t]*include[ \t]*\"(models|bindings|widgets|firstrun|notifications|popup|tray)/")
+      list(APPEND violations "${rel}: server/ may not include ui/ (${line})")
     elseif(line MATCHES "#[ \t]*include[ \t]*\"([A-Za-z_]+\\.h)\"")
       local_header_folder(server "${CMAKE_MATCH_1}" folder)
       if(folder STREQUAL "ui" OR folder STREQUAL "app")
@@ -138,12 +142,31 @@ foreach(rel ${sources})
   check_processes("${rel}")
 endforeach()
 
+# ui/'s rooms: the order they include each other in.
+set(ui_rank_models 0)
+set(ui_rank_bindings 10)
+set(ui_rank_widgets 10)
+set(ui_rank_firstrun 20)
+set(ui_rank_notifications 20)
+set(ui_rank_popup 30)
+set(ui_rank_tray 40)
+
 # ui/ and app/ over server/: which of server/'s headers they may name.
 file(GLOB_RECURSE front_ends RELATIVE ${ROOT} ${ROOT}/ui/*.h ${ROOT}/ui/*.cpp ${ROOT}/app/*.h ${ROOT}/app/*.cpp)
 foreach(rel ${front_ends})
   string(REGEX MATCH "^[a-z]+" dir "${rel}")
   check_length("${rel}")
   check_processes("${rel}")
+  set(room "")
+  if(dir STREQUAL "ui")
+    if(rel MATCHES "^ui/([a-z]+)/[^/]+$")
+      set(room "${CMAKE_MATCH_1}")
+    endif()
+    if(NOT DEFINED ui_rank_${room})
+      set(room "")
+      list(APPEND violations "${rel}: ui/ files live in one of its rooms (models, bindings, widgets, firstrun, notifications, popup, tray)")
+    endif()
+  endif()
   file(STRINGS ${ROOT}/${rel} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
   foreach(line ${includes})
     if(NOT line MATCHES "#[ \t]*include[ \t]*\"([A-Za-z_/]+\\.h)\"")
@@ -154,8 +177,16 @@ foreach(rel ${front_ends})
     if(DEFINED rank_${target} OR target STREQUAL "sandbox")
       if(target STREQUAL "tools")
         list(APPEND violations "${rel}: ${dir}/ may not include tools/, the MCP tools: use the services (${line})")
-      elseif(dir STREQUAL "ui" AND NOT rel MATCHES "^ui/Service[A-Za-z]*\\.(h|cpp)$")
-        list(APPEND violations "${rel}: ui/ widgets include server/ only through the service bindings (ui/Service*) and ui/TrayModels.h (${line})")
+      elseif(dir STREQUAL "ui" AND NOT room STREQUAL "bindings")
+        list(APPEND violations "${rel}: ui/ includes server/ only in ui/bindings/, widgets read ui/models/ (${line})")
+      endif()
+    elseif(dir STREQUAL "ui" AND header MATCHES "^(models|bindings|widgets|firstrun|notifications|popup|tray)/"
+           AND NOT room STREQUAL "")
+      set(target_room "${CMAKE_MATCH_1}")
+      if(target_room STREQUAL "bindings" AND NOT room STREQUAL "bindings")
+        list(APPEND violations "${rel}: ui/${room}/ may not include ui/bindings/: app/ wires the bindings to the widgets (${line})")
+      elseif(NOT target_room STREQUAL room AND NOT ui_rank_${target_room} LESS ui_rank_${room})
+        list(APPEND violations "${rel}: ui/${room}/ may not include ui/${target_room}/ (${line})")
       endif()
     elseif(dir STREQUAL "ui" AND header MATCHES "^app/")
       list(APPEND violations "${rel}: ui/ may not include app/ (${line})")

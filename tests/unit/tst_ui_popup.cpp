@@ -1,20 +1,20 @@
 // The popup's widgets over in-memory models: rows, buttons, confirmation, status, icons, screenshots.
 #include "ui_popup_fakes.h"
 
-#include "ActivitySection.h"
-#include "ApprovalsSection.h"
-#include "Autostart.h"
-#include "GlobalInstructions.h"
-#include "NetworkSection.h"
-#include "PopupHeader.h"
-#include "PopupWindow.h"
-#include "SandboxesSection.h"
-#include "StatusSection.h"
+#include "popup/ActivitySection.h"
+#include "popup/ApprovalsSection.h"
+#include "tray/Autostart.h"
+#include "popup/GlobalInstructions.h"
+#include "popup/NetworkSection.h"
+#include "popup/PopupHeader.h"
+#include "popup/PopupWindow.h"
+#include "popup/SandboxesSection.h"
+#include "popup/StatusSection.h"
 #include "TestSupport.h"
-#include "TrayApp.h"
-#include "TrayIcons.h"
-#include "TrayResources.h"
-#include "WorkspacesSection.h"
+#include "tray/TrayApp.h"
+#include "tray/TrayIcons.h"
+#include "tray/TrayResources.h"
+#include "popup/WorkspacesSection.h"
 
 #include <QAccessible>
 #include <QAction>

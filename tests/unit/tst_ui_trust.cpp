@@ -4,12 +4,12 @@
 // Destroy confirmation counting running commands. Screenshots go to <build>/test-output/screenshots/.
 #include "ui_popup_fakes.h"
 
-#include "ActivityModel.h"
-#include "ActivitySection.h"
-#include "PopupHeader.h"
-#include "PopupWindow.h"
-#include "SandboxesSection.h"
-#include "StatusSection.h"
+#include "models/ActivityModel.h"
+#include "popup/ActivitySection.h"
+#include "popup/PopupHeader.h"
+#include "popup/PopupWindow.h"
+#include "popup/SandboxesSection.h"
+#include "popup/StatusSection.h"
 #include "TestSupport.h"
 
 #include <QApplication>

@@ -1,9 +1,9 @@
 #pragma once
 
 // In-memory models for widget tests of the popup (no server).
-#include "ActivityModel.h"
-#include "TrayModels.h"
-#include "WorkspacesModel.h"
+#include "models/ActivityModel.h"
+#include "models/TrayModels.h"
+#include "models/WorkspacesModel.h"
 
 #include <QDateTime>
 

@@ -1,3 +1,3 @@
 #pragma once
 // Broken on purpose: server/ knows nothing of the tray.
-#include "TrayApp.h"
+#include "tray/TrayApp.h"

@@ -1,0 +1,2 @@
+// Broken on purpose: a ui/ file outside the rooms.
+#pragma once

@@ -1,0 +1,80 @@
+#include "bindings/ServiceApprovalsModel.h"
+
+#include "sandbox/changes/ExportApprovals.h"
+#include "workspace/ApprovalService.h"
+
+#include <QDir>
+#include <QLocale>
+
+namespace chat2sbx::ui {
+
+namespace {
+ApprovalRow rowOf(const Approval &a)
+{
+    return ApprovalRow{a.id, a.hostPath, workspaceModeName(a.mode), a.requestedAt, a.clientName, a.reason};
+}
+
+
+ApprovalRow exportRowOf(const ExportRequest &r, const QString &sandboxName, const QString &exportDir)
+{
+    QString dir = QDir::toNativeSeparators(exportDir);
+    const QString home = QDir::homePath();
+    if (dir.startsWith(home + QLatin1Char('/')))
+        dir = QStringLiteral("~") + dir.mid(home.size());
+    const QString size = QLocale::system().formattedDataSize(r.size, 1, QLocale::DataSizeTraditionalFormat);
+    return ApprovalRow{r.id,
+                       r.fileName() + (r.folder ? QStringLiteral(".tar.gz") : QString()),
+                       QStringLiteral("export"),
+                       r.requestedAt,
+                       r.clientName,
+                       r.why,
+                       QStringLiteral("%1 from %2, to %3").arg(size, sandboxName, dir)};
+}
+
+bool isExportId(const QString &id)
+{
+    return id.startsWith(QLatin1String("exp_"));
+}
+} // namespace
+
+ServiceApprovalsModel::ServiceApprovalsModel(ApprovalService &service, ExportApprovals &exports,
+                                             std::function<QString(const QString &)> names, QString exportDir, QObject *parent)
+    : ApprovalsModel(parent), m_service(service), m_exports(exports), m_names(std::move(names)), m_exportDir(std::move(exportDir))
+{
+    connect(&service, &ApprovalService::approvalsChanged, this, &ApprovalsModel::changed);
+    connect(&service, &ApprovalService::approvalRequested, this, [this](const QString &id) {
+        if (const std::optional<Approval> a = m_service.find(id))
+            emit requested(rowOf(*a));
+    });
+    connect(&exports, &ExportApprovals::requestsChanged, this, &ApprovalsModel::changed);
+    connect(&exports, &ExportApprovals::exportRequested, this, [this](const QString &id) {
+        if (const std::optional<ExportRequest> r = m_exports.find(id))
+            emit requested(exportRowOf(*r, m_names(r->sandboxId), m_exportDir));
+    });
+}
+
+QList<ApprovalRow> ServiceApprovalsModel::pending() const
+{
+    QList<ApprovalRow> rows;
+    for (const Approval &a : m_service.pending())
+        rows.append(rowOf(a));
+    for (const ExportRequest &r : m_exports.pending())
+        rows.append(exportRowOf(r, m_names(r.sandboxId), m_exportDir));
+    return rows;
+}
+
+bool ServiceApprovalsModel::approve(const QString &id, QString &error)
+{
+    if (isExportId(id))
+        return m_exports.approve(id, QStringLiteral("tray"), error).has_value();
+    return m_service.approve(id, QStringLiteral("tray"), error).has_value();
+}
+
+bool ServiceApprovalsModel::reject(const QString &id, QString &error)
+{
+    if (isExportId(id))
+        return m_exports.reject(id, QStringLiteral("tray"), error);
+    return m_service.reject(id, QStringLiteral("tray"), error);
+}
+
+} // namespace chat2sbx::ui

@@ -1,0 +1,44 @@
+#include "bindings/ServiceModels.h"
+
+#include "bindings/ServiceActivityModel.h"
+#include "bindings/ServiceApprovalsModel.h"
+#include "bindings/ServiceNetworkModel.h"
+#include "bindings/ServiceSandboxesModel.h"
+#include "bindings/ServiceSandboxNames.h"
+#include "bindings/ServiceStatusModel.h"
+#include "bindings/ServiceWorkspacesModel.h"
+#include "sandbox/lifecycle/ActivityMonitor.h"
+
+namespace chat2sbx::ui {
+
+ServiceModels makeServiceModels(Controller &controller)
+{
+    ServiceModels m;
+    m.services = std::make_unique<TrayServices>(controller);
+    TrayServices &services = *m.services;
+    SandboxService *sandboxService = &services.sandboxes();
+    m.approvals = std::make_unique<ServiceApprovalsModel>(
+        services.approvals(), services.exportApprovals(),
+        [sandboxService](const QString &id) { return ServiceSandboxNames(*sandboxService)(id); }, services.exportDir());
+    auto sandboxes = std::make_unique<ServiceSandboxesModel>(services.sandboxes());
+    ActivityMonitor *monitor = &services.activity();
+    sandboxes->setRunningCounter([monitor](const QString &id) { return monitor->runningCount(id); });
+    sandboxes->setConversationLookup([monitor](const QString &id) {
+        const auto c = monitor->conversationsOf(id);
+        return qMakePair(c.first, c.last);
+    });
+    m.sandboxes = std::move(sandboxes);
+    m.activity = std::make_unique<ServiceActivityModel>(services.activity(), services.sandboxes());
+    m.status = std::make_unique<ServiceStatusModel>(services);
+    m.workspaces = std::make_unique<ServiceWorkspacesModel>(services.workspaces(), services.sandboxes(), services.changes(),
+                                                            services.workspaceRemoval());
+    m.network = std::make_unique<ServiceNetworkModel>(services.network(), services.sandboxes());
+    WorkspacesModel *workspaces = m.workspaces.get();
+    QObject::connect(&services, &TrayServices::fileExported, workspaces, [workspaces, &services](const QString &id, const QString &path) {
+        ServiceSandboxNames names(services.sandboxes());
+        emit workspaces->fileExported(path, names(id));
+    });
+    return m;
+}
+
+} // namespace chat2sbx::ui

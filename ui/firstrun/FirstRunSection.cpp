@@ -1,0 +1,190 @@
+#include "firstrun/FirstRunSection.h"
+
+#include "widgets/PopupStyle.h"
+
+#include <QClipboard>
+#include <QFontDatabase>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPointer>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace chat2sbx::ui {
+namespace {
+
+constexpr int kShownLines = 8;
+
+QString mark(const QString &state)
+{
+    if (state == QLatin1String("done"))
+        return QStringLiteral("✓");
+    if (state == QLatin1String("to do"))
+        return QStringLiteral("●");
+    if (state == QLatin1String("checking"))
+        return QStringLiteral("…");
+    if (state == QLatin1String("optional"))
+        return QStringLiteral("–");
+    return QStringLiteral("○");
+}
+
+} // namespace
+
+FirstRunSection::FirstRunSection(StatusModel &model, QWidget *parent) : QGroupBox(parent), m_model(model)
+{
+    setObjectName(QStringLiteral("firstRun"));
+    setTitle(QStringLiteral("Set up chat2sbx"));
+    setFlat(true);
+    auto *column = new QVBoxLayout(this);
+    m_rows = new QVBoxLayout;
+    column->addLayout(m_rows);
+    m_log = makeLabel(QString(), this);
+    m_log->setObjectName(QStringLiteral("prepareLog"));
+    m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_log->setTextFormat(Qt::PlainText);
+    m_log->hide();
+    column->addWidget(m_log);
+    m_result = makeMessageLabel(QStringLiteral("prepareResult"), this);
+    column->addWidget(m_result);
+    auto *buttons = new QHBoxLayout;
+    m_cancel = new QPushButton(QStringLiteral("&Cancel"), this);
+    m_cancel->setObjectName(QStringLiteral("cancelPrepare"));
+    m_cancel->setAccessibleName(QStringLiteral("Cancel preparing the template"));
+    m_cancel->setToolTip(QStringLiteral("Stops after the current sbx command and removes the builder sandbox"));
+    m_cancel->hide();
+    m_checkAgain = new QPushButton(QStringLiteral("Check a&gain"), this);
+    m_checkAgain->setObjectName(QStringLiteral("checkAgain"));
+    m_checkAgain->setAccessibleName(QStringLiteral("Check the setup steps again"));
+    buttons->addStretch(1);
+    buttons->addWidget(m_cancel);
+    buttons->addWidget(m_checkAgain);
+    column->addLayout(buttons);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        m_model.cancelPrepare();
+        m_cancel->setEnabled(false);
+        m_cancel->setText(QStringLiteral("Cancelling…"));
+    });
+    connect(m_checkAgain, &QPushButton::clicked, this, [this] { m_model.checkAgain(); });
+    connect(&m_model, &StatusModel::changed, this, &FirstRunSection::refresh);
+    refresh();
+}
+
+QString FirstRunSection::result() const
+{
+    return m_result->isHidden() ? QString() : m_result->text();
+}
+
+QList<QWidget *> FirstRunSection::focusChain() const
+{
+    QList<QWidget *> chain = m_focus;
+    if (!m_cancel->isHidden())
+        chain << m_cancel;
+    chain << m_checkAgain;
+    return chain;
+}
+
+void FirstRunSection::refresh()
+{
+    const StatusInfo status = m_model.status();
+    while (QLayoutItem *item = m_rows->takeAt(0)) {
+        if (QWidget *w = item->widget()) {
+            w->hide();
+            w->deleteLater();
+        }
+        delete item;
+    }
+    m_focus.clear();
+    for (const ChecklistRow &row : status.checklist)
+        addRow(row);
+    setVisible(status.setupNeeded || m_preparing || !m_result->isHidden());
+    emit rebuilt();
+}
+
+void FirstRunSection::addRow(const ChecklistRow &row)
+{
+    auto *card = new QWidget(this);
+    card->setObjectName(QStringLiteral("step:") + row.step);
+    auto *grid = new QVBoxLayout(card);
+    grid->setContentsMargins(0, 0, 0, 0);
+    auto *line = new QHBoxLayout;
+    QLabel *title = makeLabel(mark(row.state) + QLatin1Char(' ') + row.title, card, row.state != QLatin1String("done"));
+    title->setObjectName(QStringLiteral("stepTitle"));
+    title->setTextFormat(Qt::PlainText);
+    title->setAccessibleName(QStringLiteral("%1: %2").arg(row.title, row.state));
+    if (row.state == QLatin1String("done"))
+        setTone(title, Tone::Success);
+    else if (row.state == QLatin1String("to do"))
+        setTone(title, Tone::Warning);
+    line->addWidget(title, 1);
+    const bool todo = row.state == QLatin1String("to do");
+    if (todo && row.step == QLatin1String("template")) {
+        auto *prepare = new QPushButton(m_preparing ? QStringLiteral("Preparing…") : QStringLiteral("&Prepare"), card);
+        prepare->setObjectName(QStringLiteral("prepare"));
+        prepare->setAccessibleName(QStringLiteral("Prepare the sandbox template"));
+        prepare->setEnabled(!m_preparing);
+        connect(prepare, &QPushButton::clicked, this, &FirstRunSection::startPrepare);
+        line->addWidget(prepare, 0, Qt::AlignTop);
+        m_focus << prepare;
+    } else if (todo && !row.command.isEmpty()) {
+        auto *copy = new QPushButton(QStringLiteral("Copy `%1`").arg(row.command), card);
+        copy->setObjectName(QStringLiteral("copy:") + row.step);
+        copy->setAccessibleName(QStringLiteral("Copy the command %1").arg(row.command));
+        const QString command = row.command;
+        connect(copy, &QPushButton::clicked, this, [command] { QGuiApplication::clipboard()->setText(command); });
+        line->addWidget(copy, 0, Qt::AlignTop);
+        m_focus << copy;
+    }
+    grid->addLayout(line);
+    if (row.state != QLatin1String("done") && !row.detail.isEmpty()) {
+        QLabel *detail = makeLabel(row.detail, card);
+        detail->setObjectName(QStringLiteral("stepDetail"));
+        detail->setTextFormat(Qt::PlainText);
+        detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        if (row.state != QLatin1String("to do"))
+            setTone(detail, Tone::Muted);
+        grid->addWidget(detail);
+    }
+    m_rows->addWidget(card);
+}
+
+void FirstRunSection::startPrepare()
+{
+    m_lines.clear();
+    showError(m_result, QString());
+    QPointer<FirstRunSection> self(this);
+    m_preparing = true;
+    const bool started = m_model.prepare(
+        [self](const QString &line) {
+            if (!self)
+                return;
+            self->m_lines << line;
+            self->showLines();
+        },
+        [self](bool ok, const QString &message) {
+            if (!self)
+                return;
+            self->m_preparing = false;
+            self->m_cancel->hide();
+            self->m_result->setStyleSheet(toneStyleSheet(ok ? Tone::Success : Tone::Error));
+            showError(self->m_result, message);
+            self->refresh();
+        });
+    if (!started) {
+        m_preparing = false;
+        return refresh();
+    }
+    m_cancel->setText(QStringLiteral("&Cancel"));
+    m_cancel->setEnabled(true);
+    m_cancel->show();
+    refresh();
+}
+
+void FirstRunSection::showLines()
+{
+    m_log->setText(m_lines.mid(qMax<qsizetype>(0, m_lines.size() - kShownLines)).join(QLatin1Char('\n')));
+    m_log->setVisible(!m_lines.isEmpty());
+    emit rebuilt();
+}
+
+} // namespace chat2sbx::ui

@@ -1,0 +1,189 @@
+#include "popup/SandboxesSection.h"
+
+#include <QDateTime>
+#include <QHBoxLayout>
+#include <QToolButton>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace chat2sbx::ui {
+
+namespace {
+
+QString clockTime(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm"));
+}
+
+// The compact line: id and state, the workspace (a direct one marked), ports as links (LAN-wide ones
+// marked), sleep or wake, running commands.
+QString summaryHtml(const SandboxRow &row)
+{
+    QStringList parts;
+    parts << QStringLiteral("<b>%1</b> — %2").arg((row.name.isEmpty() ? row.id : row.name).toHtmlEscaped(), row.state.toHtmlEscaped());
+    // The line names the workspace only; its id is in the details.
+    const qsizetype idAt = row.workspace.indexOf(QStringLiteral(" (ws_"));
+    const QString folder = row.workspace.left(idAt < 0 ? row.workspace.size() : idAt);
+    // The short name already starts with the workspace's folder name: it is not said twice.
+    QStringList ws;
+    if (row.workspace.isEmpty() && row.name.isEmpty())
+        ws << QStringLiteral("—");
+    else if (!folder.isEmpty() && !row.name.startsWith(folder) && row.workspaceMode != QLatin1String("managed"))
+        ws << folder.toHtmlEscaped();
+    if (row.workspaceMode == QLatin1String("direct"))
+        ws << toneHtml(Tone::Warning, QStringLiteral("direct: writes to %1").arg(row.hostPath.toHtmlEscaped()));
+    else if (!row.workspaceMode.isEmpty())
+        ws << row.workspaceMode.toHtmlEscaped();
+    if (!ws.isEmpty())
+        parts << ws.join(QStringLiteral(" · "));
+    QStringList links;
+    for (const PortLink &p : row.portLinks) {
+        QString link = QStringLiteral("<a href=\"%1\">%2→%3:%4</a>").arg(p.url.toHtmlEscaped()).arg(p.sandboxPort)
+                           .arg(p.hostIp.toHtmlEscaped()).arg(p.hostPort);
+        if (p.lanWide)
+            link += QStringLiteral(" ") + toneHtml(Tone::Error, QStringLiteral("LAN-wide"));
+        links << link;
+    }
+    if (!links.isEmpty())
+        parts << QStringLiteral("ports ") + links.join(QStringLiteral(", "));
+    if (row.state == QLatin1String("stopped") && row.sleptAtMs > 0)
+        parts << QStringLiteral("asleep since %1, wakes on the next tool call").arg(clockTime(row.sleptAtMs));
+    else if (row.state == QLatin1String("running") && row.wokeAtMs > 0)
+        parts << QStringLiteral("woke at %1").arg(clockTime(row.wokeAtMs));
+    if (row.runningCommands > 0)
+        parts << QStringLiteral("%1 running").arg(row.runningCommands == 1 ? QStringLiteral("1 command") : QStringLiteral("%1 commands").arg(row.runningCommands));
+    return parts.join(QStringLiteral(" · "));
+}
+
+// The expander's lines: workspace, memory and idle deadline, mode, ports, conversations, reason.
+QString detailText(const SandboxRow &row)
+{
+    QStringList lines;
+    lines << QStringLiteral("id: %1").arg(row.id);
+    lines << QStringLiteral("workspace: %1").arg(row.workspace.isEmpty() ? QStringLiteral("—") : row.workspace);
+    QString memory = QStringLiteral("memory: %1").arg(row.memory.isEmpty() ? QStringLiteral("default") : row.memory);
+    if (row.idleDeadlineMs > 0)
+        memory += QStringLiteral(" · destroyed %1 if left idle").arg(formatTime(row.idleDeadlineMs));
+    lines << memory;
+    if (row.workspaceMode == QLatin1String("direct"))
+        lines << QStringLiteral("mode: direct — writes to %1 on this computer").arg(row.hostPath);
+    else if (row.workspaceMode == QLatin1String("clone"))
+        lines << QStringLiteral("mode: clone of %1 (work comes home as a branch)").arg(row.hostPath);
+    else if (!row.workspaceMode.isEmpty())
+        lines << QStringLiteral("mode: %1").arg(row.workspaceMode);
+    lines << QStringLiteral("ports: %1").arg(row.ports.isEmpty() ? QStringLiteral("none") : row.ports.join(QStringLiteral(", ")));
+    if (!row.createdByConversation.isEmpty() && row.lastConversation != row.createdByConversation)
+        lines << QStringLiteral("ChatGPT conversation: %1 (created it), %2 (last used it)")
+                     .arg(row.createdByConversation, row.lastConversation);
+    else if (!row.lastConversation.isEmpty())
+        lines << QStringLiteral("ChatGPT conversation: %1").arg(row.lastConversation);
+    if (!row.reason.isEmpty())
+        lines << QStringLiteral("reason: %1").arg(row.reason);
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+SandboxesSection::SandboxesSection(SandboxesModel &model, QWidget *parent)
+    : CardList({QStringLiteral("sandboxes"), QStringLiteral("Sandboxes"), QStringLiteral("Sandboxes (%1)"),
+                QStringLiteral("No sandboxes.")}, parent), m_model(model)
+{
+    follow(m_model, &SandboxesModel::changed, &SandboxesModel::sandboxes, &SandboxesSection::addSandboxCard);
+}
+
+void SandboxesSection::addSandboxCard(const SandboxRow &row)
+{
+    const bool expanded = m_expanded.contains(row.id);
+    QWidget *card = makeCard(this, QStringLiteral("sandbox:") + row.id);
+    auto *column = new QVBoxLayout(card);
+    column->setSpacing(2);
+    auto *line = new QHBoxLayout;
+    auto *toggle = new QToolButton(card);
+    toggle->setObjectName(QStringLiteral("expand:") + row.id);
+    toggle->setArrowType(expanded ? Qt::DownArrow : Qt::RightArrow);
+    toggle->setAutoRaise(true);
+    toggle->setAccessibleName(QStringLiteral("%1 details of sandbox %2").arg(expanded ? QStringLiteral("Hide") : QStringLiteral("Show"), row.id));
+    toggle->setToolTip(toggle->accessibleName());
+    line->addWidget(toggle, 0, Qt::AlignTop);
+
+    QLabel *title = makeLabel(summaryHtml(row), card);
+    title->setObjectName(QStringLiteral("title"));
+    title->setToolTip(row.id);
+    title->setTextFormat(Qt::RichText);
+    title->setOpenExternalLinks(true);
+    title->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    line->addWidget(title, 1);
+
+    const bool busy = m_destroying.contains(row.id) || row.state == QLatin1String("destroying");
+    auto *destroy = new QPushButton(busy ? QStringLiteral("Destroying…") : QStringLiteral("&Destroy…"), card);
+    destroy->setObjectName(QStringLiteral("destroy:") + row.id);
+    destroy->setAccessibleName(QStringLiteral("Destroy sandbox %1").arg(row.name.isEmpty() ? row.id : row.name));
+    destroy->setToolTip(destroy->accessibleName());
+    destroy->setEnabled(!busy);
+    line->addWidget(destroy, 0, Qt::AlignTop);
+    column->addLayout(line);
+
+    QLabel *detail = makeLabel(detailText(row), card);
+    detail->setObjectName(QStringLiteral("detail"));
+    detail->setTextFormat(Qt::PlainText);
+    detail->setTextInteractionFlags(Qt::TextSelectableByMouse);   // the full id, to copy
+    detail->setContentsMargins(toggle->sizeHint().width(), 0, 0, 0);
+    detail->setVisible(expanded);
+    column->addWidget(detail);
+
+    const QString id = row.id;
+    const int running = row.runningCommands;
+    connect(toggle, &QToolButton::clicked, this, [this, id] {
+        if (!m_expanded.remove(id))
+            m_expanded.insert(id);
+        rebuild();
+    });
+    connect(destroy, &QPushButton::clicked, this, [this, id, running] { askDestroy(id, running); });
+    addCard(card, {toggle, destroy});
+}
+
+void SandboxesSection::askDestroy(const QString &id, int runningCommands)
+{
+    if (m_confirm)
+        return;
+    auto *box = new QMessageBox(QMessageBox::Warning, QStringLiteral("Destroy sandbox"),
+                                QStringLiteral("Destroy sandbox %1?").arg(id), QMessageBox::NoButton, this);
+    QString info = QStringLiteral("Its microVM is removed. A managed workspace folder is kept; direct mode already "
+                                  "wrote every change to the host folder. A clone lives only in the VM: its commits "
+                                  "and uncommitted changes are first saved as branch chat2sbx/%1 in the host "
+                                  "repository, and if that fails nothing is destroyed.").arg(id);
+    if (runningCommands > 0)
+        info.prepend(QStringLiteral("%1 still running in it and will be killed. ")
+                         .arg(runningCommands == 1 ? QStringLiteral("1 command is") : QStringLiteral("%1 commands are").arg(runningCommands)));
+    box->setInformativeText(info);
+    QPushButton *yes = box->addButton(QStringLiteral("&Destroy"), QMessageBox::DestructiveRole);
+    yes->setObjectName(QStringLiteral("confirmDestroy"));
+    yes->setAccessibleName(QStringLiteral("Destroy sandbox %1 now").arg(id));
+    QPushButton *no = box->addButton(QStringLiteral("&Cancel"), QMessageBox::RejectRole);
+    no->setObjectName(QStringLiteral("cancelDestroy"));
+    box->setDefaultButton(no);
+    box->setEscapeButton(no);
+    box->setWindowModality(Qt::WindowModal);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    m_confirm = box;
+    connect(box, &QMessageBox::buttonClicked, this, [this, id, yes](QAbstractButton *clicked) {
+        if (clicked != yes)
+            return;
+        m_destroying.insert(id);
+        showMessage(QString());
+        rebuild();
+        QPointer<SandboxesSection> self(this);
+        m_model.destroy(id, [self, id](bool ok, const QString &error) {
+            if (!self)
+                return;
+            self->m_destroying.remove(id);
+            self->showMessage(ok ? QString() : QStringLiteral("Could not destroy %1: %2").arg(id, error));
+            self->rebuild();
+        });
+    });
+    box->open();
+}
+
+} // namespace chat2sbx::ui

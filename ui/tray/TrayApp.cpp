@@ -1,0 +1,280 @@
+#include "tray/TrayApp.h"
+
+#include "tray/Autostart.h"
+#include "notifications/DecisionNotices.h"
+#include "notifications/DesktopNotifications.h"
+#include "popup/GlobalInstructions.h"
+#include "popup/PopupWindow.h"
+#include "models/WorkspacesModel.h"
+#include "tray/TrayResources.h"
+
+#include <QAction>
+#include <QDBusConnection>
+#include <QDBusMessage>
+#include <QDBusPendingCallWatcher>
+#include <QFileInfo>
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QDir>
+#include <QGuiApplication>
+#include <QMenu>
+#include <QUrl>
+
+#include <cstdio>
+#include <utility>
+
+namespace chat2sbx::ui {
+
+TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, const TrayPaths &paths,
+                 QObject *parent)
+    : QObject(parent), m_approvals(approvals), m_sandboxes(sandboxes), m_status(status), m_paths(paths)
+{
+    ensureResources();
+    m_popup = new PopupWindow(approvals, sandboxes, status);
+    m_tray = new QSystemTrayIcon(this);
+    m_menu = new QMenu;
+    m_menu->setObjectName(QStringLiteral("trayMenu"));
+
+    auto add = [this](const QString &name, const QString &text, auto slot) {
+        QAction *a = m_menu->addAction(text);
+        a->setObjectName(name);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    add(QStringLiteral("openPopup"), QStringLiteral("&Open popup"), [this] { openPopup(); });
+    m_menu->addSeparator();
+    add(QStringLiteral("editInstructions"), QStringLiteral("&Edit global instructions…"), [this] {
+        QString error;
+        if (!editGlobalInstructions(error))
+            reportError(error);
+    });
+    add(QStringLiteral("openDataFolder"), QStringLiteral("Open &data folder"), [this] {
+        QString error;
+        if (!openDataFolder(error))
+            reportError(error);
+    });
+    add(QStringLiteral("copyUrl"), QStringLiteral("&Copy MCP URL"), [this] { copyMcpUrl(); });
+    m_autostart = add(QStringLiteral("startAtLogin"), QStringLiteral("Start at &login"), [this](bool checked) {
+        QString error;
+        if (!setStartAtLogin(checked, error))
+            reportError(error);
+    });
+    m_autostart->setCheckable(true);
+    m_autostart->setChecked(Autostart::isEnabled());
+    m_menu->addSeparator();
+    add(QStringLiteral("quit"), QStringLiteral("&Quit"), [this] { emit quitRequested(); });
+    m_tray->setContextMenu(m_menu);
+    // Where the desktop's notification server has buttons, requests are decided from there too.
+    m_desktop = new DesktopNotifications(QDBusConnection::sessionBus(), this);
+    m_decisions = new DecisionNotices(*m_desktop, approvals, [this] { openPopup(); }, this);
+    connect(m_decisions, &DecisionNotices::failed, this, &TrayApp::reportError);
+    connect(m_desktop, &DesktopNotifications::actionInvoked, this, &TrayApp::onNotificationAction);
+    m_desktop->probe();
+
+    connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
+        if (reason != QSystemTrayIcon::Trigger && reason != QSystemTrayIcon::DoubleClick)
+            return;
+        // Qt's own balloon: a click on the icon while it shows is messageClicked (which opened the
+        // popup a moment ago) and then this Trigger, which must not close it again.
+        if (m_popup->isVisible() && m_popupOpened.isValid() && m_popupOpened.elapsed() < 400)
+            return;
+        if (m_popup->isVisible())
+            m_popup->hide();
+        else if (!m_popup->justClosedByFocusLoss())
+            openPopup();
+    });
+    connect(m_tray, &QSystemTrayIcon::messageClicked, this, &TrayApp::openPopup);
+    connect(m_popup, &PopupWindow::copyUrlRequested, this, &TrayApp::copyMcpUrl);
+    connect(&m_status, &StatusModel::changed, this, &TrayApp::refreshIcon);
+    connect(&m_approvals, &ApprovalsModel::changed, this, &TrayApp::refreshIcon);
+    connect(&m_approvals, &ApprovalsModel::requested, this, &TrayApp::notifyApproval);
+    m_noticeWindow.setSingleShot(true);
+    m_noticeWindow.setInterval(kApprovalNoticeWindowMs);
+    connect(&m_noticeWindow, &QTimer::timeout, this, &TrayApp::endApprovalNoticeWindow);
+    refreshIcon();
+}
+
+TrayApp::~TrayApp()
+{
+    delete m_popup;
+    delete m_menu;
+}
+
+void TrayApp::show()
+{
+    m_tray->show();
+}
+
+void TrayApp::setActivityModel(ActivityModel &activity)
+{
+    m_popup->setActivityModel(activity);
+}
+
+void TrayApp::openPopup()
+{
+    m_popupOpened.start();
+    m_popup->showNear(m_tray->geometry());
+}
+
+QAction *TrayApp::action(const QString &objectName) const
+{
+    return m_menu->findChild<QAction *>(objectName);
+}
+
+void TrayApp::refreshIcon()
+{
+    const StatusInfo s = m_status.status();
+    const TrayState state = trayStateOf(s);
+    const int pending = static_cast<int>(m_approvals.pending().size());
+    if (state != m_state || (pending > 0) != (m_pending > 0) || m_tray->icon().isNull())
+        m_tray->setIcon(ui::trayIcon(state, pending));
+    m_state = state;
+    m_pending = pending;
+    m_tray->setToolTip(trayToolTip(s, pending));
+}
+
+void TrayApp::addWorkspaces(WorkspacesModel &workspaces)
+{
+    m_popup->addWorkspaces(workspaces);
+    connect(&workspaces, &WorkspacesModel::notice, this, [this](const QString &title, const QString &body, bool warning) {
+        m_tray->showMessage(title, body, warning ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information, warning ? 0 : 15000);
+        emit notified(title, body);
+    });
+    connect(&workspaces, &WorkspacesModel::fileExported, this, &TrayApp::notifyExport);
+}
+
+void TrayApp::notifyExport(const QString &hostPath, const QString &sandboxName)
+{
+    const QFileInfo file(hostPath);
+    const QString title = QStringLiteral("chat2sbx: %1 saved").arg(file.fileName());
+    const QString body = QStringLiteral("From %1, in %2.").arg(sandboxName, file.absolutePath());
+    if (m_desktop->available()) {
+        m_desktop->show(QStringLiteral("export:") + hostPath, title, body,
+                        {{QStringLiteral("open"), QStringLiteral("Open")}, {QStringLiteral("show"), QStringLiteral("Show in folder")}});
+        return;
+    }
+    m_tray->showMessage(title, body, QSystemTrayIcon::Information, 15000);
+    emit notified(title, body);
+}
+
+void TrayApp::onNotificationAction(const QString &key, const QString &action)
+{
+    if (!key.startsWith(QLatin1String("export:")))
+        return;
+    const QString path = key.mid(7);
+    if (action == QLatin1String("open") && !QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+        reportError(QStringLiteral("no application is set up to open %1").arg(path));
+    else if (action == QLatin1String("show"))
+        showInFolder(path);
+}
+
+// The file manager's own "show this file" (org.freedesktop.FileManager1), else its folder.
+void TrayApp::showInFolder(const QString &path)
+{
+    QDBusMessage call = QDBusMessage::createMethodCall(QStringLiteral("org.freedesktop.FileManager1"),
+                                                       QStringLiteral("/org/freedesktop/FileManager1"),
+                                                       QStringLiteral("org.freedesktop.FileManager1"), QStringLiteral("ShowItems"));
+    call << QStringList{QUrl::fromLocalFile(path).toString()} << QString();
+    auto *watcher = new QDBusPendingCallWatcher(QDBusConnection::sessionBus().asyncCall(call, 5000), this);
+    connect(watcher, &QDBusPendingCallWatcher::finished, this, [this, path](QDBusPendingCallWatcher *w) {
+        w->deleteLater();
+        if (w->isError() && !QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).absolutePath())))
+            reportError(QStringLiteral("no file manager is set up to open %1").arg(QFileInfo(path).absolutePath()));
+    });
+}
+
+void TrayApp::addNetwork(NetworkModel &network)
+{
+    m_popup->addNetwork(network);
+    m_decisions->addNetwork(network);
+    connect(&network, &NetworkModel::requested, this, [this](const NetworkRequestRow &row) {
+        if (m_desktop->available())
+            return m_decisions->networkRequested(row);
+        QString body = QStringLiteral("%1 asks network access to %2 for sandbox %3.")
+                           .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client,
+                                row.hosts.join(QStringLiteral(", ")), row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName);
+        if (!row.reason.isEmpty())
+            body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
+        body += QStringLiteral(" Click to review.");
+        m_tray->showMessage(QStringLiteral("chat2sbx: network access requested"), body, QSystemTrayIcon::Information, 30000);
+        emit notified(QStringLiteral("chat2sbx: network access requested"), body);
+    });
+    connect(m_tray, &QSystemTrayIcon::activated, &network, [&network] { network.refreshBlocked(); });
+    network.refreshBlocked();
+}
+
+void TrayApp::notifyApproval(const ApprovalRow &row)
+{
+    if (m_desktop->available())
+        return m_decisions->approvalRequested(row);
+    if (m_noticeWindow.isActive()) {
+        ++m_heldNotices;
+        return;
+    }
+    QString body = QStringLiteral("%1 asks for %2 access to %3.")
+                       .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.mode, row.path);
+    if (!row.reason.isEmpty())
+        body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
+    body += QStringLiteral(" Click to review.");
+    showApprovalNotice(body);
+}
+
+void TrayApp::endApprovalNoticeWindow()
+{
+    if (m_heldNotices == 0)
+        return;
+    const int held = std::exchange(m_heldNotices, 0);
+    showApprovalNotice(held == 1 ? QStringLiteral("1 more workspace request is waiting for your decision. Click to review.")
+                                 : QStringLiteral("%1 more workspace requests are waiting for your decision. Click to review.")
+                                       .arg(held));
+}
+
+void TrayApp::showApprovalNotice(const QString &body)
+{
+    const QString title = QStringLiteral("chat2sbx: approval requested");
+    m_tray->showMessage(title, body, ui::trayIcon(m_state, 1), 15000);
+    m_noticeWindow.start();
+    emit notified(title, body);
+}
+
+void TrayApp::reportError(const QString &text)
+{
+    const QByteArray b = (QStringLiteral("chat2sbx: ") + text + QLatin1Char('\n')).toUtf8();
+    std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), stderr);
+    m_tray->showMessage(QStringLiteral("chat2sbx"), text, QSystemTrayIcon::Warning, 10000);
+}
+
+bool TrayApp::editGlobalInstructions(QString &error)
+{
+    if (!ensureGlobalInstructions(m_paths.agentsFile, error))
+        return false;
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_paths.agentsFile))) {
+        error = QStringLiteral("no application is set up to open %1").arg(m_paths.agentsFile);
+        return false;
+    }
+    return true;
+}
+
+bool TrayApp::openDataFolder(QString &error)
+{
+    QDir().mkpath(m_paths.dataRoot);
+    if (!QDesktopServices::openUrl(QUrl::fromLocalFile(m_paths.dataRoot))) {
+        error = QStringLiteral("no file manager is set up to open %1").arg(m_paths.dataRoot);
+        return false;
+    }
+    return true;
+}
+
+void TrayApp::copyMcpUrl()
+{
+    QGuiApplication::clipboard()->setText(m_status.status().endpointUrl);
+}
+
+bool TrayApp::setStartAtLogin(bool enabled, QString &error)
+{
+    const bool ok = Autostart::setEnabled(enabled, m_paths.executable, error);
+    m_autostart->setChecked(Autostart::isEnabled());
+    return ok;
+}
+
+} // namespace chat2sbx::ui

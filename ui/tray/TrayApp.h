@@ -1,0 +1,98 @@
+#pragma once
+
+#include "tray/TrayIcons.h"
+#include "models/TrayModels.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+#include <QSystemTrayIcon>
+#include <QTimer>
+
+class QAction;
+class QMenu;
+
+namespace chat2sbx::ui {
+
+class ActivityModel;
+class DecisionNotices;
+class DesktopNotifications;
+class PopupWindow;
+class WorkspacesModel;
+
+struct TrayPaths {
+    QString dataRoot;        // Open data folder
+    QString agentsFile;      // Edit global instructions
+    QString executable;      // for the autostart entry
+};
+
+// The tray icon, its menu, the popup and the approval notifications, over the three models.
+class TrayApp : public QObject {
+    Q_OBJECT
+public:
+    TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, const TrayPaths &paths,
+            QObject *parent = nullptr);
+    ~TrayApp() override;
+
+    // The Workspaces section (Fetch as branch, Revoke) and its notifications.
+    void addWorkspaces(WorkspacesModel &workspaces);
+    // The Network section and a notification for each new network request; blocked hosts are
+    // re-read whenever the popup opens.
+    void addNetwork(NetworkModel &network);
+    void show();
+    // The popup's Activity view (running commands, recent tool calls).
+    void setActivityModel(ActivityModel &activity);
+    void openPopup();
+    PopupWindow &popup() const { return *m_popup; }
+    QSystemTrayIcon &trayIcon() const { return *m_tray; }
+    QMenu &menu() const { return *m_menu; }
+    TrayState state() const { return m_state; }
+    int pendingApprovals() const { return m_pending; }
+    QAction *action(const QString &objectName) const;
+    DesktopNotifications &desktopNotifications() const { return *m_desktop; }
+
+    // Menu actions (public for tests).
+    bool editGlobalInstructions(QString &error);
+    bool openDataFolder(QString &error);
+    void copyMcpUrl();
+    bool setStartAtLogin(bool enabled, QString &error);
+
+    // Approval notifications are coalesced: the first is shown at once, the ones that follow within
+    // this window become one "N more" notification at its end (a burst of requests is two messages).
+    static constexpr int kApprovalNoticeWindowMs = 10000;
+    void setApprovalNoticeWindow(int ms) { m_noticeWindow.setInterval(ms); }
+
+signals:
+    void quitRequested();
+    // A notification was shown (title, body); tests observe it.
+    void notified(const QString &title, const QString &body);
+
+private:
+    void refreshIcon();
+    void notifyApproval(const ApprovalRow &row);
+    void notifyExport(const QString &hostPath, const QString &sandboxName);
+    void onNotificationAction(const QString &key, const QString &action);
+    void showInFolder(const QString &path);
+    void showApprovalNotice(const QString &body);
+    void endApprovalNoticeWindow();
+    void reportError(const QString &text);
+
+    // Outlive this: the models are owned by ServiceModels (TrayCommand), made before the tray.
+    ApprovalsModel &m_approvals;
+    SandboxesModel &m_sandboxes;
+    StatusModel &m_status;
+    TrayPaths m_paths;
+    QSystemTrayIcon *m_tray = nullptr;
+    DesktopNotifications *m_desktop = nullptr;   // the desktop's notification server, when it has buttons
+    DecisionNotices *m_decisions = nullptr;
+    QMenu *m_menu = nullptr;
+    PopupWindow *m_popup = nullptr;
+    QAction *m_autostart = nullptr;
+    TrayState m_state = TrayState::Stopped;
+    int m_pending = -1;
+    QTimer m_noticeWindow;
+    QElapsedTimer m_popupOpened;
+    int m_heldNotices = 0;   // approval requests that arrived during the window, not shown yet
+};
+
+} // namespace chat2sbx::ui
