@@ -7,6 +7,8 @@
 # Needs root and Debian's archive. Prints each step with its time; logs stay in DIR/logs. DIR must
 # not exist (the check is of a fresh root). /proc, /dev and /sys are mounted in a mount namespace of
 # the script's own, so nothing stays mounted however it ends.
+# The single-quoted commands are expanded inside the root, by its own bash:
+# shellcheck disable=SC2016
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 suite=${1:-}
@@ -68,5 +70,6 @@ deb=$(tail -n 1 "$logs/package.log")
 step "apt-get install $deb, then chat2sbx --version and chat2sbx status"
 inside install bash -c "apt-get install -y -qq '$deb' && chat2sbx --version && (chat2sbx status || true)"
 sed 's/^/  /' "$logs/install.log" | tail -n 12
+# shellcheck source=/dev/null
 . "$root/etc/os-release"
 step "done: $PRETTY_NAME from a minbase root: deps, release build, unit label, package, install"
