@@ -68,7 +68,8 @@ inside package bash -c 'cd /src && installers/build-package.sh --tree build/rele
 deb=$(tail -n 1 "$logs/package.log")
 [[ $deb == *.deb ]] || die "build-package.sh did not print a .deb (log: $logs/package.log)"
 step "apt-get install $deb, then chat2sbx --version and chat2sbx status"
-inside install bash -c "apt-get install -y -qq '$deb' && chat2sbx --version && (chat2sbx status || true)"
+[[ $deb == /* ]] || deb="./$deb"   # apt-get takes a local file by a path with a slash in front
+inside install bash -c "cd /src && apt-get install -y -qq '$deb' && chat2sbx --version && (chat2sbx status || true)"
 sed 's/^/  /' "$logs/install.log" | tail -n 12
 # shellcheck source=/dev/null
 . "$root/etc/os-release"

@@ -199,6 +199,19 @@ void Controller::listenAndRun()
     }
 }
 
+void Controller::reconnectTunnel()
+{
+    if (!m_config.enableTunnel || m_state != State::Running)
+        return;
+    // stop() ends the client (and a pending restart) and emits stopped() later, also without a client.
+    TunnelSupervisor &tunnel = *m_services.tunnel;
+    connect(&tunnel, &TunnelSupervisor::stopped, this, [this] {
+        if (m_state == State::Running)   // not when the server began to stop meanwhile
+            m_services.tunnel->start(m_listeningPort);
+    }, Qt::SingleShotConnection);
+    tunnel.stop();
+}
+
 void Controller::stop()
 {
     if (m_state == State::Stopped || m_state == State::Stopping)

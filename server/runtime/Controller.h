@@ -43,6 +43,9 @@ public:
     // Asynchronous: emits stopped() when every child process is gone.
     void stop();
 
+    // Stops the tunnel client and starts it again (new credentials were stored); nothing while the
+    // tunnel is off or the server is not running.
+    void reconnectTunnel();
     State state() const { return m_state; }
     const Config &config() const { return m_config; }
     Database &database();

@@ -110,8 +110,9 @@ ChecklistItem chatGptConnected(const StatusReport &r)
     const QString lastError = r.tunnel.value(QStringLiteral("lastError")).toString();
     const QString why = !detail.isEmpty() ? detail : lastError;
     item.detail = QStringLiteral("The tunnel is not connected (%1%2). It needs tunnel-client (%3) and the tunnel id and key from ChatGPT "
-                                 "(files in %4, or the OS keychain: `chat2sbx tunnel import`); then add the connector in "
-                                 "ChatGPT (Settings → Apps & Connectors) with the tunnel's URL.")
+                                 "(choose the two files here, or put them in %4, or `chat2sbx tunnel import` into the OS "
+                                 "keychain); then in ChatGPT (Settings → Apps & Connectors, Developer mode) create an app with "
+                                 "Connection: Tunnel and select your tunnel.")
                       .arg(r.tunnelState.isEmpty() ? QStringLiteral("not running") : r.tunnelState,
                            why.isEmpty() ? QString() : QStringLiteral(": ") + why, r.tunnelClient, r.secretDir);
     item.command = QStringLiteral("chat2sbx tunnel import");

@@ -7,6 +7,9 @@
 #include "sandbox/setup/TemplateBuilder.h"
 #include "sandbox/changes/FileExport.h"
 
+#include "tunnel/TunnelCredentialImport.h"
+
+#include <QPointer>
 #include <QTimer>
 
 namespace chat2sbx {
@@ -45,6 +48,17 @@ void TrayServices::cancelPrepare()
 {
     if (m_prepare)
         m_prepare->cancel();
+}
+
+void TrayServices::importTunnelFiles(const QString &fileA, const QString &fileB,
+                                     std::function<void(const TunnelImportOutcome &)> done)
+{
+    importTunnelCredentials(m_controller.config(), fileA, fileB,
+                            [self = QPointer<TrayServices>(this), done = std::move(done)](const TunnelImportOutcome &out) {
+                                if (out.ok && self)
+                                    self->m_controller.reconnectTunnel();
+                                done(out);
+                            });
 }
 
 void TrayServices::checkAgain()

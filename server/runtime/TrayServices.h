@@ -20,6 +20,7 @@ class SandboxService;
 class SbxHealth;
 class TemplateBuilder;
 class TunnelSupervisor;
+struct TunnelImportOutcome;
 class WorkspaceRemoval;
 class WorkspaceService;
 
@@ -54,6 +55,9 @@ public:
     bool prepareTemplate(std::function<void(const QString &line)> output, std::function<void(bool ok, const QString &message)> done);
     void cancelPrepare();
     bool preparing() const { return m_prepare != nullptr; }
+    // The guide's tunnel files (tunnel/TunnelCredentialImport: keychain, else the secret directory),
+    // then the tunnel client starts again with them. `done` runs once.
+    void importTunnelFiles(const QString &fileA, const QString &fileB, std::function<void(const TunnelImportOutcome &)> done);
     // Runs the sbx checks again now (the guide's "Check again").
     void checkAgain();
 

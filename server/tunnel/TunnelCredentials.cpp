@@ -75,8 +75,15 @@ QString TunnelCredentials::validate(const QString &tunnelId, const QString &key,
 
 bool TunnelCredentials::readFiles(const Config &config, TunnelCredentials &out, QString &error, bool *missing)
 {
-    const QString idPath = idFilePath(config);
-    const QString keyPath = keyFilePath(config);
+    if (!readPair(idFilePath(config), keyFilePath(config), out, error, missing))
+        return false;
+    out.source = config.secretDir;
+    return true;
+}
+
+bool TunnelCredentials::readPair(const QString &idPath, const QString &keyPath, TunnelCredentials &out, QString &error,
+                                 bool *missing)
+{
     bool idMissing = false;
     bool keyMissing = false;
     QString tunnelId;
@@ -98,7 +105,7 @@ bool TunnelCredentials::readFiles(const Config &config, TunnelCredentials &out, 
     error = validate(tunnelId, key, idPath, keyPath);
     if (!error.isEmpty())
         return false;
-    out = TunnelCredentials{tunnelId, key, config.secretDir};
+    out = TunnelCredentials{tunnelId, key, QFileInfo(idPath).path()};
     return true;
 }
 

@@ -30,6 +30,9 @@ struct TunnelCredentials {
     // and sets `error` to one clear line naming the file. `missing` is set when a file does not exist
     // (so the caller may fall back to the keychain).
     static bool readFiles(const Config &config, TunnelCredentials &out, QString &error, bool *missing = nullptr);
+    // The same for any two files (the ones a user picked): at most 4 KiB each, trimmed, validated.
+    static bool readPair(const QString &idPath, const QString &keyPath, TunnelCredentials &out, QString &error,
+                         bool *missing = nullptr);
 
     // Files first, then the OS keychain. Asynchronous (keychain jobs are), never blocks or hangs:
     // `done(credentials, error)` runs exactly once, later, from the event loop; `error` is empty on success.

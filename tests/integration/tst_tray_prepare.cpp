@@ -10,6 +10,7 @@
 #include "popup/PopupWindow.h"
 #include "bindings/ServiceModels.h"
 #include "runtime/Controller.h"
+#include "tunnel/TunnelSupervisor.h"
 
 #include <QDir>
 #include <QFile>
@@ -184,6 +185,68 @@ private slots:
         QVERIFY2(again.guide->prepareLines().join(QLatin1Char('\n')).contains(QStringLiteral("left by a setup that did not finish")),
                  qPrintable(again.guide->prepareLines().join(QLatin1Char('\n'))));
         QVERIFY2(builders(env).isEmpty(), qPrintable(builders(env).join(QLatin1Char(' '))));
+    }
+
+    // "ChatGPT connected" while the tunnel has no usable credentials: Choose tunnel files takes the id
+    // and key files (in either order), stores them where the server reads them (here: the secret
+    // directory's files, which come before the keychain, replaced; readable by the user only), shows
+    // the steps in ChatGPT with the tunnel id to copy, and starts the tunnel again with them. Files
+    // that hold no tunnel id store nothing and say why.
+    void tunnelFilesAreStoredAndTheStepsInChatGptShown()
+    {
+        TestEnvironment env;
+        const QString secrets = env.root() + QStringLiteral("/secrets");
+        const QString picked = env.root() + QStringLiteral("/Downloads");
+        QVERIFY(QDir().mkpath(secrets) && QDir().mkpath(picked));
+        const QString oldId = QStringLiteral("tunnel_") + QString(32, QLatin1Char('0'));
+        const QString newId = QStringLiteral("tunnel_0123456789abcdef0123456789abcdef");
+        QVERIFY(writeFile(secrets + QStringLiteral("/tunnel-id"), oldId.toUtf8()));   // no key: the tunnel cannot start
+        QVERIFY(writeFile(picked + QStringLiteral("/my-tunnel-id.txt"), newId.toUtf8() + '\n'));
+        QVERIFY(writeFile(picked + QStringLiteral("/my-tunnel-key.txt"), "sk-tunnel-secret-value\n"));
+        QVERIFY(writeFile(picked + QStringLiteral("/notes.txt"), "hello\n"));
+        env.set(QStringLiteral("CHAT2SBX_ENABLE_TUNNEL"), QStringLiteral("1"));
+        env.set(QStringLiteral("CHAT2SBX_SECRET_DIR"), secrets);
+        env.set(QStringLiteral("CHAT2SBX_TUNNEL_CLIENT"), env.root() + QStringLiteral("/no-tunnel-client"));
+        PrepareSession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        QPushButton *choose = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((choose = s.guide->findChild<QPushButton *>(QStringLiteral("chooseTunnelFiles"))), scaled(20000));
+        QVERIFY(!choose->accessibleName().isEmpty());
+
+        s.guide->importTunnelFiles({picked + QStringLiteral("/notes.txt"), picked + QStringLiteral("/my-tunnel-key.txt")});
+        QTRY_VERIFY_WITH_TIMEOUT(!s.guide->result().isEmpty(), scaled(10000));
+        QVERIFY2(s.guide->result().contains(QStringLiteral("Nothing was stored")) && !s.guide->result().contains(QStringLiteral("sk-tunnel")),
+                 qPrintable(s.guide->result()));
+        QCOMPARE(readFile(secrets + QStringLiteral("/tunnel-id")).trimmed(), oldId.toUtf8());
+        s.guide->importTunnelFiles({picked + QStringLiteral("/notes.txt")});
+        QVERIFY2(s.guide->result().contains(QStringLiteral("two files")), qPrintable(s.guide->result()));
+
+        // The key first, the id second: told apart by their content.
+        s.guide->importTunnelFiles({picked + QStringLiteral("/my-tunnel-key.txt"), picked + QStringLiteral("/my-tunnel-id.txt")});
+        QTRY_VERIFY_WITH_TIMEOUT(s.guide->result().contains(newId), scaled(10000));
+        const QString result = s.guide->result();
+        QVERIFY2(result.contains(QStringLiteral("Connection: Tunnel")) && result.contains(secrets) && !result.contains(QStringLiteral("sk-tunnel")),
+                 qPrintable(result));
+        QCOMPARE(readFile(secrets + QStringLiteral("/tunnel-id")).trimmed(), newId.toUtf8());
+        QCOMPARE(readFile(secrets + QStringLiteral("/key")).trimmed(), QByteArray("sk-tunnel-secret-value"));
+        const QFileDevice::Permissions others = QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup
+                                                | QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
+        QCOMPARE(QFile::permissions(secrets + QStringLiteral("/key")) & others, QFileDevice::Permissions());
+        QCOMPARE(QFile::permissions(secrets + QStringLiteral("/tunnel-id")) & others, QFileDevice::Permissions());
+        QCOMPARE(s.guide->tunnelId(), newId);
+        QPushButton *copy = s.guide->findChild<QPushButton *>(QStringLiteral("copyTunnelId"));
+        QVERIFY(copy && copy->isVisible() && s.guide->focusChain().contains(copy));
+        // The tunnel started again with them: now it is the missing tunnel-client that stops it.
+        QTRY_VERIFY_WITH_TIMEOUT(controllerTunnelDetail(s).contains(QStringLiteral("no-tunnel-client")), scaled(10000));
+        saveScreenshot(*s.popup, QStringLiteral("tray_first_run_tunnel_files"));
+    }
+
+private:
+    static QString controllerTunnelDetail(PrepareSession &s)
+    {
+        const QJsonObject tunnel = s.controller->tunnel().toJson();
+        return QString::fromUtf8(QJsonDocument(tunnel).toJson(QJsonDocument::Compact));
     }
 };
 

@@ -5,6 +5,7 @@
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "sandbox/sbx/SbxHealth.h"
+#include "tunnel/TunnelCredentialImport.h"
 #include "tunnel/TunnelSupervisor.h"
 
 namespace chat2sbx::ui {
@@ -79,6 +80,18 @@ bool ServiceStatusModel::prepare(std::function<void(const QString &line)> line, 
 void ServiceStatusModel::cancelPrepare()
 {
     m_services.cancelPrepare();
+}
+
+void ServiceStatusModel::importTunnelFiles(const QString &fileA, const QString &fileB, TunnelFilesDone done)
+{
+    m_services.importTunnelFiles(fileA, fileB, [done = std::move(done)](const TunnelImportOutcome &out) {
+        if (!out.ok)
+            return done(false, QStringLiteral("Nothing was stored: %1").arg(out.error), QString());
+        QString message = QStringLiteral("Stored tunnel %1 in %2.").arg(out.tunnelId, out.storedIn);
+        if (!out.note.isEmpty())
+            message += QStringLiteral(" (%1)").arg(out.note);
+        done(true, message, out.tunnelId);
+    });
 }
 
 void ServiceStatusModel::checkAgain()

@@ -18,6 +18,7 @@ public:
     bool prepare(std::function<void(const QString &line)> line, ResultCallback done) override;
     void cancelPrepare() override;
     void checkAgain() override;
+    void importTunnelFiles(const QString &fileA, const QString &fileB, TunnelFilesDone done) override;
 
 private:
     // Outlives this: ServiceModels holds it, and drops it after the models.

@@ -3,6 +3,8 @@
 #include "widgets/PopupStyle.h"
 
 #include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
 #include <QFontDatabase>
 #include <QGuiApplication>
 #include <QHBoxLayout>
@@ -53,11 +55,17 @@ FirstRunSection::FirstRunSection(StatusModel &model, QWidget *parent) : QGroupBo
     m_cancel->setAccessibleName(QStringLiteral("Cancel preparing the template"));
     m_cancel->setToolTip(QStringLiteral("Stops after the current sbx command and removes the builder sandbox"));
     m_cancel->hide();
+    m_copyTunnelId = new QPushButton(QStringLiteral("Copy the tunnel &id"), this);
+    m_copyTunnelId->setObjectName(QStringLiteral("copyTunnelId"));
+    m_copyTunnelId->setAccessibleName(QStringLiteral("Copy the tunnel id, to find the tunnel in ChatGPT"));
+    m_copyTunnelId->hide();
+    connect(m_copyTunnelId, &QPushButton::clicked, this, [this] { QGuiApplication::clipboard()->setText(m_tunnelId); });
     m_checkAgain = new QPushButton(QStringLiteral("Check a&gain"), this);
     m_checkAgain->setObjectName(QStringLiteral("checkAgain"));
     m_checkAgain->setAccessibleName(QStringLiteral("Check the setup steps again"));
     buttons->addStretch(1);
     buttons->addWidget(m_cancel);
+    buttons->addWidget(m_copyTunnelId);
     buttons->addWidget(m_checkAgain);
     column->addLayout(buttons);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
@@ -80,6 +88,8 @@ QList<QWidget *> FirstRunSection::focusChain() const
     QList<QWidget *> chain = m_focus;
     if (!m_cancel->isHidden())
         chain << m_cancel;
+    if (!m_copyTunnelId->isHidden())
+        chain << m_copyTunnelId;
     chain << m_checkAgain;
     return chain;
 }
@@ -126,6 +136,15 @@ void FirstRunSection::addRow(const ChecklistRow &row)
         connect(prepare, &QPushButton::clicked, this, &FirstRunSection::startPrepare);
         line->addWidget(prepare, 0, Qt::AlignTop);
         m_focus << prepare;
+    } else if (todo && row.step == QLatin1String("chatgpt")) {
+        auto *choose = new QPushButton(QStringLiteral("Choose tunnel &files…"), card);
+        choose->setObjectName(QStringLiteral("chooseTunnelFiles"));
+        choose->setAccessibleName(QStringLiteral("Choose the tunnel id file and the key file from ChatGPT"));
+        choose->setToolTip(QStringLiteral("Select both files: the tunnel id and its key. They are stored in the OS keychain "
+                                          "where there is one, else as files readable by you only."));
+        connect(choose, &QPushButton::clicked, this, &FirstRunSection::chooseTunnelFiles);
+        line->addWidget(choose, 0, Qt::AlignTop);
+        m_focus << choose;
     } else if (todo && !row.command.isEmpty()) {
         auto *copy = new QPushButton(QStringLiteral("Copy `%1`").arg(row.command), card);
         copy->setObjectName(QStringLiteral("copy:") + row.step);
@@ -166,9 +185,7 @@ void FirstRunSection::startPrepare()
                 return;
             self->m_preparing = false;
             self->m_cancel->hide();
-            self->m_result->setStyleSheet(toneStyleSheet(ok ? Tone::Success : Tone::Error));
-            showError(self->m_result, message);
-            self->refresh();
+            self->showResult(ok, message);
         });
     if (!started) {
         m_preparing = false;
@@ -177,6 +194,46 @@ void FirstRunSection::startPrepare()
     m_cancel->setText(QStringLiteral("&Cancel"));
     m_cancel->setEnabled(true);
     m_cancel->show();
+    refresh();
+}
+
+// A dialog of Qt's own (not the platform's): the popup knows it as one of its windows and stays
+// open; non-modal, so the event loop never waits in it.
+void FirstRunSection::chooseTunnelFiles()
+{
+    auto *dialog = new QFileDialog(this, QStringLiteral("Choose the tunnel id and key files"), QDir::homePath());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(QStringLiteral("tunnelFilesDialog"));
+    dialog->setOption(QFileDialog::DontUseNativeDialog);
+    dialog->setFileMode(QFileDialog::ExistingFiles);
+    dialog->setFilter(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    connect(dialog, &QFileDialog::filesSelected, this, &FirstRunSection::importTunnelFiles);
+    dialog->open();
+}
+
+void FirstRunSection::importTunnelFiles(const QStringList &files)
+{
+    if (files.size() != 2)
+        return showResult(false, QStringLiteral("Choose two files together: the tunnel id and its key (%1 chosen).")
+                                     .arg(files.size()));
+    QPointer<FirstRunSection> self(this);
+    m_model.importTunnelFiles(files.at(0), files.at(1), [self](bool ok, const QString &message, const QString &tunnelId) {
+        if (!self)
+            return;
+        self->m_tunnelId = tunnelId;
+        self->m_copyTunnelId->setVisible(ok);
+        if (!ok)
+            return self->showResult(false, message);
+        self->showResult(true, message + QStringLiteral(
+            "\nNow in ChatGPT: Settings → Apps & Connectors → Advanced settings, turn on Developer mode; then Create, "
+            "choose Connection: Tunnel and select %1. The tunnel starts again with these credentials.").arg(tunnelId));
+    });
+}
+
+void FirstRunSection::showResult(bool ok, const QString &message)
+{
+    m_result->setStyleSheet(toneStyleSheet(ok ? Tone::Success : Tone::Error));
+    showError(m_result, message);
     refresh();
 }
 

@@ -176,6 +176,17 @@ public:
         return false;
     }
     virtual void cancelPrepare() {}
+    // The guide's tunnel files: the tunnel id file and the key file, in either order, stored for the
+    // server (the OS keychain, else the secret directory) and the tunnel started again with them.
+    // `done(ok, message, tunnelId)` runs once: what was stored where, or why nothing was.
+    using TunnelFilesDone = std::function<void(bool ok, const QString &message, const QString &tunnelId)>;
+    virtual void importTunnelFiles(const QString &fileA, const QString &fileB, TunnelFilesDone done)
+    {
+        Q_UNUSED(fileA);
+        Q_UNUSED(fileB);
+        done(false, QStringLiteral("not available here: put the files in the secret directory or run `chat2sbx tunnel "
+                                   "import`"), QString());
+    }
     // Runs the checks again (the guide's "Check again"); changed() follows.
     virtual void checkAgain() {}
 
