@@ -1,5 +1,7 @@
 #include "runtime/StatusReportBuilder.h"
 
+#include "workspace/WorkspaceService.h"
+
 #include "runtime/ChatGptToolList.h"
 
 #include "config/Config.h"
@@ -44,6 +46,12 @@ StatusReport statusFromConfig(const Config &c)
 StatusReport statusFromServer(Controller &controller)
 {
     StatusReport r = statusFromConfig(controller.config());
+    // With the folders added while running (the tray's "Add a folder").
+    r.allowedHostRoots = controller.workspaces().allowedHostRoots();
+    r.missingHostRoots.clear();
+    for (const QString &root : std::as_const(r.allowedHostRoots))
+        if (!QFileInfo(root).isDir())
+            r.missingHostRoots << root;
     const bool running = controller.state() == Controller::State::Running;
     r.serverRunning = running;
     r.healthy = running;

@@ -8,6 +8,7 @@
 #include "sandbox/changes/FileExport.h"
 
 #include "tunnel/TunnelCredentialImport.h"
+#include "workspace/WorkspaceService.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -59,6 +60,19 @@ void TrayServices::importTunnelFiles(const QString &fileA, const QString &fileB,
                                     self->m_controller.reconnectTunnel();
                                 done(out);
                             });
+}
+
+bool TrayServices::addHostFolder(const QString &dir, QString &message)
+{
+    QString canonical;
+    if (!m_workspaces.addAllowedHostRoot(dir, canonical, message))
+        return false;
+    message = QStringLiteral("Agents may now ask for folders below %1 (each one approved by you); saved in %2.")
+                  .arg(canonical, m_controller.config().configFilePath);
+    if (qEnvironmentVariableIsSet("CHAT2SBX_ALLOWED_HOST_ROOTS"))
+        message += QStringLiteral(" CHAT2SBX_ALLOWED_HOST_ROOTS is set in the environment and wins over config.json at the "
+                                  "next start: add the folder there too.");
+    return true;   // WorkspaceService::workspacesChanged tells the models
 }
 
 void TrayServices::checkAgain()

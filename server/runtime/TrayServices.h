@@ -58,6 +58,10 @@ public:
     // The guide's tunnel files (tunnel/TunnelCredentialImport: keychain, else the secret directory),
     // then the tunnel client starts again with them. `done` runs once.
     void importTunnelFiles(const QString &fileA, const QString &fileB, std::function<void(const TunnelImportOutcome &)> done);
+    // The guide's "Add a folder": agents may then ask for folders below `dir` (WorkspaceService:
+    // written to config.json, allowed at once). A readable error, or a note when the environment's
+    // CHAT2SBX_ALLOWED_HOST_ROOTS will hide config.json at the next start.
+    bool addHostFolder(const QString &dir, QString &message);
     // Runs the sbx checks again now (the guide's "Check again").
     void checkAgain();
 

@@ -1,5 +1,7 @@
 #include "workspace/WorkspaceService.h"
 
+#include "config/ConfigFile.h"
+
 #include "workspace/FolderSwapWatch.h"
 
 #include "core/Clock.h"
@@ -82,12 +84,56 @@ void WorkspaceService::touch(const QString &id)
     m_repo.touch(id, m_clock.nowMs(), ignored);
 }
 
+namespace {
+QStringList protectedPathsOf(const Config &config)
+{
+    QStringList paths = {config.dataRoot, config.stateDir, config.workspaceRoot, config.secretDir};
+    if (!config.databasePath.isEmpty())
+        paths << QFileInfo(config.databasePath).path();
+    return paths;
+}
+} // namespace
+
 PathPolicy WorkspaceService::policy() const
 {
-    QStringList protectedPaths = {m_config.dataRoot, m_config.stateDir, m_config.workspaceRoot, m_config.secretDir};
-    if (!m_config.databasePath.isEmpty())
-        protectedPaths << QFileInfo(m_config.databasePath).path();
-    return PathPolicy(m_config.allowedHostRoots, protectedPaths);
+    return PathPolicy(allowedHostRoots(), protectedPathsOf(m_config));
+}
+
+QStringList WorkspaceService::allowedHostRoots() const
+{
+    QStringList roots = m_config.allowedHostRoots;
+    for (const QString &r : m_addedRoots)
+        if (!roots.contains(r))
+            roots << r;
+    return roots;
+}
+
+bool WorkspaceService::addAllowedHostRoot(const QString &dir, QString &canonical, QString &error)
+{
+    const QFileInfo info(dir);
+    if (!QDir::isAbsolutePath(dir) || !info.isDir()) {
+        error = QStringLiteral("%1 is not a folder").arg(dir);
+        return false;
+    }
+    canonical = info.canonicalFilePath();
+    if (canonical == QLatin1String("/")) {
+        error = QStringLiteral("the whole disk cannot be a host folder: choose the folder your projects are in");
+        return false;
+    }
+    for (const QString &p : protectedPathsOf(m_config)) {
+        const QString own = QFileInfo(p).exists() ? QFileInfo(p).canonicalFilePath() : QDir::cleanPath(p);
+        if (!own.isEmpty() && (canonical == own || canonical.startsWith(own + QLatin1Char('/')))) {
+            error = QStringLiteral("%1 is one of chat2sbx's own folders (%2): choose another").arg(canonical, own);
+            return false;
+        }
+    }
+    if (allowedHostRoots().contains(canonical))
+        return true;
+    if (!ConfigFile::appendToList(m_config.configFilePath, QStringLiteral("allowedHostRoots"), canonical, error))
+        return false;
+    m_addedRoots << canonical;
+    emit workspacesChanged();
+    return true;
 }
 
 std::optional<Workspace> WorkspaceService::registerHost(const QString &path, WorkspaceMode mode, QString &error)

@@ -41,6 +41,12 @@ public:
     // The host path policy for the current configuration (allowed roots; chat2sbx's own folders
     // protected). Built per call so roots created after start-up are seen canonically.
     PathPolicy policy() const;
+    // The folders agents may ask for now: the configured allowedHostRoots and those added since.
+    QStringList allowedHostRoots() const;
+    // Adds an existing folder to the allowed roots (the tray's "Add a folder"): written to
+    // config.json's allowedHostRoots first, then allowed at once. `canonical` is what was added.
+    // Refuses "/", chat2sbx's own folders and what lies in them, with a readable `error`.
+    bool addAllowedHostRoot(const QString &dir, QString &canonical, QString &error);
 
     // Registers `path` as a host workspace after checking it under policy(). Repeat-safe: the
     // same canonical path and mode returns the live workspace already registered for it.
@@ -84,6 +90,7 @@ private:
     Database &m_db;
     Clock &m_clock;
     WorkspaceRepository m_repo;
+    QStringList m_addedRoots;   // allowed since start (also in config.json for the next start)
 };
 
 } // namespace chat2sbx

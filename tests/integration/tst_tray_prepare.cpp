@@ -11,6 +11,8 @@
 #include "bindings/ServiceModels.h"
 #include "runtime/Controller.h"
 #include "tunnel/TunnelSupervisor.h"
+#include "workspace/ApprovalService.h"
+#include "config/Config.h"
 
 #include <QDir>
 #include <QFile>
@@ -240,6 +242,42 @@ private slots:
         // The tunnel started again with them: now it is the missing tunnel-client that stops it.
         QTRY_VERIFY_WITH_TIMEOUT(controllerTunnelDetail(s).contains(QStringLiteral("no-tunnel-client")), scaled(10000));
         saveScreenshot(*s.popup, QStringLiteral("tray_first_run_tunnel_files"));
+    }
+
+    // "Host folders": Add a folder… allows the folder at once (an agent's request below it waits for
+    // approval instead of being refused), saves it in config.json's allowedHostRoots (other keys kept)
+    // and marks the step done; the whole disk and chat2sbx's own folders are refused, nothing saved.
+    void aFolderAddedInTheGuideIsAllowedAtOnceAndSaved()
+    {
+        TestEnvironment env;
+        const QString projects = env.root() + QStringLiteral("/projects");
+        QVERIFY(QDir().mkpath(projects + QStringLiteral("/thesis")));
+        const QString configPath = env.config().configFilePath;
+        QVERIFY(writeFile(configPath, R"({"warmSandboxes": 0})"));
+        PrepareSession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(s.guide->findChild<QPushButton *>(QStringLiteral("addHostFolder")), scaled(20000));
+        QVERIFY(!s.stepTitle(QStringLiteral("folders")).startsWith(QStringLiteral("✓")));
+        using Status = ApprovalService::RequestOutcome::Status;
+        QCOMPARE(s.controller->approvals().request(projects + QStringLiteral("/thesis"), WorkspaceMode::Direct).status, Status::Refused);
+
+        s.guide->addHostFolder(QStringLiteral("/"));
+        QVERIFY2(s.guide->result().contains(QStringLiteral("whole disk")), qPrintable(s.guide->result()));
+        s.guide->addHostFolder(env.config().dataRoot);
+        QVERIFY2(s.guide->result().contains(QStringLiteral("chat2sbx's own folders")), qPrintable(s.guide->result()));
+        QCOMPARE(readFile(configPath), QByteArray(R"({"warmSandboxes": 0})"));
+
+        s.guide->addHostFolder(projects);
+        QVERIFY2(s.guide->result().contains(QStringLiteral("Agents may now ask for folders below ") + projects), qPrintable(s.guide->result()));
+        const QJsonObject saved = QJsonDocument::fromJson(readFile(configPath)).object();
+        QCOMPARE(saved.value(QStringLiteral("allowedHostRoots")).toArray(), QJsonArray{projects});
+        QCOMPARE(saved.value(QStringLiteral("warmSandboxes")).toInt(-1), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(s.stepTitle(QStringLiteral("folders")).startsWith(QStringLiteral("✓")), scaled(5000));
+        QCOMPARE(s.controller->approvals().request(projects + QStringLiteral("/thesis"), WorkspaceMode::Direct).status,
+                 Status::ApprovalRequired);
+        s.guide->addHostFolder(projects);   // twice: saved once
+        QCOMPARE(QJsonDocument::fromJson(readFile(configPath)).object().value(QStringLiteral("allowedHostRoots")).toArray().size(), 1);
     }
 
 private:

@@ -7,6 +7,7 @@
 #include "sandbox/sbx/SbxHealth.h"
 #include "tunnel/TunnelCredentialImport.h"
 #include "tunnel/TunnelSupervisor.h"
+#include "workspace/WorkspaceService.h"
 
 namespace chat2sbx::ui {
 
@@ -25,6 +26,7 @@ ServiceStatusModel::ServiceStatusModel(TrayServices &services, QObject *parent) 
     connect(&services.tunnel(), &TunnelSupervisor::stateChanged, this, &StatusModel::changed);
     connect(&services.sandboxes(), &SandboxService::sandboxesChanged, this, &StatusModel::changed);
     connect(&services.sbxHealth(), &SbxHealth::changed, this, &StatusModel::changed);
+    connect(&services.workspaces(), &WorkspaceService::workspacesChanged, this, &StatusModel::changed);   // added folders
 }
 
 StatusInfo ServiceStatusModel::status() const
@@ -92,6 +94,11 @@ void ServiceStatusModel::importTunnelFiles(const QString &fileA, const QString &
             message += QStringLiteral(" (%1)").arg(out.note);
         done(true, message, out.tunnelId);
     });
+}
+
+bool ServiceStatusModel::addHostFolder(const QString &dir, QString &message)
+{
+    return m_services.addHostFolder(dir, message);
 }
 
 void ServiceStatusModel::checkAgain()

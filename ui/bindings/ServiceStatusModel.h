@@ -19,6 +19,7 @@ public:
     void cancelPrepare() override;
     void checkAgain() override;
     void importTunnelFiles(const QString &fileA, const QString &fileB, TunnelFilesDone done) override;
+    bool addHostFolder(const QString &dir, QString &message) override;
 
 private:
     // Outlives this: ServiceModels holds it, and drops it after the models.

@@ -145,6 +145,14 @@ void FirstRunSection::addRow(const ChecklistRow &row)
         connect(choose, &QPushButton::clicked, this, &FirstRunSection::chooseTunnelFiles);
         line->addWidget(choose, 0, Qt::AlignTop);
         m_focus << choose;
+    } else if (row.step == QLatin1String("folders")) {
+        auto *add = new QPushButton(QStringLiteral("&Add a folder…"), card);
+        add->setObjectName(QStringLiteral("addHostFolder"));
+        add->setAccessibleName(QStringLiteral("Add a folder agents may ask for"));
+        add->setToolTip(QStringLiteral("Agents may then ask for folders below it; you approve each request."));
+        connect(add, &QPushButton::clicked, this, &FirstRunSection::chooseHostFolder);
+        line->addWidget(add, 0, Qt::AlignTop);
+        m_focus << add;
     } else if (todo && !row.command.isEmpty()) {
         auto *copy = new QPushButton(QStringLiteral("Copy `%1`").arg(row.command), card);
         copy->setObjectName(QStringLiteral("copy:") + row.step);
@@ -209,6 +217,25 @@ void FirstRunSection::chooseTunnelFiles()
     dialog->setFilter(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
     connect(dialog, &QFileDialog::filesSelected, this, &FirstRunSection::importTunnelFiles);
     dialog->open();
+}
+
+void FirstRunSection::chooseHostFolder()
+{
+    auto *dialog = new QFileDialog(this, QStringLiteral("Choose a folder agents may ask for"), QDir::homePath());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(QStringLiteral("hostFolderDialog"));
+    dialog->setOption(QFileDialog::DontUseNativeDialog);
+    dialog->setOption(QFileDialog::ShowDirsOnly);
+    dialog->setFileMode(QFileDialog::Directory);
+    connect(dialog, &QFileDialog::fileSelected, this, &FirstRunSection::addHostFolder);
+    dialog->open();
+}
+
+void FirstRunSection::addHostFolder(const QString &dir)
+{
+    QString message;
+    const bool ok = m_model.addHostFolder(dir, message);
+    showResult(ok, message);
 }
 
 void FirstRunSection::importTunnelFiles(const QStringList &files)

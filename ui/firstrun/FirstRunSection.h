@@ -27,6 +27,8 @@ public:
     // The tunnel id file and key file (either order), as the file dialog hands them over.
     void importTunnelFiles(const QStringList &files);
     QString tunnelId() const { return m_tunnelId; }
+    // The folder the folder dialog hands over.
+    void addHostFolder(const QString &dir);
 
 signals:
     void rebuilt();
@@ -36,6 +38,7 @@ private:
     void addRow(const ChecklistRow &row);
     void startPrepare();
     void chooseTunnelFiles();
+    void chooseHostFolder();
     void showResult(bool ok, const QString &message);
     void showLines();
 

@@ -187,6 +187,14 @@ public:
         done(false, QStringLiteral("not available here: put the files in the secret directory or run `chat2sbx tunnel "
                                    "import`"), QString());
     }
+    // The guide's "Add a folder…": agents may ask for folders below `dir` from now on (saved in
+    // config.json). `message` says what happened either way.
+    virtual bool addHostFolder(const QString &dir, QString &message)
+    {
+        Q_UNUSED(dir);
+        message = QStringLiteral("not available here: add the folder to allowedHostRoots in config.json");
+        return false;
+    }
     // Runs the checks again (the guide's "Check again"); changed() follows.
     virtual void checkAgain() {}
 
