@@ -7,6 +7,7 @@
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "core/LogText.h"
+#include "sandbox/present/SandboxNames.h"
 #include "state/AuditJournal.h"
 #include "state/AuditLogRepository.h"
 #include "state/Database.h"
@@ -45,7 +46,7 @@ bool parseSince(const QString &text, qint64 nowMs, qint64 &out)
     return true;
 }
 
-QJsonObject toJson(const AuditEntry &e)
+QJsonObject toJson(const AuditEntry &e, const QString &sandboxName)
 {
     auto orNull = [](const QString &s) { return s.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(s); };
     return {{QStringLiteral("id"), e.id},
@@ -55,6 +56,7 @@ QJsonObject toJson(const AuditEntry &e)
             {QStringLiteral("conversation"), orNull(e.conversation)},
             {QStringLiteral("tool"), e.tool},
             {QStringLiteral("sandbox_id"), orNull(e.sandboxId)},
+            {QStringLiteral("sandbox_name"), orNull(sandboxName)},
             {QStringLiteral("summary"), orNull(e.summary)},
             {QStringLiteral("duration_ms"), e.durationMs},
             {QStringLiteral("outcome"), e.outcome},
@@ -67,13 +69,14 @@ QString header()
         .arg(QStringLiteral("TIME (UTC)").leftJustified(19), QStringLiteral("CLIENT").leftJustified(16),
              QStringLiteral("SESSION").leftJustified(8), QStringLiteral("CONV").leftJustified(8),
              QStringLiteral("TOOL").leftJustified(15),
-             QStringLiteral("SANDBOX").leftJustified(28), QStringLiteral("MS").rightJustified(7),
+             QStringLiteral("SANDBOX").leftJustified(29), QStringLiteral("MS").rightJustified(7),
              QStringLiteral("OUTCOME").leftJustified(9), QStringLiteral("SUMMARY"));
 }
 
 // A client's name and a command line come from outside: control characters are shown escaped, so a
 // row stays one line and cannot move the terminal's cursor or colours.
-QString row(const AuditEntry &e)
+// The sandbox by its short name (sandbox list's NAME; --json keeps the id beside it).
+QString row(const AuditEntry &e, const QString &sandboxName)
 {
     QString what = logSafe(e.summary, 600);
     if (!e.detail.isEmpty())
@@ -85,7 +88,7 @@ QString row(const AuditEntry &e)
                                   (e.session.isEmpty() ? QStringLiteral("-") : e.session).leftJustified(8),
                                   (conversation.isEmpty() ? QStringLiteral("-") : logSafe(conversation)).leftJustified(8),
                                   e.tool.left(15).leftJustified(15),
-                                  (e.sandboxId.isEmpty() ? QStringLiteral("-") : e.sandboxId).leftJustified(28),
+                                  (sandboxName.isEmpty() ? QStringLiteral("-") : logSafe(sandboxName)).leftJustified(29),
                                   QString::number(e.durationMs).rightJustified(7), e.outcome.leftJustified(9), what);
     QString trimmed = line;
     while (trimmed.endsWith(QLatin1Char(' ')))
@@ -123,9 +126,12 @@ int runAudit(CommandContext &ctx)
     if (!error.isEmpty())
         return ctx.fail(QStringLiteral("cannot read the activity log: ") + error);
 
-    auto emitRows = [&ctx](const QList<AuditEntry> &rows) {
-        for (const AuditEntry &e : rows)
-            ctx.print(ctx.json ? QString::fromUtf8(QJsonDocument(toJson(e)).toJson(QJsonDocument::Compact)) : row(e));
+    SandboxNameLookup names(db);
+    auto emitRows = [&ctx, &names](const QList<AuditEntry> &rows) {
+        for (const AuditEntry &e : rows) {
+            const QString name = names(e.sandboxId);
+            ctx.print(ctx.json ? QString::fromUtf8(QJsonDocument(toJson(e, name)).toJson(QJsonDocument::Compact)) : row(e, name));
+        }
     };
     if (!ctx.json && (!first.isEmpty() || follow))
         ctx.print(header());

@@ -187,7 +187,7 @@ private slots:
         for (const QJsonObject &row : rows) {
             // snake_case keys, each once (JSON objects cannot repeat keys; the set is exact).
             QCOMPARE(QStringList(row.keys()), (QStringList{"at", "client", "conversation", "duration_ms", "error", "id",
-                                                           "outcome", "sandbox_id", "session", "summary", "tool"}));
+                                                           "outcome", "sandbox_id", "sandbox_name", "session", "summary", "tool"}));
             QCOMPARE(row.value("client").toString(), QStringLiteral("trust-test"));
             QCOMPARE(row.value("session").toString(), mcp.sessionId.left(8));
             if (!byTool.contains(row.value("tool").toString()) || row.value("tool").toString() != "bash")
@@ -195,6 +195,8 @@ private slots:
         }
         QCOMPARE(byTool.value("bash").value("summary").toString(), QStringLiteral("echo \"$TOKEN_X\" >/dev/null; echo done"));
         QCOMPARE(byTool.value("bash").value("sandbox_id").toString(), id);
+        // The short name people read (sandbox list's NAME): a scratch sandbox and its id's first hex digits.
+        QCOMPARE(byTool.value("bash").value("sandbox_name").toString(), QStringLiteral("scratch-") + id.mid(4, 4));
         QCOMPARE(byTool.value("bash_poll").value("summary").toString(), sessionId);
         QCOMPARE(byTool.value("write").value("summary").toString(), QStringLiteral("notes/secret.txt"));
         QCOMPARE(byTool.value("read").value("summary").toString(), QStringLiteral("notes/secret.txt"));
@@ -217,6 +219,7 @@ private slots:
         const CliResult table = runCli(env, {"audit"});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.startsWith("TIME (UTC)"));
+        QVERIFY2(table.out.contains(("scratch-" + id.mid(4, 4)).toUtf8()) && !table.out.contains(id.toUtf8()), table.out.constData());
         for (const QByteArray &line : table.out.split('\n'))
             QVERIFY2(!line.endsWith(' '), line.constData());
 

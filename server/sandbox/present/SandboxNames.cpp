@@ -1,6 +1,7 @@
 #include "sandbox/present/SandboxNames.h"
 
 #include "state/SandboxRepository.h"
+#include "state/WorkspaceRepository.h"
 
 namespace chat2sbx {
 
@@ -30,6 +31,23 @@ QString sandboxShortName(const SandboxView &view)
     if (!view.workspace)
         return sandboxShortName(view.record.id, QString(), true);
     return sandboxShortName(view.record.id, view.workspace->displayName, view.workspace->mode == WorkspaceMode::Managed);
+}
+
+QString SandboxNameLookup::operator()(const QString &sandboxId)
+{
+    if (sandboxId.isEmpty())
+        return {};
+    const auto known = m_names.constFind(sandboxId);
+    if (known != m_names.cend())
+        return *known;
+    QString name = sandboxId;
+    if (const std::optional<SandboxRecord> r = SandboxRepository(m_db).find(sandboxId)) {
+        const std::optional<Workspace> w = WorkspaceRepository(m_db).find(r->workspaceId);
+        name = w ? sandboxShortName(sandboxId, w->displayName, w->mode == WorkspaceMode::Managed)
+                 : sandboxShortName(sandboxId, QString(), true);
+    }
+    m_names.insert(sandboxId, name);
+    return name;
 }
 
 } // namespace chat2sbx

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QString>
 
 namespace chat2sbx {
@@ -13,5 +14,19 @@ struct SandboxView;
 // sandboxes of one folder differ in the suffix, and the full id is always on hover and in --json.
 QString sandboxShortName(const QString &sandboxId, const QString &workspaceFolderName, bool managedWorkspace);
 QString sandboxShortName(const SandboxView &view);
+
+class Database;
+
+// Short names for ids read from the database, destroyed sandboxes included (the activity log names
+// sandboxes long gone): looked up once per id. An id the database does not know is its own name.
+class SandboxNameLookup {
+public:
+    explicit SandboxNameLookup(Database &db) : m_db(db) {}
+    QString operator()(const QString &sandboxId);
+
+private:
+    Database &m_db;
+    QHash<QString, QString> m_names;
+};
 
 } // namespace chat2sbx
