@@ -15,6 +15,7 @@
 #include "tray/TrayIcons.h"
 #include "tray/TrayResources.h"
 #include "popup/WorkspacesSection.h"
+#include "widgets/PopupStyle.h"
 
 #include <QAccessible>
 #include <QAction>
@@ -24,6 +25,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -441,6 +443,60 @@ private slots:
                          qPrintable(button->text()));
         const QString scale = qEnvironmentVariable("QT_SCALE_FACTOR");
         QVERIFY(!saveScreenshot(popup, scale.isEmpty() ? QStringLiteral("ui_popup") : QStringLiteral("ui_popup_scale") + scale).isEmpty());
+    }
+
+    // A light and a dark high-contrast theme: every tone, and every line the popup shows, reaches
+    // WCAG's 4.5:1 against the popup's background (the tones follow the palette).
+    void readableOnLightAndDarkHighContrastPalettes()
+    {
+        const QPalette original = QApplication::palette();
+        for (const bool dark : {false, true}) {
+            QPalette p;
+            const QColor bg = dark ? QColor(Qt::black) : QColor(Qt::white);
+            const QColor fg = dark ? QColor(Qt::white) : QColor(Qt::black);
+            for (const auto role : {QPalette::Window, QPalette::Base, QPalette::Button})
+                p.setColor(role, bg);
+            for (const auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+                p.setColor(role, fg);
+            QApplication::setPalette(p);
+            for (const Tone t : {Tone::Error, Tone::Warning, Tone::Success, Tone::Muted})
+                QVERIFY2(contrastRatio(QColor(toneColour(t)), bg) >= 4.5, qPrintable(toneColour(t)));
+
+            FakeApprovals approvals;
+            FakeSandboxes sandboxes;
+            FakeStatus status;
+            status.info = runningStatus();
+            status.info.tunnel = StatusInfo::Tunnel::Unauthorized;   // an error line in the status
+            approvals.rows = {{QStringLiteral("apr_7Qm2x9"), QStringLiteral("/home/alex/src/webshop"), QStringLiteral("direct"), fixedTime(17, 32)}};
+            SandboxRow a;
+            a.id = QStringLiteral("sbx_Hq81vT");
+            a.workspace = QStringLiteral("webshop (ws_Y2b7)");
+            a.state = QStringLiteral("failed");
+            sandboxes.rows = {a};
+            PopupWindow popup(approvals, sandboxes, status);
+            popup.showNear({});
+            QVERIFY(QTest::qWaitForWindowExposed(&popup));
+            settle();
+            const QRegularExpression colour(QStringLiteral("color:\\s*(#[0-9a-fA-F]{6})"));
+            int checked = 0;
+            for (QLabel *l : popup.findChildren<QLabel *>()) {
+                if (!l->isVisible() || l->text().isEmpty())
+                    continue;
+                QColor text = l->palette().color(QPalette::WindowText);
+                const QRegularExpressionMatch sheet = colour.match(l->styleSheet());
+                if (sheet.hasMatch())
+                    text = QColor(sheet.captured(1));
+                QVERIFY2(contrastRatio(text, bg) >= 4.5, qPrintable(text.name() + QLatin1Char(' ') + l->text()));
+                for (auto it = colour.globalMatch(l->text()); it.hasNext();) {
+                    const QColor inline_(it.next().captured(1));
+                    QVERIFY2(contrastRatio(inline_, bg) >= 4.5, qPrintable(inline_.name() + QLatin1Char(' ') + l->text()));
+                }
+                ++checked;
+            }
+            QVERIFY(checked >= 5);
+            saveScreenshot(popup, dark ? QStringLiteral("ui_popup_high_contrast_dark") : QStringLiteral("ui_popup_high_contrast_light"));
+        }
+        QApplication::setPalette(original);
     }
 
     // Every section the tray shows, filled as on a busy afternoon: the README's picture of the popup

@@ -1,5 +1,11 @@
 #include "widgets/PopupStyle.h"
 
+#include <QGuiApplication>
+#include <QPalette>
+
+#include <algorithm>
+#include <cmath>
+
 #include <QDateTime>
 #include <QFrame>
 #include <QLabel>
@@ -53,15 +59,37 @@ void showError(QLabel *label, const QString &text)
     label->setVisible(!text.isEmpty());
 }
 
+namespace {
+double relativeLuminance(const QColor &c)
+{
+    const auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+}
+} // namespace
+
+double contrastRatio(const QColor &a, const QColor &b)
+{
+    const double la = relativeLuminance(a), lb = relativeLuminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+// Dark text for light backgrounds, light text for dark ones (a dark or high-contrast theme); where
+// neither reaches WCAG's 4.5:1 on the palette's background, the palette's own text colour.
 QString toneColour(Tone tone)
 {
+    const QPalette palette = QGuiApplication::palette();
+    const QColor background = palette.color(QPalette::Window);
+    const bool dark = relativeLuminance(background) < 0.2;
+    QString colour;
     switch (tone) {
-    case Tone::Error: return QStringLiteral("#b42318");
-    case Tone::Warning: return QStringLiteral("#b54708");
-    case Tone::Success: return QStringLiteral("#067647");
-    case Tone::Muted: return QStringLiteral("#344054");
+    case Tone::Error: colour = dark ? QStringLiteral("#ff9c94") : QStringLiteral("#b42318"); break;
+    case Tone::Warning: colour = dark ? QStringLiteral("#fdb022") : QStringLiteral("#b54708"); break;
+    case Tone::Success: colour = dark ? QStringLiteral("#47cd89") : QStringLiteral("#067647"); break;
+    case Tone::Muted: colour = dark ? QStringLiteral("#d0d5dd") : QStringLiteral("#344054"); break;
     }
-    return {};
+    if (contrastRatio(QColor(colour), background) < 4.5)
+        return palette.color(QPalette::WindowText).name();
+    return colour;
 }
 
 QString toneStyleSheet(Tone tone)

@@ -2,6 +2,7 @@
 
 #include <QString>
 
+class QColor;
 class QLabel;
 class QVBoxLayout;
 class QWidget;
@@ -21,7 +22,9 @@ enum class Tone {
     Success,   // what a Fetch or Revoke did
     Muted,     // a running command's output
 };
+// In the application palette's light or dark variant, at least 4.5:1 against its window colour.
 QString toneColour(Tone tone);       // "#b42318"
+double contrastRatio(const QColor &a, const QColor &b);   // WCAG 2 contrast ratio, 1 to 21
 QString toneStyleSheet(Tone tone);   // "color: #b42318;"
 void setTone(QLabel *label, Tone tone);
 // `html` in bold and in the tone's colour, for a rich-text label.
