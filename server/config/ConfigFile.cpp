@@ -14,38 +14,32 @@ namespace {
 constexpr qint64 kMaxConfigBytes = 1 << 20;
 }
 
-bool ConfigFile::appendToList(const QString &configPath, const QString &key, const QString &value, QString &error)
+bool ConfigFile::read(const QString &configPath, QJsonObject &root, QString &error)
 {
-    QJsonObject root;
+    root = {};
     QFile in(configPath);
-    if (in.exists()) {
-        if (in.size() > kMaxConfigBytes || !in.open(QIODevice::ReadOnly)) {
-            error = QStringLiteral("cannot read %1").arg(configPath);
-            return false;
-        }
-        const QByteArray text = in.readAll();
-        if (!text.trimmed().isEmpty()) {
-            QJsonParseError parse{};
-            const QJsonDocument doc = QJsonDocument::fromJson(text, &parse);
-            if (parse.error != QJsonParseError::NoError || !doc.isObject()) {
-                error = QStringLiteral("%1 is not a JSON object (%2): fix it first, nothing was changed")
-                            .arg(configPath, parse.error != QJsonParseError::NoError ? parse.errorString()
-                                                                                  : QStringLiteral("not an object"));
-                return false;
-            }
-            root = doc.object();
-        }
-    }
-    const QJsonValue current = root.value(key);
-    if (!current.isUndefined() && !current.isArray()) {
-        error = QStringLiteral("%1 in %2 is not a list: fix it first, nothing was changed").arg(key, configPath);
+    if (!in.exists())
+        return true;
+    if (in.size() > kMaxConfigBytes || !in.open(QIODevice::ReadOnly)) {
+        error = QStringLiteral("cannot read %1").arg(configPath);
         return false;
     }
-    QJsonArray list = current.toArray();
-    if (list.contains(value))
+    const QByteArray text = in.readAll();
+    if (text.trimmed().isEmpty())
         return true;
-    list.append(value);
-    root.insert(key, list);
+    QJsonParseError parse{};
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &parse);
+    if (parse.error != QJsonParseError::NoError || !doc.isObject()) {
+        error = QStringLiteral("%1 is not a JSON object (%2): fix it first, nothing was changed")
+                    .arg(configPath, parse.error != QJsonParseError::NoError ? parse.errorString() : QStringLiteral("not an object"));
+        return false;
+    }
+    root = doc.object();
+    return true;
+}
+
+bool ConfigFile::write(const QString &configPath, const QJsonObject &root, QString &error)
+{
     if (!QDir().mkpath(QFileInfo(configPath).path())) {
         error = QStringLiteral("cannot make %1").arg(QFileInfo(configPath).path());
         return false;
@@ -62,6 +56,35 @@ bool ConfigFile::appendToList(const QString &configPath, const QString &key, con
         return false;
     }
     return true;
+}
+
+bool ConfigFile::appendToList(const QString &configPath, const QString &key, const QString &value, QString &error)
+{
+    QJsonObject root;
+    if (!read(configPath, root, error))
+        return false;
+    const QJsonValue current = root.value(key);
+    if (!current.isUndefined() && !current.isArray()) {
+        error = QStringLiteral("%1 in %2 is not a list: fix it first, nothing was changed").arg(key, configPath);
+        return false;
+    }
+    QJsonArray list = current.toArray();
+    if (list.contains(value))
+        return true;
+    list.append(value);
+    root.insert(key, list);
+    return write(configPath, root, error);
+}
+
+bool ConfigFile::setString(const QString &configPath, const QString &key, const QString &value, QString &error)
+{
+    QJsonObject root;
+    if (!read(configPath, root, error))
+        return false;
+    if (root.value(key) == QJsonValue(value))
+        return true;
+    root.insert(key, value);
+    return write(configPath, root, error);
 }
 
 } // namespace chat2sbx

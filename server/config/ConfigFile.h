@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QString>
 
 namespace chat2sbx {
@@ -12,6 +13,12 @@ class ConfigFile {
 public:
     // Appends `value` to the string list `key` (made when absent); nothing when it is there already.
     static bool appendToList(const QString &configPath, const QString &key, const QString &value, QString &error);
+    // Sets the string `key` to `value`.
+    static bool setString(const QString &configPath, const QString &key, const QString &value, QString &error);
+
+private:
+    static bool read(const QString &configPath, QJsonObject &root, QString &error);
+    static bool write(const QString &configPath, const QJsonObject &root, QString &error);
 };
 
 } // namespace chat2sbx

@@ -68,6 +68,7 @@ public:
     WarmPool &warmPool() { return *m_services.warm; }
     // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
     SbxHealth &sbxHealth() { return *m_services.sbxHealth; }
+    SbxDriver &sbx() { return *m_services.sbx; }
     FileExport &fileExport() { return *m_services.fileExport; }
     ExportApprovals &exportApprovals() { return *m_services.exportApprovals; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.

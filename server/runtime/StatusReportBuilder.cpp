@@ -8,6 +8,7 @@
 #include "runtime/Controller.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/lifecycle/WarmPool.h"
+#include "sandbox/sbx/SbxDriver.h"
 #include "sandbox/sbx/SbxHealth.h"
 #include "tunnel/TunnelSupervisor.h"
 #include "workspace/ApprovalService.h"
@@ -64,6 +65,7 @@ StatusReport statusFromServer(Controller &controller)
         r.tunnelState = r.tunnel.value(QStringLiteral("state")).toString();
     }
     r.sbx = controller.sbxHealth().status();
+    r.sbxPath = controller.sbx().sbxPath();   // the one chosen in the tray, when the user chose one
     if (running) {
         r.activeSandboxes = controller.sandboxes().countActive();
         r.warmSandboxes = controller.warmPool().readyCount();

@@ -14,6 +14,7 @@ class ActivityMonitor;
 class ApprovalService;
 class ChangesService;
 class Controller;
+struct Config;
 class ExportApprovals;
 class NetworkAccess;
 class SandboxService;
@@ -62,6 +63,9 @@ public:
     // written to config.json, allowed at once). A readable error, or a note when the environment's
     // CHAT2SBX_ALLOWED_HOST_ROOTS will hide config.json at the next start.
     bool addHostFolder(const QString &dir, QString &message);
+    // The guide's "Choose sbx…": `path` must answer `version` as sbx of a supported version; then it is
+    // saved as `sbx` in config.json and every sbx command uses it from now on. `done` runs once.
+    void useSbxProgram(const QString &path, std::function<void(bool ok, const QString &message)> done);
     // Runs the sbx checks again now (the guide's "Check again").
     void checkAgain();
 
@@ -86,6 +90,7 @@ private:
     ActivityMonitor &m_activity;
     TunnelSupervisor &m_tunnel;
     SbxHealth &m_sbxHealth;
+    std::unique_ptr<Config> m_prepareConfig;   // the server's, with the sbx chosen in the tray; outlives m_prepare
     std::unique_ptr<TemplateBuilder> m_prepare;
 };
 

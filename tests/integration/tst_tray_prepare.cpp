@@ -10,12 +10,15 @@
 #include "popup/PopupWindow.h"
 #include "bindings/ServiceModels.h"
 #include "runtime/Controller.h"
+#include "sandbox/sbx/SbxDriver.h"
 #include "tunnel/TunnelSupervisor.h"
 #include "workspace/ApprovalService.h"
 #include "config/Config.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonObject>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
@@ -278,6 +281,33 @@ private slots:
                  Status::ApprovalRequired);
         s.guide->addHostFolder(projects);   // twice: saved once
         QCOMPARE(QJsonDocument::fromJson(readFile(configPath)).object().value(QStringLiteral("allowedHostRoots")).toArray().size(), 1);
+    }
+
+    // "Docker Sandboxes installed" with sbx not where the config says: Choose sbx… checks the program
+    // (`version`: sbx of a supported version), saves it as sbx in config.json and uses it at once
+    // (the step turns done); a program that is not sbx, or no program, changes nothing.
+    void aChosenSbxIsCheckedSavedAndUsed()
+    {
+        TestEnvironment env;
+        env.set(QStringLiteral("CHAT2SBX_SBX"), env.root() + QStringLiteral("/elsewhere/sbx"));
+        const QString configPath = env.config().configFilePath;
+        PrepareSession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(s.guide->findChild<QPushButton *>(QStringLiteral("chooseSbx")), scaled(20000));
+        QVERIFY(!s.stepTitle(QStringLiteral("sbx")).startsWith(QStringLiteral("✓")));
+
+        s.guide->useSbxProgram(QStringLiteral("/bin/true"));
+        QTRY_VERIFY_WITH_TIMEOUT(s.guide->result().contains(QStringLiteral("did not answer")), scaled(10000));
+        s.guide->useSbxProgram(env.root() + QStringLiteral("/nothing-here"));
+        QTRY_VERIFY_WITH_TIMEOUT(s.guide->result().contains(QStringLiteral("not a program")), scaled(10000));
+        QVERIFY(!QFileInfo::exists(configPath) || !readFile(configPath).contains("\"sbx\""));
+
+        s.guide->useSbxProgram(fakeSbxPath());
+        QTRY_VERIFY_WITH_TIMEOUT(s.guide->result().contains(QStringLiteral("Using sbx")), scaled(10000));
+        QCOMPARE(QJsonDocument::fromJson(readFile(configPath)).object().value(QStringLiteral("sbx")).toString(), fakeSbxPath());
+        QCOMPARE(s.controller->sbx().sbxPath(), fakeSbxPath());
+        QTRY_VERIFY_WITH_TIMEOUT(s.stepTitle(QStringLiteral("sbx")).startsWith(QStringLiteral("✓")), scaled(20000));
     }
 
 private:

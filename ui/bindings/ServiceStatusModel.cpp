@@ -101,6 +101,11 @@ bool ServiceStatusModel::addHostFolder(const QString &dir, QString &message)
     return m_services.addHostFolder(dir, message);
 }
 
+void ServiceStatusModel::useSbxProgram(const QString &path, ResultCallback done)
+{
+    m_services.useSbxProgram(path, std::move(done));
+}
+
 void ServiceStatusModel::checkAgain()
 {
     m_services.checkAgain();

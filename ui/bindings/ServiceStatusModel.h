@@ -20,6 +20,7 @@ public:
     void checkAgain() override;
     void importTunnelFiles(const QString &fileA, const QString &fileB, TunnelFilesDone done) override;
     bool addHostFolder(const QString &dir, QString &message) override;
+    void useSbxProgram(const QString &path, ResultCallback done) override;
 
 private:
     // Outlives this: ServiceModels holds it, and drops it after the models.

@@ -31,6 +31,22 @@ QString mark(const QString &state)
     return QStringLiteral("○");
 }
 
+// A dialog of Qt's own (not the platform's): the popup knows it as one of its windows and stays
+// open; shown with open(), not exec(), so the event loop never waits in it.
+QFileDialog *fileDialog(QWidget *parent, const QString &title, const QString &name, QFileDialog::FileMode mode)
+{
+    auto *dialog = new QFileDialog(parent, title, QDir::homePath());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(name);
+    dialog->setOption(QFileDialog::DontUseNativeDialog);
+    dialog->setFileMode(mode);
+    if (mode == QFileDialog::Directory)
+        dialog->setOption(QFileDialog::ShowDirsOnly);
+    else
+        dialog->setFilter(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    return dialog;
+}
+
 } // namespace
 
 FirstRunSection::FirstRunSection(StatusModel &model, QWidget *parent) : QGroupBox(parent), m_model(model)
@@ -136,6 +152,15 @@ void FirstRunSection::addRow(const ChecklistRow &row)
         connect(prepare, &QPushButton::clicked, this, &FirstRunSection::startPrepare);
         line->addWidget(prepare, 0, Qt::AlignTop);
         m_focus << prepare;
+    } else if (todo && row.step == QLatin1String("sbx")) {
+        auto *choose = new QPushButton(QStringLiteral("Choose &sbx…"), card);
+        choose->setObjectName(QStringLiteral("chooseSbx"));
+        choose->setAccessibleName(QStringLiteral("Choose where the sbx program of Docker Sandboxes is"));
+        choose->setToolTip(QStringLiteral("Installed somewhere else? Choose the sbx program: it is checked, then used and "
+                                          "saved in config.json."));
+        connect(choose, &QPushButton::clicked, this, &FirstRunSection::chooseSbxProgram);
+        line->addWidget(choose, 0, Qt::AlignTop);
+        m_focus << choose;
     } else if (todo && row.step == QLatin1String("chatgpt")) {
         auto *choose = new QPushButton(QStringLiteral("Choose tunnel &files…"), card);
         choose->setObjectName(QStringLiteral("chooseTunnelFiles"));
@@ -205,30 +230,37 @@ void FirstRunSection::startPrepare()
     refresh();
 }
 
-// A dialog of Qt's own (not the platform's): the popup knows it as one of its windows and stays
-// open; non-modal, so the event loop never waits in it.
 void FirstRunSection::chooseTunnelFiles()
 {
-    auto *dialog = new QFileDialog(this, QStringLiteral("Choose the tunnel id and key files"), QDir::homePath());
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setObjectName(QStringLiteral("tunnelFilesDialog"));
-    dialog->setOption(QFileDialog::DontUseNativeDialog);
-    dialog->setFileMode(QFileDialog::ExistingFiles);
-    dialog->setFilter(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+    QFileDialog *dialog = fileDialog(this, QStringLiteral("Choose the tunnel id and key files"), QStringLiteral("tunnelFilesDialog"),
+                                     QFileDialog::ExistingFiles);
     connect(dialog, &QFileDialog::filesSelected, this, &FirstRunSection::importTunnelFiles);
     dialog->open();
 }
 
 void FirstRunSection::chooseHostFolder()
 {
-    auto *dialog = new QFileDialog(this, QStringLiteral("Choose a folder agents may ask for"), QDir::homePath());
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setObjectName(QStringLiteral("hostFolderDialog"));
-    dialog->setOption(QFileDialog::DontUseNativeDialog);
-    dialog->setOption(QFileDialog::ShowDirsOnly);
-    dialog->setFileMode(QFileDialog::Directory);
+    QFileDialog *dialog = fileDialog(this, QStringLiteral("Choose a folder agents may ask for"), QStringLiteral("hostFolderDialog"),
+                                     QFileDialog::Directory);
     connect(dialog, &QFileDialog::fileSelected, this, &FirstRunSection::addHostFolder);
     dialog->open();
+}
+
+void FirstRunSection::chooseSbxProgram()
+{
+    QFileDialog *dialog = fileDialog(this, QStringLiteral("Choose the sbx program"), QStringLiteral("sbxDialog"),
+                                     QFileDialog::ExistingFile);
+    connect(dialog, &QFileDialog::fileSelected, this, &FirstRunSection::useSbxProgram);
+    dialog->open();
+}
+
+void FirstRunSection::useSbxProgram(const QString &path)
+{
+    QPointer<FirstRunSection> self(this);
+    m_model.useSbxProgram(path, [self](bool ok, const QString &message) {
+        if (self)
+            self->showResult(ok, message);
+    });
 }
 
 void FirstRunSection::addHostFolder(const QString &dir)

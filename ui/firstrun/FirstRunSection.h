@@ -29,6 +29,8 @@ public:
     QString tunnelId() const { return m_tunnelId; }
     // The folder the folder dialog hands over.
     void addHostFolder(const QString &dir);
+    // The program the "Choose sbx…" dialog hands over.
+    void useSbxProgram(const QString &path);
 
 signals:
     void rebuilt();
@@ -39,6 +41,7 @@ private:
     void startPrepare();
     void chooseTunnelFiles();
     void chooseHostFolder();
+    void chooseSbxProgram();
     void showResult(bool ok, const QString &message);
     void showLines();
 

@@ -195,6 +195,13 @@ public:
         message = QStringLiteral("not available here: add the folder to allowedHostRoots in config.json");
         return false;
     }
+    // The guide's "Choose sbx…": the program is checked (`version`), saved in config.json and used
+    // from now on. `done` runs once with what happened.
+    virtual void useSbxProgram(const QString &path, ResultCallback done)
+    {
+        Q_UNUSED(path);
+        done(false, QStringLiteral("not available here: set sbx in config.json or CHAT2SBX_SBX"));
+    }
     // Runs the checks again (the guide's "Check again"); changed() follows.
     virtual void checkAgain() {}
 

@@ -76,6 +76,8 @@ public:
     void setTimeouts(const Timeouts &t) { m_timeouts = t; }
     const Timeouts &timeouts() const { return m_timeouts; }
     QString sbxPath() const { return m_sbxPath; }
+    // Another sbx program (the user chose one in the tray's guide): used by every command from now on.
+    void setSbxPath(const QString &sbxPath) { m_sbxPath = sbxPath; }
 
     void version(Callback done);
     // `sbx version --json` (v0.42+): stdout carries client.version (see SbxVersion.h).

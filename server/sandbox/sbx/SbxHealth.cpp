@@ -38,6 +38,7 @@ void SbxHealth::refresh()
 {
     if (!m_running)
         return;
+    m_status.sbxPath = m_sbx.sbxPath();   // the user may have chosen another one
     if (m_checking) {
         m_again = true;
         return;
