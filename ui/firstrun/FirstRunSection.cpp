@@ -144,48 +144,43 @@ void FirstRunSection::addRow(const ChecklistRow &row)
         setTone(title, Tone::Warning);
     line->addWidget(title, 1);
     const bool todo = row.state == QLatin1String("to do");
+    // The step's one action, beside its title, next in the Tab order.
+    const auto action = [&](const QString &text, const QString &name, const QString &accessible, const QString &tip) {
+        auto *button = new QPushButton(text, card);
+        button->setObjectName(name);
+        button->setAccessibleName(accessible);
+        button->setToolTip(tip);
+        line->addWidget(button, 0, Qt::AlignTop);
+        m_focus << button;
+        return button;
+    };
     if (todo && row.step == QLatin1String("template")) {
-        auto *prepare = new QPushButton(m_preparing ? QStringLiteral("Preparing…") : QStringLiteral("&Prepare"), card);
-        prepare->setObjectName(QStringLiteral("prepare"));
-        prepare->setAccessibleName(QStringLiteral("Prepare the sandbox template"));
+        QPushButton *prepare = action(m_preparing ? QStringLiteral("Preparing…") : QStringLiteral("&Prepare"), QStringLiteral("prepare"),
+                                      QStringLiteral("Prepare the sandbox template"), QString());
         prepare->setEnabled(!m_preparing);
         connect(prepare, &QPushButton::clicked, this, &FirstRunSection::startPrepare);
-        line->addWidget(prepare, 0, Qt::AlignTop);
-        m_focus << prepare;
     } else if (todo && row.step == QLatin1String("sbx")) {
-        auto *choose = new QPushButton(QStringLiteral("Choose &sbx…"), card);
-        choose->setObjectName(QStringLiteral("chooseSbx"));
-        choose->setAccessibleName(QStringLiteral("Choose where the sbx program of Docker Sandboxes is"));
-        choose->setToolTip(QStringLiteral("Installed somewhere else? Choose the sbx program: it is checked, then used and "
-                                          "saved in config.json."));
-        connect(choose, &QPushButton::clicked, this, &FirstRunSection::chooseSbxProgram);
-        line->addWidget(choose, 0, Qt::AlignTop);
-        m_focus << choose;
+        connect(action(QStringLiteral("Choose &sbx…"), QStringLiteral("chooseSbx"),
+                       QStringLiteral("Choose where the sbx program of Docker Sandboxes is"),
+                       QStringLiteral("Installed somewhere else? Choose the sbx program: it is checked, then used and saved in "
+                                      "config.json.")),
+                &QPushButton::clicked, this, &FirstRunSection::chooseSbxProgram);
     } else if (todo && row.step == QLatin1String("chatgpt")) {
-        auto *choose = new QPushButton(QStringLiteral("Choose tunnel &files…"), card);
-        choose->setObjectName(QStringLiteral("chooseTunnelFiles"));
-        choose->setAccessibleName(QStringLiteral("Choose the tunnel id file and the key file from ChatGPT"));
-        choose->setToolTip(QStringLiteral("Select both files: the tunnel id and its key. They are stored in the OS keychain "
-                                          "where there is one, else as files readable by you only."));
-        connect(choose, &QPushButton::clicked, this, &FirstRunSection::chooseTunnelFiles);
-        line->addWidget(choose, 0, Qt::AlignTop);
-        m_focus << choose;
+        connect(action(QStringLiteral("Choose tunnel &files…"), QStringLiteral("chooseTunnelFiles"),
+                       QStringLiteral("Choose the tunnel id file and the key file from ChatGPT"),
+                       QStringLiteral("Select both files: the tunnel id and its key. They are stored in the OS keychain where "
+                                      "there is one, else as files readable by you only.")),
+                &QPushButton::clicked, this, &FirstRunSection::chooseTunnelFiles);
     } else if (row.step == QLatin1String("folders")) {
-        auto *add = new QPushButton(QStringLiteral("&Add a folder…"), card);
-        add->setObjectName(QStringLiteral("addHostFolder"));
-        add->setAccessibleName(QStringLiteral("Add a folder agents may ask for"));
-        add->setToolTip(QStringLiteral("Agents may then ask for folders below it; you approve each request."));
-        connect(add, &QPushButton::clicked, this, &FirstRunSection::chooseHostFolder);
-        line->addWidget(add, 0, Qt::AlignTop);
-        m_focus << add;
+        connect(action(QStringLiteral("&Add a folder…"), QStringLiteral("addHostFolder"),
+                       QStringLiteral("Add a folder agents may ask for"),
+                       QStringLiteral("Agents may then ask for folders below it; you approve each request.")),
+                &QPushButton::clicked, this, &FirstRunSection::chooseHostFolder);
     } else if (todo && !row.command.isEmpty()) {
-        auto *copy = new QPushButton(QStringLiteral("Copy `%1`").arg(row.command), card);
-        copy->setObjectName(QStringLiteral("copy:") + row.step);
-        copy->setAccessibleName(QStringLiteral("Copy the command %1").arg(row.command));
         const QString command = row.command;
-        connect(copy, &QPushButton::clicked, this, [command] { QGuiApplication::clipboard()->setText(command); });
-        line->addWidget(copy, 0, Qt::AlignTop);
-        m_focus << copy;
+        connect(action(QStringLiteral("Copy `%1`").arg(command), QStringLiteral("copy:") + row.step,
+                       QStringLiteral("Copy the command %1").arg(command), QString()),
+                &QPushButton::clicked, this, [command] { QGuiApplication::clipboard()->setText(command); });
     }
     grid->addLayout(line);
     if (row.state != QLatin1String("done") && !row.detail.isEmpty()) {
