@@ -367,6 +367,13 @@ private slots:
                  qPrintable(shown.actions.join(QLatin1Char(',')) + QLatin1Char(' ') + shown.body));
         QCOMPARE(s.models.approvals->pending().size(), 1);
         QVERIFY(s.models.approvals->pending().first().isExport());
+        s.popup().showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().findChild<QPushButton *>(QStringLiteral("approve:") + exportId), chat2sbx::test::scaled(5000));
+        QCOMPARE(s.popup().findChild<QPushButton *>(QStringLiteral("approve:") + exportId)->accessibleName(),
+                 QStringLiteral("Save summary.md on this computer"));
+        saveScreenshot(s.popup(), QStringLiteral("tray_export_waits"));
+        s.popup().hide();
         t.server.click(shown.id, QStringLiteral("approve"));
         QTRY_COMPARE_WITH_TIMEOUT(s.models.approvals->pending().size(), 0, chat2sbx::test::scaled(5000));
         const CliResult listed = runCli(t.env, {QStringLiteral("approval"), QStringLiteral("list"), QStringLiteral("--all"),

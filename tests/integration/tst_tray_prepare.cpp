@@ -277,6 +277,7 @@ private slots:
         QCOMPARE(saved.value(QStringLiteral("allowedHostRoots")).toArray(), QJsonArray{projects});
         QCOMPARE(saved.value(QStringLiteral("warmSandboxes")).toInt(-1), 0);
         QTRY_VERIFY_WITH_TIMEOUT(s.stepTitle(QStringLiteral("folders")).startsWith(QStringLiteral("✓")), scaled(5000));
+        saveScreenshot(*s.popup, QStringLiteral("tray_first_run_folder_added"));
         QCOMPARE(s.controller->approvals().request(projects + QStringLiteral("/thesis"), WorkspaceMode::Direct).status,
                  Status::ApprovalRequired);
         s.guide->addHostFolder(projects);   // twice: saved once
@@ -308,6 +309,7 @@ private slots:
         QCOMPARE(QJsonDocument::fromJson(readFile(configPath)).object().value(QStringLiteral("sbx")).toString(), fakeSbxPath());
         QCOMPARE(s.controller->sbx().sbxPath(), fakeSbxPath());
         QTRY_VERIFY_WITH_TIMEOUT(s.stepTitle(QStringLiteral("sbx")).startsWith(QStringLiteral("✓")), scaled(20000));
+        saveScreenshot(*s.popup, QStringLiteral("tray_first_run_sbx_chosen"));
     }
 
 private:

@@ -34,10 +34,11 @@ void WorkspacesSection::addWorkspaceCard(const WorkspaceRow &row)
     const bool managed = row.mode == QLatin1String("managed");
     QWidget *card = makeCard(this, QStringLiteral("workspace:") + row.id);
     auto *grid = new QGridLayout(card);
-    QLabel *title = makeLabel(QStringLiteral("%1 — %2").arg(row.name, row.mode), card, true);
+    QLabel *title = makeLabel(QStringLiteral("%1 — %2").arg(managed ? QStringLiteral("scratch folder") : row.name, row.mode), card, true);
     title->setObjectName(QStringLiteral("title"));
+    title->setToolTip(row.id);   // the full id on hover; the card names the folder
     grid->addWidget(title, 0, 0);
-    QLabel *detail = makeLabel(placeText(row) + QStringLiteral("\n") + row.id, card);
+    QLabel *detail = makeLabel(placeText(row), card);
     detail->setObjectName(QStringLiteral("detail"));
     grid->addWidget(detail, 1, 0, 1, 2);
 
@@ -65,7 +66,8 @@ void WorkspacesSection::addSandboxLine(const WorkspaceRow &row, const WorkspaceS
                                        QList<QWidget *> &focus)
 {
     QWidget *card = grid->parentWidget();
-    QLabel *label = makeLabel(QStringLiteral("%1 — %2%3").arg(sb.name.isEmpty() ? sb.id : sb.name, sb.state,
+    const QString shown = sb.name.isEmpty() ? sb.id : sb.name;
+    QLabel *label = makeLabel(QStringLiteral("%1 — %2%3").arg(shown, sb.state,
                                                               m_summaries.contains(sb.id) ? QStringLiteral(" · ") + m_summaries.value(sb.id) : QString()),
                               card);
     label->setObjectName(QStringLiteral("changes:") + sb.id);
@@ -75,19 +77,19 @@ void WorkspacesSection::addSandboxLine(const WorkspaceRow &row, const WorkspaceS
         QPointer<QLabel> target(label);
         const QString id = sb.id, state = sb.state;
         QPointer<WorkspacesSection> self(this);
-        m_model.summarize(id, [self, target, id, state](const QString &summary) {
+        m_model.summarize(id, [self, target, id, shown, state](const QString &summary) {
             if (!self || summary.isEmpty())
                 return;
             self->m_summaries.insert(id, summary);
             if (target)
-                target->setText(QStringLiteral("%1 — %2 · %3").arg(id, state, summary));
+                target->setText(QStringLiteral("%1 — %2 · %3").arg(shown, state, summary));
         });
     }
     if (row.mode == QLatin1String("clone") && sb.state == QLatin1String("running")) {
         const bool busy = m_busy.contains(sb.id);
         auto *fetchButton = new QPushButton(busy ? QStringLiteral("Fetching…") : QStringLiteral("&Fetch as branch"), card);
         fetchButton->setObjectName(QStringLiteral("fetch:") + sb.id);
-        fetchButton->setAccessibleName(QStringLiteral("Fetch the work of %1 as branch chat2sbx/%1 into %2").arg(sb.id, row.path));
+        fetchButton->setAccessibleName(QStringLiteral("Fetch the work of %1 as branch chat2sbx/%2 into %3").arg(shown, sb.id, row.path));
         fetchButton->setToolTip(fetchButton->accessibleName());
         fetchButton->setEnabled(!busy);
         const QString id = sb.id;

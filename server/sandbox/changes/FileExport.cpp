@@ -135,7 +135,7 @@ bool exportMayGo(const std::shared_ptr<FileExportJob> &job, qint64 size)
     asked.shown = job->shown;
     asked.size = size;
     asked.folder = job->folder;
-    asked.why = overBudget.isEmpty() ? QStringLiteral("every export waits for the user's approval (exportNeedsApproval in "
+    asked.why = overBudget.isEmpty() ? QStringLiteral("every export waits for approval (exportNeedsApproval in "
                                                       "config.json)")
                                      : overBudget;
     asked.clientName = job->clientName;
