@@ -3,7 +3,8 @@
 # DIR (nothing cached, nothing of this machine's), the source tree copied in (git archive of HEAD),
 # then inside with chroot: installers/deps.sh --package, the release build with its tests, the unit
 # label, installers/build-package.sh, and the package installed with apt-get and run.
-#   installers/fresh-root-check.sh SUITE DIR      (SUITE: trixie = Debian 13, bookworm = Debian 12)
+#   installers/fresh-root-check.sh SUITE DIR      (SUITE: trixie = Debian 13, bookworm = Debian 12,
+#                                                  noble = Ubuntu 24.04)
 # Needs root and Debian's archive. Prints each step with its time; logs stay in DIR/logs. DIR must
 # not exist (the check is of a fresh root). /proc, /dev and /sys are mounted in a mount namespace of
 # the script's own, so nothing stays mounted however it ends.
@@ -20,7 +21,26 @@ die() { echo "fresh-root-check: $*" >&2; exit 1; }
 command -v debootstrap >/dev/null || die "debootstrap is not installed (apt-get install debootstrap)"
 command -v git >/dev/null || die "git is not installed (installers/deps.sh installs it)"
 
-mirror=${CHAT2SBX_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# Ubuntu: its archive, main and universe (Qt 6 is in universe), debootstrap's script for Ubuntu
+# (gutsy: every release since), checked with Ubuntu's keyring where the host has it.
+debootstrap_args=(--variant=minbase --include=ca-certificates)
+case $suite in
+  jammy|noble|oracular|plucky|questing)
+    mirror=${CHAT2SBX_UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu}
+    debootstrap_args+=("--components=main,universe")
+    script=/usr/share/debootstrap/scripts/gutsy
+    if [[ -f /usr/share/keyrings/ubuntu-archive-keyring.gpg ]]; then
+      debootstrap_args+=(--keyring=/usr/share/keyrings/ubuntu-archive-keyring.gpg)
+    else
+      echo "fresh-root-check: no Ubuntu keyring here (package ubuntu-keyring): the root's packages are not signature-checked" >&2
+      debootstrap_args+=(--no-check-gpg)
+    fi
+    ;;
+  *)
+    mirror=${CHAT2SBX_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+    script=""
+    ;;
+esac
 logs="$dir/logs"
 mkdir -p "$dir/root" "$logs"
 dir=$(cd "$dir" && pwd)
@@ -31,8 +51,12 @@ step() { echo "fresh-root-check [$((SECONDS - start)) s] $*"; }
 
 step "debootstrap --variant=minbase $suite from $mirror"
 unshare --mount --propagation private -- \
-  debootstrap --variant=minbase --include=ca-certificates "$suite" "$root" "$mirror" >"$logs/debootstrap.log" 2>&1 \
+  debootstrap "${debootstrap_args[@]}" "$suite" "$root" "$mirror" ${script:+"$script"} >"$logs/debootstrap.log" 2>&1 \
   || { tail -n 20 "$logs/debootstrap.log" >&2; die "debootstrap failed (log: $logs/debootstrap.log)"; }
+
+if [[ -n $script ]]; then   # apt in the root sees universe too
+  printf 'deb %s %s main universe\ndeb %s %s-updates main universe\n' "$mirror" "$suite" "$mirror" "$suite" >"$root/etc/apt/sources.list"
+fi
 
 step "source tree (git archive HEAD) into /src"
 mkdir -p "$root/src"
