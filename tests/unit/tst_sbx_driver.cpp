@@ -289,6 +289,15 @@ private slots:
 
         env.setSbxFaults({});
         d.setTimeouts({});
+        // A template saved from the stopped sandbox, then removed (a checkpoint's life).
+        QVERIFY(runOne([&](SbxDriver::Callback cb) { d.stop(spec.runtimeName, cb); }).ok);
+        SbxResult saved = runOne([&](SbxDriver::Callback cb) { d.templateSave(spec.runtimeName, "chat2sbx-checkpoint:ckp_0a1b", cb); });
+        QVERIFY2(saved.ok, qPrintable(saved.error));
+        SbxResult removed = runOne([&](SbxDriver::Callback cb) { d.templateRemove("chat2sbx-checkpoint:ckp_0a1b", cb); });
+        QVERIFY2(removed.ok, qPrintable(removed.error));
+        SbxResult again = runOne([&](SbxDriver::Callback cb) { d.templateRemove("chat2sbx-checkpoint:ckp_0a1b", cb); });
+        QVERIFY(!again.ok);
+        QVERIFY2(again.error.startsWith("sbx template rm failed (exit 1)"), qPrintable(again.error));
         SbxResult rm = runOne([&](SbxDriver::Callback cb) { d.remove(spec.runtimeName, cb); });
         QVERIFY2(rm.ok, qPrintable(rm.error));
         SbxResult rm2 = runOne([&](SbxDriver::Callback cb) { d.remove(spec.runtimeName, cb); });

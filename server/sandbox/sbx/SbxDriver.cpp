@@ -136,6 +136,12 @@ void SbxDriver::templateSave(const QString &runtimeName, const QString &template
         m_timeouts.templateSaveMs, {}, std::move(done));
 }
 
+void SbxDriver::templateRemove(const QString &templateRef, Callback done)
+{
+    run(QStringLiteral("template rm"), {QStringLiteral("template"), QStringLiteral("rm"), templateRef}, m_timeouts.otherMs, {},
+        std::move(done));
+}
+
 void SbxDriver::create(const SbxCreateSpec &spec, Callback done)
 {
     run(QStringLiteral("create"), createArgs(spec), m_timeouts.createMs, {}, std::move(done));

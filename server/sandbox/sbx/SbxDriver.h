@@ -86,6 +86,8 @@ public:
     void stop(const QString &runtimeName, Callback done);
     void templateList(std::function<void(const SbxResult &, const QStringList &refs)> done);
     void templateSave(const QString &runtimeName, const QString &templateRef, Callback done);
+    // `sbx template rm <repo:tag>`: a saved template goes (a checkpoint's, when it is deleted).
+    void templateRemove(const QString &templateRef, Callback done);
     void create(const SbxCreateSpec &spec, Callback done);
     void list(std::function<void(const SbxResult &, const QList<SbxRuntimeInfo> &)> done);
     void exec(const SbxExecSpec &spec, Callback done, int timeoutMs = -1);

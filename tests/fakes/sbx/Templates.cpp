@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace fakesbx {
@@ -173,6 +174,40 @@ int templateSave(const Context &ctx, const QStringList &args)
     return 0;
 }
 
+// `sbx template rm <repo:tag>`: the saved template and its home snapshot go. FAKE_SBX_TEMPLATES
+// entries and the stock shell image are not saved templates: they are "not found".
+int templateRemove(const Context &ctx, const QStringList &args)
+{
+    const ParsedArgs parsed = parseArgs(args, {}, {});
+    if (!parsed.ok)
+        return fail(parsed.error);
+    if (parsed.positional.size() != 1)
+        return usageError(QStringLiteral("usage: sbx template rm <repository:tag>"));
+    ImageRef ref;
+    if (!parseImageRef(parsed.positional.at(0), &ref))
+        return fail(QStringLiteral("invalid template reference \"%1\"").arg(parsed.positional.at(0)));
+    ref.repository = familiarRepository(ref.repository);
+
+    StateLock lock(ctx.state);
+    if (!lock.ok())
+        return 1;
+    QList<ImageRef> images;
+    QString error;
+    if (!readTemplateFile(ctx, &images, &error))
+        return fail(error);
+    const qsizetype before = images.size();
+    images.erase(std::remove_if(images.begin(), images.end(),
+                                [&ref](const ImageRef &r) {
+                                    return familiarRepository(r.repository) == ref.repository && r.tag == ref.tag;
+                                }),
+                 images.end());
+    if (images.size() == before)
+        return fail(QStringLiteral("ERROR: template '%1:%2' not found").arg(ref.repository, ref.tag));
+    if (!writeTemplateFile(ctx, images, &error) || !removeTree(ctx.state.templateSnapshotDir(templateSnapshotId(ref)), &error))
+        return fail(error);
+    return 0;
+}
+
 } // namespace
 
 bool listTemplates(const Context &ctx, QList<ImageRef> *out, QString *error)
@@ -221,7 +256,10 @@ int cmdTemplate(const Context &ctx, const QStringList &args)
         return templateList(ctx, args.mid(1));
     if (!args.isEmpty() && args.first() == QLatin1String("save"))
         return templateSave(ctx, args.mid(1));
-    return usageError(QStringLiteral("usage: sbx template ls --json | sbx template save <sandbox> <repository:tag>"));
+    if (!args.isEmpty() && args.first() == QLatin1String("rm"))
+        return templateRemove(ctx, args.mid(1));
+    return usageError(QStringLiteral("usage: sbx template ls --json | sbx template save <sandbox> <repository:tag> | "
+                                     "sbx template rm <repository:tag>"));
 }
 
 } // namespace fakesbx

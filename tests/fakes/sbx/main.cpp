@@ -17,7 +17,7 @@ namespace fakesbx {
 int usageError(const QString &why)
 {
     std::fprintf(stderr, "%s\n", why.toLocal8Bit().constData());
-    std::fprintf(stderr, "usage: sbx version | template ls --json | template save <sandbox> <repo:tag> | "
+    std::fprintf(stderr, "usage: sbx version | template ls --json | template save <sandbox> <repo:tag> | template rm <repo:tag> | "
                          "create ... shell <workspace> | ls --json | exec ... <sandbox> <cmd> | "
                          "ports <sandbox> --json|--publish <spec> | stop <sandbox> | rm --force <sandbox> | "
                          "policy allow|deny|rm|ls|log|check|approval|init ...\n");

@@ -75,7 +75,7 @@ want_rc 2 "no state"; want_err "fake sbx: FAKE_SBX_STATE is not set" "no state";
 sbx version
 want_rc 0 version; want_out "sbx version v0.47.0 (fake: chat2sbx test double)" version; ok version
 
-for cmd in "" "bogus" "ls" "template" "template ls" "template rm x" "exec" "exec aa" "ports aa" \
+for cmd in "" "bogus" "ls" "template" "template ls" "template rm" "template rm a b" "exec" "exec aa" "ports aa" \
            "rm aa" "version extra" "ls --json extra" "ports aa --json --publish 0.0.0.0:0:1/tcp4"; do
   read -ra A <<<"$cmd"
   sbx "${A[@]}"
@@ -308,6 +308,16 @@ sbx create --quiet --name t2 --template docker.io/library/chat2sbx-shell:2.0.0 s
 FAKE_SBX_TEMPLATES=chat2sbx-shell:1.0.0 sbx create --quiet --name t3 --template chat2sbx-shell:1.0.0 shell "$WS"
 want_rc 0 "template from FAKE_SBX_TEMPLATES"
 ok "template save needs a stopped sandbox, records the template (and home); create --template accepts it"
+sbx template save ts chat2sbx-checkpoint:ckp_1; want_rc 0 "save a second template"
+[ -d "$ST/templates/chat2sbx-checkpoint_ckp_1/home" ] || fail "snapshot of the second template"
+sbx template rm docker.io/library/chat2sbx-checkpoint:ckp_1; want_rc 0 "template rm"
+sbx template ls --json
+jtrue '("docker.io/library/chat2sbx-checkpoint","ckp_1") not in [(i["repository"], i["tag"]) for i in J["images"]] and len(J["images"])==1' \
+  || fail "template rm removes only that template"
+[ ! -e "$ST/templates/chat2sbx-checkpoint_ckp_1" ] || fail "template rm removes the snapshot"
+sbx template rm chat2sbx-checkpoint:ckp_1; want_rc 1 "template rm again"; one_line_err "template rm again"
+FAKE_SBX_TEMPLATES=chat2sbx-shell:1.0.0 sbx template rm chat2sbx-shell:1.0.0; want_rc 1 "template rm of a FAKE_SBX_TEMPLATES entry"
+ok "template rm removes a saved template and its snapshot; unknown ones exit 1"
 
 # ---------------------------------------------------------------- rm
 sbx exec t1 sh -c 'setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!'; K1=$OUT
