@@ -28,6 +28,11 @@ void SandboxDestroyer::destroy(const QString &sandboxId, SandboxDone done, const
         o.view = m_ops.viewOf(*r);
         return done ? done(o) : void();
     }
+    if (const QString why = m_ops.heldFor(sandboxId); !why.isEmpty()) {
+        SandboxOutcome o;
+        o.error = QStringLiteral("sandbox %1 is %2 right now; destroy it once that is done").arg(sandboxId, why);
+        return done ? done(o) : void();
+    }
     if (m_destroying.contains(sandboxId)) {
         m_destroying[sandboxId].append(std::move(done));
         return;

@@ -6,6 +6,7 @@
 #include "state/SandboxRepository.h"
 #include "state/Workspace.h"
 
+#include <QHash>
 #include <QObject>
 #include <QSet>
 
@@ -57,6 +58,11 @@ public:
     void stopRuntime(const QString &id, const QString &runtimeName, std::function<void()> finished = nullptr);
     // Its `sbx stop` (a sleep, a refused wake, an interrupted sleep finished) has not returned yet.
     bool isStopping(const QString &id) const { return m_stopsInFlight.contains(id); }
+    // A stopped sandbox held for a job on its VM (a checkpoint's `sbx template save`): not woken, not
+    // destroyed, not put to sleep until released. `why` completes "sandbox X is …" in refusals.
+    void hold(const QString &id, const QString &why) { m_holds.insert(id, why); }
+    void release(const QString &id) { m_holds.remove(id); }
+    QString heldFor(const QString &id) const { return m_holds.value(id); }
 
 signals:
     // A record changed; every job emits it, SandboxService passes it on as its sandboxesChanged.
@@ -73,6 +79,7 @@ private:
     RuntimeAttacher *m_attacher = nullptr;
     WarmPool *m_warm = nullptr;
     QSet<QString> m_stopsInFlight;   // `sbx stop` of these sandboxes runs
+    QHash<QString, QString> m_holds;  // held sandboxes and why (in memory: a restart ends every job)
 };
 
 } // namespace chat2sbx

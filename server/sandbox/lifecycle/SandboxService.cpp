@@ -1,4 +1,6 @@
 #include "sandbox/lifecycle/SandboxService.h"
+
+#include <QTimer>
 #include "sandbox/lifecycle/SandboxServiceLog.h"
 
 #include "core/Clock.h"
@@ -64,6 +66,49 @@ void SandboxService::create(const CreateRequest &request, Done done)
 void SandboxService::destroy(const QString &sandboxId, Done done, const QString &reason, bool force)
 {
     m_destroyer->destroy(sandboxId, std::move(done), reason, force);
+}
+
+void SandboxService::holdStopped(const QString &sandboxId, const QString &why, HoldDone done)
+{
+    const auto r = m_ops->records().find(sandboxId);
+    QString refusal;
+    if (!r)
+        refusal = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
+    else if (r->state != SandboxState::Running && r->state != SandboxState::Stopped)
+        refusal = QStringLiteral("sandbox %1 is %2").arg(sandboxId, sandboxStateName(r->state));
+    else if (!m_ops->heldFor(sandboxId).isEmpty())
+        refusal = QStringLiteral("sandbox %1 is %2 already").arg(sandboxId, m_ops->heldFor(sandboxId));
+    else if (m_creator->isCreating(sandboxId) || m_destroyer->isDestroying(sandboxId))
+        refusal = QStringLiteral("sandbox %1 is being created or destroyed").arg(sandboxId);
+    if (!refusal.isEmpty())
+        return QTimer::singleShot(0, this, [done, refusal] { done(false, refusal, QString()); });
+    m_ops->hold(sandboxId, why);
+    if (r->state == SandboxState::Running) {
+        const qint64 now = m_ops->clock().nowMs();
+        QString error;
+        // Persisted before acting: after a crash before `sbx stop` ran, reconciliation finishes the stop.
+        if (!m_ops->records().markStopped(sandboxId, now, QStringLiteral("stopped while %1").arg(why), now, error)) {
+            m_ops->release(sandboxId);
+            const QString failed = error.isEmpty() ? QStringLiteral("sandbox %1 changed meanwhile").arg(sandboxId) : error;
+            return QTimer::singleShot(0, this, [done, failed] { done(false, failed, QString()); });
+        }
+        m_ops->markSessionsLost(sandboxId, QStringLiteral("the sandbox was stopped while %1").arg(why), now);
+        m_ops->detach(sandboxId);
+        emit sandboxesChanged();
+    }
+    // `sbx stop` of a stopped VM is harmless: it also waits out a stop a sleep began.
+    const QString runtime = r->runtimeName;
+    m_ops->stopRuntime(sandboxId, runtime, [done, runtime] { done(true, QString(), runtime); });
+}
+
+void SandboxService::release(const QString &sandboxId)
+{
+    m_ops->release(sandboxId);
+}
+
+QString SandboxService::heldFor(const QString &sandboxId) const
+{
+    return m_ops->heldFor(sandboxId);
 }
 
 void SandboxService::ensureAvailable(std::function<void(bool, const QString &)> done)

@@ -82,6 +82,15 @@ public:
     QString publicText(const QString &text) const;
     // See SandboxWaker::checkHostFolder (an export of a sleeping clone starts its VM too).
     bool checkHostFolder(const QString &sandboxId, const Workspace &workspace, QString &error) const;
+    // Stops the sandbox's VM and holds it stopped for a job on it (`why`: "being checkpointed"):
+    // running → stopped first (persisted, sessions lost, channel closed), then `sbx stop`; `done`
+    // once that returned (when it failed, the job's next sbx command says why), with the runtime
+    // name, or at once with a readable error (nothing held then). Until
+    // release() a tool call does not wake it and destroy and sleep leave it alone.
+    using HoldDone = std::function<void(bool ok, const QString &error, const QString &runtimeName)>;
+    void holdStopped(const QString &sandboxId, const QString &why, HoldDone done);
+    void release(const QString &sandboxId);
+    QString heldFor(const QString &sandboxId) const;
     // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
     int countActive() const;
 

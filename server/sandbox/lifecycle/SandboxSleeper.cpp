@@ -46,7 +46,7 @@ std::optional<RunningSandbox> SandboxSleeper::runningSandbox(const QString &sand
 bool SandboxSleeper::putToSleep(const QString &sandboxId)
 {
     const auto r = m_ops.records().find(sandboxId);
-    if (!r || r->state != SandboxState::Running || isInFlight(sandboxId))
+    if (!r || r->state != SandboxState::Running || isInFlight(sandboxId) || !m_ops.heldFor(sandboxId).isEmpty())
         return false;
     const int sleepSeconds = m_ops.config().sandboxSleepSeconds;
     const qint64 now = m_ops.clock().nowMs();

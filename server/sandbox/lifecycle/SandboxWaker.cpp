@@ -22,6 +22,10 @@ SandboxWaker::SandboxWaker(SandboxRuntimeOps &ops, QObject *parent) : QObject(pa
 
 bool SandboxWaker::wake(const SandboxRecord &r, std::shared_ptr<StartCheck> &startCheck, QString &error)
 {
+    if (const QString why = m_ops.heldFor(r.id); !why.isEmpty()) {
+        error = QStringLiteral("sandbox %1 is %2 right now; call again once that is done").arg(r.id, why);
+        return false;
+    }
     if (m_ops.isStopping(r.id)) {
         error = QStringLiteral("sandbox %1 is being put to sleep right now (sbx stop is running); call again in a few "
                                "seconds and it wakes up").arg(r.id);
