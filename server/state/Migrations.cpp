@@ -182,6 +182,23 @@ const QList<QStringList> &schemaMigrations()
                            " WHERE state = 'pending'"),
             QStringLiteral("CREATE INDEX export_requests_by_state ON export_requests(state, requested_at)"),
         },
+        // 11: checkpoints of sandboxes (issue 45), recorded before anything is acted on.
+        {
+            QStringLiteral("CREATE TABLE checkpoints ("
+                           " id TEXT PRIMARY KEY,"
+                           " sandbox_id TEXT NOT NULL,"
+                           " label TEXT,"
+                           " template_ref TEXT NOT NULL,"
+                           " workspace_copy TEXT,"
+                           " state TEXT NOT NULL CHECK (state IN ('saving','ready','failed')),"
+                           " failure TEXT,"
+                           " size_bytes INTEGER NOT NULL DEFAULT 0,"
+                           " created_at INTEGER NOT NULL,"
+                           " finished_at INTEGER,"
+                           " pinned INTEGER NOT NULL DEFAULT 0)"),
+            QStringLiteral("CREATE INDEX checkpoints_by_sandbox ON checkpoints(sandbox_id, created_at)"),
+            QStringLiteral("CREATE INDEX checkpoints_by_state ON checkpoints(state)"),
+        },
     };
     return migrations;
 }

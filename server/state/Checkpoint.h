@@ -1,0 +1,35 @@
+#pragma once
+
+#include <QString>
+
+namespace chat2sbx {
+
+// saving (recorded before anything is acted on) → ready | failed. A row still `saving` when the
+// server starts belongs to a checkpoint a crash interrupted: it is finished or removed then, never
+// listed as usable.
+enum class CheckpointState { Saving, Ready, Failed };
+
+QString checkpointStateName(CheckpointState state);
+bool parseCheckpointState(const QString &text, CheckpointState &out);
+
+// A sandbox saved as it was (issue 45): its VM's disk as an sbx template (`sbx template save`; never
+// memory, processes, mounted folders or /var/lib/docker) and, for a managed workspace, a copy of the
+// workspace folder on the host.
+struct Checkpoint {
+    QString id;               // ckp_ + random
+    QString sandboxId;
+    QString label;            // the agent's words (<= 200 characters), may be empty
+    QString templateRef;      // chat2sbx-checkpoint:<id>
+    QString workspaceCopy;    // the host copy of a managed workspace; empty when none was made
+    CheckpointState state = CheckpointState::Saving;
+    QString failure;          // failed: why, one sentence
+    qint64 sizeBytes = 0;     // the workspace copy (sbx does not say how large a template is on disk)
+    qint64 createdAt = 0;
+    qint64 finishedAt = 0;    // 0 while saving
+    bool pinned = false;      // kept when the budget evicts the oldest
+
+    bool isReady() const { return state == CheckpointState::Ready; }
+    static QString templateRefFor(const QString &checkpointId);
+};
+
+} // namespace chat2sbx

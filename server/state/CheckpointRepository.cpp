@@ -1,0 +1,121 @@
+#include "state/CheckpointRepository.h"
+
+#include "state/Database.h"
+#include "state/SqlStatement.h"
+
+#include <QSqlQuery>
+#include <QVariant>
+
+namespace chat2sbx {
+
+QString checkpointStateName(CheckpointState state)
+{
+    switch (state) {
+    case CheckpointState::Saving: return QStringLiteral("saving");
+    case CheckpointState::Ready: return QStringLiteral("ready");
+    case CheckpointState::Failed: return QStringLiteral("failed");
+    }
+    return QStringLiteral("saving");
+}
+
+bool parseCheckpointState(const QString &text, CheckpointState &out)
+{
+    for (const CheckpointState s : {CheckpointState::Saving, CheckpointState::Ready, CheckpointState::Failed}) {
+        if (text == checkpointStateName(s)) {
+            out = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+QString Checkpoint::templateRefFor(const QString &checkpointId)
+{
+    return QStringLiteral("chat2sbx-checkpoint:") + checkpointId;
+}
+
+namespace {
+
+const char kCheckpointColumns[] = "id, sandbox_id, label, template_ref, workspace_copy, state, failure, size_bytes, created_at,"
+                                  " finished_at, pinned";
+
+Checkpoint checkpointOfRow(const QSqlQuery &q)
+{
+    Checkpoint c;
+    c.id = q.value(0).toString();
+    c.sandboxId = q.value(1).toString();
+    c.label = q.value(2).toString();
+    c.templateRef = q.value(3).toString();
+    c.workspaceCopy = q.value(4).toString();
+    parseCheckpointState(q.value(5).toString(), c.state);
+    c.failure = q.value(6).toString();
+    c.sizeBytes = q.value(7).toLongLong();
+    c.createdAt = q.value(8).toLongLong();
+    c.finishedAt = q.value(9).isNull() ? 0 : q.value(9).toLongLong();
+    c.pinned = q.value(10).toInt() != 0;
+    return c;
+}
+
+QList<Checkpoint> checkpointsWhere(Database &db, const QString &where, const QVariant &value)
+{
+    QList<Checkpoint> out;
+    if (!db.isOpen())
+        return out;
+    QSqlQuery q(db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM checkpoints WHERE %2 = ? ORDER BY created_at, rowid")
+                  .arg(QLatin1String(kCheckpointColumns), where));
+    q.addBindValue(value);
+    if (q.exec())
+        while (q.next())
+            out.append(checkpointOfRow(q));
+    return out;
+}
+
+} // namespace
+
+bool CheckpointRepository::insert(const Checkpoint &c, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    return execBound(q, QStringLiteral("INSERT INTO checkpoints (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kCheckpointColumns)),
+                     {c.id, c.sandboxId, nullIfEmpty(c.label), c.templateRef, nullIfEmpty(c.workspaceCopy),
+                      checkpointStateName(c.state), nullIfEmpty(c.failure), c.sizeBytes, c.createdAt,
+                      c.finishedAt ? QVariant(c.finishedAt) : QVariant(), c.pinned ? 1 : 0},
+                     error, QStringLiteral("cannot record the checkpoint: %1"));
+}
+
+std::optional<Checkpoint> CheckpointRepository::find(const QString &id) const
+{
+    const QList<Checkpoint> found = checkpointsWhere(m_db, QStringLiteral("id"), id);
+    return found.isEmpty() ? std::nullopt : std::optional<Checkpoint>(found.first());
+}
+
+QList<Checkpoint> CheckpointRepository::listFor(const QString &sandboxId) const
+{
+    return checkpointsWhere(m_db, QStringLiteral("sandbox_id"), sandboxId);
+}
+
+QList<Checkpoint> CheckpointRepository::inState(CheckpointState state) const
+{
+    return checkpointsWhere(m_db, QStringLiteral("state"), checkpointStateName(state));
+}
+
+int CheckpointRepository::finish(const QString &id, CheckpointState state, qint64 sizeBytes, const QString &failure, qint64 at,
+                                 QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    if (!execBound(q, QStringLiteral("UPDATE checkpoints SET state = ?, size_bytes = ?, failure = ?, finished_at = ?"
+                                     " WHERE id = ? AND state = 'saving'"),
+                   {checkpointStateName(state), sizeBytes, nullIfEmpty(failure), at, id}, error,
+                   QStringLiteral("cannot record the checkpoint: %1")))
+        return -1;
+    return q.numRowsAffected() > 0 ? 1 : 0;
+}
+
+bool CheckpointRepository::remove(const QString &id, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    return execBound(q, QStringLiteral("DELETE FROM checkpoints WHERE id = ?"), {id}, error,
+                     QStringLiteral("cannot remove the checkpoint: %1"));
+}
+
+} // namespace chat2sbx

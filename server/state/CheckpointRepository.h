@@ -1,0 +1,32 @@
+#pragma once
+
+#include "state/Checkpoint.h"
+
+#include <QList>
+
+#include <optional>
+
+namespace chat2sbx {
+
+class Database;
+
+// Rows of the checkpoints table. Every write is committed before it returns.
+class CheckpointRepository {
+public:
+    explicit CheckpointRepository(Database &db) : m_db(db) {}
+
+    bool insert(const Checkpoint &c, QString &error);
+    std::optional<Checkpoint> find(const QString &id) const;
+    // A sandbox's checkpoints, oldest first (failed ones included: the caller decides what to show).
+    QList<Checkpoint> listFor(const QString &sandboxId) const;
+    // Every checkpoint in `state`, oldest first (start-up: the ones a crash left `saving`).
+    QList<Checkpoint> inState(CheckpointState state) const;
+    // saving → ready (with the copy's size) or failed (with why): 1 done, 0 not saving any more, -1 error.
+    int finish(const QString &id, CheckpointState state, qint64 sizeBytes, const QString &failure, qint64 at, QString &error);
+    bool remove(const QString &id, QString &error);
+
+private:
+    Database &m_db;
+};
+
+} // namespace chat2sbx
