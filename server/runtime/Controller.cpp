@@ -6,6 +6,7 @@
 #include "runtime/ChatGptToolList.h"
 #include "state/SettingsRepository.h"
 #include "mcp/McpEndpoint.h"
+#include "sandbox/changes/CheckpointService.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "mcp/ToolCallRunner.h"
 #include "runtime/AuditLogSink.h"
@@ -138,6 +139,7 @@ void Controller::start()
         m_services.approvals->startWatching();
         m_services.network->startWatching();
         m_services.exportApprovals->startWatching();
+        m_services.checkpoints->reconcile();   // what a crash left half-saved goes, before any tool call
         m_services.retention->start();
         m_auditRetention = std::make_unique<AuditRetention>(*m_services.db, m_clock, m_config.auditRetentionDays,
                                                             m_config.auditMaxRows);

@@ -14,6 +14,8 @@
 #include "sandbox/sbx/SbxHealth.h"
 #include "state/Database.h"
 #include "tools/ChangesTools.h"
+#include "tools/CheckpointTools.h"
+#include "sandbox/changes/CheckpointService.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "sandbox/changes/FileExport.h"
 #include "sandbox/changes/HostExportFile.h"
@@ -113,6 +115,11 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
         // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
         sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);
+    }
+
+    if (server) {
+        checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock);
+        registerCheckpointTools(tools, *checkpoints, config);
     }
 
     // Review and export of the agent's work; also what destroy and idle expiry ask first.

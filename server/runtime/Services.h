@@ -13,6 +13,7 @@ class ActivityMonitor;
 class ApprovalService;
 class BashSessions;
 class ChangesService;
+class CheckpointService;
 class ChannelPool;
 class Clock;
 class Database;
@@ -72,6 +73,7 @@ struct Services {
     std::unique_ptr<WorkspaceRemoval> removal;
     std::unique_ptr<WarmPool> warm;          // sandboxes made ahead of need; outlives sandboxes
     std::unique_ptr<SandboxService> sandboxes;
+    std::unique_ptr<CheckpointService> checkpoints;   // the server's: sandbox_checkpoint(s)
     std::unique_ptr<SbxHealth> sbxHealth;
     std::unique_ptr<ApprovalService> approvals;
     std::unique_ptr<NetworkAccess> network;   // network requests and the sbx rules chat2sbx added

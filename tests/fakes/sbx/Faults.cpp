@@ -70,6 +70,8 @@ QString commandKey(const QStringList &args)
             return QStringLiteral("TEMPLATE_LS");
         if (args.at(1) == QLatin1String("save"))
             return QStringLiteral("TEMPLATE_SAVE");
+        if (args.at(1) == QLatin1String("rm"))
+            return QStringLiteral("TEMPLATE_RM");
         return {};
     }
     if (cmd == QLatin1String("create"))

@@ -1,0 +1,145 @@
+#include "sandbox/changes/CheckpointService.h"
+
+#include "config/Config.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
+#include "sandbox/changes/WorkspaceCopy.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/sbx/SbxDriver.h"
+
+#include <QDir>
+#include <QLoggingCategory>
+#include <QPointer>
+
+namespace chat2sbx {
+
+namespace {
+Q_LOGGING_CATEGORY(lcCheckpoint, "chat2sbx.checkpoint")
+
+const QString kHeldFor = QStringLiteral("being checkpointed");
+} // namespace
+
+CheckpointService::CheckpointService(const Config &config, Database &db, SandboxService &sandboxes, SbxDriver &sbx, Clock &clock,
+                                     QObject *parent)
+    : QObject(parent), m_config(config), m_sandboxes(sandboxes), m_sbx(sbx), m_clock(clock), m_repo(db), m_sessions(db),
+      m_copy(new WorkspaceCopy(this))
+{
+}
+
+CheckpointService::~CheckpointService() = default;
+
+QString CheckpointService::copyDir(const QString &checkpointId) const
+{
+    return m_config.dataRoot + QStringLiteral("/checkpoints/") + checkpointId;
+}
+
+QList<Checkpoint> CheckpointService::list(const QString &sandboxId) const
+{
+    return m_repo.listFor(sandboxId);
+}
+
+void CheckpointService::fail(const Checkpoint &c, const QString &why, bool held, const Done &done)
+{
+    QString error;
+    m_repo.finish(c.id, CheckpointState::Failed, 0, why, m_clock.nowMs(), error);
+    QDir(copyDir(c.id)).removeRecursively();
+    m_sbx.templateRemove(c.templateRef, [](const SbxResult &) {});   // made or not: nothing of it stays
+    if (held)
+        m_sandboxes.release(c.sandboxId);
+    emit checkpointsChanged(c.sandboxId);
+    Outcome o;
+    o.error = why;
+    o.checkpoint = c;
+    o.checkpoint.state = CheckpointState::Failed;
+    o.checkpoint.failure = why;
+    done(o);
+}
+
+void CheckpointService::create(const QString &sandboxId, const QString &label, bool endRunningCommands,
+                               std::function<void(const Checkpoint &)> started, Done done)
+{
+    Outcome refused;
+    const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
+    if (!view || !view->workspace) {
+        refused.error = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
+        return done(refused);
+    }
+    const Workspace &w = *view->workspace;
+    if (w.mode == WorkspaceMode::Clone) {
+        refused.error = QStringLiteral("clone sandboxes cannot be checkpointed yet: bring their work home with export_changes");
+        return done(refused);
+    }
+    if (!endRunningCommands && m_sessions.hasRunning(sandboxId)) {
+        refused.error = QStringLiteral("commands still run in sandbox %1 (bash_list shows them); a checkpoint stops the sandbox and "
+                                       "ends them: wait for them, or call again with end_running_commands: true").arg(sandboxId);
+        return done(refused);
+    }
+    Checkpoint c;
+    c.id = newId("ckp_");
+    c.sandboxId = sandboxId;
+    c.label = label.left(kMaxLabelChars);
+    c.templateRef = Checkpoint::templateRefFor(c.id);
+    if (w.isManaged())
+        c.workspaceCopy = copyDir(c.id) + QStringLiteral("/workspace");
+    c.createdAt = m_clock.nowMs();
+    QString error;
+    if (!m_repo.insert(c, error)) {   // recorded before anything is acted on
+        refused.error = error;
+        return done(refused);
+    }
+    emit checkpointsChanged(sandboxId);
+    if (started)
+        started(c);
+    QStringList notes{QStringLiteral("memory and running processes are not kept: commands end, the sandbox starts afresh "
+                                     "at its next tool call"),
+                      QStringLiteral("the sandbox's own Docker images and containers (/var/lib/docker) are not in a checkpoint")};
+    if (w.mode == WorkspaceMode::Direct)
+        notes << QStringLiteral("the direct-mode folder %1 is the user's own and is not in the checkpoint").arg(w.hostPath);
+    const QString source = w.isManaged() ? w.hostPath : QString();
+    QPointer<CheckpointService> self(this);
+    m_sandboxes.holdStopped(sandboxId, kHeldFor, [self, c, done, notes, source](bool ok, const QString &holdError, const QString &runtime) {
+        if (!self)
+            return;
+        if (!ok)
+            return self->fail(c, holdError, false, done);
+        self->m_sbx.templateSave(runtime, c.templateRef, [self, c, done, notes, source](const SbxResult &saved) {
+            if (!self)
+                return;
+            if (!saved.ok)
+                return self->fail(c, self->m_sandboxes.publicText(saved.error), true, done);
+            const auto finish = [self, c, done, notes](qint64 size) {
+                QString finishError;
+                if (self->m_repo.finish(c.id, CheckpointState::Ready, size, {}, self->m_clock.nowMs(), finishError) != 1)
+                    return self->fail(c, finishError.isEmpty() ? QStringLiteral("the checkpoint was removed meanwhile") : finishError,
+                                      true, done);
+                self->m_sandboxes.release(c.sandboxId);
+                emit self->checkpointsChanged(c.sandboxId);
+                Outcome o;
+                o.ok = true;
+                o.checkpoint = *self->m_repo.find(c.id);
+                o.notes = notes;
+                done(o);
+            };
+            if (source.isEmpty())
+                return finish(0);
+            self->m_copy->copy(source, c.workspaceCopy, [self, c, done, finish](bool copied, qint64 size, const QString &copyError) {
+                if (!self)
+                    return;
+                if (!copied)
+                    return self->fail(c, copyError, true, done);
+                finish(size);
+            });
+        });
+    });
+}
+
+void CheckpointService::reconcile()
+{
+    for (const Checkpoint &c : m_repo.inState(CheckpointState::Saving)) {
+        qCInfo(lcCheckpoint).noquote() << "checkpoint" << c.id << "of" << c.sandboxId
+                                       << "was interrupted by a stop of chat2sbx: removed";
+        fail(c, QStringLiteral("chat2sbx stopped while the checkpoint was being saved"), false, [](const Outcome &) {});
+    }
+}
+
+} // namespace chat2sbx

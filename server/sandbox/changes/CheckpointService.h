@@ -1,0 +1,70 @@
+#pragma once
+
+#include "state/Checkpoint.h"
+#include "state/BashSessionRepository.h"
+#include "state/CheckpointRepository.h"
+
+#include <QObject>
+#include <QSet>
+
+#include <functional>
+
+namespace chat2sbx {
+
+struct Config;
+class Clock;
+class Database;
+class SandboxService;
+class SbxDriver;
+class WorkspaceCopy;
+
+// Checkpoints of sandboxes (issue 45; this is its first part: taking and listing them). A checkpoint
+// is recorded `saving` first; then the sandbox is held stopped (SandboxService::holdStopped), its
+// VM's disk saved as the template chat2sbx-checkpoint:<id> (`sbx template save`), and a managed
+// workspace copied on the host (WorkspaceCopy) into <dataRoot>/checkpoints/<id>/workspace; then
+// `ready`, and the sandbox is released (the next tool call wakes it). Any failure leaves it `failed`
+// with why and removes what was made. A direct-mode folder is the user's own and not copied (the
+// outcome says so); clone sandboxes are not checkpointed yet (their work travels with export_changes).
+// What a template never holds: memory, processes, mounted folders and the VM's Docker images.
+class CheckpointService : public QObject {
+    Q_OBJECT
+public:
+    CheckpointService(const Config &config, Database &db, SandboxService &sandboxes, SbxDriver &sbx, Clock &clock,
+                      QObject *parent = nullptr);
+    ~CheckpointService() override;
+
+    struct Outcome {
+        bool ok = false;
+        QString error;           // one sentence (nothing is left of the checkpoint)
+        Checkpoint checkpoint;   // set once recorded, also when it failed later
+        QStringList notes;       // what the checkpoint does not hold
+    };
+    using Done = std::function<void(const Outcome &)>;
+
+    // `started` runs once the checkpoint is recorded (its id known); `done` once it is ready or failed.
+    // Commands still running in the sandbox end when its VM stops: refused unless `endRunningCommands`.
+    void create(const QString &sandboxId, const QString &label, bool endRunningCommands,
+                std::function<void(const Checkpoint &)> started, Done done);
+    QList<Checkpoint> list(const QString &sandboxId) const;
+    // Start-up: checkpoints a crash left `saving` become `failed`, their template and copy removed.
+    void reconcile();
+
+    static constexpr int kMaxLabelChars = 200;
+
+signals:
+    void checkpointsChanged(const QString &sandboxId);
+
+private:
+    void fail(const Checkpoint &c, const QString &why, bool held, const Done &done);
+    QString copyDir(const QString &checkpointId) const;
+
+    const Config &m_config;
+    SandboxService &m_sandboxes;
+    SbxDriver &m_sbx;
+    Clock &m_clock;
+    CheckpointRepository m_repo;
+    BashSessionRepository m_sessions;
+    WorkspaceCopy *m_copy;
+};
+
+} // namespace chat2sbx

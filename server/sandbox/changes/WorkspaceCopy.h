@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+namespace chat2sbx {
+
+// A managed workspace folder copied on the host for a checkpoint: `cp -a --reflink=auto` (a reflink
+// where the file system has them, so unchanged files cost no space; a plain copy elsewhere) into a
+// staged `<dst>.partial` renamed to `dst` when complete, then `du -sb` for its size. Children go
+// through core/ChildProcess: an argv list, only PATH in their environment, a timeout.
+class WorkspaceCopy : public QObject {
+    Q_OBJECT
+public:
+    using Done = std::function<void(bool ok, qint64 sizeBytes, const QString &error)>;
+    explicit WorkspaceCopy(QObject *parent = nullptr) : QObject(parent) {}
+
+    static constexpr int kCopyTimeoutMs = 30 * 60 * 1000;
+
+    // `dst` must not exist; its parent is made. On failure nothing is left at `dst` or `dst.partial`.
+    void copy(const QString &src, const QString &dst, Done done);
+};
+
+} // namespace chat2sbx

@@ -1,0 +1,123 @@
+// sandbox_checkpoint and sandbox_checkpoints (issue 45, first part) against the fake sbx: a scratch
+// sandbox is saved as it is — its VM's disk as the template chat2sbx-checkpoint:<id> (the fake keeps
+// HOME), its workspace copied on the host — and listed ready; the sandbox is stopped for it and woken
+// by the next tool call. A failing `sbx template save` leaves a failed checkpoint with the reason and
+// nothing made; a checkpoint a crash left `saving` is removed at the next start.
+#include "SandboxHarness.h"
+
+#include "sandbox/changes/CheckpointService.h"
+#include "state/CheckpointRepository.h"
+#include "tools/CheckpointTools.h"
+
+#include <QJsonArray>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+class TestCheckpoints : public QObject {
+    Q_OBJECT
+
+    TestEnvironment env;
+    std::unique_ptr<SandboxHarness> h;
+    std::unique_ptr<CheckpointService> checkpoints;
+    QString id, runtime, workspace;
+
+    QString sbxHome() const { return env.sbxState() + QStringLiteral("/sandboxes/") + runtime + QStringLiteral("/home"); }
+
+private slots:
+    void initTestCase()
+    {
+        env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
+        h = std::make_unique<SandboxHarness>(env);
+        QVERIFY(h->opened);
+        checkpoints = std::make_unique<CheckpointService>(h->config, h->db, *h->sandboxes, *h->sbx, h->clock);
+        registerCheckpointTools(h->tools, *checkpoints, h->config);
+        QVERIFY(h->reconcile());
+        const CallResult created = h->call(QStringLiteral("sandbox_create"), {}, scaled(60000));
+        QVERIFY2(created.finished && !created.result.isError, qPrintable(created.text()));
+        id = created.json().value(QStringLiteral("sandbox_id")).toString();
+        const SandboxView view = *h->sandboxes->get(id);
+        runtime = view.record.runtimeName;
+        workspace = view.workspace->hostPath;
+    }
+
+    void aScratchSandboxIsSavedAndListed()
+    {
+        QVERIFY(writeFile(workspace + QStringLiteral("/notes/plan.md"), "step 1\n"));
+        QVERIFY(writeFile(sbxHome() + QStringLiteral("/.installed"), "left-pad 1.3\n"));
+        const CallResult r = h->call(QStringLiteral("sandbox_checkpoint"),
+                                     {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("label"), QStringLiteral("before the upgrade")}},
+                                     scaled(60000));
+        QVERIFY2(r.finished && !r.result.isError, qPrintable(r.text()));
+        const QJsonObject o = r.json();
+        const QString ckp = o.value(QStringLiteral("checkpoint_id")).toString();
+        QVERIFY2(ckp.startsWith(QLatin1String("ckp_")) && o.value(QStringLiteral("state")).toString() == QLatin1String("ready"), qPrintable(r.text()));
+        QVERIFY(o.value(QStringLiteral("workspace_copied")).toBool());
+        QVERIFY(o.value(QStringLiteral("size_bytes")).toDouble() > 0);
+        QVERIFY2(QJsonDocument(o.value(QStringLiteral("not_kept")).toArray()).toJson().contains("Docker images"), qPrintable(r.text()));
+
+        // The VM's side: the template, holding HOME as it was. The workspace: a copy on the host.
+        const CliResult ls = runFakeSbx(env, {QStringLiteral("template"), QStringLiteral("ls"), QStringLiteral("--json")});
+        QVERIFY2(ls.out.contains(("\"" + ckp + "\"").toUtf8()), ls.out.constData());
+        QCOMPARE(readFile(env.sbxState() + QStringLiteral("/templates/chat2sbx-checkpoint_") + ckp + QStringLiteral("/home/.installed")),
+                 QByteArray("left-pad 1.3\n"));
+        const QString copy = h->config.dataRoot + QStringLiteral("/checkpoints/") + ckp + QStringLiteral("/workspace");
+        QCOMPARE(readFile(copy + QStringLiteral("/notes/plan.md")), QByteArray("step 1\n"));
+        QVERIFY(!QFileInfo::exists(copy + QStringLiteral(".partial")));
+
+        const CallResult listed = h->call(QStringLiteral("sandbox_checkpoints"), {{QStringLiteral("sandbox_id"), id}});
+        const QJsonArray list = listed.json().value(QStringLiteral("checkpoints")).toArray();
+        QVERIFY2(list.size() == 1 && list.at(0).toObject().value(QStringLiteral("label")).toString() == QLatin1String("before the upgrade"),
+                 qPrintable(listed.text()));
+
+        // Stopped for the save, released after: the next tool call wakes it.
+        QCOMPARE(h->sandboxes->get(id)->record.state, SandboxState::Stopped);
+        QVERIFY(h->sandboxes->heldFor(id).isEmpty());
+        RunningSandbox running;
+        QString error;
+        QVERIFY2(h->sandboxes->resolveRunning(id, running, error), qPrintable(error));
+        QVERIFY(running.wokeFromSleep);
+        QVERIFY(h->leaks.isEmpty());
+    }
+
+    void aFailedSaveLeavesNothingButTheReason()
+    {
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_FAIL_TEMPLATE_SAVE=no space left on device")});
+        const CallResult r = h->call(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}}, scaled(60000));
+        env.setSbxFaults({});
+        QVERIFY2(r.result.isError && r.text().contains(QStringLiteral("no space left on device")), qPrintable(r.text()));
+        const QList<Checkpoint> all = checkpoints->list(id);
+        QCOMPARE(all.size(), 2);
+        QCOMPARE(all.last().state, CheckpointState::Failed);
+        QVERIFY(all.last().failure.contains(QStringLiteral("no space left")));
+        QVERIFY(!QFileInfo::exists(h->config.dataRoot + QStringLiteral("/checkpoints/") + all.last().id));
+        QVERIFY(h->sandboxes->heldFor(id).isEmpty());
+        RunningSandbox running;
+        QString error;
+        QVERIFY2(h->sandboxes->resolveRunning(id, running, error), qPrintable(error));
+    }
+
+    void aCheckpointACrashInterruptedGoesAtTheNextStart()
+    {
+        Checkpoint half;
+        half.id = QStringLiteral("ckp_0123456789abcdef01234567");
+        half.sandboxId = id;
+        half.templateRef = Checkpoint::templateRefFor(half.id);
+        half.workspaceCopy = h->config.dataRoot + QStringLiteral("/checkpoints/") + half.id + QStringLiteral("/workspace");
+        half.createdAt = 1;
+        QString error;
+        QVERIFY(CheckpointRepository(h->db).insert(half, error));
+        QVERIFY(writeFile(half.workspaceCopy + QStringLiteral(".partial/some-file"), "half"));
+        checkpoints->reconcile();
+        const std::optional<Checkpoint> after = CheckpointRepository(h->db).find(half.id);
+        QVERIFY(after && after->state == CheckpointState::Failed && after->failure.contains(QStringLiteral("stopped")));
+        QVERIFY(!QFileInfo::exists(h->config.dataRoot + QStringLiteral("/checkpoints/") + half.id));
+        const CallResult unknown = h->call(QStringLiteral("sandbox_checkpoint"),
+                                           {{QStringLiteral("sandbox_id"), QStringLiteral("sbx_000000000000000000000000")}});
+        QVERIFY2(unknown.result.isError && unknown.text().contains(QStringLiteral("unknown sandbox_id")), qPrintable(unknown.text()));
+    }
+};
+
+QTEST_MAIN(TestCheckpoints)
+#include "tst_checkpoints.moc"
