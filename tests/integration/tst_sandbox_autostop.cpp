@@ -21,16 +21,6 @@ QJsonObject structured(const QJsonObject &result)
     return result.value(QStringLiteral("structuredContent")).toObject();
 }
 
-QString fakeStatus(const TestEnvironment &env, const QString &runtime)
-{
-    QList<SbxRuntimeInfo> items;
-    SbxDriver::parseList(runFakeSbx(env, {QStringLiteral("ls"), QStringLiteral("--json")}).out, items);
-    for (const SbxRuntimeInfo &i : items)
-        if (i.name == runtime)
-            return i.status;
-    return {};
-}
-
 bool runFake(const TestEnvironment &env, const QStringList &args)
 {
     return runFakeSbx(env, args).exitCode == 0;
@@ -88,11 +78,11 @@ private slots:
             sessionId = running.value(QStringLiteral("session_id")).toString();
             // Attached all along: the VM did not stop under the running server.
             QTest::qWait(2000);
-            QCOMPARE(fakeStatus(f.env, runtime), QStringLiteral("running"));
+            QCOMPARE(fakeSandboxStatus(f.env, runtime), QStringLiteral("running"));
             QCOMPARE(server.terminate(), 0);
         }
         // Nothing attached any more: the VM stops by itself, and the command with it.
-        QVERIFY(waitFor([&] { return fakeStatus(f.env, runtime) == QLatin1String("stopped"); }, 20000));
+        QVERIFY(waitFor([&] { return fakeSandboxStatus(f.env, runtime) == QLatin1String("stopped"); }, 20000));
 
         ServerProcess again(f.env);
         QVERIFY2(again.start(), qPrintable(again.output()));
@@ -126,7 +116,7 @@ private slots:
         QCOMPARE(polled.value(QStringLiteral("lost_reason")).toString(), reason);
         QCOMPARE(structured(mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}}))
                      .value(QStringLiteral("state")).toString(), QStringLiteral("running"));
-        QCOMPARE(fakeStatus(f.env, runtime), QStringLiteral("running"));
+        QCOMPARE(fakeSandboxStatus(f.env, runtime), QStringLiteral("running"));
         QCOMPARE(observer.countCalls(QStringLiteral("create")), 1);
         QCOMPARE(again.terminate(), 0);
     }
@@ -158,7 +148,7 @@ private slots:
         QVERIFY2(waitFor([&] { return state() == QLatin1String("stopped"); }, 15000), qPrintable(server.output()));
         // Not started again behind the agent's back.
         QTest::qWait(1000);
-        QCOMPARE(fakeStatus(f.env, runtime), QStringLiteral("stopped"));
+        QCOMPARE(fakeSandboxStatus(f.env, runtime), QStringLiteral("stopped"));
         QVERIFY2(server.output().contains(QLatin1String("stopped under chat2sbx")), qPrintable(server.output()));
 
         const QJsonObject lost = sessionIn(structured(mcp.callToolResult(QStringLiteral("bash_list"), {{QStringLiteral("sandbox_id"), id}})), sessionId);

@@ -12,16 +12,6 @@ using namespace chat2sbx::test;
 
 namespace {
 
-QString fakeStatus(const TestEnvironment &env, const QString &runtime)
-{
-    QList<SbxRuntimeInfo> items;
-    SbxDriver::parseList(runFakeSbx(env, {QStringLiteral("ls"), QStringLiteral("--json")}).out, items);
-    for (const SbxRuntimeInfo &i : items)
-        if (i.name == runtime)
-            return i.status;
-    return {};
-}
-
 struct Held {
     bool done = false, ok = false;
     QString error, runtime;
@@ -53,7 +43,7 @@ private slots:
         QVERIFY2(created.finished && !created.result.isError, qPrintable(created.text()));
         const QString id = created.json().value(QStringLiteral("sandbox_id")).toString();
         const QString runtime = h.sandboxes->get(id)->record.runtimeName;
-        QCOMPARE(fakeStatus(env, runtime), QStringLiteral("running"));
+        QCOMPARE(fakeSandboxStatus(env, runtime), QStringLiteral("running"));
         QVERIFY(runFakeSbx(env, {QStringLiteral("template"), QStringLiteral("save"), runtime, QStringLiteral("chat2sbx-checkpoint:ckp_t0")})
                     .exitCode != 0);   // a running VM cannot be saved
 
@@ -61,7 +51,7 @@ private slots:
         QVERIFY2(held.done && held.ok, qPrintable(held.error));
         QCOMPARE(held.runtime, runtime);
         QCOMPARE(h.sandboxes->get(id)->record.state, SandboxState::Stopped);
-        QCOMPARE(fakeStatus(env, runtime), QStringLiteral("stopped"));
+        QCOMPARE(fakeSandboxStatus(env, runtime), QStringLiteral("stopped"));
         QCOMPARE(h.sandboxes->heldFor(id), QStringLiteral("being checkpointed"));
         const CliResult saved = runFakeSbx(env, {QStringLiteral("template"), QStringLiteral("save"), runtime,
                                                  QStringLiteral("chat2sbx-checkpoint:ckp_t1")});

@@ -43,6 +43,18 @@ inline void pointFakeSbxAt(const TestEnvironment &env, bool withTemplate = true)
         qunsetenv("FAKE_SBX_TEMPLATES");
 }
 
+// The status the fake sbx reports for `runtime` now (`sbx ls --json`): running, stopped, creating; empty
+// when it does not list it.
+inline QString fakeSandboxStatus(const TestEnvironment &env, const QString &runtime)
+{
+    QList<SbxRuntimeInfo> items;
+    SbxDriver::parseList(runFakeSbx(env, {QStringLiteral("ls"), QStringLiteral("--json")}).out, items);
+    for (const SbxRuntimeInfo &i : items)
+        if (i.name == runtime)
+            return i.status;
+    return {};
+}
+
 struct CallResult {
     bool finished = false;
     ToolResult result;
