@@ -1,9 +1,9 @@
 #include "tools/CheckpointTools.h"
 
 #include "config/Config.h"
-#include "core/Clock.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/changes/CheckpointService.h"
+#include "sandbox/present/CheckpointJson.h"
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"
 
@@ -12,21 +12,6 @@
 
 namespace chat2sbx {
 namespace {
-
-QJsonObject checkpointJson(const Checkpoint &c)
-{
-    QJsonObject o{{QStringLiteral("checkpoint_id"), c.id},
-                  {QStringLiteral("sandbox_id"), c.sandboxId},
-                  {QStringLiteral("state"), checkpointStateName(c.state)},
-                  {QStringLiteral("created_at"), isoTime(c.createdAt)},
-                  {QStringLiteral("workspace_copied"), !c.workspaceCopy.isEmpty()},
-                  {QStringLiteral("size_bytes"), static_cast<double>(c.sizeBytes)}};
-    if (!c.label.isEmpty())
-        o.insert(QStringLiteral("label"), c.label);
-    if (!c.failure.isEmpty())
-        o.insert(QStringLiteral("failure"), c.failure);
-    return o;
-}
 
 ToolDefinition checkpointDefinition()
 {

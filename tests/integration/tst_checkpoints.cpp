@@ -10,6 +10,7 @@
 #include "tools/CheckpointTools.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QtTest>
 
 using namespace chat2sbx;
@@ -70,6 +71,15 @@ private slots:
         const QJsonArray list = listed.json().value(QStringLiteral("checkpoints")).toArray();
         QVERIFY2(list.size() == 1 && list.at(0).toObject().value(QStringLiteral("label")).toString() == QLatin1String("before the upgrade"),
                  qPrintable(listed.text()));
+
+        // The same list from a terminal.
+        const CliResult cli = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("checkpoints"), id, QStringLiteral("--json")});
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        const QJsonArray fromCli = QJsonDocument::fromJson(cli.out).object().value(QStringLiteral("checkpoints")).toArray();
+        QVERIFY2(fromCli.size() == 1 && fromCli.at(0).toObject().value(QStringLiteral("checkpoint_id")).toString() == ckp, cli.out.constData());
+        const CliResult table = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("checkpoints"), id});
+        QVERIFY2(table.exitCode == 0 && table.out.contains(ckp.toUtf8()) && table.out.contains("before the upgrade"), table.out.constData());
+        QCOMPARE(runCli(env, {QStringLiteral("sandbox"), QStringLiteral("checkpoints"), QStringLiteral("nope")}).exitCode, 2);
 
         // Stopped for the save, released after: the next tool call wakes it.
         QCOMPARE(h->sandboxes->get(id)->record.state, SandboxState::Stopped);

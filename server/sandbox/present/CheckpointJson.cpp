@@ -1,0 +1,22 @@
+#include "sandbox/present/CheckpointJson.h"
+
+#include "core/Clock.h"
+
+namespace chat2sbx {
+
+QJsonObject checkpointJson(const Checkpoint &c)
+{
+    QJsonObject o{{QStringLiteral("checkpoint_id"), c.id},
+                  {QStringLiteral("sandbox_id"), c.sandboxId},
+                  {QStringLiteral("state"), checkpointStateName(c.state)},
+                  {QStringLiteral("created_at"), isoTime(c.createdAt)},
+                  {QStringLiteral("workspace_copied"), !c.workspaceCopy.isEmpty()},
+                  {QStringLiteral("size_bytes"), static_cast<double>(c.sizeBytes)}};
+    if (!c.label.isEmpty())
+        o.insert(QStringLiteral("label"), c.label);
+    if (!c.failure.isEmpty())
+        o.insert(QStringLiteral("failure"), c.failure);
+    return o;
+}
+
+} // namespace chat2sbx
