@@ -18,6 +18,18 @@
 
 namespace chat2sbx {
 
+namespace {
+// The folders agents may ask for, and those of them that do not exist.
+void setHostRoots(StatusReport &r, const QStringList &roots)
+{
+    r.allowedHostRoots = roots;
+    r.missingHostRoots.clear();
+    for (const QString &root : roots)
+        if (!QFileInfo(root).isDir())
+            r.missingHostRoots << root;
+}
+} // namespace
+
 StatusReport statusFromConfig(const Config &c)
 {
     StatusReport r;
@@ -34,10 +46,7 @@ StatusReport statusFromConfig(const Config &c)
     r.tunnelClient = c.tunnelClient;
     r.secretDir = c.secretDir;
     r.sbxPath = c.sbxPath;
-    r.allowedHostRoots = c.allowedHostRoots;
-    for (const QString &root : c.allowedHostRoots)
-        if (!QFileInfo(root).isDir())
-            r.missingHostRoots << root;
+    setHostRoots(r, c.allowedHostRoots);
     r.exposeAllowLan = c.exposeAllowLan;
     r.sbx.sbxPath = c.sbxPath;
     r.sbx.templateRef = c.templateRef();
@@ -48,11 +57,7 @@ StatusReport statusFromServer(Controller &controller)
 {
     StatusReport r = statusFromConfig(controller.config());
     // With the folders added while running (the tray's "Add a folder").
-    r.allowedHostRoots = controller.workspaces().allowedHostRoots();
-    r.missingHostRoots.clear();
-    for (const QString &root : std::as_const(r.allowedHostRoots))
-        if (!QFileInfo(root).isDir())
-            r.missingHostRoots << root;
+    setHostRoots(r, controller.workspaces().allowedHostRoots());
     const bool running = controller.state() == Controller::State::Running;
     r.serverRunning = running;
     r.healthy = running;

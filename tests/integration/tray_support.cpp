@@ -5,6 +5,7 @@
 #include <QEvent>
 #include <QJsonDocument>
 #include <QPixmap>
+#include <QSignalSpy>
 #include <QWidget>
 
 namespace chat2sbx::test {
@@ -25,6 +26,26 @@ void settleWidgets()
 {
     QCoreApplication::processEvents();
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+}
+
+bool startController(Controller &controller, QString &error)
+{
+    QSignalSpy started(&controller, &Controller::started);
+    controller.start();
+    if (!started.wait(30000)) {
+        error = QStringLiteral("the controller did not start");
+        return false;
+    }
+    return true;
+}
+
+void stopController(Controller &controller)
+{
+    if (controller.state() == Controller::State::Stopped)
+        return;
+    QSignalSpy stopped(&controller, &Controller::stopped);
+    controller.stop();
+    stopped.wait(15000);
 }
 
 } // namespace chat2sbx::test

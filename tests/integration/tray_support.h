@@ -25,6 +25,11 @@ QString saveScreenshot(QWidget &widget, const QString &name);
 // Lets deleteLater'd cards of a previous rebuild go before widgets are looked up.
 void settleWidgets();
 
+// Starts the controller and waits for it (30 s); false with `error` when it did not start.
+bool startController(Controller &controller, QString &error);
+// Stops a controller that is not stopped and waits for it (15 s).
+void stopController(Controller &controller);
+
 // One tray session: Controller + service models + TrayApp + an initialized MCP client.
 struct TraySession {
     explicit TraySession(TestEnvironment &e) : env(e)
@@ -38,23 +43,10 @@ struct TraySession {
     }
     ~TraySession()
     {
-        if (controller->state() != Controller::State::Stopped) {
-            QSignalSpy stopped(controller.get(), &Controller::stopped);
-            controller->stop();
-            stopped.wait(15000);
-        }
+        stopController(*controller);
         tray.reset();
     }
-    bool start(QString &error)
-    {
-        QSignalSpy started(controller.get(), &Controller::started);
-        controller->start();
-        if (!started.wait(30000)) {
-            error = QStringLiteral("the controller did not start");
-            return false;
-        }
-        return mcp.open(&error);
-    }
+    bool start(QString &error) { return startController(*controller, error) && mcp.open(&error); }
     ui::PopupWindow &popup() { return tray->popup(); }
     template <typename T>
     T *find(const QString &name)

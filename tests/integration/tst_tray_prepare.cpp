@@ -65,20 +65,12 @@ struct PrepareSession {
     ~PrepareSession()
     {
         popup.reset();
-        if (controller->state() != Controller::State::Stopped) {
-            QSignalSpy stopped(controller.get(), &Controller::stopped);
-            controller->stop();
-            stopped.wait(15000);
-        }
+        stopController(*controller);
     }
     bool start(QString &error)
     {
-        QSignalSpy started(controller.get(), &Controller::started);
-        controller->start();
-        if (!started.wait(30000)) {
-            error = QStringLiteral("the controller did not start");
+        if (!startController(*controller, error))
             return false;
-        }
         popup->showNear({});
         return true;
     }
