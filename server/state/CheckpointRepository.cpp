@@ -118,4 +118,51 @@ bool CheckpointRepository::remove(const QString &id, QString &error)
                      QStringLiteral("cannot remove the checkpoint: %1"));
 }
 
+bool CheckpointRepository::beginRestore(const PendingRestore &restore, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    return execBound(q, QStringLiteral("INSERT INTO sandbox_restores (sandbox_id, checkpoint_id, undo_checkpoint_id, started_at)"
+                                       " VALUES (?,?,?,?)"),
+                     {restore.sandboxId, restore.checkpointId, restore.undoCheckpointId, restore.startedAt}, error,
+                     QStringLiteral("cannot record the restore: %1"));
+}
+
+bool CheckpointRepository::endRestore(const QString &sandboxId, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    return execBound(q, QStringLiteral("DELETE FROM sandbox_restores WHERE sandbox_id = ?"), {sandboxId}, error,
+                     QStringLiteral("cannot record the end of the restore: %1"));
+}
+
+namespace {
+
+QList<CheckpointRepository::PendingRestore> restoresWhere(Database &db, const QString &where, const QVariantList &values)
+{
+    QList<CheckpointRepository::PendingRestore> out;
+    if (!db.isOpen())
+        return out;
+    QSqlQuery q(db.handle());
+    q.prepare(QStringLiteral("SELECT sandbox_id, checkpoint_id, undo_checkpoint_id, started_at FROM sandbox_restores %1"
+                             " ORDER BY started_at, sandbox_id").arg(where));
+    for (const QVariant &v : values)
+        q.addBindValue(v);
+    if (q.exec())
+        while (q.next())
+            out.append({q.value(0).toString(), q.value(1).toString(), q.value(2).toString(), q.value(3).toLongLong()});
+    return out;
+}
+
+} // namespace
+
+std::optional<CheckpointRepository::PendingRestore> CheckpointRepository::pendingRestore(const QString &sandboxId) const
+{
+    const auto found = restoresWhere(m_db, QStringLiteral("WHERE sandbox_id = ?"), {sandboxId});
+    return found.isEmpty() ? std::nullopt : std::optional<PendingRestore>(found.first());
+}
+
+QList<CheckpointRepository::PendingRestore> CheckpointRepository::pendingRestores() const
+{
+    return restoresWhere(m_db, QString(), {});
+}
+
 } // namespace chat2sbx

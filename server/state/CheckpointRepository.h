@@ -25,6 +25,19 @@ public:
     int finish(const QString &id, CheckpointState state, qint64 sizeBytes, const QString &failure, qint64 at, QString &error);
     bool remove(const QString &id, QString &error);
 
+    // A restore under way: recorded before the sandbox's VM is removed, ended once it runs from the
+    // checkpoint (or was put back). A row found at start belongs to a restore a crash interrupted.
+    struct PendingRestore {
+        QString sandboxId;
+        QString checkpointId;
+        QString undoCheckpointId;   // the sandbox as it was before the restore
+        qint64 startedAt = 0;
+    };
+    bool beginRestore(const PendingRestore &restore, QString &error);
+    bool endRestore(const QString &sandboxId, QString &error);
+    std::optional<PendingRestore> pendingRestore(const QString &sandboxId) const;
+    QList<PendingRestore> pendingRestores() const;
+
 private:
     Database &m_db;
 };

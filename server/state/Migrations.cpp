@@ -199,6 +199,15 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("CREATE INDEX checkpoints_by_sandbox ON checkpoints(sandbox_id, created_at)"),
             QStringLiteral("CREATE INDEX checkpoints_by_state ON checkpoints(state)"),
         },
+        // 12: a restore under way (one row per sandbox), written before its VM is removed: a restart
+        //     finishes it from the checkpoint, and `undo_checkpoint_id` holds what was there before.
+        {
+            QStringLiteral("CREATE TABLE sandbox_restores ("
+                           " sandbox_id TEXT PRIMARY KEY,"
+                           " checkpoint_id TEXT NOT NULL,"
+                           " undo_checkpoint_id TEXT NOT NULL,"
+                           " started_at INTEGER NOT NULL)"),
+        },
     };
     return migrations;
 }

@@ -2,7 +2,9 @@
 // sandbox is saved as it is — its VM's disk as the template chat2sbx-checkpoint:<id> (the fake keeps
 // HOME), its workspace copied on the host — and listed ready; the sandbox is stopped for it and woken
 // by the next tool call. A failing `sbx template save` leaves a failed checkpoint with the reason and
-// nothing made; a checkpoint a crash left `saving` is removed at the next start.
+// nothing made; a checkpoint a crash left `saving` is removed at the next start. sandbox_restore
+// takes the same sandbox back (the present checkpointed first), puts it back when it cannot finish,
+// and a restore a crash interrupted is finished at the next start.
 #include "SandboxHarness.h"
 
 #include "sandbox/changes/CheckpointService.h"
@@ -11,6 +13,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 using namespace chat2sbx;
@@ -106,6 +109,134 @@ private slots:
         RunningSandbox running;
         QString error;
         QVERIFY2(h->sandboxes->resolveRunning(id, running, error), qPrintable(error));
+    }
+
+    QString metaTemplate() const
+    {
+        return QJsonDocument::fromJson(readFile(env.sbxState() + QStringLiteral("/sandboxes/") + runtime + QStringLiteral("/meta.json")))
+            .object().value(QStringLiteral("template")).toString();
+    }
+
+    QString checkpoint(const QString &label)
+    {
+        const CallResult r = h->call(QStringLiteral("sandbox_checkpoint"),
+                                     {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("label"), label}}, scaled(60000));
+        return r.finished && !r.result.isError ? r.json().value(QStringLiteral("checkpoint_id")).toString() : QString();
+    }
+
+    CallResult restore(const QString &checkpointId)
+    {
+        return h->call(QStringLiteral("sandbox_restore"),
+                       {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("checkpoint_id"), checkpointId}}, scaled(90000));
+    }
+
+    void aRestoreBringsBackTheOldStateAndCanBeUndone()
+    {
+        QVERIFY(writeFile(workspace + QStringLiteral("/app/db.sql"), "schema v1\n"));
+        QVERIFY(writeFile(sbxHome() + QStringLiteral("/.local/bin/migrate"), "migrate 1.0\n"));
+        const QString before = checkpoint(QStringLiteral("before the migration"));
+        QVERIFY(!before.isEmpty());
+
+        // The risky thing: the schema rewritten, a file added, a "package" upgraded in HOME.
+        QVERIFY(writeFile(workspace + QStringLiteral("/app/db.sql"), "schema v2 (broken)\n"));
+        QVERIFY(writeFile(workspace + QStringLiteral("/app/new-table.sql"), "create table t;\n"));
+        QVERIFY(writeFile(sbxHome() + QStringLiteral("/.local/bin/migrate"), "migrate 2.0\n"));
+
+        const CallResult r = restore(before);
+        QVERIFY2(r.finished && !r.result.isError, qPrintable(r.text()));
+        const QJsonObject o = r.json();
+        QCOMPARE(o.value(QStringLiteral("state")).toString(), QStringLiteral("restored"));
+        const QString undo = o.value(QStringLiteral("undo_checkpoint_id")).toString();
+        QVERIFY2(undo.startsWith(QLatin1String("ckp_")) && undo != before, qPrintable(r.text()));
+        QVERIFY(QJsonDocument(o.value(QStringLiteral("not_restored")).toArray()).toJson().contains("Docker images"));
+
+        // The same sandbox id and runtime, its VM made again from the checkpoint's template.
+        QCOMPARE(readFile(workspace + QStringLiteral("/app/db.sql")), QByteArray("schema v1\n"));
+        QVERIFY(!QFileInfo::exists(workspace + QStringLiteral("/app/new-table.sql")));
+        QVERIFY(!QFileInfo::exists(workspace + QStringLiteral(".restoring")) && !QFileInfo::exists(workspace + QStringLiteral(".replaced")));
+        QCOMPARE(readFile(sbxHome() + QStringLiteral("/.local/bin/migrate")), QByteArray("migrate 1.0\n"));
+        QCOMPARE(metaTemplate(), Checkpoint::templateRefFor(before));
+        const SandboxView view = *h->sandboxes->get(id);
+        QCOMPARE(view.record.runtimeName, runtime);
+        QCOMPARE(view.record.state, SandboxState::Stopped);
+        QVERIFY(h->sandboxes->heldFor(id).isEmpty());
+        QVERIFY(!checkpoints->pendingRestore(id));
+        const std::optional<Checkpoint> undone = checkpoints->find(undo);
+        QVERIFY(undone && undone->isReady() && undone->label.contains(before));
+
+        // The present was kept: restoring the undo checkpoint brings the broken state back.
+        const CallResult back = restore(undo);
+        QVERIFY2(back.finished && !back.result.isError, qPrintable(back.text()));
+        QCOMPARE(readFile(workspace + QStringLiteral("/app/db.sql")), QByteArray("schema v2 (broken)\n"));
+        QVERIFY(QFileInfo::exists(workspace + QStringLiteral("/app/new-table.sql")));
+        QCOMPARE(readFile(sbxHome() + QStringLiteral("/.local/bin/migrate")), QByteArray("migrate 2.0\n"));
+
+        // The next tool call starts the restored VM.
+        RunningSandbox running;
+        QString error;
+        QVERIFY2(h->sandboxes->resolveRunning(id, running, error), qPrintable(error));
+        const CliResult cat = runFakeSbx(env, {QStringLiteral("exec"), runtime, QStringLiteral("sh"), QStringLiteral("-c"),
+                                                QStringLiteral("cat \"$HOME/.local/bin/migrate\"")});
+        QVERIFY2(cat.exitCode == 0 && cat.out == "migrate 2.0\n", cat.out + cat.err);
+        QVERIFY(h->leaks.isEmpty());
+    }
+
+    void aRestoreRefusesWhatItCannotDo()
+    {
+        const CallResult unknown = restore(QStringLiteral("ckp_000000000000000000000000"));
+        QVERIFY2(unknown.result.isError && unknown.text().contains(QStringLiteral("unknown checkpoint_id")), qPrintable(unknown.text()));
+        const QList<Checkpoint> all = checkpoints->list(id);
+        const auto failed = std::find_if(all.begin(), all.end(), [](const Checkpoint &c) { return c.state == CheckpointState::Failed; });
+        QVERIFY(failed != all.end());
+        const CallResult broken = restore(failed->id);
+        QVERIFY2(broken.result.isError && broken.text().contains(QStringLiteral("failed and holds nothing")), qPrintable(broken.text()));
+        const CallResult other = h->call(QStringLiteral("sandbox_restore"),
+                                         {{QStringLiteral("sandbox_id"), QStringLiteral("sbx_000000000000000000000000")},
+                                          {QStringLiteral("checkpoint_id"), all.first().id}});
+        QVERIFY2(other.result.isError && other.text().contains(QStringLiteral("unknown sandbox_id")), qPrintable(other.text()));
+        QCOMPARE(checkpoints->list(id).size(), all.size());   // nothing was saved for a refused restore
+    }
+
+    void aRestoreThatCannotFinishPutsTheSandboxBack()
+    {
+        QVERIFY(writeFile(workspace + QStringLiteral("/state.txt"), "old\n"));
+        const QString old = checkpoint(QStringLiteral("old"));
+        QVERIFY(!old.isEmpty());
+        QVERIFY(writeFile(workspace + QStringLiteral("/state.txt"), "current\n"));
+        // Its template removed behind chat2sbx's back: `sbx create --template` fails with the pull error.
+        QCOMPARE(runFakeSbx(env, {QStringLiteral("template"), QStringLiteral("rm"), Checkpoint::templateRefFor(old)}).exitCode, 0);
+        const CallResult r = restore(old);
+        QVERIFY2(r.result.isError && r.text().contains(QStringLiteral("is as it was before")), qPrintable(r.text()));
+        QCOMPARE(readFile(workspace + QStringLiteral("/state.txt")), QByteArray("current\n"));
+        QVERIFY(!checkpoints->pendingRestore(id));
+        QVERIFY(h->sandboxes->heldFor(id).isEmpty());
+        QCOMPARE(readFile(sbxHome() + QStringLiteral("/.local/bin/migrate")), QByteArray("migrate 2.0\n"));
+        const Checkpoint undo = checkpoints->list(id).last();   // saved by the restore, before it began
+        QVERIFY2(undo.label.contains(old) && r.text().contains(undo.id), qPrintable(r.text()));
+        QCOMPARE(metaTemplate(), Checkpoint::templateRefFor(undo.id));
+    }
+
+    void aRestoreACrashInterruptedIsFinishedAtTheNextStart()
+    {
+        QVERIFY(writeFile(workspace + QStringLiteral("/state.txt"), "wanted\n"));
+        const QString wanted = checkpoint(QStringLiteral("wanted"));
+        QVERIFY(writeFile(workspace + QStringLiteral("/state.txt"), "present\n"));
+        const QString undo = checkpoint(QStringLiteral("present"));
+        QVERIFY(!wanted.isEmpty() && !undo.isEmpty());
+        // The crash: the row written, the VM removed, the copy half made beside the workspace.
+        QString error;
+        QVERIFY(CheckpointRepository(h->db).beginRestore({id, wanted, undo, 1}, error));
+        QCOMPARE(runFakeSbx(env, {QStringLiteral("rm"), QStringLiteral("--force"), runtime}).exitCode, 0);
+        QVERIFY(writeFile(workspace + QStringLiteral(".restoring.partial/half"), "x"));
+
+        checkpoints->reconcile();   // what the Controller calls at start, before the sandbox reconciliation
+        QVERIFY(h->reconcile());    // finds no VM under the name, but the sandbox is the restore's
+        QVERIFY(waitFor([&] { return !checkpoints->pendingRestore(id); }, scaled(60000)));
+        QCOMPARE(readFile(workspace + QStringLiteral("/state.txt")), QByteArray("wanted\n"));
+        QVERIFY(!QFileInfo::exists(workspace + QStringLiteral(".restoring.partial")));
+        QCOMPARE(metaTemplate(), Checkpoint::templateRefFor(wanted));
+        QCOMPARE(h->sandboxes->get(id)->record.state, SandboxState::Stopped);
+        QVERIFY(h->sandboxes->heldFor(id).isEmpty());
     }
 
     void aCheckpointACrashInterruptedGoesAtTheNextStart()

@@ -83,6 +83,10 @@ private slots:
             << QStringList{"s:stopped"} << QStringList{} << QStringList{} << QStringList{"vanished s"};
         QTest::newRow("stopped record in a status sbx may add: left asleep")
             << QStringList{"s:stopped"} << QStringList{"s:unresponsive"} << QStringList{} << QStringList{};
+        QTest::newRow("stopped record a job holds (a restore between rm and create): left to it")
+            << QStringList{"s:stopped:busy"} << QStringList{} << QStringList{} << QStringList{};
+        QTest::newRow("stopped record a job holds, its new VM running: left to it")
+            << QStringList{"s:stopped:busy"} << QStringList{"s:running"} << QStringList{} << QStringList{};
         QTest::newRow("running record, runtime missing")
             << QStringList{"a:running"} << QStringList{} << QStringList{} << QStringList{"vanished a"};
         QTest::newRow("running record, runtime in a status sbx may add")

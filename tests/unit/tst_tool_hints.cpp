@@ -33,6 +33,7 @@ const QHash<QString, Hints> &expectedHints()
         {"sandbox_expose", {false, false, true, false}},     // publishes a port on the host, same port again: same URL
         {"sandbox_checkpoint", {false, true, false, false}}, // stops the sandbox (commands may end); each call a new checkpoint
         {"sandbox_checkpoints", {true, false, true, false}},
+        {"sandbox_restore", {false, true, false, false}},    // replaces the disk and a scratch workspace (the present is checkpointed first)
         {"bash", {false, true, false, true}},                // any command, network included
         {"bash_poll", {true, false, false, false}},          // reads new output
         {"bash_write", {false, true, false, true}},          // input to a running command

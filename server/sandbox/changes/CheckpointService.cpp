@@ -3,6 +3,7 @@
 #include "config/Config.h"
 #include "core/Clock.h"
 #include "core/Ids.h"
+#include "sandbox/changes/CheckpointRestorer.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/sbx/SbxDriver.h"
@@ -22,7 +23,8 @@ const QString kHeldFor = QStringLiteral("being checkpointed");
 CheckpointService::CheckpointService(const Config &config, Database &db, SandboxService &sandboxes, SbxDriver &sbx, Clock &clock,
                                      QObject *parent)
     : QObject(parent), m_config(config), m_sandboxes(sandboxes), m_sbx(sbx), m_clock(clock), m_repo(db), m_sessions(db),
-      m_copy(new WorkspaceCopy(this))
+      m_copy(new WorkspaceCopy(this)),
+      m_restorer(new CheckpointRestorer(*this, db, sandboxes, *m_copy, clock, this))
 {
 }
 
@@ -36,6 +38,22 @@ QString CheckpointService::copyDir(const QString &checkpointId) const
 QList<Checkpoint> CheckpointService::list(const QString &sandboxId) const
 {
     return m_repo.listFor(sandboxId);
+}
+
+std::optional<Checkpoint> CheckpointService::find(const QString &checkpointId) const
+{
+    return m_repo.find(checkpointId);
+}
+
+std::optional<CheckpointRepository::PendingRestore> CheckpointService::pendingRestore(const QString &sandboxId) const
+{
+    return m_repo.pendingRestore(sandboxId);
+}
+
+void CheckpointService::restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
+                                std::function<void(const Checkpoint &)> started, RestoreDone done)
+{
+    m_restorer->restore(sandboxId, checkpointId, endRunningCommands, std::move(started), std::move(done));
 }
 
 void CheckpointService::fail(const Checkpoint &c, const QString &why, bool held, const Done &done)
@@ -57,6 +75,17 @@ void CheckpointService::fail(const Checkpoint &c, const QString &why, bool held,
 
 void CheckpointService::create(const QString &sandboxId, const QString &label, bool endRunningCommands,
                                std::function<void(const Checkpoint &)> started, Done done)
+{
+    take(sandboxId, label, endRunningCommands, false, std::move(started), std::move(done));
+}
+
+void CheckpointService::createHeld(const QString &sandboxId, const QString &label, bool endRunningCommands, Done done)
+{
+    take(sandboxId, label, endRunningCommands, true, nullptr, std::move(done));
+}
+
+void CheckpointService::take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld,
+                             std::function<void(const Checkpoint &)> started, Done done)
 {
     Outcome refused;
     const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
@@ -97,22 +126,24 @@ void CheckpointService::create(const QString &sandboxId, const QString &label, b
         notes << QStringLiteral("the direct-mode folder %1 is the user's own and is not in the checkpoint").arg(w.hostPath);
     const QString source = w.isManaged() ? w.hostPath : QString();
     QPointer<CheckpointService> self(this);
-    m_sandboxes.holdStopped(sandboxId, kHeldFor, [self, c, done, notes, source](bool ok, const QString &holdError, const QString &runtime) {
+    m_sandboxes.holdStopped(sandboxId, kHeldFor, [self, c, done, notes, source, keepHeld](bool ok, const QString &holdError,
+                                                                                         const QString &runtime) {
         if (!self)
             return;
         if (!ok)
             return self->fail(c, holdError, false, done);
-        self->m_sbx.templateSave(runtime, c.templateRef, [self, c, done, notes, source](const SbxResult &saved) {
+        self->m_sbx.templateSave(runtime, c.templateRef, [self, c, done, notes, source, keepHeld](const SbxResult &saved) {
             if (!self)
                 return;
             if (!saved.ok)
                 return self->fail(c, self->m_sandboxes.publicText(saved.error), true, done);
-            const auto finish = [self, c, done, notes](qint64 size) {
+            const auto finish = [self, c, done, notes, keepHeld](qint64 size) {
                 QString finishError;
                 if (self->m_repo.finish(c.id, CheckpointState::Ready, size, {}, self->m_clock.nowMs(), finishError) != 1)
                     return self->fail(c, finishError.isEmpty() ? QStringLiteral("the checkpoint was removed meanwhile") : finishError,
                                       true, done);
-                self->m_sandboxes.release(c.sandboxId);
+                if (!keepHeld)
+                    self->m_sandboxes.release(c.sandboxId);
                 emit self->checkpointsChanged(c.sandboxId);
                 Outcome o;
                 o.ok = true;
@@ -140,6 +171,7 @@ void CheckpointService::reconcile()
                                        << "was interrupted by a stop of chat2sbx: removed";
         fail(c, QStringLiteral("chat2sbx stopped while the checkpoint was being saved"), false, [](const Outcome &) {});
     }
+    m_restorer->finishInterrupted();
 }
 
 } // namespace chat2sbx

@@ -8,17 +8,19 @@
 #include <QSet>
 
 #include <functional>
+#include <optional>
 
 namespace chat2sbx {
 
 struct Config;
+class CheckpointRestorer;
 class Clock;
 class Database;
 class SandboxService;
 class SbxDriver;
 class WorkspaceCopy;
 
-// Checkpoints of sandboxes (issue 45; this is its first part: taking and listing them). A checkpoint
+// Checkpoints of sandboxes (issue 45: taking, listing and restoring them). A checkpoint
 // is recorded `saving` first; then the sandbox is held stopped (SandboxService::holdStopped), its
 // VM's disk saved as the template chat2sbx-checkpoint:<id> (`sbx template save`), and a managed
 // workspace copied on the host (WorkspaceCopy) into <dataRoot>/checkpoints/<id>/workspace; then
@@ -45,8 +47,28 @@ public:
     // Commands still running in the sandbox end when its VM stops: refused unless `endRunningCommands`.
     void create(const QString &sandboxId, const QString &label, bool endRunningCommands,
                 std::function<void(const Checkpoint &)> started, Done done);
+    // create() that leaves the sandbox held stopped when it succeeds (a restore goes on with it).
+    void createHeld(const QString &sandboxId, const QString &label, bool endRunningCommands, Done done);
+    std::optional<Checkpoint> find(const QString &checkpointId) const;
     QList<Checkpoint> list(const QString &sandboxId) const;
-    // Start-up: checkpoints a crash left `saving` become `failed`, their template and copy removed.
+
+    struct RestoreOutcome {
+        bool ok = false;
+        QString error;            // one sentence, including what the sandbox is now
+        Checkpoint restored;      // the checkpoint the sandbox went back to
+        Checkpoint undo;          // the sandbox as it was just before (set once saved)
+        qint64 tookMs = 0;
+        QStringList notes;        // what a restore does not bring back
+    };
+    using RestoreDone = std::function<void(const RestoreOutcome &)>;
+    // The same sandbox id goes back to one of its checkpoints (CheckpointRestorer). `started` runs
+    // once the restore is under way (after the state before it was saved).
+    void restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
+                 std::function<void(const Checkpoint &undo)> started, RestoreDone done);
+    std::optional<CheckpointRepository::PendingRestore> pendingRestore(const QString &sandboxId) const;
+
+    // Start-up: checkpoints a crash left `saving` become `failed`, their template and copy removed;
+    // a restore a crash interrupted is finished (or the sandbox put back as it was before it).
     void reconcile();
 
     static constexpr int kMaxLabelChars = 200;
@@ -55,6 +77,8 @@ signals:
     void checkpointsChanged(const QString &sandboxId);
 
 private:
+    void take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld,
+              std::function<void(const Checkpoint &)> started, Done done);
     void fail(const Checkpoint &c, const QString &why, bool held, const Done &done);
     QString copyDir(const QString &checkpointId) const;
 
@@ -65,6 +89,7 @@ private:
     CheckpointRepository m_repo;
     BashSessionRepository m_sessions;
     WorkspaceCopy *m_copy;
+    CheckpointRestorer *m_restorer;
 };
 
 } // namespace chat2sbx

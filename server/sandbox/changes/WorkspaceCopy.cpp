@@ -64,4 +64,28 @@ void WorkspaceCopy::copy(const QString &src, const QString &dst, Done done)
                       });
 }
 
+void WorkspaceCopy::replace(const QString &src, const QString &dst, Done done)
+{
+    const QString staged = dst + QStringLiteral(".restoring");
+    const QString old = dst + QStringLiteral(".replaced");
+    if (!QFileInfo(src).isDir())
+        return done(false, 0, QStringLiteral("the checkpoint's copy of the workspace is missing (%1)").arg(src));
+    const QStringList leftovers{QStringLiteral("-rf"), QStringLiteral("--"), staged, staged + QStringLiteral(".partial"), old};
+    ChildProcess::run(copyChild(QStringLiteral("rm"), leftovers, kCopyTimeoutMs), this,
+                      [this, src, dst, staged, old, done](const ChildResult &cleaned) {
+        if (!cleaned.ok())
+            return done(false, 0, childFailure(QStringLiteral("removing what an earlier restore left"), cleaned));
+        copy(src, staged, [this, dst, staged, old, done](bool ok, qint64 size, const QString &error) {
+            if (!ok)
+                return done(false, 0, error);
+            if (QFileInfo::exists(dst) && !QDir().rename(dst, old))
+                return done(false, 0, QStringLiteral("cannot move %1 aside").arg(dst));
+            if (!QDir().rename(staged, dst))
+                return done(false, 0, QStringLiteral("cannot put the copy in place as %1").arg(dst));
+            ChildProcess::run(copyChild(QStringLiteral("rm"), {QStringLiteral("-rf"), QStringLiteral("--"), old}, kCopyTimeoutMs),
+                              this, [done, size](const ChildResult &) { done(true, size, QString()); });
+        });
+    });
+}
+
 } // namespace chat2sbx

@@ -21,6 +21,10 @@ public:
 
     // `dst` must not exist; its parent is made. On failure nothing is left at `dst` or `dst.partial`.
     void copy(const QString &src, const QString &dst, Done done);
+    // `dst`'s contents become a copy of `src` (a restore): copied beside it as `<dst>.restoring`,
+    // then swapped in by two renames, the old contents removed after. Safe to repeat after a crash:
+    // what an interrupted try left beside `dst` is removed first.
+    void replace(const QString &src, const QString &dst, Done done);
 };
 
 } // namespace chat2sbx

@@ -21,16 +21,21 @@ QList<ReconcileAction> planReconciliation(const QList<ReconcileRecord> &records,
     };
 
     const QString stopped = QStringLiteral("stopped");
+    // A sandbox a job holds (a checkpoint, a restore between `sbx rm` and `sbx create`) is the job's.
     pass(SandboxState::Running, [&](const ReconcileRecord &r) {
+        if (r.inFlight)
+            return;
         if (!statusOf.contains(r.runtimeName))
             add(ReconcileAction::MarkVanished, r);
         else
             add(statusOf.value(r.runtimeName) == stopped ? ReconcileAction::MarkStopped : ReconcileAction::Reattach, r);
     });
     pass(SandboxState::Stopped, [&](const ReconcileRecord &r) {
+        if (r.inFlight)
+            return;
         if (!statusOf.contains(r.runtimeName))
             add(ReconcileAction::MarkVanished, r);
-        else if (statusOf.value(r.runtimeName) == QLatin1String("running") && !r.inFlight)
+        else if (statusOf.value(r.runtimeName) == QLatin1String("running"))
             add(ReconcileAction::FinishStop, r);
     });
     // A failed record whose runtime sbx still lists: a create that went on after we stopped (an

@@ -14,7 +14,7 @@ struct ReconcileRecord {
     QString runtimeName;
     SandboxState state = SandboxState::Creating;
     bool cloneWorkspace = false;   // its VM may hold the only copy of the user's work
-    bool inFlight = false;         // this process is creating or destroying it right now
+    bool inFlight = false;         // this process is creating, destroying or holding it (SandboxService::holdStopped) right now
 };
 
 // One `sbx ls --json` row.

@@ -199,7 +199,7 @@ void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     for (const SandboxView &v : views) {
         const SandboxRecord &r = v.record;
         ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
-                            m_creator->isCreating(r.id) || m_destroyer->isDestroying(r.id)};
+                            m_creator->isCreating(r.id) || m_destroyer->isDestroying(r.id) || !m_ops.heldFor(r.id).isEmpty()};
         if (r.state == SandboxState::Failed)
             rec.cloneWorkspace = v.workspace && v.workspace->mode == WorkspaceMode::Clone;
         records.append(rec);

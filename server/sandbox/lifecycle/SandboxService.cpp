@@ -1,6 +1,4 @@
 #include "sandbox/lifecycle/SandboxService.h"
-
-#include <QTimer>
 #include "sandbox/lifecycle/SandboxServiceLog.h"
 
 #include "core/Clock.h"
@@ -12,8 +10,12 @@
 #include "sandbox/lifecycle/SandboxRuntimeOps.h"
 #include "sandbox/lifecycle/SandboxSleeper.h"
 #include "sandbox/lifecycle/SandboxWaker.h"
+#include "sandbox/sbx/SbxDriver.h"
 #include "state/Database.h"
 #include "workspace/WorkspaceService.h"
+
+#include <QPointer>
+#include <QTimer>
 
 #include <memory>
 
@@ -104,6 +106,41 @@ void SandboxService::holdStopped(const QString &sandboxId, const QString &why, H
 void SandboxService::release(const QString &sandboxId)
 {
     m_ops->release(sandboxId);
+}
+
+void SandboxService::replaceHeldRuntime(const QString &sandboxId, const QString &templateRef,
+                                        std::function<void(bool, const QString &)> done)
+{
+    const auto r = m_ops->records().find(sandboxId);
+    const std::optional<Workspace> w = r ? m_ops->workspaces().find(r->workspaceId) : std::nullopt;
+    QString refusal;
+    if (!r || !w)
+        refusal = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
+    else if (m_ops->heldFor(sandboxId).isEmpty() || r->state != SandboxState::Stopped)
+        refusal = QStringLiteral("sandbox %1 is not held stopped").arg(sandboxId);
+    else if (w->mode == WorkspaceMode::Clone)
+        refusal = QStringLiteral("the VM of clone sandbox %1 holds its work and is not replaced").arg(sandboxId);
+    if (!refusal.isEmpty())
+        return QTimer::singleShot(0, this, [done, refusal] { done(false, refusal); });
+    SbxCreateSpec spec;
+    spec.runtimeName = r->runtimeName;
+    spec.templateRef = templateRef;
+    spec.memory = r->memory;
+    spec.workspaceRoot = w->hostPath;
+    QPointer<SandboxService> self(this);
+    m_ops->removeRuntime(spec.runtimeName, [self, sandboxId, spec, done](bool removed, const QString &rmError) {
+        if (!self)
+            return;
+        if (!removed)
+            return done(false, QStringLiteral("removing its VM failed: %1").arg(rmError));
+        self->m_ops->sbx().create(spec, [self, sandboxId, spec, done](const SbxResult &created) {
+            if (!self)
+                return;
+            if (!created.ok)
+                return done(false, QStringLiteral("creating its VM from %1 failed: %2").arg(spec.templateRef, created.error));
+            self->m_ops->stopRuntime(sandboxId, spec.runtimeName, [done] { done(true, QString()); });
+        });
+    });
 }
 
 QString SandboxService::heldFor(const QString &sandboxId) const

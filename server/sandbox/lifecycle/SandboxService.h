@@ -90,6 +90,12 @@ public:
     using HoldDone = std::function<void(bool ok, const QString &error, const QString &runtimeName)>;
     void holdStopped(const QString &sandboxId, const QString &why, HoldDone done);
     void release(const QString &sandboxId);
+    // A held sandbox's VM replaced by one made from `templateRef` (a checkpoint's), under the same
+    // runtime name, with the same memory and workspace folder: `sbx rm`, `sbx create --template`,
+    // then `sbx stop` (the record stays stopped; the next tool call after release() starts it).
+    // Safe to repeat: a runtime already gone is not an error. The caller persists its intent first.
+    void replaceHeldRuntime(const QString &sandboxId, const QString &templateRef,
+                            std::function<void(bool ok, const QString &error)> done);
     QString heldFor(const QString &sandboxId) const;
     // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
     int countActive() const;

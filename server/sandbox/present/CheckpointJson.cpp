@@ -14,6 +14,8 @@ QJsonObject checkpointJson(const Checkpoint &c)
                   {QStringLiteral("size_bytes"), static_cast<double>(c.sizeBytes)}};
     if (!c.label.isEmpty())
         o.insert(QStringLiteral("label"), c.label);
+    if (c.finishedAt > 0)
+        o.insert(QStringLiteral("took_ms"), static_cast<double>(c.finishedAt - c.createdAt));
     if (!c.failure.isEmpty())
         o.insert(QStringLiteral("failure"), c.failure);
     return o;

@@ -1,0 +1,183 @@
+#include "sandbox/changes/CheckpointRestorer.h"
+
+#include "core/Clock.h"
+#include "sandbox/changes/WorkspaceCopy.h"
+#include "sandbox/lifecycle/SandboxService.h"
+
+#include <QFileInfo>
+#include <QLoggingCategory>
+#include <QPointer>
+
+namespace chat2sbx {
+
+namespace {
+Q_LOGGING_CATEGORY(lcRestore, "chat2sbx.checkpoint")
+
+const QString kRestoringFor = QStringLiteral("being restored");
+} // namespace
+
+CheckpointRestorer::CheckpointRestorer(CheckpointService &checkpoints, Database &db, SandboxService &sandboxes,
+                                       WorkspaceCopy &copy, Clock &clock, QObject *parent)
+    : QObject(parent), m_checkpoints(checkpoints), m_repo(db), m_sessions(db), m_sandboxes(sandboxes), m_copy(copy), m_clock(clock)
+{
+}
+
+QString CheckpointRestorer::refusal(const QString &sandboxId, const Checkpoint *c, const QString &checkpointId) const
+{
+    const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
+    if (!view || !view->workspace)
+        return QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
+    if (!c)
+        return QStringLiteral("unknown checkpoint_id %1 (sandbox_checkpoints lists them)").arg(checkpointId);
+    if (c->sandboxId != sandboxId)
+        return QStringLiteral("checkpoint %1 is of sandbox %2, not %3: restore it into %2").arg(c->id, c->sandboxId, sandboxId);
+    if (c->state == CheckpointState::Saving)
+        return QStringLiteral("checkpoint %1 is still being saved: sandbox_checkpoints shows when it is ready").arg(c->id);
+    if (c->state == CheckpointState::Failed)
+        return QStringLiteral("checkpoint %1 failed and holds nothing (%2)").arg(c->id, c->failure);
+    const Workspace &w = *view->workspace;
+    if (w.mode == WorkspaceMode::Clone)
+        return QStringLiteral("clone sandboxes cannot be restored yet: bring their work home with export_changes");
+    if (w.isManaged() && !c->workspaceCopy.isEmpty() && !QFileInfo(c->workspaceCopy).isDir())
+        return QStringLiteral("the workspace copy of checkpoint %1 is missing from the host").arg(c->id);
+    if (m_repo.pendingRestore(sandboxId))
+        return QStringLiteral("sandbox %1 is being restored already").arg(sandboxId);
+    return {};
+}
+
+void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
+                                 std::function<void(const Checkpoint &)> started, CheckpointService::RestoreDone done)
+{
+    CheckpointService::RestoreOutcome refused;
+    const std::optional<Checkpoint> target = m_repo.find(checkpointId);
+    refused.error = refusal(sandboxId, target ? &*target : nullptr, checkpointId);
+    if (refused.error.isEmpty() && !endRunningCommands && m_sessions.hasRunning(sandboxId))
+        refused.error = QStringLiteral("commands still run in sandbox %1 (bash_list shows them); a restore stops the sandbox and "
+                                       "ends them: wait for them, or call again with end_running_commands: true").arg(sandboxId);
+    if (!refused.error.isEmpty())
+        return done(refused);
+    const qint64 startedAt = m_clock.nowMs();
+    QPointer<CheckpointRestorer> self(this);
+    // What is there now is saved first: the restore can be undone, and a failed one is put back.
+    m_checkpoints.createHeld(
+        sandboxId, QStringLiteral("before restoring %1").arg(checkpointId), true,
+        [self, sandboxId, target = *target, started, done, startedAt](const CheckpointService::Outcome &undo) {
+            if (!self)
+                return;
+            CheckpointService::RestoreOutcome o;
+            o.restored = target;
+            if (!undo.ok) {
+                o.error = QStringLiteral("nothing was changed: the sandbox as it is now could not be checkpointed first (%1)")
+                              .arg(undo.error);
+                return done(o);
+            }
+            const CheckpointRepository::PendingRestore pending{sandboxId, target.id, undo.checkpoint.id, self->m_clock.nowMs()};
+            QString error;
+            if (!self->m_repo.beginRestore(pending, error)) {
+                self->m_sandboxes.release(sandboxId);
+                o.undo = undo.checkpoint;
+                o.error = QStringLiteral("nothing was changed: %1 (the sandbox as it was is checkpoint %2)").arg(error, undo.checkpoint.id);
+                return done(o);
+            }
+            if (started)
+                started(undo.checkpoint);
+            self->apply(pending, startedAt, done);
+        });
+}
+
+void CheckpointRestorer::apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs,
+                               CheckpointService::RestoreDone done)
+{
+    CheckpointService::RestoreOutcome o;
+    o.restored = m_repo.find(pending.checkpointId).value_or(Checkpoint{});
+    o.undo = m_repo.find(pending.undoCheckpointId).value_or(Checkpoint{});
+    QPointer<CheckpointRestorer> self(this);
+    replaceWith(pending.sandboxId, o.restored, [self, pending, o, startedAtMs, done](bool ok, const QString &error) mutable {
+        if (!self)
+            return;
+        if (ok) {
+            self->end(pending.sandboxId);
+            o.ok = true;
+            o.tookMs = self->m_clock.nowMs() - startedAtMs;
+            o.notes << QStringLiteral("memory and processes are not brought back: the sandbox starts afresh at its next tool call")
+                    << QStringLiteral("the sandbox's own Docker images and containers are as a fresh sandbox has them");
+            qCInfo(lcRestore).noquote() << "sandbox" << pending.sandboxId << "restored to" << pending.checkpointId;
+            return done(o);
+        }
+        qCWarning(lcRestore).noquote() << "restoring" << pending.sandboxId << "to" << pending.checkpointId << "failed:" << error
+                                       << "; putting it back as" << pending.undoCheckpointId;
+        self->replaceWith(pending.sandboxId, o.undo, [self, pending, o, error, startedAtMs, done](bool back, const QString &backError) mutable {
+            if (!self)
+                return;
+            self->end(pending.sandboxId);
+            o.tookMs = self->m_clock.nowMs() - startedAtMs;
+            o.error = back ? QStringLiteral("restoring checkpoint %1 failed: %2. The sandbox is as it was before (checkpoint %3)")
+                                 .arg(pending.checkpointId, error, pending.undoCheckpointId)
+                           : QStringLiteral("restoring checkpoint %1 failed: %2; putting the sandbox back failed too: %3. Its state "
+                                            "before is checkpoint %4; sandbox_destroy removes the broken sandbox")
+                                 .arg(pending.checkpointId, error, backError, pending.undoCheckpointId);
+            done(o);
+        });
+    });
+}
+
+void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done)
+{
+    if (!checkpoint.isReady())
+        return done(false, QStringLiteral("checkpoint %1 is not ready").arg(checkpoint.id));
+    const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
+    if (!view || !view->workspace)
+        return done(false, QStringLiteral("sandbox %1 is gone").arg(sandboxId));
+    QPointer<CheckpointRestorer> self(this);
+    const auto replaceVm = [self, sandboxId, ref = checkpoint.templateRef, done] {
+        if (!self)
+            return;
+        self->m_sandboxes.replaceHeldRuntime(sandboxId, ref, [self, done](bool ok, const QString &error) {
+            if (self)
+                done(ok, ok ? QString() : self->m_sandboxes.publicText(error));
+        });
+    };
+    // A direct folder is the user's own: only the VM's side goes back.
+    if (!view->workspace->isManaged() || checkpoint.workspaceCopy.isEmpty())
+        return replaceVm();
+    m_copy.replace(checkpoint.workspaceCopy, view->workspace->hostPath, [done, replaceVm](bool ok, qint64, const QString &error) {
+        if (!ok)
+            return done(false, error);
+        replaceVm();
+    });
+}
+
+void CheckpointRestorer::end(const QString &sandboxId)
+{
+    QString error;
+    if (!m_repo.endRestore(sandboxId, error))
+        qCWarning(lcRestore).noquote() << error;   // the next start repeats the restore: the same result
+    m_sandboxes.release(sandboxId);
+    emit m_checkpoints.checkpointsChanged(sandboxId);
+}
+
+void CheckpointRestorer::finishInterrupted()
+{
+    for (const CheckpointRepository::PendingRestore &pending : m_repo.pendingRestores()) {
+        qCInfo(lcRestore).noquote() << "the restore of" << pending.sandboxId << "to" << pending.checkpointId
+                                    << "was interrupted by a stop of chat2sbx: finishing it";
+        // Held before the reconciler looks at `sbx ls` (in this turn): it may find no VM under the name.
+        QPointer<CheckpointRestorer> self(this);
+        m_sandboxes.holdStopped(pending.sandboxId, kRestoringFor, [self, pending](bool ok, const QString &error, const QString &) {
+            if (!self)
+                return;
+            if (!ok) {   // destroyed or failed meanwhile: nothing to finish
+                qCWarning(lcRestore).noquote() << "the interrupted restore of" << pending.sandboxId << "is dropped:" << error;
+                QString endError;
+                self->m_repo.endRestore(pending.sandboxId, endError);
+                return;
+            }
+            self->apply(pending, pending.startedAt, [](const CheckpointService::RestoreOutcome &o) {
+                if (!o.ok)
+                    qCWarning(lcRestore).noquote() << o.error;
+            });
+        });
+    }
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "sandbox/changes/CheckpointService.h"
+#include "state/BashSessionRepository.h"
+#include "state/CheckpointRepository.h"
+
+#include <QObject>
+
+namespace chat2sbx {
+
+class Clock;
+class Database;
+class SandboxService;
+class WorkspaceCopy;
+
+// sandbox_restore: the same sandbox id goes back to one of its checkpoints.
+// 1. The sandbox as it is now is checkpointed first ("before restoring ckp_…"), which leaves it held
+//    stopped: a restore can itself be undone, and nothing of the present is lost.
+// 2. The intent is persisted (sandbox_restores row: sandbox, checkpoint, undo checkpoint).
+// 3. A managed workspace's contents are replaced by the checkpoint's copy (WorkspaceCopy::replace),
+//    then the VM is replaced by one made from the checkpoint's template under the same runtime name
+//    (SandboxService::replaceHeldRuntime), so the record's runtime name never changes.
+// 4. The row is removed and the sandbox released (the next tool call starts it).
+// A step that fails puts the sandbox back to the undo checkpoint the same way. A restart finds the
+// row and does steps 3–4 again (each is safe to repeat); the reconciler leaves a held sandbox alone.
+class CheckpointRestorer : public QObject {
+    Q_OBJECT
+public:
+    CheckpointRestorer(CheckpointService &checkpoints, Database &db, SandboxService &sandboxes, WorkspaceCopy &copy, Clock &clock,
+                       QObject *parent = nullptr);
+
+    void restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
+                 std::function<void(const Checkpoint &undo)> started, CheckpointService::RestoreDone done);
+    // Start-up: restores a crash interrupted are finished (or put back).
+    void finishInterrupted();
+
+private:
+    using StepDone = std::function<void(bool ok, const QString &error)>;
+    // Steps 3 and 4 for a sandbox already held stopped with its row written.
+    void apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs, CheckpointService::RestoreDone done);
+    void replaceWith(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done);
+    void end(const QString &sandboxId);
+    QString refusal(const QString &sandboxId, const Checkpoint *checkpoint, const QString &checkpointId) const;
+
+    CheckpointService &m_checkpoints;
+    CheckpointRepository m_repo;
+    BashSessionRepository m_sessions;
+    SandboxService &m_sandboxes;
+    WorkspaceCopy &m_copy;
+    Clock &m_clock;
+};
+
+} // namespace chat2sbx
