@@ -60,6 +60,10 @@ struct Config {
     bool toolCards = true;                    // tools point hosts at the tool card (docs/TOOL_CARDS.md)
     int auditRetentionDays = 30;              // activity log rows older than this are pruned
     int auditMaxRows = 100000;                // and all but the newest this many
+    // Checkpoints kept over all sandboxes (sandbox_checkpoint): past either, a new checkpoint evicts
+    // the oldest that are not pinned, and says which. The bytes are the workspace copies'.
+    int checkpointMaxCount = 20;
+    int checkpointMaxGiB = 20;
     // sandbox_create/sandbox_destroy answer at the latest after this, even while sbx is still at work
     // (sbx itself may take minutes, or hang); the work goes on in the background. For tests.
     int sandboxAnswerWithinMs = 45000;

@@ -119,7 +119,7 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
 
     if (server) {
         checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock);
-        registerCheckpointTools(tools, *checkpoints, config);
+        registerCheckpointTools(tools, *checkpoints, *sandboxes, config);
     }
 
     // Review and export of the agent's work; also what destroy and idle expiry ask first.

@@ -160,9 +160,69 @@ std::optional<CheckpointRepository::PendingRestore> CheckpointRepository::pendin
     return found.isEmpty() ? std::nullopt : std::optional<PendingRestore>(found.first());
 }
 
+bool CheckpointRepository::pendingRestoreUsing(const QString &checkpointId) const
+{
+    return !restoresWhere(m_db, QStringLiteral("WHERE checkpoint_id = ? OR undo_checkpoint_id = ?"), {checkpointId, checkpointId}).isEmpty();
+}
+
+bool CheckpointRepository::setPinned(const QString &id, bool pinned, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    return execBound(q, QStringLiteral("UPDATE checkpoints SET pinned = ? WHERE id = ?"), {pinned ? 1 : 0, id}, error,
+                     QStringLiteral("cannot record the checkpoint: %1"));
+}
+
 QList<CheckpointRepository::PendingRestore> CheckpointRepository::pendingRestores() const
 {
     return restoresWhere(m_db, QString(), {});
+}
+
+bool CheckpointRepository::insertFork(const Fork &fork, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    return execBound(q, QStringLiteral("INSERT INTO sandbox_forks (sandbox_id, checkpoint_id, parent_sandbox_id, name, created_at)"
+                                       " VALUES (?,?,?,?,?)"),
+                     {fork.sandboxId, fork.checkpointId, fork.parentSandboxId, nullIfEmpty(fork.name), fork.createdAt}, error,
+                     QStringLiteral("cannot record the fork: %1"));
+}
+
+namespace {
+
+QList<CheckpointRepository::Fork> forksWhere(Database &db, const QString &where, const QVariantList &values)
+{
+    QList<CheckpointRepository::Fork> out;
+    if (!db.isOpen())
+        return out;
+    QSqlQuery q(db.handle());
+    q.prepare(QStringLiteral("SELECT sandbox_id, checkpoint_id, parent_sandbox_id, name, created_at FROM sandbox_forks %1").arg(where));
+    for (const QVariant &v : values)
+        q.addBindValue(v);
+    if (q.exec())
+        while (q.next())
+            out.append({q.value(0).toString(), q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
+                        q.value(4).toLongLong()});
+    return out;
+}
+
+} // namespace
+
+std::optional<CheckpointRepository::Fork> CheckpointRepository::forkOf(const QString &sandboxId) const
+{
+    const auto found = forksWhere(m_db, QStringLiteral("WHERE sandbox_id = ?"), {sandboxId});
+    return found.isEmpty() ? std::nullopt : std::optional<Fork>(found.first());
+}
+
+QHash<QString, CheckpointRepository::Fork> CheckpointRepository::allForks() const
+{
+    QHash<QString, Fork> out;
+    for (const Fork &f : forksWhere(m_db, QString(), {}))
+        out.insert(f.sandboxId, f);
+    return out;
+}
+
+int CheckpointRepository::forksOfCheckpoint(const QString &checkpointId) const
+{
+    return int(forksWhere(m_db, QStringLiteral("WHERE checkpoint_id = ?"), {checkpointId}).size());
 }
 
 } // namespace chat2sbx

@@ -2,6 +2,7 @@
 
 #include "state/Checkpoint.h"
 
+#include <QHash>
 #include <QList>
 
 #include <optional>
@@ -24,6 +25,7 @@ public:
     // saving → ready (with the copy's size) or failed (with why): 1 done, 0 not saving any more, -1 error.
     int finish(const QString &id, CheckpointState state, qint64 sizeBytes, const QString &failure, qint64 at, QString &error);
     bool remove(const QString &id, QString &error);
+    bool setPinned(const QString &id, bool pinned, QString &error);
 
     // A restore under way: recorded before the sandbox's VM is removed, ended once it runs from the
     // checkpoint (or was put back). A row found at start belongs to a restore a crash interrupted.
@@ -36,7 +38,23 @@ public:
     bool beginRestore(const PendingRestore &restore, QString &error);
     bool endRestore(const QString &sandboxId, QString &error);
     std::optional<PendingRestore> pendingRestore(const QString &sandboxId) const;
+    // A restore under way goes to it or keeps it as its undo.
+    bool pendingRestoreUsing(const QString &checkpointId) const;
     QList<PendingRestore> pendingRestores() const;
+
+    // A sandbox made from a checkpoint (sandbox_fork).
+    struct Fork {
+        QString sandboxId;
+        QString checkpointId;
+        QString parentSandboxId;
+        QString name;           // the agent's words, may be empty
+        qint64 createdAt = 0;
+    };
+    bool insertFork(const Fork &fork, QString &error);
+    std::optional<Fork> forkOf(const QString &sandboxId) const;
+    // Every fork, by sandbox id (sandbox_list: one query for the whole list).
+    QHash<QString, Fork> allForks() const;
+    int forksOfCheckpoint(const QString &checkpointId) const;
 
 private:
     Database &m_db;

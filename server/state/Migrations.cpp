@@ -208,6 +208,16 @@ const QList<QStringList> &schemaMigrations()
                            " undo_checkpoint_id TEXT NOT NULL,"
                            " started_at INTEGER NOT NULL)"),
         },
+        // 13: sandboxes made from a checkpoint (sandbox_fork) and where they came from.
+        {
+            QStringLiteral("CREATE TABLE sandbox_forks ("
+                           " sandbox_id TEXT PRIMARY KEY,"
+                           " checkpoint_id TEXT NOT NULL,"
+                           " parent_sandbox_id TEXT NOT NULL,"
+                           " name TEXT,"
+                           " created_at INTEGER NOT NULL)"),
+            QStringLiteral("CREATE INDEX sandbox_forks_by_checkpoint ON sandbox_forks(checkpoint_id)"),
+        },
     };
     return migrations;
 }

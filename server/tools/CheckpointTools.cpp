@@ -3,7 +3,9 @@
 #include "config/Config.h"
 #include "core/Clock.h"
 #include "mcp/ToolRegistry.h"
+#include "sandbox/changes/CheckpointForker.h"
 #include "sandbox/changes/CheckpointService.h"
+#include "sandbox/present/SandboxPresenter.h"
 #include "sandbox/present/CheckpointJson.h"
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"
@@ -29,11 +31,13 @@ ToolDefinition checkpointDefinition()
         {{QStringLiteral("sandbox_id"), knownSandboxIdProperty()},
          {QStringLiteral("label"), schema::str(QStringLiteral("A few words to recognise it by"), CheckpointService::kMaxLabelChars)},
          {QStringLiteral("end_running_commands"),
-          schema::boolean(QStringLiteral("true: commands still running in the sandbox may end (default false: refused)"))}},
+          schema::boolean(QStringLiteral("true: commands still running in the sandbox may end (default false: refused)"))},
+         {QStringLiteral("pin"), schema::boolean(QStringLiteral("true: never evicted by the checkpoint budget (default false)"))}},
         {QStringLiteral("sandbox_id")});
     d.outputSchema = schema::result({{QStringLiteral("checkpoint_id"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("state"), schema::typed(QStringLiteral("string"))},
-                                     {QStringLiteral("not_kept"), schema::arrayOf(schema::typed(QStringLiteral("string")))}});
+                                     {QStringLiteral("not_kept"), schema::arrayOf(schema::typed(QStringLiteral("string")))},
+                                     {QStringLiteral("evicted"), schema::arrayOf(schema::typed(QStringLiteral("object")))}});
     // It stops the sandbox (running commands may end): not a harmless addition.
     d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Saving a checkpoint of the sandbox…");
@@ -127,14 +131,117 @@ void runRestore(CheckpointService &checkpoints, const Config &config, const Tool
         });
 }
 
+ToolDefinition deleteDefinition()
+{
+    ToolDefinition d;
+    d.name = QStringLiteral("sandbox_checkpoint_delete");
+    d.title = QStringLiteral("Delete a checkpoint");
+    d.description = QStringLiteral("Use when a checkpoint is no longer needed: its saved disk and workspace copy are removed for "
+                                   "good. The sandbox itself is not touched.");
+    d.inputSchema = schema::object(
+        {{QStringLiteral("checkpoint_id"), schema::str(QStringLiteral("The checkpoint to delete (sandbox_checkpoints)"), 64)}},
+        {QStringLiteral("checkpoint_id")});
+    d.outputSchema = schema::result({{QStringLiteral("checkpoint_id"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("deleted"), schema::typed(QStringLiteral("boolean"))}});
+    d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::Idempotent, ToolReach::Sandbox);
+    d.presentation.invoking = QStringLiteral("Deleting the checkpoint…");
+    d.presentation.invoked = QStringLiteral("Deleted the checkpoint");
+    return d;
+}
+
+void runDelete(CheckpointService &checkpoints, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString checkpointId;
+    if (!args.string(QStringLiteral("checkpoint_id"), checkpointId, 64))
+        return call.responder.error(args.error());
+    const ToolResponder responder = call.responder;
+    checkpoints.remove(checkpointId, [responder, checkpointId](bool ok, const QString &error) {
+        if (!ok)
+            return responder.error(QStringLiteral("checkpoint %1 was not deleted: %2").arg(checkpointId, error));
+        responder.ok({{QStringLiteral("checkpoint_id"), checkpointId}, {QStringLiteral("deleted"), true}});
+    });
+}
+
+ToolDefinition forkDefinition()
+{
+    ToolDefinition d;
+    d.name = QStringLiteral("sandbox_fork");
+    d.title = QStringLiteral("Fork a sandbox");
+    d.description = QStringLiteral(
+        "Use to try two approaches side by side: a new sandbox (its own sandbox_id, workspace copy and VM) made from a "
+        "checkpoint — give checkpoint_id, or sandbox_id to checkpoint that sandbox now and fork it. Forks count against the "
+        "limit of active sandboxes and show their parent. Not copied: memory, processes, the sandbox's Docker images. A "
+        "sandbox on the user's own folder (direct mode) cannot be forked.");
+    d.inputSchema = schema::object(
+        {{QStringLiteral("sandbox_id"), knownSandboxIdProperty()},
+         {QStringLiteral("checkpoint_id"), schema::str(QStringLiteral("A ready checkpoint (sandbox_checkpoints)"), 64)},
+         {QStringLiteral("name"), schema::str(QStringLiteral("A few words to tell the fork apart"), CheckpointForker::kMaxNameChars)},
+         {QStringLiteral("end_running_commands"),
+          schema::boolean(QStringLiteral("With sandbox_id: commands still running there may end (default false: refused)"))}},
+        {});
+    d.outputSchema = sandboxSummarySchema({{QStringLiteral("forked_from"), schema::typed(QStringLiteral("object"))},
+                                           {QStringLiteral("not_copied"), schema::arrayOf(schema::typed(QStringLiteral("string")))}});
+    // Given a sandbox_id, it checkpoints that sandbox first, which stops it (as sandbox_checkpoint does).
+    d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
+    d.presentation.invoking = QStringLiteral("Forking the sandbox…");
+    d.presentation.invoked = QStringLiteral("Forked the sandbox");
+    d.presentation.cardView = ToolCardView::Sandbox;
+    return d;
+}
+
+QJsonObject forkedFromJson(const QString &sandboxId, const QString &checkpointId, const QString &name)
+{
+    QJsonObject o{{QStringLiteral("sandbox_id"), sandboxId}, {QStringLiteral("checkpoint_id"), checkpointId}};
+    if (!name.isEmpty())
+        o.insert(QStringLiteral("name"), name);
+    return o;
+}
+
+void runFork(CheckpointService &checkpoints, SandboxService &sandboxes, const Config &config, const ToolCall &call)
+{
+    ToolArgs args(call.arguments);
+    QString sandboxId, checkpointId, name;
+    bool endRunning = false;
+    if (!args.string(QStringLiteral("sandbox_id"), sandboxId, 64, ToolArgs::Presence::Optional)
+        || !args.string(QStringLiteral("checkpoint_id"), checkpointId, 64, ToolArgs::Presence::Optional)
+        || !args.string(QStringLiteral("name"), name, CheckpointForker::kMaxNameChars * 4, ToolArgs::Presence::Optional)
+        || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false))
+        return call.responder.error(args.error());
+    const ToolResponder responder = call.responder;
+    checkpoints.forker().fork(
+        sandboxId, checkpointId, name, endRunning,
+        [responder, &checkpoints, wait = config.sandboxAnswerWithinMs](const Checkpoint &from) {
+            QTimer::singleShot(wait, &checkpoints, [responder, from] {
+                responder.ok({{QStringLiteral("state"), QStringLiteral("forking")},
+                              {QStringLiteral("forked_from"), forkedFromJson(from.sandboxId, from.id, QString())},
+                              {QStringLiteral("message"), QStringLiteral("still forking: sandbox_list shows the new sandbox once it is made")}});
+            });
+        },
+        [responder, &sandboxes, name](const CheckpointForker::Outcome &o) {
+            if (!o.ok)
+                return responder.error(o.error);
+            QJsonObject out = sandboxJson(o.view, sandboxes);
+            out.insert(QStringLiteral("forked_from"), forkedFromJson(o.checkpoint.sandboxId, o.checkpoint.id, name.simplified()));
+            out.insert(QStringLiteral("took_ms"), static_cast<double>(o.tookMs));
+            out.insert(QStringLiteral("not_copied"), QJsonArray::fromStringList(o.notes));
+            out.insert(QStringLiteral("message"),
+                       QStringLiteral("sandbox %1 is a fork of %2 at checkpoint %3%4")
+                           .arg(o.view.record.id, o.checkpoint.sandboxId, o.checkpoint.id,
+                                o.checkpointMade ? QStringLiteral(" (taken for this fork)") : QString()));
+            responder.ok(out);
+        });
+}
+
 void runCheckpoint(CheckpointService &checkpoints, const Config &config, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
     QString sandboxId, label;
-    bool endRunning = false;
+    bool endRunning = false, pin = false;
     if (!args.string(QStringLiteral("sandbox_id"), sandboxId, 64)
         || !args.string(QStringLiteral("label"), label, CheckpointService::kMaxLabelChars * 4, ToolArgs::Presence::Optional)
-        || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false))
+        || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false)
+        || !args.boolean(QStringLiteral("pin"), pin, false))
         return call.responder.error(args.error());
     label = label.simplified();
     const ToolResponder responder = call.responder;
@@ -148,13 +255,30 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
                 responder.ok(o);
             });
         },
-        [responder](const CheckpointService::Outcome &o) {
+        [responder, &checkpoints, &config, pin](const CheckpointService::Outcome &o) {
             if (!o.ok)
                 return responder.error(QStringLiteral("no checkpoint was made: %1").arg(o.error));
-            QJsonObject out = checkpointJson(o.checkpoint);
+            Checkpoint made = o.checkpoint;
+            QString pinError;
+            if (pin && checkpoints.setPinned(made.id, true, pinError))
+                made.pinned = true;
+            QJsonObject out = checkpointJson(made);
             out.insert(QStringLiteral("not_kept"), QJsonArray::fromStringList(o.notes));
-            out.insert(QStringLiteral("message"), QStringLiteral("checkpoint %1 is ready; the sandbox starts again at its next tool call")
-                                                      .arg(o.checkpoint.id));
+            QString message = QStringLiteral("checkpoint %1 is ready; the sandbox starts again at its next tool call").arg(made.id);
+            if (!o.evicted.isEmpty()) {
+                QJsonArray evicted;
+                QStringList ids;
+                for (const Checkpoint &e : o.evicted) {
+                    evicted.append(checkpointJson(e));
+                    ids << e.id;
+                }
+                out.insert(QStringLiteral("evicted"), evicted);
+                message += QStringLiteral(". The checkpoint budget (checkpointMaxCount %1, checkpointMaxGiB %2) removed the oldest: %3")
+                               .arg(config.checkpointMaxCount).arg(config.checkpointMaxGiB).arg(ids.join(QStringLiteral(", ")));
+            }
+            if (pin && !made.pinned)
+                message += QStringLiteral(". It could not be pinned: %1").arg(pinError);
+            out.insert(QStringLiteral("message"), message);
             responder.ok(out);
         });
 }
@@ -176,11 +300,16 @@ void runList(CheckpointService &checkpoints, const ToolCall &call)
 
 } // namespace
 
-void registerCheckpointTools(ToolRegistry &registry, CheckpointService &checkpoints, const Config &config)
+void registerCheckpointTools(ToolRegistry &registry, CheckpointService &checkpoints, SandboxService &sandboxes,
+                             const Config &config)
 {
     registry.add(checkpointDefinition(), [&checkpoints, &config](const ToolCall &call) { runCheckpoint(checkpoints, config, call); });
     registry.add(listDefinition(), [&checkpoints](const ToolCall &call) { runList(checkpoints, call); });
     registry.add(restoreDefinition(), [&checkpoints, &config](const ToolCall &call) { runRestore(checkpoints, config, call); });
+    registry.add(deleteDefinition(), [&checkpoints](const ToolCall &call) { runDelete(checkpoints, call); });
+    registry.add(forkDefinition(), [&checkpoints, &sandboxes, &config](const ToolCall &call) {
+        runFork(checkpoints, sandboxes, config, call);
+    });
 }
 
 } // namespace chat2sbx

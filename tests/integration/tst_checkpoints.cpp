@@ -36,7 +36,7 @@ private slots:
         h = std::make_unique<SandboxHarness>(env);
         QVERIFY(h->opened);
         checkpoints = std::make_unique<CheckpointService>(h->config, h->db, *h->sandboxes, *h->sbx, h->clock);
-        registerCheckpointTools(h->tools, *checkpoints, h->config);
+        registerCheckpointTools(h->tools, *checkpoints, *h->sandboxes, h->config);
         QVERIFY(h->reconcile());
         const CallResult created = h->call(QStringLiteral("sandbox_create"), {}, scaled(60000));
         QVERIFY2(created.finished && !created.result.isError, qPrintable(created.text()));
@@ -237,6 +237,172 @@ private slots:
         QCOMPARE(metaTemplate(), Checkpoint::templateRefFor(wanted));
         QCOMPARE(h->sandboxes->get(id)->record.state, SandboxState::Stopped);
         QVERIFY(h->sandboxes->heldFor(id).isEmpty());
+    }
+
+    CallResult fork(const QJsonObject &args) { return h->call(QStringLiteral("sandbox_fork"), args, scaled(90000)); }
+
+    void twoForksOfOneCheckpointDiverge()
+    {
+        QVERIFY(writeFile(workspace + QStringLiteral("/base.txt"), "shared start\n"));
+        QVERIFY(writeFile(sbxHome() + QStringLiteral("/.tool-version"), "1\n"));
+        const QString base = checkpoint(QStringLiteral("base"));
+        QVERIFY(!base.isEmpty());
+        const int activeBefore = h->sandboxes->countActive();
+
+        QStringList forks;
+        for (const QString &name : {QStringLiteral("approach A"), QStringLiteral("approach B")}) {
+            const CallResult r = fork({{QStringLiteral("checkpoint_id"), base}, {QStringLiteral("name"), name}});
+            QVERIFY2(r.finished && !r.result.isError, qPrintable(r.text()));
+            const QJsonObject o = r.json();
+            const QString forkId = o.value(QStringLiteral("sandbox_id")).toString();
+            QVERIFY2(forkId.startsWith(QLatin1String("sbx_")) && forkId != id && !forks.contains(forkId), qPrintable(r.text()));
+            QCOMPARE(o.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+            const QJsonObject from = o.value(QStringLiteral("forked_from")).toObject();
+            QCOMPARE(from.value(QStringLiteral("sandbox_id")).toString(), id);
+            QCOMPARE(from.value(QStringLiteral("checkpoint_id")).toString(), base);
+            QCOMPARE(from.value(QStringLiteral("name")).toString(), name);
+            const std::optional<CheckpointRepository::Fork> recorded = checkpoints->forkOf(forkId);
+            QVERIFY(recorded && recorded->parentSandboxId == id && recorded->checkpointId == base);
+            forks << forkId;
+        }
+        QCOMPARE(h->sandboxes->countActive(), activeBefore + 2);   // forks count like any sandbox
+
+        // Each has its own workspace copy and its own VM from the checkpoint's disk.
+        const SandboxView a = *h->sandboxes->get(forks.at(0));
+        const SandboxView b = *h->sandboxes->get(forks.at(1));
+        QVERIFY(a.workspace && b.workspace && a.workspace->hostPath != b.workspace->hostPath && a.workspace->hostPath != workspace);
+        QCOMPARE(readFile(a.workspace->hostPath + QStringLiteral("/base.txt")), QByteArray("shared start\n"));
+        QCOMPARE(readFile(b.workspace->hostPath + QStringLiteral("/base.txt")), QByteArray("shared start\n"));
+        const auto homeOf = [&](const SandboxView &v) {
+            return env.sbxState() + QStringLiteral("/sandboxes/") + v.record.runtimeName + QStringLiteral("/home");
+        };
+        QCOMPARE(readFile(homeOf(a) + QStringLiteral("/.tool-version")), QByteArray("1\n"));
+        QVERIFY(writeFile(a.workspace->hostPath + QStringLiteral("/base.txt"), "A's way\n"));
+        QVERIFY(writeFile(homeOf(b) + QStringLiteral("/.tool-version"), "2\n"));
+        QCOMPARE(readFile(b.workspace->hostPath + QStringLiteral("/base.txt")), QByteArray("shared start\n"));
+        QCOMPARE(readFile(homeOf(a) + QStringLiteral("/.tool-version")), QByteArray("1\n"));
+        QCOMPARE(readFile(workspace + QStringLiteral("/base.txt")), QByteArray("shared start\n"));
+
+        // A fork never takes a warm sandbox, and is refused at the limit before anything is made.
+        const int workspacesBefore = h->workspaces->list().size();
+        const int limit = h->config.maxActiveSandboxes;
+        h->config.maxActiveSandboxes = h->sandboxes->countActive();
+        const CallResult full = fork({{QStringLiteral("checkpoint_id"), base}});
+        h->config.maxActiveSandboxes = limit;
+        QVERIFY2(full.result.isError && full.text().contains(QStringLiteral("maxActiveSandboxes")), qPrintable(full.text()));
+        QCOMPARE(h->workspaces->list().size(), workspacesBefore);
+
+        for (const QString &f : forks) {
+            const CallResult gone = h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), f}}, scaled(60000));
+            QVERIFY2(!gone.result.isError, qPrintable(gone.text()));
+        }
+    }
+
+    void aForkOfTheSandboxItselfTakesACheckpointFirst()
+    {
+        QVERIFY(writeFile(workspace + QStringLiteral("/now.txt"), "as it is now\n"));
+        const int before = checkpoints->list(id).size();
+        const CallResult r = fork({{QStringLiteral("sandbox_id"), id}});
+        QVERIFY2(r.finished && !r.result.isError, qPrintable(r.text()));
+        QCOMPARE(checkpoints->list(id).size(), before + 1);
+        const QString forkId = r.json().value(QStringLiteral("sandbox_id")).toString();
+        QCOMPARE(r.json().value(QStringLiteral("forked_from")).toObject().value(QStringLiteral("checkpoint_id")).toString(),
+                 checkpoints->list(id).last().id);
+        QCOMPARE(readFile(h->sandboxes->get(forkId)->workspace->hostPath + QStringLiteral("/now.txt")), QByteArray("as it is now\n"));
+        QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
+
+        const CallResult both = fork({{QStringLiteral("sandbox_id"), id}, {QStringLiteral("checkpoint_id"), checkpoints->list(id).last().id}});
+        QVERIFY2(both.result.isError && both.text().contains(QStringLiteral("either")), qPrintable(both.text()));
+        const CallResult unknown = fork({{QStringLiteral("checkpoint_id"), QStringLiteral("ckp_000000000000000000000000")}});
+        QVERIFY2(unknown.result.isError && unknown.text().contains(QStringLiteral("unknown checkpoint_id")), qPrintable(unknown.text()));
+    }
+
+    void aCheckpointWithoutAWorkspaceCopyIsNotForked()
+    {
+        // What a checkpoint of a direct-mode sandbox is: the VM's side only.
+        Checkpoint direct;
+        direct.id = QStringLiteral("ckp_00000000000000000000d1ec");
+        direct.sandboxId = id;
+        direct.templateRef = Checkpoint::templateRefFor(direct.id);
+        direct.state = CheckpointState::Ready;
+        direct.createdAt = direct.finishedAt = 1;
+        QString error;
+        QVERIFY(CheckpointRepository(h->db).insert(direct, error));
+        const CallResult r = fork({{QStringLiteral("checkpoint_id"), direct.id}});
+        QVERIFY2(r.result.isError && r.text().contains(QStringLiteral("direct-mode")), qPrintable(r.text()));
+        QVERIFY(CheckpointRepository(h->db).remove(direct.id, error));
+    }
+
+    static bool templateListed(const TestEnvironment &env, const QString &checkpointId)
+    {
+        return runFakeSbx(env, {QStringLiteral("template"), QStringLiteral("ls"), QStringLiteral("--json")}).out.contains(checkpointId.toUtf8());
+    }
+
+    void theBudgetEvictsTheOldestUnpinnedFirst()
+    {
+        CheckpointRepository repo(h->db);
+        const QList<Checkpoint> ready = repo.inState(CheckpointState::Ready);
+        QVERIFY(ready.size() >= 3);
+        QString error;
+        QVERIFY(checkpoints->setPinned(ready.at(0).id, true, error));   // the oldest stays whatever happens
+        const int limit = h->config.checkpointMaxCount;
+        h->config.checkpointMaxCount = int(ready.size());
+        const CallResult r = h->call(QStringLiteral("sandbox_checkpoint"),
+                                     {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("pin"), true}}, scaled(60000));
+        h->config.checkpointMaxCount = limit;
+        QVERIFY2(r.finished && !r.result.isError, qPrintable(r.text()));
+        QVERIFY(r.json().value(QStringLiteral("pinned")).toBool());
+        const QJsonArray evicted = r.json().value(QStringLiteral("evicted")).toArray();
+        QVERIFY2(evicted.size() == 1, qPrintable(r.text()));
+        const QString gone = evicted.at(0).toObject().value(QStringLiteral("checkpoint_id")).toString();
+        QCOMPARE(gone, ready.at(1).id);   // the oldest that is not pinned
+        QVERIFY2(r.json().value(QStringLiteral("message")).toString().contains(QStringLiteral("checkpointMaxCount")), qPrintable(r.text()));
+        QVERIFY(waitFor([&] { return !repo.find(gone); }, scaled(30000)));
+        QVERIFY(!templateListed(env, gone));
+        QVERIFY(!QFileInfo::exists(h->config.dataRoot + QStringLiteral("/checkpoints/") + gone));
+        QVERIFY(repo.find(ready.at(0).id));
+    }
+
+    void aCheckpointIsDeletedOnRequest()
+    {
+        const QString doomed = checkpoint(QStringLiteral("doomed"));
+        QVERIFY(!doomed.isEmpty() && templateListed(env, doomed));
+        const CallResult r = h->call(QStringLiteral("sandbox_checkpoint_delete"), {{QStringLiteral("checkpoint_id"), doomed}}, scaled(60000));
+        QVERIFY2(r.finished && !r.result.isError && r.json().value(QStringLiteral("deleted")).toBool(), qPrintable(r.text()));
+        QVERIFY(!checkpoints->find(doomed));
+        QVERIFY(!templateListed(env, doomed));
+        QVERIFY(!QFileInfo::exists(h->config.dataRoot + QStringLiteral("/checkpoints/") + doomed));
+        const CallResult again = h->call(QStringLiteral("sandbox_checkpoint_delete"), {{QStringLiteral("checkpoint_id"), doomed}});
+        QVERIFY2(again.result.isError && again.text().contains(QStringLiteral("unknown checkpoint_id")), qPrintable(again.text()));
+    }
+
+    void destroyingASandboxRemovesItsCheckpointsOnceNoForkNeedsThem()
+    {
+        const CallResult created = h->call(QStringLiteral("sandbox_create"), {}, scaled(60000));
+        QVERIFY2(created.finished && !created.result.isError, qPrintable(created.text()));
+        const QString other = created.json().value(QStringLiteral("sandbox_id")).toString();
+        const auto take = [&](const QString &label) {
+            const CallResult r = h->call(QStringLiteral("sandbox_checkpoint"),
+                                         {{QStringLiteral("sandbox_id"), other}, {QStringLiteral("label"), label}}, scaled(60000));
+            return r.json().value(QStringLiteral("checkpoint_id")).toString();
+        };
+        const QString plain = take(QStringLiteral("plain")), forked = take(QStringLiteral("forked"));
+        QVERIFY(!plain.isEmpty() && !forked.isEmpty());
+        const CallResult f = fork({{QStringLiteral("checkpoint_id"), forked}});
+        QVERIFY2(!f.result.isError, qPrintable(f.text()));
+        const QString forkId = f.json().value(QStringLiteral("sandbox_id")).toString();
+        const CallResult busy = h->call(QStringLiteral("sandbox_checkpoint_delete"), {{QStringLiteral("checkpoint_id"), forked}});
+        QVERIFY2(busy.result.isError && busy.text().contains(QStringLiteral("destroy the fork first")), qPrintable(busy.text()));
+
+        QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), other}}, scaled(60000)).result.isError);
+        QVERIFY(waitFor([&] { return !checkpoints->find(plain); }, scaled(30000)));
+        QVERIFY(!templateListed(env, plain));
+        QTest::qWait(1500);   // a sweep later: the fork still runs from the other one
+        QVERIFY(checkpoints->find(forked) && templateListed(env, forked));
+
+        QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
+        QVERIFY(waitFor([&] { return !checkpoints->find(forked); }, scaled(30000)));
+        QVERIFY(!templateListed(env, forked));
     }
 
     void aCheckpointACrashInterruptedGoesAtTheNextStart()

@@ -19,7 +19,7 @@ namespace {
 const QStringList &cardTools()
 {
     static const QStringList names{"bash", "bash_poll", "bash_write", "bash_stop", "show_changes", "edit", "apply_patch",
-                                   "write", "sandbox_create", "sandbox_get", "sandbox_list", "export_changes", "view_image",
+                                   "write", "sandbox_create", "sandbox_get", "sandbox_fork", "sandbox_list", "export_changes", "view_image",
                                    "import_file", "export_file"};
     return names;
 }
@@ -90,6 +90,7 @@ private slots:
             QTest::newRow(tool) << tool << "diff";
         QTest::newRow("sandbox_create") << "sandbox_create" << "sandbox";
         QTest::newRow("sandbox_get") << "sandbox_get" << "sandbox";
+        QTest::newRow("sandbox_fork") << "sandbox_fork" << "sandbox";
         QTest::newRow("sandbox_list") << "sandbox_list" << "sandbox-list";
         QTest::newRow("export_changes") << "export_changes" << "export";
         QTest::newRow("view_image") << "view_image" << "image";

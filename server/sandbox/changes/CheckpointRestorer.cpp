@@ -58,6 +58,12 @@ void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkp
         return done(refused);
     const qint64 startedAt = m_clock.nowMs();
     QPointer<CheckpointRestorer> self(this);
+    m_checkpoints.markInUse(checkpointId);   // the budget leaves it alone until the restore ends
+    done = [self, checkpointId, done](const CheckpointService::RestoreOutcome &o) {
+        if (self)
+            self->m_checkpoints.unmarkInUse(checkpointId);
+        done(o);
+    };
     // What is there now is saved first: the restore can be undone, and a failed one is put back.
     m_checkpoints.createHeld(
         sandboxId, QStringLiteral("before restoring %1").arg(checkpointId), true,

@@ -3,6 +3,8 @@
 #include "config/Config.h"
 #include "core/Clock.h"
 #include "core/Ids.h"
+#include "sandbox/changes/CheckpointForker.h"
+#include "sandbox/changes/CheckpointRemoval.h"
 #include "sandbox/changes/CheckpointRestorer.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
@@ -24,8 +26,18 @@ CheckpointService::CheckpointService(const Config &config, Database &db, Sandbox
                                      QObject *parent)
     : QObject(parent), m_config(config), m_sandboxes(sandboxes), m_sbx(sbx), m_clock(clock), m_repo(db), m_sessions(db),
       m_copy(new WorkspaceCopy(this)),
-      m_restorer(new CheckpointRestorer(*this, db, sandboxes, *m_copy, clock, this))
+      m_restorer(new CheckpointRestorer(*this, db, sandboxes, *m_copy, clock, this)),
+      m_forker(new CheckpointForker(config, *this, db, sandboxes, *m_copy, clock, this)),
+      m_removal(new CheckpointRemoval(config, db, sbx, this))
 {
+    connect(m_removal, &CheckpointRemoval::removed, this, &CheckpointService::checkpointsChanged);
+    m_sweepSoon.setSingleShot(true);
+    m_sweepSoon.setInterval(1000);
+    connect(&m_sweepSoon, &QTimer::timeout, m_removal, &CheckpointRemoval::sweep);
+    connect(&sandboxes, &SandboxService::sandboxesChanged, this, [this] {
+        if (!m_sweepSoon.isActive())
+            m_sweepSoon.start();
+    });
 }
 
 CheckpointService::~CheckpointService() = default;
@@ -48,6 +60,46 @@ std::optional<Checkpoint> CheckpointService::find(const QString &checkpointId) c
 std::optional<CheckpointRepository::PendingRestore> CheckpointService::pendingRestore(const QString &sandboxId) const
 {
     return m_repo.pendingRestore(sandboxId);
+}
+
+std::optional<CheckpointRepository::Fork> CheckpointService::forkOf(const QString &sandboxId) const
+{
+    return m_repo.forkOf(sandboxId);
+}
+
+QHash<QString, CheckpointRepository::Fork> CheckpointService::allForks() const
+{
+    return m_repo.allForks();
+}
+
+void CheckpointService::remove(const QString &checkpointId, std::function<void(bool, const QString &)> done)
+{
+    const std::optional<Checkpoint> c = m_repo.find(checkpointId);
+    QString refusal;
+    if (!c)
+        refusal = QStringLiteral("unknown checkpoint_id %1").arg(checkpointId);
+    else if (c->state == CheckpointState::Saving)
+        refusal = QStringLiteral("checkpoint %1 is still being saved: delete it once it is ready").arg(c->id);
+    else if (m_inUse.contains(c->id) || m_repo.pendingRestoreUsing(c->id))
+        refusal = QStringLiteral("checkpoint %1 is being restored or forked right now").arg(c->id);
+    else if (m_removal->hasLiveFork(c->id))
+        refusal = QStringLiteral("checkpoint %1 is the template a fork still runs from: destroy the fork first").arg(c->id);
+    if (!refusal.isEmpty())
+        return done(false, refusal);
+    m_removal->remove(*c, std::move(done));
+}
+
+bool CheckpointService::setPinned(const QString &checkpointId, bool pinned, QString &error)
+{
+    if (!m_repo.find(checkpointId)) {
+        error = QStringLiteral("unknown checkpoint_id %1").arg(checkpointId);
+        return false;
+    }
+    if (!m_repo.setPinned(checkpointId, pinned, error))
+        return false;
+    if (const auto c = m_repo.find(checkpointId))
+        emit checkpointsChanged(c->sandboxId);
+    return true;
 }
 
 void CheckpointService::restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
@@ -149,6 +201,10 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
                 o.ok = true;
                 o.checkpoint = *self->m_repo.find(c.id);
                 o.notes = notes;
+                QSet<QString> keep{c.id};
+                for (auto it = self->m_inUse.cbegin(); it != self->m_inUse.cend(); ++it)
+                    keep.insert(it.key());
+                o.evicted = self->m_removal->evictOverBudget(keep);
                 done(o);
             };
             if (source.isEmpty())
@@ -172,6 +228,7 @@ void CheckpointService::reconcile()
         fail(c, QStringLiteral("chat2sbx stopped while the checkpoint was being saved"), false, [](const Outcome &) {});
     }
     m_restorer->finishInterrupted();
+    m_removal->sweep();   // a sandbox destroyed while chat2sbx was down (by the CLI) leaves its checkpoints
 }
 
 } // namespace chat2sbx

@@ -4,8 +4,10 @@
 #include "state/BashSessionRepository.h"
 #include "state/CheckpointRepository.h"
 
+#include <QHash>
 #include <QObject>
 #include <QSet>
+#include <QTimer>
 
 #include <functional>
 #include <optional>
@@ -13,6 +15,8 @@
 namespace chat2sbx {
 
 struct Config;
+class CheckpointForker;
+class CheckpointRemoval;
 class CheckpointRestorer;
 class Clock;
 class Database;
@@ -28,6 +32,7 @@ class WorkspaceCopy;
 // with why and removes what was made. A direct-mode folder is the user's own and not copied (the
 // outcome says so); clone sandboxes are not checkpointed yet (their work travels with export_changes).
 // What a template never holds: memory, processes, mounted folders and the VM's Docker images.
+// CheckpointRemoval deletes them (one, the budget's oldest, a destroyed sandbox's).
 class CheckpointService : public QObject {
     Q_OBJECT
 public:
@@ -40,6 +45,7 @@ public:
         QString error;           // one sentence (nothing is left of the checkpoint)
         Checkpoint checkpoint;   // set once recorded, also when it failed later
         QStringList notes;       // what the checkpoint does not hold
+        QList<Checkpoint> evicted;   // older checkpoints the budget removed to make room
     };
     using Done = std::function<void(const Outcome &)>;
 
@@ -66,6 +72,24 @@ public:
     void restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
                  std::function<void(const Checkpoint &undo)> started, RestoreDone done);
     std::optional<CheckpointRepository::PendingRestore> pendingRestore(const QString &sandboxId) const;
+    // sandbox_fork (CheckpointForker): a new sandbox from a checkpoint, or from a checkpoint of
+    // `sandboxId` taken now.
+    CheckpointForker &forker() const { return *m_forker; }
+    std::optional<CheckpointRepository::Fork> forkOf(const QString &sandboxId) const;
+    QHash<QString, CheckpointRepository::Fork> allForks() const;
+
+    // Deleting one (sandbox_checkpoint_delete, `chat2sbx sandbox uncheckpoint`): refused while it is
+    // saving, restored to, forked from or the template of a fork that still lives.
+    void remove(const QString &checkpointId, std::function<void(bool ok, const QString &error)> done);
+    bool setPinned(const QString &checkpointId, bool pinned, QString &error);
+    // A restore or fork reads it: the budget does not evict it meanwhile.
+    void markInUse(const QString &checkpointId) { ++m_inUse[checkpointId]; }
+    void unmarkInUse(const QString &checkpointId)
+    {
+        if (--m_inUse[checkpointId] <= 0)
+            m_inUse.remove(checkpointId);
+    }
+    CheckpointRemoval &removal() const { return *m_removal; }
 
     // Start-up: checkpoints a crash left `saving` become `failed`, their template and copy removed;
     // a restore a crash interrupted is finished (or the sandbox put back as it was before it).
@@ -90,6 +114,10 @@ private:
     BashSessionRepository m_sessions;
     WorkspaceCopy *m_copy;
     CheckpointRestorer *m_restorer;
+    CheckpointForker *m_forker;
+    CheckpointRemoval *m_removal;
+    QHash<QString, int> m_inUse;   // checkpoint id -> restores and forks reading it
+    QTimer m_sweepSoon;   // destroyed sandboxes' checkpoints go shortly after a change, once per burst
 };
 
 } // namespace chat2sbx

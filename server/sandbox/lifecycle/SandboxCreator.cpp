@@ -60,7 +60,7 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
         // A new managed workspace can never reuse a sandbox: refuse before making a folder for nothing.
         if (config.maxActiveSandboxes > 0 && repo.countActive() >= config.maxActiveSandboxes)
             return failNow(limitError());
-        if (WarmPool *warm = m_ops.warmPool(); warm && request.memory.isEmpty()) {
+        if (WarmPool *warm = m_ops.warmPool(); warm && request.memory.isEmpty() && request.templateRef.isEmpty()) {
             SandboxRecord handed;
             bool attached = false, limitReached = false;
             if (warm->handOver(config.maxActiveSandboxes, m_ops.idleMs(), handed, attached, limitReached)) {
@@ -141,7 +141,7 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
 
     SbxCreateSpec spec;
     spec.runtimeName = r.runtimeName;
-    spec.templateRef = config.templateRef();
+    spec.templateRef = request.templateRef.isEmpty() ? config.templateRef() : request.templateRef;
     spec.memory = r.memory;
     spec.clone = workspace->mode == WorkspaceMode::Clone;
     spec.workspaceRoot = workspace->hostPath;

@@ -13,6 +13,7 @@ namespace chat2sbx {
 struct SandboxCreateRequest {
     QString workspaceId;   // empty: a new managed workspace
     QString memory;        // normalised ("512m"), empty: sbx default
+    QString templateRef;   // empty: the pinned template; a checkpoint's (a fork) never takes a warm sandbox
 };
 
 struct SandboxOutcome {

@@ -143,6 +143,11 @@ void SandboxService::replaceHeldRuntime(const QString &sandboxId, const QString 
     });
 }
 
+WorkspaceService &SandboxService::workspaces() const
+{
+    return m_ops->workspaces();
+}
+
 QString SandboxService::heldFor(const QString &sandboxId) const
 {
     return m_ops->heldFor(sandboxId);

@@ -99,6 +99,8 @@ public:
     QString heldFor(const QString &sandboxId) const;
     // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
     int countActive() const;
+    // The workspaces sandboxes work on (a fork makes its managed workspace there).
+    WorkspaceService &workspaces() const;
 
     // The jobs the runtime and the tests drive directly: reconciliation (start-up, availability,
     // shutdown), idle expiry, and sleep (SandboxSleep decides when).

@@ -12,6 +12,8 @@ QJsonObject checkpointJson(const Checkpoint &c)
                   {QStringLiteral("created_at"), isoTime(c.createdAt)},
                   {QStringLiteral("workspace_copied"), !c.workspaceCopy.isEmpty()},
                   {QStringLiteral("size_bytes"), static_cast<double>(c.sizeBytes)}};
+    if (c.pinned)
+        o.insert(QStringLiteral("pinned"), true);
     if (!c.label.isEmpty())
         o.insert(QStringLiteral("label"), c.label);
     if (c.finishedAt > 0)

@@ -1,0 +1,144 @@
+#include "sandbox/changes/CheckpointForker.h"
+
+#include "config/Config.h"
+#include "core/Clock.h"
+#include "sandbox/changes/WorkspaceCopy.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "workspace/WorkspaceService.h"
+
+#include <QFileInfo>
+#include <QLoggingCategory>
+#include <QPointer>
+
+namespace chat2sbx {
+
+namespace {
+Q_LOGGING_CATEGORY(lcFork, "chat2sbx.checkpoint")
+} // namespace
+
+CheckpointForker::CheckpointForker(const Config &config, CheckpointService &checkpoints, Database &db, SandboxService &sandboxes,
+                                   WorkspaceCopy &copy, Clock &clock, QObject *parent)
+    : QObject(parent), m_config(config), m_checkpoints(checkpoints), m_repo(db), m_sandboxes(sandboxes), m_copy(copy), m_clock(clock)
+{
+}
+
+QString CheckpointForker::limitError() const
+{
+    return QStringLiteral("the limit of %1 active sandboxes (maxActiveSandboxes, CHAT2SBX_MAX_ACTIVE_SANDBOXES) is reached; a fork "
+                          "is a sandbox of its own: destroy one with sandbox_destroy first")
+        .arg(m_config.maxActiveSandboxes);
+}
+
+void CheckpointForker::fork(const QString &sandboxId, const QString &checkpointId, const QString &name, bool endRunningCommands,
+                            std::function<void(const Checkpoint &)> started, Done done)
+{
+    Outcome refused;
+    if (sandboxId.isEmpty() == checkpointId.isEmpty()) {
+        refused.error = QStringLiteral("give either sandbox_id (a checkpoint of it is taken now) or checkpoint_id, not both");
+        return done(refused);
+    }
+    if (m_config.maxActiveSandboxes > 0 && m_sandboxes.countActive() >= m_config.maxActiveSandboxes) {
+        refused.error = limitError();
+        return done(refused);
+    }
+    const qint64 startedAt = m_clock.nowMs();
+    const QString forkName = name.simplified().left(kMaxNameChars);
+    if (!checkpointId.isEmpty()) {
+        const std::optional<Checkpoint> c = m_repo.find(checkpointId);
+        if (!c)
+            refused.error = QStringLiteral("unknown checkpoint_id %1 (sandbox_checkpoints lists them)").arg(checkpointId);
+        else if (c->state == CheckpointState::Saving)
+            refused.error = QStringLiteral("checkpoint %1 is still being saved: sandbox_checkpoints shows when it is ready").arg(c->id);
+        else if (c->state == CheckpointState::Failed)
+            refused.error = QStringLiteral("checkpoint %1 failed and holds nothing (%2)").arg(c->id, c->failure);
+        if (!refused.error.isEmpty())
+            return done(refused);
+        if (started)
+            started(*c);
+        return forkFrom(*c, false, forkName, startedAt, std::move(done));
+    }
+    const std::optional<SandboxView> source = m_sandboxes.get(sandboxId);
+    if (source && source->workspace && source->workspace->mode == WorkspaceMode::Direct) {
+        refused.error = QStringLiteral("sandbox %1 works on the user's own folder %2 (direct mode): a fork would share it with "
+                                       "another sandbox, so it is refused")
+                            .arg(sandboxId, source->workspace->hostPath);
+        return done(refused);
+    }
+    QPointer<CheckpointForker> self(this);
+    m_checkpoints.create(
+        sandboxId, forkName.isEmpty() ? QStringLiteral("for a fork") : QStringLiteral("for the fork %1").arg(forkName),
+        endRunningCommands, started,
+        [self, forkName, startedAt, done](const CheckpointService::Outcome &made) {
+            if (!self)
+                return;
+            if (!made.ok) {
+                Outcome o;
+                o.error = QStringLiteral("no fork was made: the checkpoint to fork from failed (%1)").arg(made.error);
+                return done(o);
+            }
+            self->forkFrom(made.checkpoint, true, forkName, startedAt, done);
+        });
+}
+
+void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &name, qint64 startedAt, Done done)
+{
+    QPointer<CheckpointForker> guard(this);
+    m_checkpoints.markInUse(c.id);   // the budget leaves it alone until the fork is made
+    done = [guard, id = c.id, done](const Outcome &o) {
+        if (guard)
+            guard->m_checkpoints.unmarkInUse(id);
+        done(o);
+    };
+    Outcome o;
+    o.checkpoint = c;
+    o.checkpointMade = made;
+    if (c.workspaceCopy.isEmpty()) {
+        o.error = QStringLiteral("checkpoint %1 is of a direct-mode sandbox: its folder is the user's own and not in the "
+                                 "checkpoint, and a fork would share it, so it is refused").arg(c.id);
+        return done(o);
+    }
+    if (!QFileInfo(c.workspaceCopy).isDir()) {
+        o.error = QStringLiteral("the workspace copy of checkpoint %1 is missing from the host").arg(c.id);
+        return done(o);
+    }
+    QString error;
+    const std::optional<Workspace> workspace = m_sandboxes.workspaces().createManaged(error);
+    if (!workspace) {
+        o.error = error;
+        return done(o);
+    }
+    QPointer<CheckpointForker> self(this);
+    m_copy.replace(c.workspaceCopy, workspace->hostPath, [self, c, o, name, startedAt, done, wsId = workspace->id](
+                                                             bool copied, qint64, const QString &copyError) mutable {
+        if (!self)
+            return;
+        if (!copied) {
+            o.error = QStringLiteral("no fork was made: %1").arg(copyError);
+            return done(o);
+        }
+        SandboxCreateRequest request;
+        request.workspaceId = wsId;
+        request.templateRef = c.templateRef;
+        self->m_sandboxes.create(request, [self, c, o, name, startedAt, done](const SandboxOutcome &created) mutable {
+            if (!self)
+                return;
+            if (!created.ok) {
+                o.error = QStringLiteral("no fork was made: %1").arg(self->m_sandboxes.publicText(created.error));
+                return done(o);
+            }
+            QString forkError;
+            const CheckpointRepository::Fork fork{created.view.record.id, c.id, c.sandboxId, name, self->m_clock.nowMs()};
+            if (!self->m_repo.insertFork(fork, forkError))   // the sandbox works; only its parent goes unshown
+                qCWarning(lcFork).noquote() << forkError;
+            qCInfo(lcFork).noquote() << "sandbox" << fork.sandboxId << "forked from" << c.id << "of" << c.sandboxId;
+            o.ok = true;
+            o.view = created.view;
+            o.tookMs = self->m_clock.nowMs() - startedAt;
+            o.notes << QStringLiteral("the fork has its own copy of the workspace and its own VM from the checkpoint's disk")
+                    << QStringLiteral("memory, processes and the parent's Docker images are not in it");
+            done(o);
+        });
+    });
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,142 @@
+#include "sandbox/changes/CheckpointRemoval.h"
+
+#include "config/Config.h"
+#include "core/ChildProcess.h"
+#include "sandbox/sbx/SbxDriver.h"
+#include "state/Database.h"
+
+#include <QFileInfo>
+#include <QLoggingCategory>
+#include <QPointer>
+#include <QSqlQuery>
+
+namespace chat2sbx {
+
+namespace {
+Q_LOGGING_CATEGORY(lcCheckpointRemoval, "chat2sbx.checkpoint")
+
+ChildSpec removeTree(const QString &dir)
+{
+    ChildSpec spec;
+    spec.program = QStringLiteral("rm");
+    spec.arguments = {QStringLiteral("-rf"), QStringLiteral("--"), dir};
+    QProcessEnvironment env;
+    env.insert(QStringLiteral("PATH"), QStringLiteral("/usr/local/bin:/usr/bin:/bin"));
+    spec.environment = env;
+    spec.timeoutMs = 30 * 60 * 1000;
+    spec.maxOutBytes = 64 * 1024;
+    return spec;
+}
+
+const char kLiveForkOf[] = "EXISTS (SELECT 1 FROM sandbox_forks f JOIN sandboxes fs ON fs.id = f.sandbox_id"
+                           " WHERE f.checkpoint_id = %1 AND fs.state <> 'destroyed')";
+} // namespace
+
+CheckpointRemoval::CheckpointRemoval(const Config &config, Database &db, SbxDriver &sbx, QObject *parent)
+    : QObject(parent), m_config(config), m_db(db), m_sbx(sbx), m_repo(db)
+{
+}
+
+bool CheckpointRemoval::hasLiveFork(const QString &checkpointId) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1").arg(QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("?"))));
+    q.addBindValue(checkpointId);
+    return q.exec() && q.next() && q.value(0).toInt() != 0;
+}
+
+void CheckpointRemoval::remove(const Checkpoint &c, Done done)
+{
+    if (m_removing.contains(c.id))
+        return done(true, {});
+    m_removing.insert(c.id);
+    QPointer<CheckpointRemoval> self(this);
+    m_sbx.templateRemove(c.templateRef, [self, c, done](const SbxResult &r) {
+        if (!self)
+            return;
+        if (r.ok)
+            return self->dropRow(c, done);
+        // Already gone (a failed save, an earlier try, the user's own `sbx template rm`) is removed.
+        self->m_sbx.templateList([self, c, done, rmError = r.error](const SbxResult &lr, const QStringList &refs) {
+            if (!self)
+                return;
+            if (!lr.ok || refs.contains(c.templateRef)) {
+                self->m_removing.remove(c.id);
+                return done(false, QStringLiteral("sbx could not remove the template %1: %2").arg(c.templateRef, rmError));
+            }
+            self->dropRow(c, done);
+        });
+    });
+}
+
+void CheckpointRemoval::dropRow(const Checkpoint &c, const Done &done)
+{
+    const QString dir = c.workspaceCopy.isEmpty() ? QString() : QFileInfo(c.workspaceCopy).path();
+    QPointer<CheckpointRemoval> self(this);
+    const auto finish = [self, c, done] {
+        if (!self)
+            return;
+        self->m_removing.remove(c.id);
+        QString error;
+        if (!self->m_repo.remove(c.id, error))
+            return done(false, error);
+        emit self->removed(c.sandboxId, c.id);
+        done(true, {});
+    };
+    if (dir.isEmpty() || !QFileInfo(dir).fileName().startsWith(QLatin1String("ckp_")))
+        return finish();
+    ChildProcess::run(removeTree(dir), this, [finish](const ChildResult &) { finish(); });
+}
+
+QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep)
+{
+    const QList<Checkpoint> ready = m_repo.inState(CheckpointState::Ready);   // oldest first
+    int count = int(ready.size());
+    qint64 bytes = 0;
+    for (const Checkpoint &c : ready)
+        bytes += c.sizeBytes;
+    const qint64 maxBytes = qint64(m_config.checkpointMaxGiB) << 30;
+    QList<Checkpoint> evicted;
+    for (const Checkpoint &c : ready) {
+        if (count <= m_config.checkpointMaxCount && bytes <= maxBytes)
+            break;
+        if (c.pinned || keep.contains(c.id) || m_removing.contains(c.id) || m_repo.pendingRestoreUsing(c.id) || hasLiveFork(c.id))
+            continue;
+        evicted << c;
+        --count;
+        bytes -= c.sizeBytes;
+        qCInfo(lcCheckpointRemoval).noquote() << "checkpoint" << c.id << "of" << c.sandboxId << "evicted by the budget";
+        remove(c, [id = c.id](bool ok, const QString &error) {
+            if (!ok)
+                qCWarning(lcCheckpointRemoval).noquote() << "removing evicted checkpoint" << id << "failed:" << error;
+        });
+    }
+    return evicted;
+}
+
+void CheckpointRemoval::sweep()
+{
+    if (!m_db.isOpen())
+        return;
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT c.id FROM checkpoints c LEFT JOIN sandboxes s ON s.id = c.sandbox_id"
+                             " WHERE c.state <> 'saving' AND (s.id IS NULL OR s.state = 'destroyed') AND NOT %1"
+                             " AND NOT EXISTS (SELECT 1 FROM sandbox_restores r WHERE r.checkpoint_id = c.id OR r.undo_checkpoint_id = c.id)"
+                             " ORDER BY c.created_at LIMIT 100")
+                  .arg(QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("c.id"))));
+    QStringList ids;
+    if (q.exec())
+        while (q.next())
+            ids << q.value(0).toString();
+    for (const QString &id : std::as_const(ids)) {
+        const std::optional<Checkpoint> c = m_repo.find(id);
+        if (!c || m_removing.contains(id))
+            continue;
+        remove(*c, [id](bool ok, const QString &error) {
+            if (!ok)
+                qCWarning(lcCheckpointRemoval).noquote() << "removing checkpoint" << id << "of a destroyed sandbox failed:" << error;
+        });
+    }
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "state/Checkpoint.h"
+#include "state/CheckpointRepository.h"
+
+#include <QObject>
+#include <QSet>
+
+#include <functional>
+
+namespace chat2sbx {
+
+struct Config;
+class Database;
+class SbxDriver;
+
+// What goes of checkpoints, and when:
+// - remove(): one checkpoint (the agent's sandbox_checkpoint_delete, `chat2sbx sandbox uncheckpoint`):
+//   `sbx template rm` (a template sbx no longer lists counts as removed), the workspace copy, then the
+//   row — the row last, so a crash midway leaves a row the next sweep removes again;
+// - evictOverBudget(): past checkpointMaxCount or checkpointMaxGiB, the oldest ready checkpoints
+//   that are not pinned, in use (a restore or fork under way) or the template of a live fork;
+// - sweep(): the checkpoints of destroyed sandboxes once no live fork was made from them.
+class CheckpointRemoval : public QObject {
+    Q_OBJECT
+public:
+    CheckpointRemoval(const Config &config, Database &db, SbxDriver &sbx, QObject *parent = nullptr);
+
+    using Done = std::function<void(bool ok, const QString &error)>;
+    void remove(const Checkpoint &checkpoint, Done done);
+    // The checkpoints evicted (their removal runs on); `keep` are never chosen.
+    QList<Checkpoint> evictOverBudget(const QSet<QString> &keep);
+    void sweep();
+    // A live fork was made from it: its template stays while the fork lives.
+    bool hasLiveFork(const QString &checkpointId) const;
+
+signals:
+    void removed(const QString &sandboxId, const QString &checkpointId);
+
+private:
+    void dropRow(const Checkpoint &c, const Done &done);
+
+    const Config &m_config;
+    Database &m_db;
+    SbxDriver &m_sbx;
+    CheckpointRepository m_repo;
+    QSet<QString> m_removing;
+};
+
+} // namespace chat2sbx
