@@ -68,6 +68,7 @@ public:
     WarmPool &warmPool() { return *m_services.warm; }
     // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
     SbxHealth &sbxHealth() { return *m_services.sbxHealth; }
+    CheckpointService &checkpoints() { return *m_services.checkpoints; }
     SbxDriver &sbx() { return *m_services.sbx; }
     FileExport &fileExport() { return *m_services.fileExport; }
     ExportApprovals &exportApprovals() { return *m_services.exportApprovals; }

@@ -86,8 +86,10 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     }
     if (profile != Profile::Cli)
         network = std::make_unique<NetworkAccess>(*db, *sandboxes, *sbx, clock);
+    if (server)
+        checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock);
     if (server) {
-        registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get());
+        registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get(), checkpoints.get());
         registerNetworkTools(tools, *network);
     }
     // Workspaces and approvals.
@@ -117,10 +119,8 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);
     }
 
-    if (server) {
-        checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock);
+    if (server)
         registerCheckpointTools(tools, *checkpoints, *sandboxes, config);
-    }
 
     // Review and export of the agent's work; also what destroy and idle expiry ask first.
     hostGit = std::make_unique<HostGit>();

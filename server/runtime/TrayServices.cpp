@@ -24,7 +24,8 @@ TrayServices::TrayServices(Controller &controller, QObject *parent)
       m_exportApprovals(controller.exportApprovals()), m_sandboxes(controller.sandboxes()),
       m_workspaces(controller.workspaces()), m_changes(controller.changes()), m_workspaceRemoval(controller.workspaceRemoval()),
       m_network(controller.network()), m_activity(controller.activity()), m_tunnel(controller.tunnel()),
-      m_sbxHealth(controller.sbxHealth())
+      m_sbxHealth(controller.sbxHealth()),
+      m_checkpoints(controller.checkpoints())
 {
     connect(&controller, &Controller::stateChanged, this, &TrayServices::serverStateChanged);
     connect(&controller, &Controller::started, this, &TrayServices::started);

@@ -13,6 +13,7 @@ namespace chat2sbx {
 class ActivityMonitor;
 class ApprovalService;
 class ChangesService;
+class CheckpointService;
 class Controller;
 struct Config;
 class ExportApprovals;
@@ -44,6 +45,7 @@ public:
     ActivityMonitor &activity() const { return m_activity; }
     TunnelSupervisor &tunnel() const { return m_tunnel; }
     SbxHealth &sbxHealth() const { return m_sbxHealth; }
+    CheckpointService &checkpoints() const { return m_checkpoints; }
 
     // Where export_file puts files (Config::exportDir).
     QString exportDir() const;
@@ -90,6 +92,7 @@ private:
     ActivityMonitor &m_activity;
     TunnelSupervisor &m_tunnel;
     SbxHealth &m_sbxHealth;
+    CheckpointService &m_checkpoints;
     std::unique_ptr<Config> m_prepareConfig;   // the server's, with the sbx chosen in the tray; outlives m_prepare
     std::unique_ptr<TemplateBuilder> m_prepare;
 };

@@ -99,6 +99,19 @@ QList<Checkpoint> CheckpointRepository::inState(CheckpointState state) const
     return checkpointsWhere(m_db, QStringLiteral("state"), checkpointStateName(state));
 }
 
+QList<Checkpoint> CheckpointRepository::listLive() const
+{
+    QList<Checkpoint> out;
+    if (!m_db.isOpen())
+        return out;
+    QSqlQuery q(m_db.handle());
+    if (q.exec(QStringLiteral("SELECT %1 FROM checkpoints WHERE state <> 'failed' ORDER BY created_at, rowid")
+                   .arg(QLatin1String(kCheckpointColumns))))
+        while (q.next())
+            out.append(checkpointOfRow(q));
+    return out;
+}
+
 int CheckpointRepository::finish(const QString &id, CheckpointState state, qint64 sizeBytes, const QString &failure, qint64 at,
                                  QString &error)
 {

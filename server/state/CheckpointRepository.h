@@ -22,6 +22,8 @@ public:
     QList<Checkpoint> listFor(const QString &sandboxId) const;
     // Every checkpoint in `state`, oldest first (start-up: the ones a crash left `saving`).
     QList<Checkpoint> inState(CheckpointState state) const;
+    // Every checkpoint saving or ready, oldest first (the tray: one query for every sandbox).
+    QList<Checkpoint> listLive() const;
     // saving → ready (with the copy's size) or failed (with why): 1 done, 0 not saving any more, -1 error.
     int finish(const QString &id, CheckpointState state, qint64 sizeBytes, const QString &failure, qint64 at, QString &error);
     bool remove(const QString &id, QString &error);

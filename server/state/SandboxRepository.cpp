@@ -130,9 +130,11 @@ QList<SandboxView> SandboxRepository::listViews() const
         QStringList sandboxColumns;
         for (const QString &c : QString::fromLatin1(kColumns).split(QStringLiteral(", ")))
             sandboxColumns.append(QStringLiteral("s.") + c);
-        return QStringLiteral("SELECT %1, %2, p.sandbox_port, p.host_ip, p.host_port FROM sandboxes s"
+        return QStringLiteral("SELECT %1, %2, p.sandbox_port, p.host_ip, p.host_port, f.parent_sandbox_id, f.checkpoint_id"
+                              " FROM sandboxes s"
                               " LEFT JOIN workspaces w ON w.id = s.workspace_id"
                               " LEFT JOIN sandbox_ports p ON p.sandbox_id = s.id"
+                              " LEFT JOIN sandbox_forks f ON f.sandbox_id = s.id"
                               " WHERE s.state <> 'destroyed' ORDER BY s.created_at, s.id, p.sandbox_port")
             .arg(sandboxColumns.join(QStringLiteral(", ")), WorkspaceRepository::columns(QStringLiteral("w.")))
             .toUtf8();
@@ -147,6 +149,8 @@ QList<SandboxView> SandboxRepository::listViews() const
             v.record = fromRow(q);
             if (!q.value(kWorkspaceFirst).isNull())
                 v.workspace = WorkspaceRepository::fromRow(q, kWorkspaceFirst);
+            v.forkedFromSandbox = q.value(kPortFirst + 3).toString();
+            v.forkedFromCheckpoint = q.value(kPortFirst + 4).toString();
             out.append(std::move(v));
         }
         if (!q.value(kPortFirst).isNull())
@@ -154,6 +158,18 @@ QList<SandboxView> SandboxRepository::listViews() const
                                      q.value(kPortFirst + 2).toInt()});
     }
     return out;
+}
+
+void SandboxRepository::readForkOrigin(SandboxView &view) const
+{
+    static const QString sql = QStringLiteral("SELECT parent_sandbox_id, checkpoint_id FROM sandbox_forks WHERE sandbox_id = ?");
+    auto st = m_db.prepared(sql);
+    QSqlQuery &q = st.query();
+    q.bindValue(0, view.record.id);
+    if (q.exec() && q.next()) {
+        view.forkedFromSandbox = q.value(0).toString();
+        view.forkedFromCheckpoint = q.value(1).toString();
+    }
 }
 
 QList<SandboxRecord> SandboxRepository::inState(SandboxState state) const

@@ -43,6 +43,9 @@ struct SandboxView {
     SandboxRecord record;
     std::optional<Workspace> workspace;
     QList<SandboxPortRecord> ports;
+    // A fork (sandbox_fork): the sandbox and checkpoint it was made from; empty otherwise.
+    QString forkedFromSandbox;
+    QString forkedFromCheckpoint;
 };
 
 // Rows of the sandboxes and sandbox_ports tables. Every write is committed before it returns; nothing
@@ -87,6 +90,8 @@ public:
     bool setReason(const QString &id, const QString &reason, qint64 nowMs, QString &error);
 
     QList<SandboxPortRecord> ports(const QString &sandboxId) const;
+    // Fills the view's forkedFrom* from the sandbox_forks table.
+    void readForkOrigin(SandboxView &view) const;
     std::optional<SandboxPortRecord> findPort(const QString &sandboxId, int sandboxPort) const;
     bool upsertPort(const QString &sandboxId, const SandboxPortRecord &p, QString &error);
     bool clearPorts(const QString &sandboxId, QString &error);

@@ -180,8 +180,7 @@ ToolDefinition forkDefinition()
          {QStringLiteral("end_running_commands"),
           schema::boolean(QStringLiteral("With sandbox_id: commands still running there may end (default false: refused)"))}},
         {});
-    d.outputSchema = sandboxSummarySchema({{QStringLiteral("forked_from"), schema::typed(QStringLiteral("object"))},
-                                           {QStringLiteral("not_copied"), schema::arrayOf(schema::typed(QStringLiteral("string")))}});
+    d.outputSchema = sandboxSummarySchema({{QStringLiteral("not_copied"), schema::arrayOf(schema::typed(QStringLiteral("string")))}});
     // Given a sandbox_id, it checkpoints that sandbox first, which stops it (as sandbox_checkpoint does).
     d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Forking the sandbox…");

@@ -1,8 +1,10 @@
 #include "tools/SandboxTools.h"
 
 #include "mcp/ToolRegistry.h"
+#include "sandbox/changes/CheckpointService.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/network/NetworkAccess.h"
+#include "sandbox/present/CheckpointJson.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"
@@ -29,6 +31,9 @@ ToolDefinition sandboxGetDefinition()
         "workspace path) or the global AGENTS.md instructions again.");
     d.inputSchema = schema::object({{QStringLiteral("sandbox_id"), knownSandboxIdProperty()}}, {QStringLiteral("sandbox_id")});
     QJsonObject extra = agentsMdProperty();
+    extra.insert(QStringLiteral("checkpoints"),
+                 schema::arrayOf(schema::typed(QStringLiteral("object")),
+                                 QStringLiteral("Its checkpoints that are ready or being saved (sandbox_restore, sandbox_fork)")));
     extra.insert(QStringLiteral("recent_blocked_hosts"),
                  schema::arrayOf(schema::str(QStringLiteral("host:port")),
                                  QStringLiteral("Hosts the sandbox's network policy blocked lately (newest first); ask for "
@@ -68,6 +73,13 @@ void runSandboxGet(const SandboxToolContext &c, const ToolCall &call)
         if (!view)
             return call.responder.error(QStringLiteral("unknown sandbox_id %1").arg(id));
         QJsonObject result = sandboxJson(*view, *c.sandboxes);
+        if (c.checkpoints) {
+            QJsonArray checkpoints;
+            for (const Checkpoint &cp : c.checkpoints->list(id))
+                if (cp.state != CheckpointState::Failed)
+                    checkpoints.append(checkpointJson(cp));
+            result.insert(QStringLiteral("checkpoints"), checkpoints);
+        }
         QString agentsError;
         if (!insertAgentsMd(*c.config, result, agentsError))
             return call.responder.error(agentsError);

@@ -30,6 +30,9 @@ QJsonObject sandboxSummaryProperties()
         {QStringLiteral("idle_deadline"), schema::str(QStringLiteral("ISO-8601 UTC; a running sandbox is destroyed if no tool call reaches it before then"))},
         {QStringLiteral("failure_reason"), schema::str(QStringLiteral("Why the sandbox failed (or was destroyed by idle expiry)"))},
         {QStringLiteral("ports"), schema::arrayOf(schema::result(exposedPortProperties()))},
+        {QStringLiteral("forked_from"),
+         schema::result({{QStringLiteral("sandbox_id"), schema::str(QStringLiteral("The sandbox this fork was made from"))},
+                         {QStringLiteral("checkpoint_id"), schema::str(QStringLiteral("Its checkpoint the fork started at"))}})},
     };
 }
 

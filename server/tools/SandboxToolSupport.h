@@ -12,6 +12,7 @@ namespace chat2sbx {
 
 struct Config;
 class ChannelPool;
+class CheckpointService;
 class NetworkAccess;
 class SandboxListJson;
 class SandboxService;
@@ -23,6 +24,7 @@ struct SandboxToolContext {
     ChannelPool *channels = nullptr;             // optional: sandbox_expose then reports listening null
     std::shared_ptr<SandboxListJson> listJson;   // sandbox_list's summaries, kept serialized
     NetworkAccess *network = nullptr;            // optional: sandbox_get then lists no blocked hosts
+    CheckpointService *checkpoints = nullptr;    // optional: sandbox_get then lists no checkpoints
 };
 
 // Every sandbox tool needs sbx; when it is missing the answer says so (and a reconciliation retry runs).

@@ -6,9 +6,9 @@
 namespace chat2sbx {
 
 void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config, ChannelPool *channels,
-                          NetworkAccess *network)
+                          NetworkAccess *network, CheckpointService *checkpoints)
 {
-    const SandboxToolContext context{&sandboxes, &config, channels, std::make_shared<SandboxListJson>(), network};
+    const SandboxToolContext context{&sandboxes, &config, channels, std::make_shared<SandboxListJson>(), network, checkpoints};
     addSandboxCreateTool(registry, context);
     addSandboxGetTool(registry, context);
     addSandboxListTool(registry, context);

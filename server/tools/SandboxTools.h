@@ -5,15 +5,18 @@ namespace chat2sbx {
 struct Config;
 struct SandboxToolContext;
 class ChannelPool;
+class CheckpointService;
 class NetworkAccess;
 class SandboxService;
 class ToolRegistry;
 
 // sandbox_create, sandbox_get, sandbox_list, sandbox_destroy, sandbox_expose.
 // With `channels`, sandbox_expose also reports whether something listens on the port inside the
-// sandbox (null without). With `network`, sandbox_get lists the hosts its network policy blocked lately.
+// sandbox (null without). With `network`, sandbox_get lists the hosts its network policy blocked lately;
+// with `checkpoints`, its checkpoints.
 void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config,
-                          ChannelPool *channels = nullptr, NetworkAccess *network = nullptr);
+                          ChannelPool *channels = nullptr, NetworkAccess *network = nullptr,
+                          CheckpointService *checkpoints = nullptr);
 
 // The family's tools, one file each (<Name>Tool.cpp: definition and handler).
 void addSandboxCreateTool(ToolRegistry &registry, const SandboxToolContext &context);

@@ -162,7 +162,7 @@ private slots:
         QVERIFY(h->sandboxes->heldFor(id).isEmpty());
         QVERIFY(!checkpoints->pendingRestore(id));
         const std::optional<Checkpoint> undone = checkpoints->find(undo);
-        QVERIFY(undone && undone->isReady() && undone->label.contains(before));
+        QVERIFY(undone && undone->isReady() && undone->label.contains(QStringLiteral("before the migration")));
 
         // The present was kept: restoring the undo checkpoint brings the broken state back.
         const CallResult back = restore(undo);
@@ -212,7 +212,7 @@ private slots:
         QVERIFY(h->sandboxes->heldFor(id).isEmpty());
         QCOMPARE(readFile(sbxHome() + QStringLiteral("/.local/bin/migrate")), QByteArray("migrate 2.0\n"));
         const Checkpoint undo = checkpoints->list(id).last();   // saved by the restore, before it began
-        QVERIFY2(undo.label.contains(old) && r.text().contains(undo.id), qPrintable(r.text()));
+        QVERIFY2(undo.label.startsWith(QStringLiteral("before restoring")) && r.text().contains(undo.id), qPrintable(r.text()));
         QCOMPARE(metaTemplate(), Checkpoint::templateRefFor(undo.id));
     }
 
@@ -266,6 +266,20 @@ private slots:
             forks << forkId;
         }
         QCOMPARE(h->sandboxes->countActive(), activeBefore + 2);   // forks count like any sandbox
+
+        // sandbox_list and sandbox_get name each fork's parent.
+        const CallResult listed = h->call(QStringLiteral("sandbox_list"), {});
+        int named = 0;
+        for (const QJsonValue &v : listed.json().value(QStringLiteral("sandboxes")).toArray()) {
+            const QJsonObject from = v.toObject().value(QStringLiteral("forked_from")).toObject();
+            if (forks.contains(v.toObject().value(QStringLiteral("sandbox_id")).toString()))
+                named += from.value(QStringLiteral("sandbox_id")).toString() == id && from.value(QStringLiteral("checkpoint_id")).toString() == base;
+            else
+                QVERIFY(from.isEmpty());
+        }
+        QVERIFY2(named == 2, qPrintable(listed.text()));
+        const CallResult got = h->call(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), forks.at(0)}});
+        QCOMPARE(got.json().value(QStringLiteral("forked_from")).toObject().value(QStringLiteral("checkpoint_id")).toString(), base);
 
         // Each has its own workspace copy and its own VM from the checkpoint's disk.
         const SandboxView a = *h->sandboxes->get(forks.at(0));
@@ -403,6 +417,36 @@ private slots:
         QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
         QVERIFY(waitFor([&] { return !checkpoints->find(forked); }, scaled(30000)));
         QVERIFY(!templateListed(env, forked));
+    }
+
+    void theTerminalCheckpointsRestoresForksAndDeletes()
+    {
+        QVERIFY(writeFile(workspace + QStringLiteral("/cli.txt"), "from the terminal\n"));
+        const CliResult made = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("checkpoint"), id, QStringLiteral("--label"),
+                                            QStringLiteral("cli"), QStringLiteral("--json")}, 120000);
+        QVERIFY2(made.exitCode == 0, made.err.constData());
+        const QString ckp = QJsonDocument::fromJson(made.out).object().value(QStringLiteral("checkpoint_id")).toString();
+        QVERIFY2(checkpoints->find(ckp) && checkpoints->find(ckp)->isReady(), made.out.constData());
+
+        QVERIFY(writeFile(workspace + QStringLiteral("/cli.txt"), "changed\n"));
+        const CliResult restored = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("restore"), id, ckp}, 120000);
+        QVERIFY2(restored.exitCode == 0 && restored.out.contains("undo: chat2sbx sandbox restore"), restored.out + restored.err);
+        QCOMPARE(readFile(workspace + QStringLiteral("/cli.txt")), QByteArray("from the terminal\n"));
+
+        const CliResult forked = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("fork"), ckp, QStringLiteral("--json")}, 120000);
+        QVERIFY2(forked.exitCode == 0, forked.err.constData());
+        const QString forkId = QJsonDocument::fromJson(forked.out).object().value(QStringLiteral("sandbox_id")).toString();
+        const std::optional<SandboxView> fork = h->sandboxes->get(forkId);
+        QVERIFY2(fork && fork->forkedFromCheckpoint == ckp, forked.out.constData());
+        QCOMPARE(readFile(fork->workspace->hostPath + QStringLiteral("/cli.txt")), QByteArray("from the terminal\n"));
+
+        const CliResult busy = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("uncheckpoint"), ckp});
+        QVERIFY2(busy.exitCode == 1 && busy.err.contains("destroy the fork first"), busy.err.constData());
+        QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
+        const CliResult gone = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("uncheckpoint"), ckp}, 60000);
+        QVERIFY2(gone.exitCode == 0, gone.err.constData());
+        QVERIFY(!checkpoints->find(ckp));
+        QCOMPARE(runCli(env, {QStringLiteral("sandbox"), QStringLiteral("restore"), id, QStringLiteral("nope")}).exitCode, 2);
     }
 
     void aCheckpointACrashInterruptedGoesAtTheNextStart()

@@ -14,6 +14,7 @@
 #include "popup/PopupHeader.h"
 #include "popup/PopupWindow.h"
 #include "runtime/Controller.h"
+#include "sandbox/changes/CheckpointService.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "popup/SandboxesSection.h"
 #include "bindings/ServiceModels.h"
@@ -37,6 +38,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSystemTrayIcon>
+#include <QToolButton>
 #include <QTest>
 
 #include <memory>
@@ -449,6 +451,53 @@ private slots:
         QCOMPARE(s.controller->sandboxes().get(id)->record.state, SandboxState::Destroyed);
         QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("active")), QStringLiteral("0 active / limit unlimited, 0 warm"), chat2sbx::test::scaled(5000));
         saveScreenshot(s.popup(), QStringLiteral("tray_sandbox_destroyed"));
+    }
+
+    // A checkpoint an agent took is under its sandbox in the popup; Restore there takes the sandbox
+    // back (the present checkpointed first), Fork makes a second sandbox, and sandbox_get lists them.
+    void checkpointsAreRestoredAndForkedFromThePopup()
+    {
+        TestEnvironment env;
+        TraySession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        s.tray->openPopup();
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        const QJsonObject created = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {}, 60000);
+        const QString id = created.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(compact(created)));
+        const QString workspace = s.controller->sandboxes().get(id)->workspace->hostPath;
+        QVERIFY(writeFile(workspace + QStringLiteral("/plan.md"), "first plan\n"));
+        const QJsonObject saved = s.mcp.callToolResult(QStringLiteral("sandbox_checkpoint"),
+                                                       {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("label"), QStringLiteral("first plan")}},
+                                                       60000);
+        const QString ckp = saved.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("checkpoint_id")).toString();
+        QVERIFY2(ckp.startsWith(QLatin1String("ckp_")), qPrintable(compact(saved)));
+        const QJsonObject got = s.mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}}, 30000);
+        const QJsonArray listed = got.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("checkpoints")).toArray();
+        QVERIFY2(listed.size() == 1 && listed.at(0).toObject().value(QStringLiteral("checkpoint_id")).toString() == ckp, qPrintable(compact(got)));
+        QVERIFY(writeFile(workspace + QStringLiteral("/plan.md"), "second plan\n"));
+
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QToolButton>(QStringLiteral("expand:") + id), chat2sbx::test::scaled(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("title"))->text()
+                                     .contains(QLatin1String("1 checkpoint")), chat2sbx::test::scaled(10000));
+        QTest::mouseClick(s.find<QToolButton>(QStringLiteral("expand:") + id), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("restore:") + ckp), chat2sbx::test::scaled(5000));
+        QVERIFY(s.labelText(QStringLiteral("checkpoint:") + ckp).contains(QLatin1String("first plan")));
+        saveScreenshot(s.popup(), QStringLiteral("tray_checkpoints"));
+        QTest::mouseClick(s.find<QPushButton>(QStringLiteral("restore:") + ckp), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QTest::mouseClick(s.popup().sandboxes().confirmation()->findChild<QPushButton *>(QStringLiteral("confirmRestore")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().message().contains(QLatin1String("back at ") + ckp), chat2sbx::test::scaled(60000));
+        QCOMPARE(readFile(workspace + QStringLiteral("/plan.md")), QByteArray("first plan\n"));
+        QCOMPARE(s.controller->checkpoints().list(id).size(), 2);   // the undo checkpoint
+
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("fork:") + ckp) && s.find<QPushButton>(QStringLiteral("fork:") + ckp)->isEnabled(),
+                                 chat2sbx::test::scaled(10000));
+        QTest::mouseClick(s.find<QPushButton>(QStringLiteral("fork:") + ckp), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().message().startsWith(QLatin1String("forked as")), chat2sbx::test::scaled(60000));
+        QTRY_COMPARE_WITH_TIMEOUT(s.popup().sandboxes().rowCount(), 2, chat2sbx::test::scaled(10000));
+        saveScreenshot(s.popup(), QStringLiteral("tray_checkpoint_forked"));
     }
 
     void statusShowsEndpointAndServerState()

@@ -189,6 +189,65 @@ private slots:
         saveScreenshot(popup, QStringLiteral("ui_popup_after_destroy"));
     }
 
+    void checkpointsAreRestoredForkedAndDeletedFromTheirSandbox()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        SandboxRow row;
+        row.id = QStringLiteral("sbx_c4e5f6");
+        row.name = QStringLiteral("scratch-c4e5");
+        row.workspace = QStringLiteral("scratch (ws_123)");
+        row.workspaceMode = QStringLiteral("managed");
+        row.state = QStringLiteral("stopped");
+        row.forkedFrom = QStringLiteral("scratch-a1b2");
+        row.checkpoints = {{QStringLiteral("ckp_one"), QStringLiteral("before the upgrade"), QStringLiteral("ready"), fixedTime(9, 0),
+                            12 * 1024 * 1024, true},
+                           {QStringLiteral("ckp_two"), QString(), QStringLiteral("saving"), fixedTime(9, 30), 0, false}};
+        sandboxes.rows = {row};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        auto *title = popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_c4e5f6"))->findChild<QLabel *>(QStringLiteral("title"));
+        QVERIFY2(title->text().contains(QLatin1String("fork of scratch-a1b2")) && title->text().contains(QLatin1String("2 checkpoints")),
+                 qPrintable(title->text()));
+        QVERIFY(!popup.findChild<QPushButton *>(QStringLiteral("restore:ckp_one")));   // folded away until expanded
+        QTest::mouseClick(child<QToolButton>(popup, QStringLiteral("expand:sbx_c4e5f6")), Qt::LeftButton);
+        auto *line = child<QLabel>(popup, QStringLiteral("checkpoint:ckp_one"));
+        QTRY_VERIFY_WITH_TIMEOUT(line && line->isVisible(), chat2sbx::test::scaled(5000));
+        QVERIFY2(line->text().contains(QLatin1String("before the upgrade")) && line->text().contains(QLatin1String("12.0 MiB"))
+                     && line->text().contains(QLatin1String("pinned")),
+                 qPrintable(line->text()));
+        QVERIFY(child<QLabel>(popup, QStringLiteral("checkpoint:ckp_two"))->text().contains(QLatin1String("saving")));
+        QVERIFY(!popup.findChild<QPushButton *>(QStringLiteral("restore:ckp_two")));   // not ready yet
+        auto *restore = child<QPushButton>(popup, QStringLiteral("restore:ckp_one"));
+        QVERIFY(restore->isEnabled() && restore->accessibleName().contains(QLatin1String("scratch-c4e5")));
+        saveScreenshot(popup, QStringLiteral("ui_popup_checkpoints"));
+
+        QTest::mouseClick(restore, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QVERIFY(popup.sandboxes().confirmation()->informativeText().contains(QLatin1String("undone")));
+        QTest::mouseClick(popup.sandboxes().confirmation()->findChild<QPushButton *>(QStringLiteral("cancelRestore")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QVERIFY(sandboxes.checkpointCalls.isEmpty());
+        QTest::mouseClick(child<QPushButton>(popup, QStringLiteral("restore:ckp_one")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QTest::mouseClick(popup.sandboxes().confirmation()->findChild<QPushButton *>(QStringLiteral("confirmRestore")), Qt::LeftButton);
+        QCOMPARE(sandboxes.checkpointCalls, QStringList{QStringLiteral("restore sbx_c4e5f6 ckp_one")});
+
+        QTRY_VERIFY_WITH_TIMEOUT(!popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QTest::mouseClick(child<QPushButton>(popup, QStringLiteral("fork:ckp_one")), Qt::LeftButton);
+        QCOMPARE(sandboxes.checkpointCalls.last(), QStringLiteral("fork ckp_one"));
+        QTRY_COMPARE_WITH_TIMEOUT(popup.sandboxes().message(), QStringLiteral("forked as sbx_fork"), chat2sbx::test::scaled(5000));
+
+        QTest::mouseClick(child<QPushButton>(popup, QStringLiteral("deleteCheckpoint:ckp_one")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QTest::mouseClick(popup.sandboxes().confirmation()->findChild<QPushButton *>(QStringLiteral("confirmDeleteCheckpoint")),
+                          Qt::LeftButton);
+        QCOMPARE(sandboxes.checkpointCalls.last(), QStringLiteral("delete ckp_one"));
+    }
+
     void statusFollowsModel()
     {
         FakeApprovals approvals;

@@ -54,6 +54,22 @@ public:
         pendingId = id;
         pendingDone = std::move(done);
     }
+    QStringList checkpointCalls;   // "restore sbx_… ckp_…", "fork ckp_…", "delete ckp_…"
+    void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) override
+    {
+        checkpointCalls << QStringLiteral("restore %1 %2").arg(sandboxId, checkpointId);
+        done(true, QString());
+    }
+    void fork(const QString &checkpointId, ResultCallback done) override
+    {
+        checkpointCalls << QStringLiteral("fork %1").arg(checkpointId);
+        done(true, QStringLiteral("forked as sbx_fork"));
+    }
+    void deleteCheckpoint(const QString &checkpointId, ResultCallback done) override
+    {
+        checkpointCalls << QStringLiteral("delete %1").arg(checkpointId);
+        done(true, QString());
+    }
     void finishDestroy(bool ok, const QString &error = {})
     {
         if (ok) {

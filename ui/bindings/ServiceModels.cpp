@@ -27,6 +27,7 @@ ServiceModels makeServiceModels(Controller &controller)
         const auto c = monitor->conversationsOf(id);
         return qMakePair(c.first, c.last);
     });
+    sandboxes->setCheckpoints(&services.checkpoints());
     m.sandboxes = std::move(sandboxes);
     m.activity = std::make_unique<ServiceActivityModel>(services.activity(), services.sandboxes());
     m.status = std::make_unique<ServiceStatusModel>(services);

@@ -1,5 +1,7 @@
 #include "bindings/ServiceSandboxesModel.h"
 
+#include "sandbox/changes/CheckpointForker.h"
+#include "sandbox/changes/CheckpointService.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxNames.h"
 #include "sandbox/present/SandboxPresenter.h"
@@ -15,10 +17,24 @@ ServiceSandboxesModel::ServiceSandboxesModel(SandboxService &service, QObject *p
     connect(&service, &SandboxService::sandboxesChanged, this, &SandboxesModel::changed);
 }
 
+void ServiceSandboxesModel::setCheckpoints(CheckpointService *checkpoints)
+{
+    if (m_checkpoints)
+        disconnect(m_checkpoints, nullptr, this, nullptr);
+    m_checkpoints = checkpoints;
+    if (m_checkpoints)
+        connect(m_checkpoints, &CheckpointService::checkpointsChanged, this, &SandboxesModel::changed);
+}
+
 QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
 {
     QList<SandboxRow> rows;
-    for (const SandboxView &v : m_service.list()) {
+    const QList<SandboxView> views = m_service.list();
+    const QHash<QString, QList<Checkpoint>> checkpoints = m_checkpoints ? m_checkpoints->listLive() : QHash<QString, QList<Checkpoint>>();
+    QHash<QString, QString> names;   // the parents of forks, by id
+    for (const SandboxView &v : views)
+        names.insert(v.record.id, sandboxShortName(v));
+    for (const SandboxView &v : views) {
         const SandboxRecord &r = v.record;
         if (r.state == SandboxState::Destroyed)
             continue;
@@ -52,6 +68,13 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.createdByConversation = AuditEntry::shortConversationId(first);
             row.lastConversation = AuditEntry::shortConversationId(last);
         }
+        for (const Checkpoint &c : checkpoints.value(r.id))
+            row.checkpoints.append({c.id, c.label, checkpointStateName(c.state), c.createdAt, c.sizeBytes, c.pinned});
+        if (!v.forkedFromSandbox.isEmpty())
+            row.forkedFrom = names.value(v.forkedFromSandbox, v.forkedFromSandbox);
+        if (m_checkpoints)
+            if (const auto restoring = m_checkpoints->pendingRestore(r.id))
+                row.restoringTo = restoring->checkpointId;
         rows.append(row);
     }
     return rows;
@@ -63,6 +86,32 @@ void ServiceSandboxesModel::destroy(const QString &id, ResultCallback done)
     m_service.destroy(id, [self, done = std::move(done)](const SandboxService::Outcome &outcome) {
         done(outcome.ok, self ? self->m_service.publicText(outcome.error) : outcome.error);
     });
+}
+
+void ServiceSandboxesModel::restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done)
+{
+    if (!m_checkpoints)
+        return done(false, QStringLiteral("checkpoints are not available here"));
+    // The tray is the user's own act: commands still running may end (the confirmation said so).
+    m_checkpoints->restore(sandboxId, checkpointId, true, nullptr, [done](const CheckpointService::RestoreOutcome &o) {
+        done(o.ok, o.ok ? QStringLiteral("back at %1; undo: restore %2").arg(o.restored.id, o.undo.id) : o.error);
+    });
+}
+
+void ServiceSandboxesModel::fork(const QString &checkpointId, ResultCallback done)
+{
+    if (!m_checkpoints)
+        return done(false, QStringLiteral("checkpoints are not available here"));
+    m_checkpoints->forker().fork({}, checkpointId, {}, false, nullptr, [done](const CheckpointForker::Outcome &o) {
+        done(o.ok, o.ok ? QStringLiteral("forked as %1").arg(sandboxShortName(o.view)) : o.error);
+    });
+}
+
+void ServiceSandboxesModel::deleteCheckpoint(const QString &checkpointId, ResultCallback done)
+{
+    if (!m_checkpoints)
+        return done(false, QStringLiteral("checkpoints are not available here"));
+    m_checkpoints->remove(checkpointId, std::move(done));
 }
 
 } // namespace chat2sbx::ui

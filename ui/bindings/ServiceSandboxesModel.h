@@ -6,18 +6,25 @@
 #include <functional>
 
 namespace chat2sbx {
+class CheckpointService;
 class SandboxService;
 }
 
 namespace chat2sbx::ui {
 
-// SandboxesModel over SandboxService: sandboxesChanged → changed; destroy goes through the service.
+// SandboxesModel over SandboxService (and CheckpointService): sandboxesChanged and checkpointsChanged →
+// changed; destroy, restore, fork and deleting a checkpoint go through the services.
 class ServiceSandboxesModel : public SandboxesModel {
     // No Q_OBJECT: it adds no signals or slots of its own.
 public:
     explicit ServiceSandboxesModel(SandboxService &service, QObject *parent = nullptr);
     QList<SandboxRow> sandboxes() const override;
     void destroy(const QString &id, ResultCallback done) override;
+    void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) override;
+    void fork(const QString &checkpointId, ResultCallback done) override;
+    void deleteCheckpoint(const QString &checkpointId, ResultCallback done) override;
+    // The sandboxes' checkpoints, restores and forks (unset: none shown, the three above refuse).
+    void setCheckpoints(CheckpointService *checkpoints);
     // How many commands run in a sandbox now (the Destroy confirmation says it); unset: 0.
     void setRunningCounter(std::function<int(const QString &sandboxId)> counter) { m_running = std::move(counter); }
     // Which ChatGPT conversations created and last used a sandbox (full ids; shortened for the rows).
@@ -29,6 +36,7 @@ private:
     SandboxService &m_service;
     std::function<int(const QString &)> m_running;
     Conversations m_conversations;
+    CheckpointService *m_checkpoints = nullptr;
 };
 
 } // namespace chat2sbx::ui

@@ -35,6 +35,16 @@ struct PortLink {
     bool lanWide = false;
 };
 
+// A saved state of a sandbox (sandbox_checkpoint) the user may restore, fork or delete.
+struct CheckpointRow {
+    QString id;             // ckp_...
+    QString label;          // the agent's words; may be empty
+    QString state;          // saving or ready
+    qint64 createdAtMs = 0;
+    qint64 sizeBytes = 0;   // its workspace copy
+    bool pinned = false;    // never evicted by the budget
+};
+
 struct SandboxRow {
     QString id;             // sbx_...
     QString workspace;      // display name (or id) of its workspace
@@ -52,6 +62,9 @@ struct SandboxRow {
     QString createdByConversation = {};   // the ChatGPT conversation that made it, shortened; empty: none known
     QString lastConversation = {};        // the one that used it last, shortened
     QString name = {};      // the short name people read (sandboxShortName); the id on hover
+    QList<CheckpointRow> checkpoints = {};   // oldest first
+    QString forkedFrom = {};     // a fork: the short name of the sandbox it was made from
+    QString restoringTo = {};    // a restore under way: the checkpoint it goes back to
 };
 
 // One step of the first-run guide (server: runtime/SetupChecklist, the same list `chat2sbx status` prints).
@@ -111,6 +124,11 @@ public:
     virtual QList<SandboxRow> sandboxes() const = 0;
     // Asynchronous; `done` runs once, later, on the GUI thread.
     virtual void destroy(const QString &id, ResultCallback done) = 0;
+    // The sandbox back at one of its checkpoints (what is there now is checkpointed first).
+    virtual void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) = 0;
+    // A new sandbox from the checkpoint; `done`'s text names it.
+    virtual void fork(const QString &checkpointId, ResultCallback done) = 0;
+    virtual void deleteCheckpoint(const QString &checkpointId, ResultCallback done) = 0;
 
 signals:
     void changed();

@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QToolButton>
 #include <QLabel>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -54,6 +55,12 @@ QString summaryHtml(const SandboxRow &row)
         parts << QStringLiteral("woke at %1").arg(clockTime(row.wokeAtMs));
     if (row.runningCommands > 0)
         parts << QStringLiteral("%1 running").arg(row.runningCommands == 1 ? QStringLiteral("1 command") : QStringLiteral("%1 commands").arg(row.runningCommands));
+    if (!row.forkedFrom.isEmpty())
+        parts << QStringLiteral("fork of %1").arg(row.forkedFrom.toHtmlEscaped());
+    if (!row.restoringTo.isEmpty())
+        parts << toneHtml(Tone::Warning, QStringLiteral("restoring a checkpoint…"));
+    else if (!row.checkpoints.isEmpty())
+        parts << (row.checkpoints.size() == 1 ? QStringLiteral("1 checkpoint") : QStringLiteral("%1 checkpoints").arg(row.checkpoints.size()));
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -82,6 +89,19 @@ QString detailText(const SandboxRow &row)
     if (!row.reason.isEmpty())
         lines << QStringLiteral("reason: %1").arg(row.reason);
     return lines.join(QLatin1Char('\n'));
+}
+
+QString checkpointLine(const CheckpointRow &c)
+{
+    QStringList parts{c.label.isEmpty() ? c.id : c.label};
+    if (c.state == QLatin1String("saving"))
+        parts << QStringLiteral("saving…");
+    else
+        parts << formatTime(c.createdAtMs)
+              << QLocale::system().formattedDataSize(c.sizeBytes, 1, QLocale::DataSizeIecFormat);
+    if (c.pinned)
+        parts << QStringLiteral("pinned");
+    return parts.join(QStringLiteral(" · "));
 }
 
 } // namespace
@@ -132,6 +152,9 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     detail->setContentsMargins(toggle->sizeHint().width(), 0, 0, 0);
     detail->setVisible(expanded);
     column->addWidget(detail);
+    QList<QWidget *> focus{toggle, destroy};
+    if (expanded)
+        addCheckpoints(card, column, row, toggle->sizeHint().width(), focus);
 
     const QString id = row.id;
     const int running = row.runningCommands;
@@ -141,7 +164,125 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
         rebuild();
     });
     connect(destroy, &QPushButton::clicked, this, [this, id, running] { askDestroy(id, running); });
-    addCard(card, {toggle, destroy});
+    addCard(card, focus);
+}
+
+void SandboxesSection::addCheckpoints(QWidget *card, QVBoxLayout *column, const SandboxRow &row, int indent, QList<QWidget *> &focus)
+{
+    if (row.checkpoints.isEmpty())
+        return;
+    const QString sandboxName = row.name.isEmpty() ? row.id : row.name;
+    const bool sandboxBusy = m_checkpointBusy.contains(row.id) || !row.restoringTo.isEmpty();
+    QLabel *heading = makeLabel(QStringLiteral("Checkpoints:"), card, true);
+    heading->setContentsMargins(indent, 4, 0, 0);
+    column->addWidget(heading);
+    for (const CheckpointRow &c : row.checkpoints) {
+        // The text on its own line (labels are the agent's words, of any length), the actions under it.
+        QLabel *text = makeLabel(checkpointLine(c), card);
+        text->setObjectName(QStringLiteral("checkpoint:") + c.id);
+        text->setTextFormat(Qt::PlainText);
+        text->setToolTip(c.id);
+        text->setContentsMargins(indent, 0, 0, 0);
+        column->addWidget(text);
+        if (c.state != QLatin1String("ready"))
+            continue;   // saving: nothing to do with it yet
+        auto *line = new QHBoxLayout;
+        line->setContentsMargins(indent, 0, 0, 0);
+        line->addStretch(1);
+        const bool ready = !sandboxBusy && !m_checkpointBusy.contains(c.id);
+        const QString what = c.label.isEmpty() ? c.id : QStringLiteral("“%1”").arg(c.label);
+        const auto button = [&](const QString &label, const QString &name, const QString &accessible) {
+            auto *b = new QPushButton(label, card);
+            b->setObjectName(name + QLatin1Char(':') + c.id);
+            b->setAccessibleName(accessible);
+            b->setToolTip(accessible);
+            b->setEnabled(ready);
+            line->addWidget(b, 0, Qt::AlignTop);
+            focus << b;
+            return b;
+        };
+        QPushButton *restore = button(QStringLiteral("Restore…"), QStringLiteral("restore"),
+                                      QStringLiteral("Restore sandbox %1 to checkpoint %2").arg(sandboxName, what));
+        QPushButton *fork = button(QStringLiteral("Fork"), QStringLiteral("fork"),
+                                   QStringLiteral("Make a new sandbox from checkpoint %1").arg(what));
+        QPushButton *remove = button(QStringLiteral("Delete…"), QStringLiteral("deleteCheckpoint"),
+                                     QStringLiteral("Delete checkpoint %1").arg(what));
+        column->addLayout(line);
+        const QString sandboxId = row.id, checkpointId = c.id;
+        connect(restore, &QPushButton::clicked, this, [this, sandboxId, checkpointId, sandboxName, what, running = row.runningCommands] {
+            QString info = QStringLiteral("What is in the sandbox now is saved as a checkpoint first, so this can be undone. "
+                                          "Its memory and processes are not kept: it starts afresh at its next tool call.");
+            if (running > 0)
+                info.prepend(QStringLiteral("%1 still running in it and will end. ")
+                                 .arg(running == 1 ? QStringLiteral("1 command is") : QStringLiteral("%1 commands are").arg(running)));
+            ask(QStringLiteral("Restore sandbox"), QStringLiteral("Restore %1 to checkpoint %2?").arg(sandboxName, what), info,
+                QStringLiteral("&Restore"), QStringLiteral("confirmRestore"), QStringLiteral("cancelRestore"),
+                [this, sandboxId, checkpointId] {
+                    runCheckpointAction(sandboxId, QStringLiteral("Could not restore %1").arg(checkpointId),
+                                        [this, sandboxId, checkpointId](ResultCallback done) {
+                                            m_model.restore(sandboxId, checkpointId, std::move(done));
+                                        });
+                });
+        });
+        connect(fork, &QPushButton::clicked, this, [this, checkpointId] {
+            runCheckpointAction(checkpointId, QStringLiteral("Could not fork %1").arg(checkpointId),
+                                [this, checkpointId](ResultCallback done) { m_model.fork(checkpointId, std::move(done)); });
+        });
+        connect(remove, &QPushButton::clicked, this, [this, checkpointId, what] {
+            ask(QStringLiteral("Delete checkpoint"), QStringLiteral("Delete checkpoint %1?").arg(what),
+                QStringLiteral("Its saved disk and workspace copy are removed for good. The sandbox is not touched."),
+                QStringLiteral("&Delete"), QStringLiteral("confirmDeleteCheckpoint"), QStringLiteral("cancelDeleteCheckpoint"),
+                [this, checkpointId] {
+                    runCheckpointAction(checkpointId, QStringLiteral("Could not delete %1").arg(checkpointId),
+                                        [this, checkpointId](ResultCallback done) {
+                                            m_model.deleteCheckpoint(checkpointId, std::move(done));
+                                        });
+                });
+        });
+    }
+}
+
+void SandboxesSection::runCheckpointAction(const QString &busyKey, const QString &failurePrefix,
+                                           std::function<void(ResultCallback)> action)
+{
+    m_checkpointBusy.insert(busyKey);
+    showMessage(QString());
+    rebuild();
+    QPointer<SandboxesSection> self(this);
+    action([self, busyKey, failurePrefix](bool ok, const QString &text) {
+        if (!self)
+            return;
+        self->m_checkpointBusy.remove(busyKey);
+        if (ok)
+            self->showMessage(text, Tone::Success);
+        else
+            self->showMessage(QStringLiteral("%1: %2").arg(failurePrefix, text));
+        self->rebuild();
+    });
+}
+
+void SandboxesSection::ask(const QString &title, const QString &question, const QString &info, const QString &yesText,
+                           const QString &yesName, const QString &noName, std::function<void()> onYes)
+{
+    if (m_confirm)
+        return;
+    auto *box = new QMessageBox(QMessageBox::Warning, title, question, QMessageBox::NoButton, this);
+    box->setInformativeText(info);
+    QPushButton *yes = box->addButton(yesText, QMessageBox::DestructiveRole);
+    yes->setObjectName(yesName);
+    yes->setAccessibleName(QString(question).remove(QLatin1Char('?')));
+    QPushButton *no = box->addButton(QStringLiteral("&Cancel"), QMessageBox::RejectRole);
+    no->setObjectName(noName);
+    box->setDefaultButton(no);
+    box->setEscapeButton(no);
+    box->setWindowModality(Qt::WindowModal);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    m_confirm = box;
+    connect(box, &QMessageBox::buttonClicked, this, [yes, onYes](QAbstractButton *clicked) {
+        if (clicked == yes)
+            onYes();
+    });
+    box->open();
 }
 
 void SandboxesSection::askDestroy(const QString &id, int runningCommands)

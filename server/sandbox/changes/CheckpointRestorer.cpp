@@ -66,7 +66,10 @@ void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkp
     };
     // What is there now is saved first: the restore can be undone, and a failed one is put back.
     m_checkpoints.createHeld(
-        sandboxId, QStringLiteral("before restoring %1").arg(checkpointId), true,
+        sandboxId,
+        target->label.isEmpty() ? QStringLiteral("before restoring %1").arg(checkpointId)
+                                : QStringLiteral("before restoring “%1”").arg(target->label.left(100)),
+        true,
         [self, sandboxId, target = *target, started, done, startedAt](const CheckpointService::Outcome &undo) {
             if (!self)
                 return;

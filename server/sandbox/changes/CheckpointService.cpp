@@ -52,6 +52,14 @@ QList<Checkpoint> CheckpointService::list(const QString &sandboxId) const
     return m_repo.listFor(sandboxId);
 }
 
+QHash<QString, QList<Checkpoint>> CheckpointService::listLive() const
+{
+    QHash<QString, QList<Checkpoint>> out;
+    for (const Checkpoint &c : m_repo.listLive())
+        out[c.sandboxId].append(c);
+    return out;
+}
+
 std::optional<Checkpoint> CheckpointService::find(const QString &checkpointId) const
 {
     return m_repo.find(checkpointId);

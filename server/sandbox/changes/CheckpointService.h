@@ -57,6 +57,8 @@ public:
     void createHeld(const QString &sandboxId, const QString &label, bool endRunningCommands, Done done);
     std::optional<Checkpoint> find(const QString &checkpointId) const;
     QList<Checkpoint> list(const QString &sandboxId) const;
+    // Every sandbox's checkpoints that are saving or ready, oldest first.
+    QHash<QString, QList<Checkpoint>> listLive() const;
 
     struct RestoreOutcome {
         bool ok = false;

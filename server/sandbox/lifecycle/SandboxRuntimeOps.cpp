@@ -29,6 +29,7 @@ SandboxView SandboxRuntimeOps::viewOf(const SandboxRecord &r) const
     v.record = r;
     v.workspace = m_workspaces.find(r.workspaceId);
     v.ports = m_repo.ports(r.id);
+    m_repo.readForkOrigin(v);
     return v;
 }
 

@@ -50,7 +50,8 @@ bool samePorts(const QList<SandboxPortRecord> &a, const QList<SandboxPortRecord>
 
 bool SandboxListJson::sameView(const SandboxView &a, const SandboxView &b)
 {
-    return sameRecord(a.record, b.record) && sameWorkspace(a.workspace, b.workspace) && samePorts(a.ports, b.ports);
+    return sameRecord(a.record, b.record) && sameWorkspace(a.workspace, b.workspace) && samePorts(a.ports, b.ports)
+           && a.forkedFromSandbox == b.forkedFromSandbox && a.forkedFromCheckpoint == b.forkedFromCheckpoint;
 }
 
 QByteArray SandboxListJson::summaryJson(const SandboxView &view, const SandboxService &sandboxes)

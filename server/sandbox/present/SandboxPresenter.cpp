@@ -56,6 +56,9 @@ QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes
     for (const SandboxPortRecord &p : view.ports)
         ports.append(portJson(presentPort(p.sandboxPort, p.hostIp, p.hostPort)));
     o.insert(QStringLiteral("ports"), ports);
+    if (!view.forkedFromSandbox.isEmpty())
+        o.insert(QStringLiteral("forked_from"), QJsonObject{{QStringLiteral("sandbox_id"), view.forkedFromSandbox},
+                                                            {QStringLiteral("checkpoint_id"), view.forkedFromCheckpoint}});
     insertSleepFields(o, view);
     return o;
 }

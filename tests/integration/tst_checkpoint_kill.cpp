@@ -1,0 +1,157 @@
+// kill -9 of the real `chat2sbx serve` during each step of a checkpoint, a restore and a fork
+// (the fake sbx made slow at that step) leaves, after a restart, a usable or absent checkpoint and
+// no orphan sandbox: an interrupted save is failed with its reason and nothing of it stays; an
+// interrupted restore is finished from its checkpoint; an interrupted fork is a failed record whose
+// runtime is gone. The source sandbox answers tool calls after each.
+#include "McpTestClient.h"
+#include "SandboxHarness.h"
+
+#include "state/CheckpointRepository.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+class TestCheckpointKill : public QObject {
+    Q_OBJECT
+
+    // The server has started `sbx <words…>` (the fake logs a call as it starts, before a slow step).
+    static bool started(const SandboxHarness &observer, const QStringList &words, int already)
+    {
+        int n = 0;
+        for (const QStringList &c : observer.calls())
+            n += c.mid(0, words.size()) == words ? 1 : 0;
+        return n > already;
+    }
+    static int count(const SandboxHarness &observer, const QStringList &words)
+    {
+        int n = 0;
+        for (const QStringList &c : observer.calls())
+            n += c.mid(0, words.size()) == words ? 1 : 0;
+        return n;
+    }
+    static QString structured(const QJsonObject &r, const char *key)
+    {
+        return r.value(QStringLiteral("structuredContent")).toObject().value(QLatin1String(key)).toString();
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
+        QVERIFY(!chat2sbxBinary().isEmpty());
+    }
+
+    void killNineAtEachStepLeavesNothingHalfMade()
+    {
+        TestEnvironment env;
+        env.set("FAKE_SBX_TEMPLATES", pinnedTemplate());
+        env.set("FAKE_SBX_IDLE_STOP_MS", "600000");
+        env.set("CHAT2SBX_WARM_SANDBOXES", "0");
+        SandboxHarness observer(env);   // reads the fake's state, calls.log and the database only
+        QVERIFY(observer.opened);
+        CheckpointRepository repo(observer.db);
+
+        QString id, workspace, ready;
+        // 1. A save killed in `sbx template save`.
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "checkpoint-kill");
+            QVERIFY2(mcp.open(), qPrintable(server.output()));
+            const QJsonObject created = mcp.callToolResult(QStringLiteral("sandbox_create"));
+            id = structured(created, "sandbox_id");
+            QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(mcp.lastBody));
+            workspace = observer.sandboxes->get(id)->workspace->hostPath;
+            QVERIFY(writeFile(workspace + QStringLiteral("/state.txt"), "ready\n"));
+            const QJsonObject first = mcp.callToolResult(QStringLiteral("sandbox_checkpoint"),
+                                                         {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("label"), QStringLiteral("ready")}});
+            ready = structured(first, "checkpoint_id");
+            QVERIFY2(ready.startsWith(QLatin1String("ckp_")), qPrintable(mcp.lastBody));
+
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_TEMPLATE_SAVE=60000")});
+            const int saves = count(observer, {QStringLiteral("template"), QStringLiteral("save")});
+            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}});
+            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("template"), QStringLiteral("save")}, saves); }, scaled(30000)));
+            server.kill9();
+            env.setSbxFaults({});
+        }
+        QList<Checkpoint> all = repo.listFor(id);
+        QCOMPARE(all.size(), 2);
+        QCOMPARE(all.last().state, CheckpointState::Saving);   // what the crash left
+        const QString interrupted = all.last().id;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "checkpoint-kill");
+            QVERIFY2(mcp.open(), qPrintable(server.output()));
+            const std::optional<Checkpoint> after = repo.find(interrupted);
+            QVERIFY(after && after->state == CheckpointState::Failed && after->failure.contains(QStringLiteral("stopped")));
+            QVERIFY(!QFileInfo::exists(observer.config.dataRoot + QStringLiteral("/checkpoints/") + interrupted));
+            const QJsonObject listed = mcp.callToolResult(QStringLiteral("sandbox_checkpoints"), {{QStringLiteral("sandbox_id"), id}});
+            QVERIFY2(QJsonDocument(listed).toJson().contains(ready.toUtf8()), qPrintable(mcp.lastBody));
+            // The source sandbox is as it was and answers.
+            const QJsonObject got = mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}});
+            QVERIFY2(!got.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+            QCOMPARE(readFile(workspace + QStringLiteral("/state.txt")), QByteArray("ready\n"));
+
+            // 2. A restore killed in `sbx create` (after the VM was removed and the workspace put back).
+            QVERIFY(writeFile(workspace + QStringLiteral("/state.txt"), "later\n"));
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
+            const int creates = count(observer, {QStringLiteral("create")});
+            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_restore"),
+                                             {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("checkpoint_id"), ready}});
+            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000)));
+            server.kill9();
+            env.setSbxFaults({});
+        }
+        QVERIFY(repo.pendingRestore(id));
+        const QString runtime = observer.sandboxes->get(id)->record.runtimeName;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "checkpoint-kill");
+            QVERIFY2(mcp.open(), qPrintable(server.output()));
+            QVERIFY2(waitFor([&] { return !repo.pendingRestore(id); }, scaled(60000)), qPrintable(server.output()));
+            QCOMPARE(readFile(workspace + QStringLiteral("/state.txt")), QByteArray("ready\n"));
+            QCOMPARE(observer.sandboxes->get(id)->record.state, SandboxState::Stopped);
+            QCOMPARE(observer.runtimes().count(runtime), 1);
+            const QJsonObject meta = QJsonDocument::fromJson(readFile(env.sbxState() + QStringLiteral("/sandboxes/") + runtime
+                                                                      + QStringLiteral("/meta.json"))).object();
+            QCOMPARE(meta.value(QStringLiteral("template")).toString(), Checkpoint::templateRefFor(ready));
+            const QJsonObject got = mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}});
+            QCOMPARE(structured(got, "state"), QStringLiteral("stopped"));
+
+            // 3. A fork killed in `sbx create`.
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
+            const int creates = count(observer, {QStringLiteral("create")});
+            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_fork"), {{QStringLiteral("checkpoint_id"), ready}});
+            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000)));
+            server.kill9();
+            env.setSbxFaults({});
+        }
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "checkpoint-kill");
+            QVERIFY2(mcp.open(), qPrintable(server.output()));
+            const QJsonObject list = mcp.callToolResult(QStringLiteral("sandbox_list"));
+            const QJsonArray sandboxes = list.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandboxes")).toArray();
+            QString forkState;
+            for (const QJsonValue &v : sandboxes)
+                if (v.toObject().value(QStringLiteral("sandbox_id")).toString() != id)
+                    forkState = v.toObject().value(QStringLiteral("state")).toString();
+            QCOMPARE(forkState, QStringLiteral("failed"));   // listed as failed, its runtime removed
+            QTRY_COMPARE_WITH_TIMEOUT(observer.runtimes(), QStringList{runtime}, scaled(30000));
+            const std::optional<Checkpoint> still = repo.find(ready);
+            QVERIFY(still && still->isReady());
+            QVERIFY(server.terminate() == 0);
+        }
+    }
+};
+
+QTEST_MAIN(TestCheckpointKill)
+#include "tst_checkpoint_kill.moc"
