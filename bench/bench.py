@@ -730,6 +730,118 @@ def realistic_with_many(build, quick):
     return out
 
 
+# ---------------------------------------------------------------- 8. checkpoint, restore and fork on a realistic sbx
+def bench_checkpoint(build, quick):
+    """sandbox_checkpoint, sandbox_restore and sandbox_fork of a scratch sandbox whose workspace holds
+    1 MB and 1 GB (quick: 1 MB and 64 MB) of incompressible data, on the fake sbx's realistic profile
+    (2.8 s a command, a template save 30 s a GiB of what it saves), and the p50 of another sandbox's
+    `read` of a 4 KiB file while each runs: a checkpoint must not slow the other sandboxes' calls. A
+    call that answers `saving`/`restoring`/`forking` first is timed to when the state is ready."""
+    import threading
+    sizes = [("1 MB", 1 << 20), ("64 MB", 64 << 20)] if quick else [("1 MB", 1 << 20), ("1 GB", 1 << 30)]
+    env = {"FAKE_SBX_PROFILE": "realistic", "FAKE_SBX_IDLE_STOP_MS": "off", "CHAT2SBX_WARM_SANDBOXES": "0"}
+    serve = Serve(build, extra_env=env)
+    out = []
+    try:
+        serve.start()
+        rpc = Rpc(build, serve.url)
+        miss = need_tools(rpc, "checkpoint", ["sandbox_checkpoint", "sandbox_restore", "sandbox_fork", "read"])
+        if miss:
+            return [miss]
+        other, _ = create_sandbox(rpc)
+        before = set(serve.runtimes())
+        db = sqlite3.connect(os.path.join(serve.home, ".chat2sbx", "state", "chat2sbx.sqlite"))
+
+        def workspace_of(sid):
+            return db.execute("SELECT w.host_path FROM sandboxes s JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?",
+                              (sid,)).fetchone()[0]
+
+        with open(os.path.join(workspace_of(other), "bench-4k.txt"), "w") as f:
+            f.write(("x" * 63 + "\n") * 64)
+        reader = Rpc(build, serve.url)
+        _, err, _ = reader.tool("read", {"sandbox_id": other, "path": "bench-4k.txt"})
+        if err:
+            return [unsupported("checkpoint", f"read of the other sandbox fails: {err}")]
+
+        def timed(fn):
+            """Runs fn while another client reads in the other sandbox; returns (seconds, read ms list)."""
+            reads, stop = [], threading.Event()
+
+            def loop():
+                while not stop.is_set():
+                    reads.append(reader.tool("read", {"sandbox_id": other, "path": "bench-4k.txt"})[2])
+                    time.sleep(0.05)
+            t = threading.Thread(target=loop)
+            t.start()
+            t0 = time.monotonic()
+            try:
+                fn()
+            finally:
+                stop.set()
+                t.join()
+            return time.monotonic() - t0, sorted(reads)
+
+        alone = sorted(reader.tool("read", {"sandbox_id": other, "path": "bench-4k.txt"})[2] for _ in range(40))
+        out.append({"benchmark": "checkpoint", "label": "the other sandbox's read, nothing else running", "seconds": 0,
+                    "profile": "realistic", "other_read_p50_ms": round(alone[len(alone) // 2], 1),
+                    "other_read_max_ms": round(alone[-1], 1), "other_reads": len(alone)})
+
+        def until(pred, timeout=1800):
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < timeout:
+                if pred():
+                    return
+                time.sleep(0.2)
+            raise RuntimeError("timed out waiting")
+
+        for label, size in sizes:
+            sid, _ = create_sandbox(rpc)
+            with open(os.path.join(workspace_of(sid), "data.bin"), "wb") as f:
+                left = size
+                while left > 0:
+                    n = min(left, 1 << 20)
+                    f.write(os.urandom(n))
+                    left -= n
+            made = {}
+
+            def checkpoint():
+                sc, err, _ = rpc.tool("sandbox_checkpoint", {"sandbox_id": sid, "label": label})
+                if err:
+                    raise RuntimeError(f"sandbox_checkpoint failed: {err}")
+                made["id"] = sc["checkpoint_id"]
+                until(lambda: any(c["checkpoint_id"] == made["id"] and c["state"] == "ready"
+                                  for c in rpc.tool("sandbox_checkpoints", {"sandbox_id": sid})[0]["checkpoints"]))
+
+            def restore():
+                sc, err, _ = rpc.tool("sandbox_restore", {"sandbox_id": sid, "checkpoint_id": made["id"]})
+                if err:
+                    raise RuntimeError(f"sandbox_restore failed: {err}")
+                until(lambda: "restoring" not in rpc.tool("sandbox_checkpoints", {"sandbox_id": sid})[0])
+
+            def fork():
+                sc, err, _ = rpc.tool("sandbox_fork", {"checkpoint_id": made["id"]})
+                if err:
+                    raise RuntimeError(f"sandbox_fork failed: {err}")
+                if sc.get("state") == "forking":
+                    until(lambda: len(db.execute("SELECT 1 FROM sandbox_forks WHERE checkpoint_id = ?", (made["id"],)).fetchall()) > 0)
+                made["fork"] = sc.get("sandbox_id")
+
+            for what, fn in (("sandbox_checkpoint", checkpoint), ("sandbox_restore", restore), ("sandbox_fork", fork)):
+                secs, reads = timed(fn)
+                out.append({"benchmark": "checkpoint", "label": f"{what}, {label} workspace", "seconds": round(secs, 2),
+                            "profile": "realistic", "workspace_bytes": size,
+                            "other_read_p50_ms": round(reads[len(reads) // 2], 1) if reads else None,
+                            "other_read_max_ms": round(reads[-1], 1) if reads else None, "other_reads": len(reads)})
+        reader.close()
+        rpc.close()
+        log(f"\n  {'checkpoint series (realistic sbx)':<44} {'s':>7} {'other read p50 ms':>18}")
+        for r in out:
+            log(f"  {r['label']:<44} {r['seconds']:>7.1f} {r['other_read_p50_ms'] if r['other_read_p50_ms'] is not None else '-':>18}")
+        return out
+    finally:
+        serve.destroy()
+
+
 def bench_realistic(build, quick):
     """The fake sbx with FAKE_SBX_PROFILE=realistic (every command ~2.8 s, as on a headless Linux host,
     sbx-releases#456; the first exec into a sandbox that sat idle 5.5 s more, #352), a create of 8 s and
@@ -949,12 +1061,12 @@ def markdown(report):
 
 
 BENCHES = {"mcp": bench_mcp, "sandbox": bench_sandbox, "stream": bench_stream, "memory": bench_memory,
-           "scale": bench_scale, "create": bench_create, "realistic": bench_realistic}
+           "scale": bench_scale, "create": bench_create, "realistic": bench_realistic, "checkpoint": bench_checkpoint}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale,create,realistic (comma-separated)")
+    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale,create,realistic,checkpoint (comma-separated)")
     ap.add_argument("file", nargs="?", help="markdown: the results file to render")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build", "release"))
     ap.add_argument("--out")

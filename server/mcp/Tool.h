@@ -59,6 +59,7 @@ enum class ToolCardView {
     Export,        // export_changes
     Image,         // view_image
     File,          // a file that crossed between the chat, the host and the sandbox: import_file
+    Checkpoint,    // a checkpoint made, a restore, a sandbox's checkpoints: sandbox_checkpoint(s), sandbox_restore
 };
 
 // The view's name on the wire ("terminal", "diff", "sandbox", "sandbox-list", "export", "image");
@@ -74,6 +75,7 @@ inline QString toolCardViewName(ToolCardView view)
     case ToolCardView::Export: return QStringLiteral("export");
     case ToolCardView::Image: return QStringLiteral("image");
     case ToolCardView::File: return QStringLiteral("file");
+    case ToolCardView::Checkpoint: return QStringLiteral("checkpoint");
     }
     return QString();
 }

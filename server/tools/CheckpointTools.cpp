@@ -32,7 +32,10 @@ ToolDefinition checkpointDefinition()
          {QStringLiteral("label"), schema::str(QStringLiteral("A few words to recognise it by"), CheckpointService::kMaxLabelChars)},
          {QStringLiteral("end_running_commands"),
           schema::boolean(QStringLiteral("true: commands still running in the sandbox may end (default false: refused)"))},
-         {QStringLiteral("pin"), schema::boolean(QStringLiteral("true: never evicted by the checkpoint budget (default false)"))}},
+         {QStringLiteral("pin"), schema::boolean(QStringLiteral("true: never evicted by the checkpoint budget (default false)"))},
+         {QStringLiteral("vm_only"),
+          schema::boolean(QStringLiteral("A direct-mode sandbox (the user's own folder): true checkpoints only the VM's side; "
+                                         "refused otherwise"))}},
         {QStringLiteral("sandbox_id")});
     d.outputSchema = schema::result({{QStringLiteral("checkpoint_id"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("state"), schema::typed(QStringLiteral("string"))},
@@ -42,6 +45,7 @@ ToolDefinition checkpointDefinition()
     d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Saving a checkpoint of the sandbox…");
     d.presentation.invoked = QStringLiteral("Saved a checkpoint of the sandbox");
+    d.presentation.cardView = ToolCardView::Checkpoint;
     return d;
 }
 
@@ -56,6 +60,7 @@ ToolDefinition listDefinition()
     d.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Listing checkpoints…");
     d.presentation.invoked = QStringLiteral("Listed checkpoints");
+    d.presentation.cardView = ToolCardView::Checkpoint;
     return d;
 }
 
@@ -84,6 +89,7 @@ ToolDefinition restoreDefinition()
     d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Restoring the sandbox…");
     d.presentation.invoked = QStringLiteral("Restored the sandbox");
+    d.presentation.cardView = ToolCardView::Checkpoint;
     return d;
 }
 
@@ -236,11 +242,11 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
 {
     ToolArgs args(call.arguments);
     QString sandboxId, label;
-    bool endRunning = false, pin = false;
+    bool endRunning = false, pin = false, vmOnly = false;
     if (!args.string(QStringLiteral("sandbox_id"), sandboxId, 64)
         || !args.string(QStringLiteral("label"), label, CheckpointService::kMaxLabelChars * 4, ToolArgs::Presence::Optional)
         || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false)
-        || !args.boolean(QStringLiteral("pin"), pin, false))
+        || !args.boolean(QStringLiteral("pin"), pin, false) || !args.boolean(QStringLiteral("vm_only"), vmOnly, false))
         return call.responder.error(args.error());
     label = label.simplified();
     const ToolResponder responder = call.responder;
@@ -279,7 +285,8 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
                 message += QStringLiteral(". It could not be pinned: %1").arg(pinError);
             out.insert(QStringLiteral("message"), message);
             responder.ok(out);
-        });
+        },
+        vmOnly);
 }
 
 void runList(CheckpointService &checkpoints, const ToolCall &call)

@@ -19,6 +19,7 @@ const rows = [
   ['named export', named('export'), 'export'],
   ['named image', named('image'), 'image'],
   ['named file', named('file'), 'file'],
+  ['named checkpoint', named('checkpoint'), 'checkpoint'],
   ['the name wins over the shape', named('diff', terminal), 'diff'],
   // a name the card does not know, or none: the shape
   ['unknown name: shape', named('spreadsheet', terminal), 'terminal'],
@@ -32,6 +33,9 @@ const rows = [
   ['diff shape (file list)', { structuredContent: { files: [] } }, 'diff'],
   ['image shape', { structuredContent: { path: 'a.png', mime_type: 'image/png', width: 2, height: 1 } }, 'image'],
   ['file shape', { structuredContent: { path: '~/workspace/a.pdf', size: 3, sha256: 'ab', file_name: 'a.pdf' } }, 'file'],
+  ['checkpoint shape', { structuredContent: { checkpoint_id: 'ckp_1', sandbox_id: 'sb_1', state: 'ready' } }, 'checkpoint'],
+  ['checkpoint list shape', { structuredContent: { sandbox_id: 'sb_1', checkpoints: [] } }, 'checkpoint'],
+  ['a sandbox with its checkpoints is a sandbox', { structuredContent: { ...sandbox, workspace_id: 'ws_1', checkpoints: [] } }, 'sandbox'],
   ['unknown shape', { structuredContent: { matches: [] } }, 'fallback'],
   // results no view draws
   ['an error, even when named', { isError: true, structuredContent: terminal, _meta: { 'chat2sbx/view': 'terminal' } }, 'fallback'],

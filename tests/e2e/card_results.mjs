@@ -1,7 +1,8 @@
 // Records real CallToolResults for the tool card from `chat2sbx serve` on the fake sbx, through the
 // official MCP TypeScript SDK v2 client (@modelcontextprotocol/client, legacy era) introducing itself
 // as ChatGPT does ("openai-mcp"): a clone workspace (approved with the CLI), bash in its forms, the edit tools, show_changes (small and 300
-// files), export_changes, the sandbox tools, view_image, an error and a tool without a card.
+// files), export_changes, the sandbox tools, view_image, a checkpoint and a restore, an error and a tool
+// without a card.
 // Returns the card page as resources/read serves it and, per case, {tool, input, result}.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -78,6 +79,13 @@ export async function recordResults(server, repo) {
   await call('export_file_text', 'export_file', { sandbox_id, path: 'src/hello.txt' });
   await call('error', 'read', { sandbox_id, path: 'nope.txt' }, { allowError: true });
   await call('no_card', 'search', { sandbox_id, pattern: 'patched' });
+
+  // A scratch sandbox's checkpoint, its list and a restore (clone sandboxes are not checkpointed yet).
+  const scratch = (await call(null, 'sandbox_create', {})).structuredContent.sandbox_id;
+  const saved = await call('sandbox_checkpoint', 'sandbox_checkpoint', { sandbox_id: scratch, label: 'before the upgrade' });
+  await call('sandbox_checkpoints', 'sandbox_checkpoints', { sandbox_id: scratch });
+  await call('sandbox_restore', 'sandbox_restore', { sandbox_id: scratch, checkpoint_id: saved.structuredContent.checkpoint_id });
+  await call(null, 'sandbox_destroy', { sandbox_id: scratch });
 
   await call(null, 'sandbox_destroy', { sandbox_id, force: true });
   await client.close();

@@ -61,7 +61,7 @@ try {
     bash_write: 'terminal', bash_stop: 'terminal', bash_60k: 'terminal', edit: 'diff', write: 'diff', apply_patch: 'diff',
     show_changes: 'diff', show_changes_300: 'diff', sandbox_create: 'sandbox', sandbox_get: 'sandbox',
     sandbox_list: 'sandbox-list', export_changes: 'export', view_image: 'image', export_file_image: 'file',
-    export_file_text: 'file' };
+    export_file_text: 'file', sandbox_checkpoint: 'checkpoint', sandbox_checkpoints: 'checkpoint', sandbox_restore: 'checkpoint' };
   const named = (key, result) => {
     const view = VIEW[key];
     const meta = result._meta ?? {};
@@ -206,6 +206,19 @@ try {
   check(c.view === 'file' && await text(c.frame, '[data-role=preview]') === 'hello\npatched\n'
     && /B\b/.test(await headerText(c.frame)), 'export_file of a text file shows its start and its size');
   await shoot('export-file-text');
+
+  // Checkpoints: what was saved and what a checkpoint does not keep; the list; a restore and its undo.
+  c = await mount('sandbox_checkpoint');
+  check(c.view === 'checkpoint' && (await text(c.frame, '[data-role=checkpoint]')).includes('before the upgrade')
+    && (await text(c.frame, '[data-role=not-kept]')).includes('Docker'), 'sandbox_checkpoint shows the checkpoint and what it does not keep');
+  await shoot('checkpoint');
+  c = await mount('sandbox_checkpoints');
+  check(c.view === 'checkpoint' && await count(c.frame, '.list-item') === c.result.structuredContent.checkpoints.length,
+    'sandbox_checkpoints lists every checkpoint');
+  c = await mount('sandbox_restore');
+  check(c.view === 'checkpoint' && (await text(c.frame, '[data-role=checkpoint]')).includes(c.result.structuredContent.undo_checkpoint_id),
+    'sandbox_restore shows the checkpoint that undoes it');
+  await shoot('restore');
 
   c = await mount('error');
   check(c.view === 'fallback' && /no such file/.test(await text(c.frame, '[data-role=error]')), 'an isError result shows its message');

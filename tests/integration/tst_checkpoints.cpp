@@ -8,6 +8,7 @@
 #include "SandboxHarness.h"
 
 #include "sandbox/changes/CheckpointService.h"
+#include "state/BashSessionRepository.h"
 #include "state/CheckpointRepository.h"
 #include "tools/CheckpointTools.h"
 
@@ -33,6 +34,8 @@ private slots:
     void initTestCase()
     {
         env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
+        QVERIFY(QDir().mkpath(env.root() + QStringLiteral("/projects/site")));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), env.root() + QStringLiteral("/projects"));
         h = std::make_unique<SandboxHarness>(env);
         QVERIFY(h->opened);
         checkpoints = std::make_unique<CheckpointService>(h->config, h->db, *h->sandboxes, *h->sbx, h->clock);
@@ -179,6 +182,33 @@ private slots:
                                                 QStringLiteral("cat \"$HOME/.local/bin/migrate\"")});
         QVERIFY2(cat.exitCode == 0 && cat.out == "migrate 2.0\n", cat.out + cat.err);
         QVERIFY(h->leaks.isEmpty());
+    }
+
+    void runningCommandsAreRefusedUnlessTheyMayEnd()
+    {
+        // A command running in the sandbox (as bash leaves its record while it runs).
+        BashSessionRecord running;
+        running.id = QStringLiteral("bash_00000000000000000000c0de");
+        running.sandboxId = id;
+        running.command = QStringLiteral("npm run dev");
+        running.startedAt = h->clock.nowMs();
+        QString error;
+        QVERIFY(BashSessionRepository(h->db).insert(running, error));
+        const int before = checkpoints->list(id).size();
+        for (const QString &tool : {QStringLiteral("sandbox_checkpoint"), QStringLiteral("sandbox_fork")}) {
+            const CallResult refused = h->call(tool, {{QStringLiteral("sandbox_id"), id}}, scaled(60000));
+            QVERIFY2(refused.result.isError && refused.text().contains(QStringLiteral("end_running_commands")), qPrintable(refused.text()));
+        }
+        const CallResult restoreRefused = restore(checkpoints->list(id).first().id);
+        QVERIFY2(restoreRefused.result.isError && restoreRefused.text().contains(QStringLiteral("end_running_commands")),
+                 qPrintable(restoreRefused.text()));
+        QCOMPARE(checkpoints->list(id).size(), before);   // nothing recorded, nothing stopped
+        QVERIFY(h->sandboxes->heldFor(id).isEmpty());
+
+        const CallResult allowed = h->call(QStringLiteral("sandbox_checkpoint"),
+                                           {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("end_running_commands"), true}}, scaled(60000));
+        QVERIFY2(allowed.finished && !allowed.result.isError, qPrintable(allowed.text()));
+        QVERIFY(!BashSessionRepository(h->db).hasRunning(id));   // the stop ended it: recorded as lost
     }
 
     void aRestoreRefusesWhatItCannotDo()
@@ -447,6 +477,38 @@ private slots:
         QVERIFY2(gone.exitCode == 0, gone.err.constData());
         QVERIFY(!checkpoints->find(ckp));
         QCOMPARE(runCli(env, {QStringLiteral("sandbox"), QStringLiteral("restore"), id, QStringLiteral("nope")}).exitCode, 2);
+    }
+
+    void aDirectFolderIsNeverCopied()
+    {
+        QString error;
+        const std::optional<Workspace> site = h->workspaces->registerHost(env.root() + QStringLiteral("/projects/site"),
+                                                                           WorkspaceMode::Direct, error);
+        QVERIFY2(site, qPrintable(error));
+        const CallResult created = h->call(QStringLiteral("sandbox_create"), {{QStringLiteral("workspace_id"), site->id}}, scaled(60000));
+        QVERIFY2(!created.result.isError, qPrintable(created.text()));
+        const QString direct = created.json().value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY(writeFile(site->hostPath + QStringLiteral("/index.html"), "v1\n"));
+
+        const CallResult refused = h->call(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), direct}}, scaled(60000));
+        QVERIFY2(refused.result.isError && refused.text().contains(QStringLiteral("direct mode"))
+                     && refused.text().contains(QStringLiteral("vm_only")), qPrintable(refused.text()));
+        QVERIFY(checkpoints->list(direct).isEmpty());
+        const CallResult vm = h->call(QStringLiteral("sandbox_checkpoint"),
+                                      {{QStringLiteral("sandbox_id"), direct}, {QStringLiteral("vm_only"), true}}, scaled(60000));
+        QVERIFY2(!vm.result.isError && !vm.json().value(QStringLiteral("workspace_copied")).toBool(), qPrintable(vm.text()));
+        QVERIFY2(QJsonDocument(vm.json().value(QStringLiteral("not_kept")).toArray()).toJson().contains("user's own"), qPrintable(vm.text()));
+        const QString vmOnly = vm.json().value(QStringLiteral("checkpoint_id")).toString();
+
+        const CallResult forked = fork({{QStringLiteral("sandbox_id"), direct}});
+        QVERIFY2(forked.result.isError && forked.text().contains(QStringLiteral("direct mode")), qPrintable(forked.text()));
+        // A restore takes the VM back and leaves the user's folder as it is.
+        QVERIFY(writeFile(site->hostPath + QStringLiteral("/index.html"), "v2\n"));
+        const CallResult back = h->call(QStringLiteral("sandbox_restore"),
+                                        {{QStringLiteral("sandbox_id"), direct}, {QStringLiteral("checkpoint_id"), vmOnly}}, scaled(90000));
+        QVERIFY2(!back.result.isError, qPrintable(back.text()));
+        QCOMPARE(readFile(site->hostPath + QStringLiteral("/index.html")), QByteArray("v2\n"));
+        QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), direct}}, scaled(60000)).result.isError);
     }
 
     void aCheckpointACrashInterruptedGoesAtTheNextStart()

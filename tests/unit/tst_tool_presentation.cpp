@@ -20,7 +20,8 @@ const QStringList &cardTools()
 {
     static const QStringList names{"bash", "bash_poll", "bash_write", "bash_stop", "show_changes", "edit", "apply_patch",
                                    "write", "sandbox_create", "sandbox_get", "sandbox_fork", "sandbox_list", "export_changes", "view_image",
-                                   "import_file", "export_file"};
+                                   "import_file", "export_file", "sandbox_checkpoint", "sandbox_checkpoints",
+                                   "sandbox_restore"};
     return names;
 }
 
@@ -96,6 +97,8 @@ private slots:
         QTest::newRow("view_image") << "view_image" << "image";
         QTest::newRow("import_file") << "import_file" << "file";
         QTest::newRow("export_file") << "export_file" << "file";
+        for (const char *tool : {"sandbox_checkpoint", "sandbox_checkpoints", "sandbox_restore"})
+            QTest::newRow(tool) << tool << "checkpoint";
     }
     void eachCardToolNamesItsView()
     {

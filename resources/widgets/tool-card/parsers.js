@@ -150,10 +150,11 @@ function limitHunks(hunks, max) {
 
 // ---- which view draws a result ----
 // The server names it in _meta["chat2sbx/view"]; a result without a name the card knows is drawn by its shape.
-const VIEWS = ['terminal', 'diff', 'sandbox', 'sandbox-list', 'export', 'image', 'file'];
+const VIEWS = ['terminal', 'diff', 'sandbox', 'sandbox-list', 'export', 'image', 'file', 'checkpoint'];
 function viewOfShape(s) {
   if (typeof s.session_id === 'string' && 'output' in s) return 'terminal';
   if (Array.isArray(s.sandboxes)) return 'sandbox-list';
+  if (typeof s.checkpoint_id === 'string' || (Array.isArray(s.checkpoints) && !('workspace_id' in s))) return 'checkpoint';
   if (typeof s.sandbox_id === 'string' && typeof s.state === 'string') return 'sandbox';
   if ('exported' in s) return 'export';
   if (typeof s.diff === 'string' || Array.isArray(s.files)) return 'diff';

@@ -9,5 +9,6 @@ set(CHAT2SBX_TOOL_CARD_PARTS
   ${CMAKE_CURRENT_LIST_DIR}/views-diff.js
   ${CMAKE_CURRENT_LIST_DIR}/views-sandbox.js
   ${CMAKE_CURRENT_LIST_DIR}/views-file.js
+  ${CMAKE_CURRENT_LIST_DIR}/views-checkpoint.js
   ${CMAKE_CURRENT_LIST_DIR}/render.js
   ${CMAKE_CURRENT_LIST_DIR}/host.js)

@@ -1,7 +1,7 @@
 // ---- drawing the card: the waiting state, or the result in the view it names (parsers.js: viewOf) ----
 const state = { input: null, result: null, resultFromHost: false, toolName: null, theme: null, cancelled: null };
 const DRAW = { terminal: viewTerminal, diff: viewDiff, sandbox: viewSandbox, 'sandbox-list': viewSandboxList,
-               export: viewExport, image: viewImage, file: viewFile, fallback: viewFallback };
+               export: viewExport, image: viewImage, file: viewFile, checkpoint: viewCheckpoint, fallback: viewFallback };
 function render() {
   const r = state.result;
   card.textContent = '';

@@ -134,17 +134,17 @@ void CheckpointService::fail(const Checkpoint &c, const QString &why, bool held,
 }
 
 void CheckpointService::create(const QString &sandboxId, const QString &label, bool endRunningCommands,
-                               std::function<void(const Checkpoint &)> started, Done done)
+                               std::function<void(const Checkpoint &)> started, Done done, bool vmOnly)
 {
-    take(sandboxId, label, endRunningCommands, false, std::move(started), std::move(done));
+    take(sandboxId, label, endRunningCommands, false, vmOnly, std::move(started), std::move(done));
 }
 
 void CheckpointService::createHeld(const QString &sandboxId, const QString &label, bool endRunningCommands, Done done)
 {
-    take(sandboxId, label, endRunningCommands, true, nullptr, std::move(done));
+    take(sandboxId, label, endRunningCommands, true, true, nullptr, std::move(done));
 }
 
-void CheckpointService::take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld,
+void CheckpointService::take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld, bool vmOnly,
                              std::function<void(const Checkpoint &)> started, Done done)
 {
     Outcome refused;
@@ -156,6 +156,13 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
     const Workspace &w = *view->workspace;
     if (w.mode == WorkspaceMode::Clone) {
         refused.error = QStringLiteral("clone sandboxes cannot be checkpointed yet: bring their work home with export_changes");
+        return done(refused);
+    }
+    if (w.mode == WorkspaceMode::Direct && !vmOnly) {
+        refused.error = QStringLiteral("sandbox %1 works on the user's own folder %2 (direct mode), which a checkpoint never copies; "
+                                       "call again with vm_only: true to checkpoint only the VM's side (installed packages, HOME): "
+                                       "a restore then leaves the folder as it is")
+                            .arg(sandboxId, w.hostPath);
         return done(refused);
     }
     if (!endRunningCommands && m_sessions.hasRunning(sandboxId)) {

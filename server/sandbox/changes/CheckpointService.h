@@ -51,9 +51,12 @@ public:
 
     // `started` runs once the checkpoint is recorded (its id known); `done` once it is ready or failed.
     // Commands still running in the sandbox end when its VM stops: refused unless `endRunningCommands`.
+    // A direct-mode sandbox's folder is the user's own and never copied: its checkpoint is refused
+    // unless `vmOnly` (only the VM's side: installed packages, HOME).
     void create(const QString &sandboxId, const QString &label, bool endRunningCommands,
-                std::function<void(const Checkpoint &)> started, Done done);
-    // create() that leaves the sandbox held stopped when it succeeds (a restore goes on with it).
+                std::function<void(const Checkpoint &)> started, Done done, bool vmOnly = false);
+    // create() that leaves the sandbox held stopped when it succeeds (a restore goes on with it; a
+    // direct sandbox's is always of the VM's side only).
     void createHeld(const QString &sandboxId, const QString &label, bool endRunningCommands, Done done);
     std::optional<Checkpoint> find(const QString &checkpointId) const;
     QList<Checkpoint> list(const QString &sandboxId) const;
@@ -103,7 +106,7 @@ signals:
     void checkpointsChanged(const QString &sandboxId);
 
 private:
-    void take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld,
+    void take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld, bool vmOnly,
               std::function<void(const Checkpoint &)> started, Done done);
     void fail(const Checkpoint &c, const QString &why, bool held, const Done &done);
     QString copyDir(const QString &checkpointId) const;

@@ -1,10 +1,12 @@
 #include "Templates.h"
 
 #include "Args.h"
+#include "Faults.h"
 #include "FsOps.h"
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -137,6 +139,20 @@ int templateSave(const Context &ctx, const QStringList &args)
     if (!parseImageRef(parsed.positional.at(1), &ref))
         return fail(QStringLiteral("invalid template reference \"%1\"").arg(parsed.positional.at(1)));
     ref.repository = familiarRepository(ref.repository);
+
+    // "May take minutes for a multi-GB image": a save takes time in proportion to what it captures
+    // (here HOME), FAKE_SBX_TEMPLATE_SAVE_MS_PER_GIB a GiB (realistic profile: 30 s). Before the lock,
+    // as the real daemon does not stop other sandboxes' commands while it copies one disk.
+    if (const long perGiB = profileDelayMs(ctx.faults, QStringLiteral("FAKE_SBX_TEMPLATE_SAVE_MS_PER_GIB"), 30000); perGiB > 0) {
+        qint64 bytes = 0;
+        QDirIterator it(ctx.state.sandboxDir(name) + QStringLiteral("/home"), QDir::Files | QDir::Hidden | QDir::NoSymLinks,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            it.next();
+            bytes += it.fileInfo().size();
+        }
+        sleepMs(static_cast<long>(static_cast<double>(bytes) / double(1LL << 30) * double(perGiB)));
+    }
 
     StateLock lock(ctx.state);
     if (!lock.ok())
