@@ -64,6 +64,9 @@ struct Config {
     // the oldest that are not pinned, and says which. The bytes are the workspace copies'.
     int checkpointMaxCount = 20;
     int checkpointMaxGiB = 20;
+    // Idle expiry checkpoints a scratch sandbox (pinned: it outlives the sandbox) before removing it;
+    // sandbox_get lists it and sandbox_fork brings the sandbox back.
+    bool checkpointBeforeExpiry = false;
     // sandbox_create/sandbox_destroy answer at the latest after this, even while sbx is still at work
     // (sbx itself may take minutes, or hang); the work goes on in the background. For tests.
     int sandboxAnswerWithinMs = 45000;

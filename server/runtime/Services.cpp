@@ -86,8 +86,13 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     }
     if (profile != Profile::Cli)
         network = std::make_unique<NetworkAccess>(*db, *sandboxes, *sbx, clock);
-    if (server)
+    if (server) {
         checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock);
+        if (config.checkpointBeforeExpiry)
+            sandboxes->setBeforeExpiry([this](const QString &id, std::function<void(const QString &)> proceed) {
+                checkpoints->checkpointBeforeExpiry(id, std::move(proceed));
+            });
+    }
     if (server) {
         registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get(), checkpoints.get());
         registerNetworkTools(tools, *network);

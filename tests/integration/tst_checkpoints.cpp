@@ -530,6 +530,33 @@ private slots:
                                            {{QStringLiteral("sandbox_id"), QStringLiteral("sbx_000000000000000000000000")}});
         QVERIFY2(unknown.result.isError && unknown.text().contains(QStringLiteral("unknown sandbox_id")), qPrintable(unknown.text()));
     }
+
+    // Last: it expires every sandbox of the harness.
+    void idleExpiryCheckpointsAScratchSandboxFirstWhenAsked()
+    {
+        checkpoints->reconcile();
+        h->sandboxes->setBeforeExpiry([this](const QString &sandboxId, std::function<void(const QString &)> proceed) {
+            checkpoints->checkpointBeforeExpiry(sandboxId, std::move(proceed));
+        });
+        const CallResult created = h->call(QStringLiteral("sandbox_create"), {}, scaled(60000));
+        const QString idle = created.json().value(QStringLiteral("sandbox_id")).toString();
+        const QString folder = h->sandboxes->get(idle)->workspace->hostPath;
+        QVERIFY(writeFile(folder + QStringLiteral("/unfinished.txt"), "half a thought\n"));
+        h->clock.advance(h->config.sandboxIdleSeconds * 1000 + 1000);
+        h->sandboxes->idleExpiry().checkIdle();
+        QVERIFY(waitFor([&] { return h->sandboxes->get(idle)->record.state == SandboxState::Destroyed; }, scaled(60000)));
+        const QList<Checkpoint> kept = checkpoints->list(idle);
+        QVERIFY(kept.size() == 1 && kept.first().isReady() && kept.first().pinned && kept.first().label == QLatin1String("before idle expiry"));
+        QVERIFY2(h->sandboxes->get(idle)->record.reason.contains(kept.first().id), qPrintable(h->sandboxes->get(idle)->record.reason));
+        QTest::qWait(1500);   // a sweep: a pinned checkpoint outlives its sandbox
+        QVERIFY(checkpoints->find(kept.first().id));
+
+        const CallResult back = fork({{QStringLiteral("checkpoint_id"), kept.first().id}});
+        QVERIFY2(!back.result.isError, qPrintable(back.text()));
+        const QString revived = back.json().value(QStringLiteral("sandbox_id")).toString();
+        QCOMPARE(readFile(h->sandboxes->get(revived)->workspace->hostPath + QStringLiteral("/unfinished.txt")), QByteArray("half a thought\n"));
+        h->sandboxes->setBeforeExpiry(nullptr);
+    }
 };
 
 QTEST_MAIN(TestCheckpoints)

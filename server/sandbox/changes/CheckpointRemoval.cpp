@@ -120,7 +120,7 @@ void CheckpointRemoval::sweep()
         return;
     QSqlQuery q(m_db.handle());
     q.prepare(QStringLiteral("SELECT c.id FROM checkpoints c LEFT JOIN sandboxes s ON s.id = c.sandbox_id"
-                             " WHERE c.state <> 'saving' AND (s.id IS NULL OR s.state = 'destroyed') AND NOT %1"
+                             " WHERE c.state <> 'saving' AND c.pinned = 0 AND (s.id IS NULL OR s.state = 'destroyed') AND NOT %1"
                              " AND NOT EXISTS (SELECT 1 FROM sandbox_restores r WHERE r.checkpoint_id = c.id OR r.undo_checkpoint_id = c.id)"
                              " ORDER BY c.created_at LIMIT 100")
                   .arg(QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("c.id"))));

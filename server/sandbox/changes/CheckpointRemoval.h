@@ -20,7 +20,8 @@ class SbxDriver;
 //   row — the row last, so a crash midway leaves a row the next sweep removes again;
 // - evictOverBudget(): past checkpointMaxCount or checkpointMaxGiB, the oldest ready checkpoints
 //   that are not pinned, in use (a restore or fork under way) or the template of a live fork;
-// - sweep(): the checkpoints of destroyed sandboxes once no live fork was made from them.
+// - sweep(): the checkpoints of destroyed sandboxes once no live fork was made from them; a pinned
+//   one outlives its sandbox (checkpointBeforeExpiry's, or the agent's pin) until it is deleted.
 class CheckpointRemoval : public QObject {
     Q_OBJECT
 public:

@@ -110,6 +110,24 @@ bool CheckpointService::setPinned(const QString &checkpointId, bool pinned, QStr
     return true;
 }
 
+void CheckpointService::checkpointBeforeExpiry(const QString &sandboxId, std::function<void(const QString &)> proceed)
+{
+    const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
+    if (!view || !view->workspace || !view->workspace->isManaged())
+        return proceed(QString());   // a host folder keeps its own work (a clone's comes home as a branch)
+    QPointer<CheckpointService> self(this);
+    create(sandboxId, QStringLiteral("before idle expiry"), true, nullptr, [self, sandboxId, proceed](const Outcome &o) {
+        if (!self)
+            return;
+        QString pinError;
+        if (!o.ok || !self->setPinned(o.checkpoint.id, true, pinError)) {
+            qCWarning(lcCheckpoint).noquote() << "no checkpoint of" << sandboxId << "before its idle expiry:" << (o.ok ? pinError : o.error);
+            return proceed(QStringLiteral("its checkpoint before expiry failed: %1").arg(o.ok ? pinError : o.error));
+        }
+        proceed(QStringLiteral("kept as checkpoint %1: sandbox_fork {checkpoint_id: \"%1\"} brings it back").arg(o.checkpoint.id));
+    });
+}
+
 void CheckpointService::restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
                                 std::function<void(const Checkpoint &)> started, RestoreDone done)
 {

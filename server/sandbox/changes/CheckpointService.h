@@ -96,6 +96,10 @@ public:
     }
     CheckpointRemoval &removal() const { return *m_removal; }
 
+    // checkpointBeforeExpiry: a scratch sandbox idle expiry is about to remove is checkpointed first
+    // (pinned, so it outlives the sandbox), then `proceed` removes it, its reason naming the checkpoint.
+    void checkpointBeforeExpiry(const QString &sandboxId, std::function<void(const QString &note)> proceed);
+
     // Start-up: checkpoints a crash left `saving` become `failed`, their template and copy removed;
     // a restore a crash interrupted is finished (or the sandbox put back as it was before it).
     void reconcile();

@@ -25,18 +25,31 @@ void SandboxIdleExpiry::checkIdle()
     if (!m_reconciler.isSbxAvailable())
         return;
     for (const SandboxRecord &r : m_ops.records().idleExpired(m_ops.clock().nowMs())) {
-        if (m_destroyer.isDestroying(r.id))
+        if (m_destroyer.isDestroying(r.id) || m_preparing.contains(r.id) || !m_ops.heldFor(r.id).isEmpty())
             continue;
-        const QString reason = QStringLiteral("destroyed after %1 s without a tool call (idle expiry)")
-                                   .arg(m_ops.config().sandboxIdleSeconds);
         QPointer<SandboxIdleExpiry> self(this);
-        m_destroyer.destroy(r.id, [self, id = r.id](const SandboxOutcome &o) {
-            if (self && !o.ok && o.exportFailed)
-                self->postponeIdleExpiry(id, QStringLiteral("idle expiry left the sandbox stopped instead of removing it: its work "
-                                                            "could not be saved to the host repository (%1); fetch it or destroy "
-                                                            "it with force")
-                                                 .arg(o.exportError));
-        }, reason);
+        const auto expire = [self, id = r.id](const QString &note) {
+            if (!self)
+                return;
+            self->m_preparing.remove(id);
+            QString reason = QStringLiteral("destroyed after %1 s without a tool call (idle expiry)")
+                                 .arg(self->m_ops.config().sandboxIdleSeconds);
+            if (!note.isEmpty())
+                reason += QStringLiteral("; ") + note;
+            self->m_destroyer.destroy(id, [self, id](const SandboxOutcome &o) {
+                if (self && !o.ok && o.exportFailed)
+                    self->postponeIdleExpiry(id, QStringLiteral("idle expiry left the sandbox stopped instead of removing it: its "
+                                                                "work could not be saved to the host repository (%1); fetch it or "
+                                                                "destroy it with force")
+                                                     .arg(o.exportError));
+            }, reason);
+        };
+        if (!m_beforeExpiry) {
+            expire(QString());
+            continue;
+        }
+        m_preparing.insert(r.id);
+        m_beforeExpiry(r.id, expire);
     }
 }
 

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QTimer>
+
+#include <functional>
 
 namespace chat2sbx {
 
@@ -25,6 +28,10 @@ public:
     void stop() { m_timer.stop(); }
     // Destroys running sandboxes past their idle deadline (the timer calls it; tests may too).
     void checkIdle();
+    // Runs before an expired sandbox is destroyed (checkpointBeforeExpiry): `proceed` destroys it,
+    // with `note` added to the reason it is destroyed for. Unset: destroyed at once.
+    using BeforeExpiry = std::function<void(const QString &sandboxId, std::function<void(const QString &note)> proceed)>;
+    void setBeforeExpiry(BeforeExpiry hook) { m_beforeExpiry = std::move(hook); }
 
 signals:
     // The sandbox's work could not be kept, so it was left in place (tray warning).
@@ -38,6 +45,8 @@ private:
     const SandboxReconciler &m_reconciler;
     SandboxDestroyer &m_destroyer;
     QTimer m_timer;
+    BeforeExpiry m_beforeExpiry;
+    QSet<QString> m_preparing;   // the hook runs for these: not expired twice
 };
 
 } // namespace chat2sbx

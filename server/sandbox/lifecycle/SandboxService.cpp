@@ -50,6 +50,11 @@ void SandboxService::setAttacher(RuntimeAttacher *attacher)
     m_ops->setAttacher(attacher);
 }
 
+void SandboxService::setBeforeExpiry(std::function<void(const QString &, std::function<void(const QString &)>)> hook)
+{
+    m_idle->setBeforeExpiry(std::move(hook));
+}
+
 void SandboxService::setDestroyGuard(DestroyGuard *guard)
 {
     m_destroyer->setGuard(guard);

@@ -59,6 +59,8 @@ public:
     void setDestroyGuard(DestroyGuard *guard);
     // Sandboxes made ahead of need: create() of a new managed workspace with default memory takes one.
     void setWarmPool(WarmPool *pool);
+    // Runs before idle expiry destroys a sandbox (checkpointBeforeExpiry); see SandboxIdleExpiry.
+    void setBeforeExpiry(std::function<void(const QString &sandboxId, std::function<void(const QString &note)> proceed)> hook);
 
     void create(const CreateRequest &request, Done done);
     std::optional<SandboxView> get(const QString &sandboxId) const;
