@@ -39,6 +39,7 @@ ToolDefinition checkpointDefinition()
         {QStringLiteral("sandbox_id")});
     d.outputSchema = schema::result({{QStringLiteral("checkpoint_id"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("state"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("kept"), schema::arrayOf(schema::typed(QStringLiteral("string")))},
                                      {QStringLiteral("not_kept"), schema::arrayOf(schema::typed(QStringLiteral("string")))},
                                      {QStringLiteral("evicted"), schema::arrayOf(schema::typed(QStringLiteral("object")))}});
     // It stops the sandbox (running commands may end): not a harmless addition.
@@ -85,6 +86,7 @@ ToolDefinition restoreDefinition()
     d.outputSchema = schema::result({{QStringLiteral("checkpoint_id"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("undo_checkpoint_id"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("state"), schema::typed(QStringLiteral("string"))},
+                                     {QStringLiteral("restored"), schema::arrayOf(schema::typed(QStringLiteral("string")))},
                                      {QStringLiteral("not_restored"), schema::arrayOf(schema::typed(QStringLiteral("string")))}});
     d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Restoring the sandbox…");
@@ -129,6 +131,7 @@ void runRestore(CheckpointService &checkpoints, const Config &config, const Tool
                           {QStringLiteral("undo_checkpoint_id"), o.undo.id},
                           {QStringLiteral("state"), QStringLiteral("restored")},
                           {QStringLiteral("took_ms"), static_cast<double>(o.tookMs)},
+                          {QStringLiteral("restored"), QJsonArray::fromStringList(o.broughtBack)},
                           {QStringLiteral("not_restored"), QJsonArray::fromStringList(o.notes)},
                           {QStringLiteral("message"),
                            QStringLiteral("sandbox %1 is back at checkpoint %2 and starts at its next tool call; undo with "
@@ -268,6 +271,7 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
             if (pin && checkpoints.setPinned(made.id, true, pinError))
                 made.pinned = true;
             QJsonObject out = checkpointJson(made);
+            out.insert(QStringLiteral("kept"), QJsonArray::fromStringList(o.kept));
             out.insert(QStringLiteral("not_kept"), QJsonArray::fromStringList(o.notes));
             QString message = QStringLiteral("checkpoint %1 is ready; the sandbox starts again at its next tool call").arg(made.id);
             if (!o.evicted.isEmpty()) {

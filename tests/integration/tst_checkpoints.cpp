@@ -63,6 +63,7 @@ private slots:
         QVERIFY(o.value(QStringLiteral("workspace_copied")).toBool());
         QVERIFY(o.value(QStringLiteral("size_bytes")).toDouble() > 0);
         QVERIFY2(QJsonDocument(o.value(QStringLiteral("not_kept")).toArray()).toJson().contains("Docker images"), qPrintable(r.text()));
+        QVERIFY2(QJsonDocument(o.value(QStringLiteral("kept")).toArray()).toJson().contains("secrets"), qPrintable(r.text()));
 
         // The VM's side: the template, holding HOME as it was. The workspace: a copy on the host.
         const CliResult ls = runFakeSbx(env, {QStringLiteral("template"), QStringLiteral("ls"), QStringLiteral("--json")});
@@ -152,6 +153,7 @@ private slots:
         const QString undo = o.value(QStringLiteral("undo_checkpoint_id")).toString();
         QVERIFY2(undo.startsWith(QLatin1String("ckp_")) && undo != before, qPrintable(r.text()));
         QVERIFY(QJsonDocument(o.value(QStringLiteral("not_restored")).toArray()).toJson().contains("Docker images"));
+        QCOMPARE(o.value(QStringLiteral("restored")).toArray().size(), 2);   // the VM's disk and the workspace
 
         // The same sandbox id and runtime, its VM made again from the checkpoint's template.
         QCOMPARE(readFile(workspace + QStringLiteral("/app/db.sql")), QByteArray("schema v1\n"));

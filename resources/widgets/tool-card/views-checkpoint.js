@@ -8,7 +8,7 @@ function seconds(ms) { return num(ms) === null ? '' : (ms / 1000).toFixed(1) + '
 function noteList(title, items) {
   if (!Array.isArray(items) || !items.length) return;
   const box = el('div', 'note');
-  box.setAttribute('data-role', 'not-kept');
+  box.setAttribute('data-role', title === 'Kept:' || title === 'Brought back:' ? 'kept' : 'not-kept');
   box.appendChild(el('div', null, title));
   const ul = el('ul');
   for (const item of items.slice(0, 20)) if (str(item)) ul.appendChild(el('li', null, item));
@@ -50,6 +50,8 @@ function viewCheckpoint(tool, r) {
   checkpointRows(t, s);
   row(t, 'undo with', str(s.undo_checkpoint_id));
   card.appendChild(t);
+  noteList('Kept:', s.kept);
+  noteList('Brought back:', s.restored);
   noteList('Not kept:', s.not_kept);
   noteList('Not brought back:', s.not_restored);
   if (Array.isArray(s.evicted) && s.evicted.length)

@@ -108,6 +108,9 @@ void CheckpointRestorer::apply(const CheckpointRepository::PendingRestore &pendi
             self->end(pending.sandboxId);
             o.ok = true;
             o.tookMs = self->m_clock.nowMs() - startedAtMs;
+            o.broughtBack << QStringLiteral("the VM's disk (installed packages, HOME) as it was at the checkpoint");
+            if (!o.restored.workspaceCopy.isEmpty())
+                o.broughtBack << QStringLiteral("the workspace as it was at the checkpoint");
             o.notes << QStringLiteral("memory and processes are not brought back: the sandbox starts afresh at its next tool call")
                     << QStringLiteral("the sandbox's own Docker images and containers are as a fresh sandbox has them");
             qCInfo(lcRestore).noquote() << "sandbox" << pending.sandboxId << "restored to" << pending.checkpointId;

@@ -204,11 +204,17 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
     emit checkpointsChanged(sandboxId);
     if (started)
         started(c);
-    QStringList notes{QStringLiteral("memory and running processes are not kept: commands end, the sandbox starts afresh "
-                                     "at its next tool call"),
-                      QStringLiteral("the sandbox's own Docker images and containers (/var/lib/docker) are not in a checkpoint")};
+    QStringList notKept{QStringLiteral("memory and running processes are not kept: commands end, the sandbox starts afresh "
+                                       "at its next tool call"),
+                        QStringLiteral("the sandbox's own Docker images and containers (/var/lib/docker) are not in a checkpoint")};
     if (w.mode == WorkspaceMode::Direct)
-        notes << QStringLiteral("the direct-mode folder %1 is the user's own and is not in the checkpoint").arg(w.hostPath);
+        notKept << QStringLiteral("the direct-mode folder %1 is the user's own and is not in the checkpoint").arg(w.hostPath);
+    // sbx-contract.md: a template keeps every file written in the VM, secrets written to files too.
+    QStringList kept{QStringLiteral("the VM's disk: installed packages, HOME and every file written in the VM (secrets written to "
+                                    "files too), saved as a template on this computer until the checkpoint is deleted")};
+    if (w.isManaged())
+        kept << QStringLiteral("the workspace, copied on this computer");
+    const std::pair<QStringList, QStringList> notes{kept, notKept};   // what it holds, what it does not
     const QString source = w.isManaged() ? w.hostPath : QString();
     QPointer<CheckpointService> self(this);
     m_sandboxes.holdStopped(sandboxId, kHeldFor, [self, c, done, notes, source, keepHeld](bool ok, const QString &holdError,
@@ -233,7 +239,8 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
                 Outcome o;
                 o.ok = true;
                 o.checkpoint = *self->m_repo.find(c.id);
-                o.notes = notes;
+                o.kept = notes.first;
+                o.notes = notes.second;
                 QSet<QString> keep{c.id};
                 for (auto it = self->m_inUse.cbegin(); it != self->m_inUse.cend(); ++it)
                     keep.insert(it.key());

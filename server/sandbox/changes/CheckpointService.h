@@ -44,6 +44,7 @@ public:
         bool ok = false;
         QString error;           // one sentence (nothing is left of the checkpoint)
         Checkpoint checkpoint;   // set once recorded, also when it failed later
+        QStringList kept;        // what the checkpoint holds
         QStringList notes;       // what the checkpoint does not hold
         QList<Checkpoint> evicted;   // older checkpoints the budget removed to make room
     };
@@ -69,6 +70,7 @@ public:
         Checkpoint restored;      // the checkpoint the sandbox went back to
         Checkpoint undo;          // the sandbox as it was just before (set once saved)
         qint64 tookMs = 0;
+        QStringList broughtBack;  // what the restore brought back
         QStringList notes;        // what a restore does not bring back
     };
     using RestoreDone = std::function<void(const RestoreOutcome &)>;
