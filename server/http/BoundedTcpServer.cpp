@@ -46,6 +46,10 @@ BoundedTcpServer::BoundedTcpServer(const Options &options, QObject *parent)
 {
     m_clock.start();
     setMaxPendingConnections(m_options.maxConnections);
+    // Qt listens with a backlog of 50: in a burst of connections the kernel's accept queue overflows
+    // and the handshakes it drops complete only as TCP retries them, seconds to a minute later. The
+    // kernel caps this at net.core.somaxconn.
+    setListenBacklogSize(1024);
     m_sweep.setInterval(std::max(100, std::min(m_options.idleTimeoutMs, m_options.requestTimeoutMs) / 4));
     connect(&m_sweep, &QTimer::timeout, this, &BoundedTcpServer::sweep);
     m_sweep.start();
