@@ -15,6 +15,7 @@
 #include "popup/PopupWindow.h"
 #include "runtime/Controller.h"
 #include "sandbox/changes/CheckpointService.h"
+#include "state/CheckpointRepository.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "popup/SandboxesSection.h"
 #include "bindings/ServiceModels.h"
@@ -498,6 +499,15 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().message().startsWith(QLatin1String("forked as")), chat2sbx::test::scaled(60000));
         QTRY_COMPARE_WITH_TIMEOUT(s.popup().sandboxes().rowCount(), 2, chat2sbx::test::scaled(10000));
         saveScreenshot(s.popup(), QStringLiteral("tray_checkpoint_forked"));
+
+        // A restore under way (its row, as a restart would find it) shows on the sandbox's line.
+        QString dbError;
+        QVERIFY(CheckpointRepository(s.controller->database()).beginRestore({id, ckp, ckp, 1}, dbError));
+        emit s.controller->checkpoints().checkpointsChanged(id);
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QWidget>(QStringLiteral("sandbox:") + id)->findChild<QLabel *>(QStringLiteral("title"))->text()
+                                     .contains(QLatin1String("restoring a checkpoint")), chat2sbx::test::scaled(10000));
+        QVERIFY(!s.find<QPushButton>(QStringLiteral("restore:") + ckp)->isEnabled());
+        QVERIFY(CheckpointRepository(s.controller->database()).endRestore(id, dbError));
     }
 
     void statusShowsEndpointAndServerState()

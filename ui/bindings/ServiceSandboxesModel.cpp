@@ -31,6 +31,8 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
     QList<SandboxRow> rows;
     const QList<SandboxView> views = m_service.list();
     const QHash<QString, QList<Checkpoint>> checkpoints = m_checkpoints ? m_checkpoints->listLive() : QHash<QString, QList<Checkpoint>>();
+    const auto restoring = m_checkpoints ? m_checkpoints->pendingRestores()
+                                         : QHash<QString, CheckpointRepository::PendingRestore>();
     QHash<QString, QString> names;   // the parents of forks, by id
     for (const SandboxView &v : views)
         names.insert(v.record.id, sandboxShortName(v));
@@ -72,9 +74,8 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.checkpoints.append({c.id, c.label, checkpointStateName(c.state), c.createdAt, c.sizeBytes, c.pinned});
         if (!v.forkedFromSandbox.isEmpty())
             row.forkedFrom = names.value(v.forkedFromSandbox, v.forkedFromSandbox);
-        if (m_checkpoints)
-            if (const auto restoring = m_checkpoints->pendingRestore(r.id))
-                row.restoringTo = restoring->checkpointId;
+        if (const auto it = restoring.constFind(r.id); it != restoring.cend())
+            row.restoringTo = it->checkpointId;
         rows.append(row);
     }
     return rows;

@@ -128,6 +128,14 @@ void CheckpointService::checkpointBeforeExpiry(const QString &sandboxId, std::fu
     });
 }
 
+QHash<QString, CheckpointRepository::PendingRestore> CheckpointService::pendingRestores() const
+{
+    QHash<QString, CheckpointRepository::PendingRestore> out;
+    for (const CheckpointRepository::PendingRestore &p : m_repo.pendingRestores())
+        out.insert(p.sandboxId, p);
+    return out;
+}
+
 void CheckpointService::restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
                                 std::function<void(const Checkpoint &)> started, RestoreDone done)
 {

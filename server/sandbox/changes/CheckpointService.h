@@ -79,6 +79,8 @@ public:
     void restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
                  std::function<void(const Checkpoint &undo)> started, RestoreDone done);
     std::optional<CheckpointRepository::PendingRestore> pendingRestore(const QString &sandboxId) const;
+    // Every restore under way, by sandbox id (the tray: one query for every sandbox).
+    QHash<QString, CheckpointRepository::PendingRestore> pendingRestores() const;
     // sandbox_fork (CheckpointForker): a new sandbox from a checkpoint, or from a checkpoint of
     // `sandboxId` taken now.
     CheckpointForker &forker() const { return *m_forker; }
