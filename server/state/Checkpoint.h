@@ -23,7 +23,7 @@ struct Checkpoint {
     QString workspaceCopy;    // the host copy of a managed workspace; empty when none was made
     CheckpointState state = CheckpointState::Saving;
     QString failure;          // failed: why, one sentence
-    qint64 sizeBytes = 0;     // the workspace copy (sbx does not say how large a template is on disk)
+    qint64 sizeBytes = 0;     // the workspace copy (the template's size, in `sbx template ls`, is not counted yet)
     qint64 createdAt = 0;
     qint64 finishedAt = 0;    // 0 while saving
     bool pinned = false;      // kept when the budget evicts the oldest
