@@ -45,12 +45,7 @@ void CheckpointForker::fork(const QString &sandboxId, const QString &checkpointI
     const QString forkName = name.simplified().left(kMaxNameChars);
     if (!checkpointId.isEmpty()) {
         const std::optional<Checkpoint> c = m_repo.find(checkpointId);
-        if (!c)
-            refused.error = QStringLiteral("unknown checkpoint_id %1 (sandbox_checkpoints lists them)").arg(checkpointId);
-        else if (c->state == CheckpointState::Saving)
-            refused.error = QStringLiteral("checkpoint %1 is still being saved: sandbox_checkpoints shows when it is ready").arg(c->id);
-        else if (c->state == CheckpointState::Failed)
-            refused.error = QStringLiteral("checkpoint %1 failed and holds nothing (%2)").arg(c->id, c->failure);
+        refused.error = CheckpointService::whyNotUsable(c, checkpointId);
         if (!refused.error.isEmpty())
             return done(refused);
         if (started)

@@ -22,19 +22,15 @@ CheckpointRestorer::CheckpointRestorer(CheckpointService &checkpoints, Database 
 {
 }
 
-QString CheckpointRestorer::refusal(const QString &sandboxId, const Checkpoint *c, const QString &checkpointId) const
+QString CheckpointRestorer::refusal(const QString &sandboxId, const std::optional<Checkpoint> &c, const QString &checkpointId) const
 {
     const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
     if (!view || !view->workspace)
         return QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
-    if (!c)
-        return QStringLiteral("unknown checkpoint_id %1 (sandbox_checkpoints lists them)").arg(checkpointId);
+    if (const QString why = CheckpointService::whyNotUsable(c, checkpointId); !why.isEmpty())
+        return why;
     if (c->sandboxId != sandboxId)
         return QStringLiteral("checkpoint %1 is of sandbox %2, not %3: restore it into %2").arg(c->id, c->sandboxId, sandboxId);
-    if (c->state == CheckpointState::Saving)
-        return QStringLiteral("checkpoint %1 is still being saved: sandbox_checkpoints shows when it is ready").arg(c->id);
-    if (c->state == CheckpointState::Failed)
-        return QStringLiteral("checkpoint %1 failed and holds nothing (%2)").arg(c->id, c->failure);
     const Workspace &w = *view->workspace;
     if (w.mode == WorkspaceMode::Clone)
         return QStringLiteral("clone sandboxes cannot be restored yet: bring their work home with export_changes");
@@ -50,7 +46,7 @@ void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkp
 {
     CheckpointService::RestoreOutcome refused;
     const std::optional<Checkpoint> target = m_repo.find(checkpointId);
-    refused.error = refusal(sandboxId, target ? &*target : nullptr, checkpointId);
+    refused.error = refusal(sandboxId, target, checkpointId);
     if (refused.error.isEmpty() && !endRunningCommands && m_sessions.hasRunning(sandboxId))
         refused.error = QStringLiteral("commands still run in sandbox %1 (bash_list shows them); a restore stops the sandbox and "
                                        "ends them: wait for them, or call again with end_running_commands: true").arg(sandboxId);

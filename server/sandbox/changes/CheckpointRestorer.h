@@ -40,7 +40,7 @@ private:
     void apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs, CheckpointService::RestoreDone done);
     void replaceWith(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done);
     void end(const QString &sandboxId);
-    QString refusal(const QString &sandboxId, const Checkpoint *checkpoint, const QString &checkpointId) const;
+    QString refusal(const QString &sandboxId, const std::optional<Checkpoint> &checkpoint, const QString &checkpointId) const;
 
     CheckpointService &m_checkpoints;
     CheckpointRepository m_repo;

@@ -52,6 +52,17 @@ QList<Checkpoint> CheckpointService::list(const QString &sandboxId) const
     return m_repo.listFor(sandboxId);
 }
 
+QString CheckpointService::whyNotUsable(const std::optional<Checkpoint> &c, const QString &checkpointId)
+{
+    if (!c)
+        return QStringLiteral("unknown checkpoint_id %1 (sandbox_checkpoints lists them)").arg(checkpointId);
+    if (c->state == CheckpointState::Saving)
+        return QStringLiteral("checkpoint %1 is still being saved: sandbox_checkpoints shows when it is ready").arg(c->id);
+    if (c->state == CheckpointState::Failed)
+        return QStringLiteral("checkpoint %1 failed and holds nothing (%2)").arg(c->id, c->failure);
+    return {};
+}
+
 QHash<QString, QList<Checkpoint>> CheckpointService::listLive() const
 {
     QHash<QString, QList<Checkpoint>> out;

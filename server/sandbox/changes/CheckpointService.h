@@ -60,6 +60,9 @@ public:
     // direct sandbox's is always of the VM's side only).
     void createHeld(const QString &sandboxId, const QString &label, bool endRunningCommands, Done done);
     std::optional<Checkpoint> find(const QString &checkpointId) const;
+    // Why a restore or fork cannot start from `c` (`checkpointId` asked for): unknown, still saving or
+    // failed; empty when it is ready.
+    static QString whyNotUsable(const std::optional<Checkpoint> &c, const QString &checkpointId);
     QList<Checkpoint> list(const QString &sandboxId) const;
     // Every sandbox's checkpoints that are saving or ready, oldest first.
     QHash<QString, QList<Checkpoint>> listLive() const;
