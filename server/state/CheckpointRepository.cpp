@@ -238,4 +238,38 @@ int CheckpointRepository::forksOfCheckpoint(const QString &checkpointId) const
     return int(forksWhere(m_db, QStringLiteral("WHERE checkpoint_id = ?"), {checkpointId}).size());
 }
 
+namespace {
+const char kLiveForkOf[] = "EXISTS (SELECT 1 FROM sandbox_forks f JOIN sandboxes fs ON fs.id = f.sandbox_id"
+                           " WHERE f.checkpoint_id = %1 AND fs.state <> 'destroyed')";
+} // namespace
+
+bool CheckpointRepository::hasLiveFork(const QString &checkpointId) const
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1").arg(QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("?"))));
+    q.addBindValue(checkpointId);
+    return q.exec() && q.next() && q.value(0).toInt() != 0;
+}
+
+QList<Checkpoint> CheckpointRepository::orphaned(int limit) const
+{
+    QList<Checkpoint> out;
+    if (!m_db.isOpen())
+        return out;
+    QStringList columns;
+    for (const QString &c : QString::fromLatin1(kCheckpointColumns).split(QLatin1Char(',')))
+        columns << QStringLiteral("c.") + c.trimmed();
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM checkpoints c LEFT JOIN sandboxes s ON s.id = c.sandbox_id"
+                             " WHERE c.state <> 'saving' AND c.pinned = 0 AND (s.id IS NULL OR s.state = 'destroyed') AND NOT %2"
+                             " AND NOT EXISTS (SELECT 1 FROM sandbox_restores r WHERE r.checkpoint_id = c.id OR r.undo_checkpoint_id = c.id)"
+                             " ORDER BY c.created_at LIMIT ?")
+                  .arg(columns.join(QStringLiteral(", ")), QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("c.id"))));
+    q.addBindValue(limit);
+    if (q.exec())
+        while (q.next())
+            out.append(checkpointOfRow(q));
+    return out;
+}
+
 } // namespace chat2sbx

@@ -33,7 +33,7 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
     const QHash<QString, QList<Checkpoint>> checkpoints = m_checkpoints ? m_checkpoints->listLive() : QHash<QString, QList<Checkpoint>>();
     const auto restoring = m_checkpoints ? m_checkpoints->pendingRestores()
                                          : QHash<QString, CheckpointRepository::PendingRestore>();
-    QHash<QString, QString> names;   // the parents of forks, by id
+    QHash<QString, QString> names;   // every sandbox's short name: its row's, and a fork's parent's
     for (const SandboxView &v : views)
         names.insert(v.record.id, sandboxShortName(v));
     for (const SandboxView &v : views) {
@@ -42,7 +42,7 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             continue;
         SandboxRow row;
         row.id = r.id;
-        row.name = sandboxShortName(v);
+        row.name = names.value(r.id);
         if (!v.workspace)
             row.workspace = r.workspaceId;
         else if (v.workspace->displayName.contains(v.workspace->id))

@@ -3,12 +3,10 @@
 #include "config/Config.h"
 #include "core/ChildProcess.h"
 #include "sandbox/sbx/SbxDriver.h"
-#include "state/Database.h"
 
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QSqlQuery>
 
 namespace chat2sbx {
 
@@ -27,22 +25,16 @@ ChildSpec removeTree(const QString &dir)
     spec.maxOutBytes = 64 * 1024;
     return spec;
 }
-
-const char kLiveForkOf[] = "EXISTS (SELECT 1 FROM sandbox_forks f JOIN sandboxes fs ON fs.id = f.sandbox_id"
-                           " WHERE f.checkpoint_id = %1 AND fs.state <> 'destroyed')";
 } // namespace
 
 CheckpointRemoval::CheckpointRemoval(const Config &config, Database &db, SbxDriver &sbx, QObject *parent)
-    : QObject(parent), m_config(config), m_db(db), m_sbx(sbx), m_repo(db)
+    : QObject(parent), m_config(config), m_sbx(sbx), m_repo(db)
 {
 }
 
 bool CheckpointRemoval::hasLiveFork(const QString &checkpointId) const
 {
-    QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("SELECT %1").arg(QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("?"))));
-    q.addBindValue(checkpointId);
-    return q.exec() && q.next() && q.value(0).toInt() != 0;
+    return m_repo.hasLiveFork(checkpointId);
 }
 
 void CheckpointRemoval::remove(const Checkpoint &c, Done done)
@@ -116,23 +108,10 @@ QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep)
 
 void CheckpointRemoval::sweep()
 {
-    if (!m_db.isOpen())
-        return;
-    QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("SELECT c.id FROM checkpoints c LEFT JOIN sandboxes s ON s.id = c.sandbox_id"
-                             " WHERE c.state <> 'saving' AND c.pinned = 0 AND (s.id IS NULL OR s.state = 'destroyed') AND NOT %1"
-                             " AND NOT EXISTS (SELECT 1 FROM sandbox_restores r WHERE r.checkpoint_id = c.id OR r.undo_checkpoint_id = c.id)"
-                             " ORDER BY c.created_at LIMIT 100")
-                  .arg(QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("c.id"))));
-    QStringList ids;
-    if (q.exec())
-        while (q.next())
-            ids << q.value(0).toString();
-    for (const QString &id : std::as_const(ids)) {
-        const std::optional<Checkpoint> c = m_repo.find(id);
-        if (!c || m_removing.contains(id))
+    for (const Checkpoint &c : m_repo.orphaned(100)) {
+        if (m_removing.contains(c.id))
             continue;
-        remove(*c, [id](bool ok, const QString &error) {
+        remove(c, [id = c.id](bool ok, const QString &error) {
             if (!ok)
                 qCWarning(lcCheckpointRemoval).noquote() << "removing checkpoint" << id << "of a destroyed sandbox failed:" << error;
         });

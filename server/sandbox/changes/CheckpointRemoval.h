@@ -42,7 +42,6 @@ private:
     void dropRow(const Checkpoint &c, const Done &done);
 
     const Config &m_config;
-    Database &m_db;
     SbxDriver &m_sbx;
     CheckpointRepository m_repo;
     QSet<QString> m_removing;
