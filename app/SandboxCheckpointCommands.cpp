@@ -34,7 +34,7 @@ struct CheckpointCli {
             return false;
         }
         checkpoints = std::make_unique<CheckpointService>(ctx.config, *services.db, *services.sandboxes, *services.sbx,
-                                                          Clock::system());
+                                                          Clock::system(), services.cloneWork.get());
         return true;
     }
     // `start` calls back through finish(); an answer given at once needs no event loop.

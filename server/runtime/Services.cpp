@@ -16,6 +16,7 @@
 #include "tools/ChangesTools.h"
 #include "tools/CheckpointTools.h"
 #include "sandbox/changes/CheckpointService.h"
+#include "sandbox/changes/CloneCheckpointWork.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "sandbox/changes/FileExport.h"
 #include "sandbox/changes/HostExportFile.h"
@@ -62,6 +63,9 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     sandboxes = std::make_unique<SandboxService>(config, *db, *workspaces, *sbx, clock);
     // sandbox_expose probes ports through it; `sandbox fetch` exports through it.
     channels = std::make_unique<ChannelPool>(*sbx, server ? SandboxChannel::Options{} : cliChannelOptions());
+    hostGit = std::make_unique<HostGit>();
+    // A clone sandbox's git state for its checkpoints (the server's and the CLI's).
+    cloneWork = std::make_unique<CloneCheckpointWork>(*channels, *hostGit);
     FileExportOptions exports;
     exports.dir = config.exportDir;
     exports.maxFileBytes = static_cast<qint64>(config.exportMaxFileMiB) << 20;
@@ -87,7 +91,7 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     if (profile != Profile::Cli)
         network = std::make_unique<NetworkAccess>(*db, *sandboxes, *sbx, clock);
     if (server) {
-        checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock);
+        checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock, cloneWork.get());
         if (config.checkpointBeforeExpiry)
             sandboxes->setBeforeExpiry([this](const QString &id, std::function<void(const QString &)> proceed) {
                 checkpoints->checkpointBeforeExpiry(id, std::move(proceed));
@@ -128,7 +132,6 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         registerCheckpointTools(tools, *checkpoints, *sandboxes, config);
 
     // Review and export of the agent's work; also what destroy and idle expiry ask first.
-    hostGit = std::make_unique<HostGit>();
     changes = std::make_unique<ChangesService>(*sandboxes, *channels, *hostGit);
     sandboxes->setDestroyGuard(changes.get());
     if (server)

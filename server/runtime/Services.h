@@ -14,6 +14,7 @@ class ApprovalService;
 class BashSessions;
 class ChangesService;
 class CheckpointService;
+class CloneCheckpointWork;
 class ChannelPool;
 class Clock;
 class Database;
@@ -70,6 +71,7 @@ struct Services {
     std::unique_ptr<FileExport> fileExport;   // export_file and `sandbox export`: files to the user's export folder
     std::unique_ptr<HostGit> hostGit;        // these three outlive sandboxes too
     std::unique_ptr<ChangesService> changes;
+    std::unique_ptr<CloneCheckpointWork> cloneWork;   // outlives checkpoints
     std::unique_ptr<WorkspaceRemoval> removal;
     std::unique_ptr<WarmPool> warm;          // sandboxes made ahead of need; outlives sandboxes
     std::unique_ptr<SandboxService> sandboxes;

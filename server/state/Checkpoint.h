@@ -14,16 +14,17 @@ bool parseCheckpointState(const QString &text, CheckpointState &out);
 
 // A sandbox saved as it was (issue 45): its VM's disk as an sbx template (`sbx template save`; never
 // memory, processes, mounted folders or /var/lib/docker) and, for a managed workspace, a copy of the
-// workspace folder on the host.
+// workspace folder on the host, for a clone sandbox its git state (commits, branches, index, working tree).
 struct Checkpoint {
     QString id;               // ckp_ + random
     QString sandboxId;
     QString label;            // the agent's words (<= 200 characters), may be empty
     QString templateRef;      // chat2sbx-checkpoint:<id>
     QString workspaceCopy;    // the host copy of a managed workspace; empty when none was made
+    QString cloneState;       // a clone sandbox's git state (CloneCheckpointWork): a host folder; empty otherwise
     CheckpointState state = CheckpointState::Saving;
     QString failure;          // failed: why, one sentence
-    qint64 sizeBytes = 0;     // the workspace copy (the template's size, in `sbx template ls`, is not counted yet)
+    qint64 sizeBytes = 0;     // the workspace copy or the clone's state (the template's size, in `sbx template ls`, is not counted yet)
     qint64 createdAt = 0;
     qint64 finishedAt = 0;    // 0 while saving
     bool pinned = false;      // kept when the budget evicts the oldest

@@ -37,7 +37,7 @@ QString Checkpoint::templateRefFor(const QString &checkpointId)
 namespace {
 
 const char kCheckpointColumns[] = "id, sandbox_id, label, template_ref, workspace_copy, state, failure, size_bytes, created_at,"
-                                  " finished_at, pinned";
+                                  " finished_at, pinned, clone_state";
 
 Checkpoint checkpointOfRow(const QSqlQuery &q)
 {
@@ -53,6 +53,7 @@ Checkpoint checkpointOfRow(const QSqlQuery &q)
     c.createdAt = q.value(8).toLongLong();
     c.finishedAt = q.value(9).isNull() ? 0 : q.value(9).toLongLong();
     c.pinned = q.value(10).toInt() != 0;
+    c.cloneState = q.value(11).toString();
     return c;
 }
 
@@ -76,10 +77,10 @@ QList<Checkpoint> checkpointsWhere(Database &db, const QString &where, const QVa
 bool CheckpointRepository::insert(const Checkpoint &c, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    return execBound(q, QStringLiteral("INSERT INTO checkpoints (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kCheckpointColumns)),
+    return execBound(q, QStringLiteral("INSERT INTO checkpoints (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kCheckpointColumns)),
                      {c.id, c.sandboxId, nullIfEmpty(c.label), c.templateRef, nullIfEmpty(c.workspaceCopy),
                       checkpointStateName(c.state), nullIfEmpty(c.failure), c.sizeBytes, c.createdAt,
-                      c.finishedAt ? QVariant(c.finishedAt) : QVariant(), c.pinned ? 1 : 0},
+                      c.finishedAt ? QVariant(c.finishedAt) : QVariant(), c.pinned ? 1 : 0, nullIfEmpty(c.cloneState)},
                      error, QStringLiteral("cannot record the checkpoint: %1"));
 }
 

@@ -218,6 +218,10 @@ const QList<QStringList> &schemaMigrations()
                            " created_at INTEGER NOT NULL)"),
             QStringLiteral("CREATE INDEX sandbox_forks_by_checkpoint ON sandbox_forks(checkpoint_id)"),
         },
+        // 14: a clone sandbox's checkpoint keeps its git state (refs and a bundle) in this host folder.
+        {
+            QStringLiteral("ALTER TABLE checkpoints ADD COLUMN clone_state TEXT"),
+        },
     };
     return migrations;
 }

@@ -23,7 +23,8 @@ ToolDefinition checkpointDefinition()
     d.title = QStringLiteral("Checkpoint a sandbox");
     d.description = QStringLiteral(
         "Use before something risky (a migration, an upgrade): saves the sandbox as it is now — its installed packages, HOME "
-        "and the rest of its disk, and a scratch workspace — under a checkpoint_id. The sandbox stops while it is saved "
+        "and the rest of its disk, a scratch workspace, and in clone mode the clone's commits, branches, staged, unstaged "
+        "and untracked files — under a checkpoint_id. The sandbox stops while it is saved "
         "(running commands end; the next tool call starts it again). Not kept: memory, processes, a direct-mode folder "
         "(the user's own), the sandbox's Docker images. Long saves answer with state saving: sandbox_checkpoints shows "
         "when it is ready.");
@@ -72,7 +73,8 @@ ToolDefinition restoreDefinition()
     d.title = QStringLiteral("Restore a sandbox to a checkpoint");
     d.description = QStringLiteral(
         "Use to go back after something went wrong: the same sandbox_id returns to one of its checkpoints — the disk "
-        "(installed packages, HOME) and a scratch workspace as they were. What is there now is checkpointed first "
+        "(installed packages, HOME) and a scratch workspace or a clone's git state as they were. What is there now is "
+        "checkpointed first "
         "(undo_checkpoint_id), so a restore can be undone. The sandbox stops (running commands end) and starts afresh at "
         "its next tool call. Not brought back: memory, processes, the sandbox's Docker images; a direct-mode folder is the "
         "user's own and is left as it is. A long restore answers with state restoring: sandbox_checkpoints shows when it is "
@@ -181,7 +183,8 @@ ToolDefinition forkDefinition()
         "Use to try two approaches side by side: a new sandbox (its own sandbox_id, workspace copy and VM) made from a "
         "checkpoint — give checkpoint_id, or sandbox_id to checkpoint that sandbox now and fork it. Forks count against the "
         "limit of active sandboxes and show their parent. Not copied: memory, processes, the sandbox's Docker images. A "
-        "sandbox on the user's own folder (direct mode) cannot be forked.");
+        "sandbox on the user's own folder (direct mode) cannot be forked. A clone-mode fork is a clone of the same repository "
+        "with the checkpoint's commits and changes; its work comes home on its own branch chat2sbx/<fork sandbox_id>.");
     d.inputSchema = schema::object(
         {{QStringLiteral("sandbox_id"), knownSandboxIdProperty()},
          {QStringLiteral("checkpoint_id"), schema::str(QStringLiteral("A ready checkpoint (sandbox_checkpoints)"), 64)},

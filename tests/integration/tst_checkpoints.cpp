@@ -38,7 +38,7 @@ private slots:
         env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), env.root() + QStringLiteral("/projects"));
         h = std::make_unique<SandboxHarness>(env);
         QVERIFY(h->opened);
-        checkpoints = std::make_unique<CheckpointService>(h->config, h->db, *h->sandboxes, *h->sbx, h->clock);
+        checkpoints = std::make_unique<CheckpointService>(h->config, h->db, *h->sandboxes, *h->sbx, h->clock, nullptr);
         registerCheckpointTools(h->tools, *checkpoints, *h->sandboxes, h->config);
         QVERIFY(h->reconcile());
         const CallResult created = h->call(QStringLiteral("sandbox_create"), {}, scaled(60000));

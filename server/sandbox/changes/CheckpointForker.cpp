@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 #include "core/Clock.h"
+#include "sandbox/changes/CloneCheckpointWork.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "workspace/WorkspaceService.h"
@@ -87,6 +88,8 @@ void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &n
     Outcome o;
     o.checkpoint = c;
     o.checkpointMade = made;
+    if (!c.cloneState.isEmpty())
+        return forkClone(c, o, name, startedAt, std::move(done));
     if (c.workspaceCopy.isEmpty()) {
         o.error = QStringLiteral("checkpoint %1 is of a direct-mode sandbox: its folder is the user's own and not in the "
                                  "checkpoint, and a fork would share it, so it is refused").arg(c.id);
@@ -114,25 +117,74 @@ void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &n
         SandboxCreateRequest request;
         request.workspaceId = wsId;
         request.templateRef = c.templateRef;
-        self->m_sandboxes.create(request, [self, c, o, name, startedAt, done](const SandboxOutcome &created) mutable {
-            if (!self)
-                return;
-            if (!created.ok) {
-                o.error = QStringLiteral("no fork was made: %1").arg(self->m_sandboxes.publicText(created.error));
-                return done(o);
-            }
-            QString forkError;
-            const CheckpointRepository::Fork fork{created.view.record.id, c.id, c.sandboxId, name, self->m_clock.nowMs()};
-            if (!self->m_repo.insertFork(fork, forkError))   // the sandbox works; only its parent goes unshown
-                qCWarning(lcFork).noquote() << forkError;
-            qCInfo(lcFork).noquote() << "sandbox" << fork.sandboxId << "forked from" << c.id << "of" << c.sandboxId;
-            o.ok = true;
-            o.view = created.view;
-            o.tookMs = self->m_clock.nowMs() - startedAt;
-            o.notes << QStringLiteral("the fork has its own copy of the workspace and its own VM from the checkpoint's disk")
-                    << QStringLiteral("memory, processes and the parent's Docker images are not in it");
-            done(o);
-        });
+        self->create(request, c, o, name, startedAt, done);
+    });
+}
+
+void CheckpointForker::forkClone(const Checkpoint &c, Outcome o, const QString &name, qint64 startedAt, Done done)
+{
+    const std::optional<SandboxView> parent = m_sandboxes.get(c.sandboxId);
+    CloneCheckpointWork *work = m_checkpoints.cloneWork();
+    if (!parent || !parent->workspace || parent->workspace->mode != WorkspaceMode::Clone || !work
+        || !CloneCheckpointWork::holdsState(c.cloneState)) {
+        o.error = QStringLiteral("the clone's git state of checkpoint %1 is missing from the host").arg(c.id);
+        return done(o);
+    }
+    const Workspace repository = *parent->workspace;
+    QPointer<CheckpointForker> self(this);
+    work->checkHost(repository.hostPath, c.cloneState, [self, c, o, name, startedAt, done, repository](bool ok,
+                                                                                                     const QString &error) mutable {
+        if (!self)
+            return;
+        if (!ok) {
+            o.error = QStringLiteral("no fork was made: %1").arg(error);
+            return done(o);
+        }
+        // A second clone of the same host repository; the checkpoint's work goes into it before the
+        // sandbox counts as made.
+        SandboxCreateRequest request;
+        request.workspaceId = repository.id;
+        request.templateRef = c.templateRef;
+        request.alongside = true;
+        request.prepare = [self, state = c.cloneState](const RunningSandbox &running,
+                                                       std::function<void(bool, const QString &)> prepared) {
+            if (!self || !self->m_checkpoints.cloneWork())
+                return prepared(false, QStringLiteral("chat2sbx is stopping"));
+            self->m_checkpoints.cloneWork()->putBack(running, state, std::move(prepared));
+        };
+        self->create(request, c, o, name, startedAt, done);
+    });
+}
+
+void CheckpointForker::create(const SandboxCreateRequest &request, const Checkpoint &c, Outcome o, const QString &name,
+                              qint64 startedAt, Done done)
+{
+    QPointer<CheckpointForker> self(this);
+    const bool clone = request.alongside;
+    m_sandboxes.create(request, [self, c, o, name, startedAt, done, clone](const SandboxOutcome &created) mutable {
+        if (!self)
+            return;
+        if (!created.ok) {
+            o.error = QStringLiteral("no fork was made: %1").arg(self->m_sandboxes.publicText(created.error));
+            return done(o);
+        }
+        QString forkError;
+        const CheckpointRepository::Fork fork{created.view.record.id, c.id, c.sandboxId, name, self->m_clock.nowMs()};
+        if (!self->m_repo.insertFork(fork, forkError))   // the sandbox works; only its parent goes unshown
+            qCWarning(lcFork).noquote() << forkError;
+        qCInfo(lcFork).noquote() << "sandbox" << fork.sandboxId << "forked from" << c.id << "of" << c.sandboxId;
+        o.ok = true;
+        o.view = created.view;
+        o.tookMs = self->m_clock.nowMs() - startedAt;
+        if (clone)
+            o.notes << QStringLiteral("the fork is a clone of the same host repository holding the checkpoint's commits, branches "
+                                      "and uncommitted changes; its work comes home on its own branch chat2sbx/%1 "
+                                      "(export_changes, and before it is destroyed)")
+                           .arg(fork.sandboxId);
+        else
+            o.notes << QStringLiteral("the fork has its own copy of the workspace and its own VM from the checkpoint's disk");
+        o.notes << QStringLiteral("memory, processes and the parent's Docker images are not in it");
+        done(o);
     });
 }
 

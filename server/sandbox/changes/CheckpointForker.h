@@ -19,7 +19,9 @@ class WorkspaceCopy;
 // (WorkspaceCopy::replace); its VM is made by SandboxService::create with the checkpoint's template
 // (never a warm sandbox, counted against maxActiveSandboxes like any create); the sandbox_forks row
 // names its parent sandbox and checkpoint. A direct-mode sandbox is refused: its folder is the user's
-// own and two sandboxes would share it. Clone sandboxes are not forked yet.
+// own and two sandboxes would share it. A clone sandbox's fork is a second clone of the same host
+// repository (SandboxCreateRequest::alongside) into which the checkpoint's git state is put back before
+// it counts as made; its work comes home on chat2sbx/<fork id> like any clone sandbox's.
 class CheckpointForker : public QObject {
     Q_OBJECT
 public:
@@ -45,6 +47,9 @@ public:
 
 private:
     void forkFrom(const Checkpoint &checkpoint, bool made, const QString &name, qint64 startedAt, Done done);
+    void forkClone(const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt, Done done);
+    void create(const SandboxCreateRequest &request, const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt,
+                Done done);
     QString limitError() const;
 
     const Config &m_config;

@@ -1,6 +1,7 @@
 #include "sandbox/changes/CheckpointRestorer.h"
 
 #include "core/Clock.h"
+#include "sandbox/changes/CloneCheckpointWork.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 
@@ -32,8 +33,8 @@ QString CheckpointRestorer::refusal(const QString &sandboxId, const std::optiona
     if (c->sandboxId != sandboxId)
         return QStringLiteral("checkpoint %1 is of sandbox %2, not %3: restore it into %2").arg(c->id, c->sandboxId, sandboxId);
     const Workspace &w = *view->workspace;
-    if (w.mode == WorkspaceMode::Clone)
-        return QStringLiteral("clone sandboxes cannot be restored yet: bring their work home with export_changes");
+    if (w.mode == WorkspaceMode::Clone && (!m_checkpoints.cloneWork() || !CloneCheckpointWork::holdsState(c->cloneState)))
+        return QStringLiteral("the clone's git state of checkpoint %1 is missing from the host").arg(c->id);
     if (w.isManaged() && !c->workspaceCopy.isEmpty() && !QFileInfo(c->workspaceCopy).isDir())
         return QStringLiteral("the workspace copy of checkpoint %1 is missing from the host").arg(c->id);
     if (m_repo.pendingRestore(sandboxId))
@@ -52,7 +53,6 @@ void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkp
                                        "ends them: wait for them, or call again with end_running_commands: true").arg(sandboxId);
     if (!refused.error.isEmpty())
         return done(refused);
-    const qint64 startedAt = m_clock.nowMs();
     QPointer<CheckpointRestorer> self(this);
     m_checkpoints.markInUse(checkpointId);   // the budget leaves it alone until the restore ends
     done = [self, checkpointId, done](const CheckpointService::RestoreOutcome &o) {
@@ -60,13 +60,37 @@ void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkp
             self->m_checkpoints.unmarkInUse(checkpointId);
         done(o);
     };
+    if (target->cloneState.isEmpty())
+        return begin(sandboxId, *target, std::move(started), std::move(done));
+    // A clone's saved work builds on commits of the host repository: checked before anything changes.
+    const QString repository = m_sandboxes.get(sandboxId)->workspace->hostPath;
+    m_checkpoints.cloneWork()->checkHost(repository, target->cloneState, [self, sandboxId, target = *target, started, done](
+                                                                             bool ok, const QString &error) {
+        if (!self)
+            return;
+        if (!ok) {
+            CheckpointService::RestoreOutcome o;
+            o.restored = target;
+            o.error = error;
+            return done(o);
+        }
+        self->begin(sandboxId, target, started, done);
+    });
+}
+
+void CheckpointRestorer::begin(const QString &sandboxId, const Checkpoint &target, std::function<void(const Checkpoint &)> started,
+                               CheckpointService::RestoreDone done)
+{
+    const qint64 startedAt = m_clock.nowMs();
+    const bool clone = !target.cloneState.isEmpty();
+    QPointer<CheckpointRestorer> self(this);
     // What is there now is saved first: the restore can be undone, and a failed one is put back.
     m_checkpoints.createHeld(
         sandboxId,
-        target->label.isEmpty() ? QStringLiteral("before restoring %1").arg(checkpointId)
-                                : QStringLiteral("before restoring “%1”").arg(target->label.left(100)),
+        target.label.isEmpty() ? QStringLiteral("before restoring %1").arg(target.id)
+                               : QStringLiteral("before restoring “%1”").arg(target.label.left(100)),
         true,
-        [self, sandboxId, target = *target, started, done, startedAt](const CheckpointService::Outcome &undo) {
+        [self, sandboxId, target, started, done, startedAt, clone](const CheckpointService::Outcome &undo) {
             if (!self)
                 return;
             CheckpointService::RestoreOutcome o;
@@ -76,6 +100,10 @@ void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkp
                               .arg(undo.error);
                 return done(o);
             }
+            // The only copy of a clone's work not yet exported: never the budget's to evict.
+            QString pinError;
+            if (clone && !self->m_checkpoints.setPinned(undo.checkpoint.id, true, pinError))
+                qCWarning(lcRestore).noquote() << "the undo checkpoint" << undo.checkpoint.id << "is not pinned:" << pinError;
             const CheckpointRepository::PendingRestore pending{sandboxId, target.id, undo.checkpoint.id, self->m_clock.nowMs()};
             QString error;
             if (!self->m_repo.beginRestore(pending, error)) {
@@ -107,6 +135,12 @@ void CheckpointRestorer::apply(const CheckpointRepository::PendingRestore &pendi
             o.broughtBack << QStringLiteral("the VM's disk (installed packages, HOME) as it was at the checkpoint");
             if (!o.restored.workspaceCopy.isEmpty())
                 o.broughtBack << QStringLiteral("the workspace as it was at the checkpoint");
+            if (!o.restored.cloneState.isEmpty())
+                o.broughtBack << QStringLiteral("the clone as it was at the checkpoint: commits, branches, HEAD, staged and unstaged "
+                                                "changes, untracked files")
+                              << QStringLiteral("what the clone held just before is pinned checkpoint %1: restoring it goes back, "
+                                                "export_changes brings work home as a branch")
+                                     .arg(o.undo.id);
             o.notes << QStringLiteral("memory and processes are not brought back: the sandbox starts afresh at its next tool call")
                     << QStringLiteral("the sandbox's own Docker images and containers are as a fresh sandbox has them");
             qCInfo(lcRestore).noquote() << "sandbox" << pending.sandboxId << "restored to" << pending.checkpointId;
@@ -137,12 +171,15 @@ void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint 
     if (!view || !view->workspace)
         return done(false, QStringLiteral("sandbox %1 is gone").arg(sandboxId));
     QPointer<CheckpointRestorer> self(this);
-    const auto replaceVm = [self, sandboxId, ref = checkpoint.templateRef, done] {
+    const auto replaceVm = [self, sandboxId, ref = checkpoint.templateRef, cloneState = checkpoint.cloneState, done] {
         if (!self)
             return;
-        self->m_sandboxes.replaceHeldRuntime(sandboxId, ref, [self, done](bool ok, const QString &error) {
-            if (self)
-                done(ok, ok ? QString() : self->m_sandboxes.publicText(error));
+        self->m_sandboxes.replaceHeldRuntime(sandboxId, ref, [self, sandboxId, cloneState, done](bool ok, const QString &error) {
+            if (!self)
+                return;
+            if (!ok || cloneState.isEmpty())
+                return done(ok, ok ? QString() : self->m_sandboxes.publicText(error));
+            self->putCloneBack(sandboxId, cloneState, done);
         });
     };
     // A direct folder is the user's own: only the VM's side goes back.
@@ -152,6 +189,24 @@ void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint 
         if (!ok)
             return done(false, error);
         replaceVm();
+    });
+}
+
+void CheckpointRestorer::putCloneBack(const QString &sandboxId, const QString &cloneState, StepDone done)
+{
+    // The new VM's clone is a fresh one of the host repository: the checkpoint's work goes into it
+    // while the sandbox is still held.
+    RunningSandbox running;
+    QString error;
+    CloneCheckpointWork *work = m_checkpoints.cloneWork();
+    if (!work)
+        return done(false, QStringLiteral("clone sandboxes cannot be restored here"));
+    if (!m_sandboxes.resolveHeld(sandboxId, running, error))
+        return done(false, error);
+    QPointer<CheckpointRestorer> self(this);
+    work->putBack(running, cloneState, [self, done](bool ok, const QString &putError) {
+        if (self)
+            done(ok, ok ? QString() : self->m_sandboxes.publicText(putError));
     });
 }
 

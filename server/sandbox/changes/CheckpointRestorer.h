@@ -19,7 +19,10 @@ class WorkspaceCopy;
 // 2. The intent is persisted (sandbox_restores row: sandbox, checkpoint, undo checkpoint).
 // 3. A managed workspace's contents are replaced by the checkpoint's copy (WorkspaceCopy::replace),
 //    then the VM is replaced by one made from the checkpoint's template under the same runtime name
-//    (SandboxService::replaceHeldRuntime), so the record's runtime name never changes.
+//    (SandboxService::replaceHeldRuntime), so the record's runtime name never changes. A clone
+//    sandbox's VM comes with a fresh clone of the host repository, and its saved git state is put
+//    back into it (CloneCheckpointWork) before the sandbox is released; its undo checkpoint is
+//    pinned, so the budget never takes the only copy of work not yet exported.
 // 4. The row is removed and the sandbox released (the next tool call starts it).
 // A step that fails puts the sandbox back to the undo checkpoint the same way. A restart finds the
 // row and does steps 3–4 again (each is safe to repeat); the reconciler leaves a held sandbox alone.
@@ -36,9 +39,13 @@ public:
 
 private:
     using StepDone = std::function<void(bool ok, const QString &error)>;
+    // Steps 1 and 2 once the checks passed.
+    void begin(const QString &sandboxId, const Checkpoint &target, std::function<void(const Checkpoint &)> started,
+               CheckpointService::RestoreDone done);
     // Steps 3 and 4 for a sandbox already held stopped with its row written.
     void apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs, CheckpointService::RestoreDone done);
     void replaceWith(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done);
+    void putCloneBack(const QString &sandboxId, const QString &cloneState, StepDone done);
     void end(const QString &sandboxId);
     QString refusal(const QString &sandboxId, const std::optional<Checkpoint> &checkpoint, const QString &checkpointId) const;
 

@@ -6,6 +6,7 @@
 #include "sandbox/changes/CheckpointForker.h"
 #include "sandbox/changes/CheckpointRemoval.h"
 #include "sandbox/changes/CheckpointRestorer.h"
+#include "sandbox/changes/CloneCheckpointWork.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/sbx/SbxDriver.h"
@@ -23,8 +24,9 @@ const QString kHeldFor = QStringLiteral("being checkpointed");
 } // namespace
 
 CheckpointService::CheckpointService(const Config &config, Database &db, SandboxService &sandboxes, SbxDriver &sbx, Clock &clock,
-                                     QObject *parent)
-    : QObject(parent), m_config(config), m_sandboxes(sandboxes), m_sbx(sbx), m_clock(clock), m_repo(db), m_sessions(db),
+                                     CloneCheckpointWork *cloneWork, QObject *parent)
+    : QObject(parent), m_config(config), m_sandboxes(sandboxes), m_sbx(sbx), m_clock(clock), m_cloneWork(cloneWork), m_repo(db),
+      m_sessions(db),
       m_copy(new WorkspaceCopy(this)),
       m_restorer(new CheckpointRestorer(*this, db, sandboxes, *m_copy, clock, this)),
       m_forker(new CheckpointForker(config, *this, db, sandboxes, *m_copy, clock, this)),
@@ -191,8 +193,8 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
         return done(refused);
     }
     const Workspace &w = *view->workspace;
-    if (w.mode == WorkspaceMode::Clone) {
-        refused.error = QStringLiteral("clone sandboxes cannot be checkpointed yet: bring their work home with export_changes");
+    if (w.mode == WorkspaceMode::Clone && !m_cloneWork) {
+        refused.error = QStringLiteral("clone sandboxes cannot be checkpointed here: bring their work home with export_changes");
         return done(refused);
     }
     if (w.mode == WorkspaceMode::Direct && !vmOnly) {
@@ -214,6 +216,8 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
     c.templateRef = Checkpoint::templateRefFor(c.id);
     if (w.isManaged())
         c.workspaceCopy = copyDir(c.id) + QStringLiteral("/workspace");
+    if (w.mode == WorkspaceMode::Clone)
+        c.cloneState = copyDir(c.id) + QStringLiteral("/git");
     c.createdAt = m_clock.nowMs();
     QString error;
     if (!m_repo.insert(c, error)) {   // recorded before anything is acted on
@@ -233,16 +237,41 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
                                     "files too), saved as a template on this computer until the checkpoint is deleted")};
     if (w.isManaged())
         kept << QStringLiteral("the workspace, copied on this computer");
+    if (w.mode == WorkspaceMode::Clone) {
+        kept << QStringLiteral("the clone's git state: its commits and branches, HEAD, staged and unstaged changes and untracked "
+                               "files, kept on this computer as a git bundle (%1 is only read)").arg(w.hostPath);
+        notKept << QStringLiteral("files git ignores in the clone (build output, dependencies) are not in the checkpoint's git state");
+    }
     const std::pair<QStringList, QStringList> notes{kept, notKept};   // what it holds, what it does not
     const QString source = w.isManaged() ? w.hostPath : QString();
+    if (c.cloneState.isEmpty())
+        return saveVm(c, notes, source, keepHeld, 0, std::move(done));
+    // The clone's git state first, while its VM runs (this wakes a sleeping one); then the VM's disk.
+    RunningSandbox running;
+    QString resolveError;
+    if (!m_sandboxes.resolveRunning(sandboxId, running, resolveError))
+        return fail(c, resolveError, false, done);
     QPointer<CheckpointService> self(this);
-    m_sandboxes.holdStopped(sandboxId, kHeldFor, [self, c, done, notes, source, keepHeld](bool ok, const QString &holdError,
-                                                                                         const QString &runtime) {
+    m_cloneWork->save(running, c.cloneState, [self, c, notes, keepHeld, done](bool ok, qint64 bytes, const QString &saveError) {
+        if (!self)
+            return;
+        if (!ok)
+            return self->fail(c, self->m_sandboxes.publicText(saveError), false, done);
+        self->saveVm(c, notes, QString(), keepHeld, bytes, done);
+    });
+}
+
+void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList, QStringList> &notes, const QString &source,
+                               bool keepHeld, qint64 cloneBytes, Done done)
+{
+    QPointer<CheckpointService> self(this);
+    m_sandboxes.holdStopped(c.sandboxId, kHeldFor, [self, c, done, notes, source, keepHeld, cloneBytes](
+                                                       bool ok, const QString &holdError, const QString &runtime) {
         if (!self)
             return;
         if (!ok)
             return self->fail(c, holdError, false, done);
-        self->m_sbx.templateSave(runtime, c.templateRef, [self, c, done, notes, source, keepHeld](const SbxResult &saved) {
+        self->m_sbx.templateSave(runtime, c.templateRef, [self, c, done, notes, source, keepHeld, cloneBytes](const SbxResult &saved) {
             if (!self)
                 return;
             if (!saved.ok)
@@ -267,7 +296,7 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
                 done(o);
             };
             if (source.isEmpty())
-                return finish(0);
+                return finish(cloneBytes);
             self->m_copy->copy(source, c.workspaceCopy, [self, c, done, finish](bool copied, qint64 size, const QString &copyError) {
                 if (!self)
                     return;

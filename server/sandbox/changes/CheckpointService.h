@@ -18,6 +18,7 @@ struct Config;
 class CheckpointForker;
 class CheckpointRemoval;
 class CheckpointRestorer;
+class CloneCheckpointWork;
 class Clock;
 class Database;
 class SandboxService;
@@ -30,14 +31,16 @@ class WorkspaceCopy;
 // workspace copied on the host (WorkspaceCopy) into <dataRoot>/checkpoints/<id>/workspace; then
 // `ready`, and the sandbox is released (the next tool call wakes it). Any failure leaves it `failed`
 // with why and removes what was made. A direct-mode folder is the user's own and not copied (the
-// outcome says so); clone sandboxes are not checkpointed yet (their work travels with export_changes).
+// outcome says so); a clone sandbox's git state is saved first, while it runs (CloneCheckpointWork,
+// into <dataRoot>/checkpoints/<id>/git).
 // What a template never holds: memory, processes, mounted folders and the VM's Docker images.
 // CheckpointRemoval deletes them (one, the budget's oldest, a destroyed sandbox's).
 class CheckpointService : public QObject {
     Q_OBJECT
 public:
+    // `cloneWork` (may be null: clone sandboxes are then refused) carries a clone sandbox's git state.
     CheckpointService(const Config &config, Database &db, SandboxService &sandboxes, SbxDriver &sbx, Clock &clock,
-                      QObject *parent = nullptr);
+                      CloneCheckpointWork *cloneWork, QObject *parent = nullptr);
     ~CheckpointService() override;
 
     struct Outcome {
@@ -102,6 +105,7 @@ public:
             m_inUse.remove(checkpointId);
     }
     CheckpointRemoval &removal() const { return *m_removal; }
+    CloneCheckpointWork *cloneWork() const { return m_cloneWork; }
 
     // checkpointBeforeExpiry: a scratch sandbox idle expiry is about to remove is checkpointed first
     // (pinned, so it outlives the sandbox), then `proceed` removes it, its reason naming the checkpoint.
@@ -120,12 +124,17 @@ private:
     void take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld, bool vmOnly,
               std::function<void(const Checkpoint &)> started, Done done);
     void fail(const Checkpoint &c, const QString &why, bool held, const Done &done);
+    // Holds the sandbox stopped, saves its VM's disk as the template, copies a managed workspace
+    // (`source`), then records the checkpoint ready.
+    void saveVm(const Checkpoint &c, const std::pair<QStringList, QStringList> &notes, const QString &source, bool keepHeld,
+                qint64 cloneBytes, Done done);
     QString copyDir(const QString &checkpointId) const;
 
     const Config &m_config;
     SandboxService &m_sandboxes;
     SbxDriver &m_sbx;
     Clock &m_clock;
+    CloneCheckpointWork *m_cloneWork;   // outlives this (Services), or null
     CheckpointRepository m_repo;
     BashSessionRepository m_sessions;
     WorkspaceCopy *m_copy;

@@ -84,6 +84,10 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
         workspace = workspaces.find(request.workspaceId);
         if (!workspace)
             return failNow(QStringLiteral("unknown workspace_id %1").arg(request.workspaceId));
+        if (request.alongside && workspace->mode != WorkspaceMode::Clone)
+            return failNow(QStringLiteral("workspace %1 is not a clone: a second sandbox would share its folder").arg(workspace->id));
+    }
+    if (!request.workspaceId.isEmpty() && !request.alongside) {
         auto running = repo.findForWorkspace(workspace->id, SandboxState::Running);
         if (!running)   // asleep: reused as it is; the next tool call on it wakes it
             running = repo.findForWorkspace(workspace->id, SandboxState::Stopped);
@@ -136,6 +140,8 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
         return failNow(limitReached ? limitError() : error);
     workspaces.touch(workspace->id);
     m_creating.insert(r.id, {std::move(done)});
+    if (request.prepare)
+        m_prepare.insert(r.id, request.prepare);
     emit m_ops.sandboxesChanged();
     qCInfo(lcSandbox).noquote() << "creating" << r.id << "as" << r.runtimeName << "for" << r.workspaceId;
 
@@ -183,21 +189,18 @@ void SandboxCreator::attachCreated(const QString &id)
             return;
         if (!ok)
             return self->failCreate(id, QStringLiteral("the sandbox did not become ready: %1").arg(error));
-        QString dbError;
-        const qint64 now = self->m_ops.clock().nowMs();
-        if (!self->m_ops.records().transition(id, SandboxState::Creating, SandboxState::Running, {}, now, dbError)) {
-            // Destroyed meanwhile (or the database refused): handled like a destroy during sbx create.
-            if (!dbError.isEmpty())
-                return self->failCreate(id, dbError);
-            return self->attachCreated(id);
-        }
-        self->m_ops.renewNow(id);
-        emit self->m_ops.sandboxesChanged();
-        qCInfo(lcSandbox).noquote() << "sandbox" << id << "is running";
-        SandboxOutcome o;
-        o.ok = true;
-        o.view = self->m_ops.viewOf(*self->m_ops.records().find(id));
-        self->finishCreate(id, o);
+        const auto prepare = self->m_prepare.take(id);
+        const auto record = self->m_ops.records().find(id);
+        if (!prepare || !record)
+            return self->becomeRunning(id);
+        prepare(self->m_ops.runningOf(*record, self->m_ops.workspaces().find(record->workspaceId)),
+                [self, id](bool prepared, const QString &why) {
+                    if (!self)
+                        return;
+                    if (!prepared)
+                        return self->failCreate(id, why);
+                    self->becomeRunning(id);
+                });
     };
     if (RuntimeAttacher *attacher = m_ops.attacher()) {
         attacher->attach(running, attached);
@@ -214,6 +217,25 @@ void SandboxCreator::attachCreated(const QString &id)
             return attached(false, QStringLiteral("health check printed unexpected output"));
         attached(true, {});
     });
+}
+
+void SandboxCreator::becomeRunning(const QString &id)
+{
+    QString dbError;
+    const qint64 now = m_ops.clock().nowMs();
+    if (!m_ops.records().transition(id, SandboxState::Creating, SandboxState::Running, {}, now, dbError)) {
+        // Destroyed meanwhile (or the database refused): handled like a destroy during sbx create.
+        if (!dbError.isEmpty())
+            return failCreate(id, dbError);
+        return attachCreated(id);
+    }
+    m_ops.renewNow(id);
+    emit m_ops.sandboxesChanged();
+    qCInfo(lcSandbox).noquote() << "sandbox" << id << "is running";
+    SandboxOutcome o;
+    o.ok = true;
+    o.view = m_ops.viewOf(*m_ops.records().find(id));
+    finishCreate(id, o);
 }
 
 void SandboxCreator::failCreate(const QString &id, const QString &reason)
@@ -275,6 +297,7 @@ QString SandboxCreator::templateMissingMessage() const
 void SandboxCreator::finishCreate(const QString &id, const SandboxOutcome &outcome)
 {
     emit createFinished(outcome.error);
+    m_prepare.remove(id);
     const QList<SandboxDone> waiters = m_creating.take(id);
     for (const SandboxDone &d : waiters)
         if (d)

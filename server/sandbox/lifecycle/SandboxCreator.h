@@ -37,6 +37,7 @@ signals:
 private:
     QString limitError() const;
     void attachCreated(const QString &id);
+    void becomeRunning(const QString &id);
     void failCreate(const QString &id, const QString &reason);
     void dropForMissingTemplate(const QString &id, const QString &runtimeName);
     void finishCreate(const QString &id, const SandboxOutcome &outcome);
@@ -45,6 +46,7 @@ private:
     SandboxRuntimeOps &m_ops;
     const SandboxReconciler &m_reconciler;
     QHash<QString, QList<SandboxDone>> m_creating;   // sandbox id -> callers waiting for it (first: the creator)
+    QHash<QString, decltype(SandboxCreateRequest::prepare)> m_prepare;   // sandbox id -> its request's prepare
 };
 
 } // namespace chat2sbx

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sandbox/channel/SandboxResolver.h"
 #include "state/SandboxRepository.h"
 
 #include <QString>
@@ -14,6 +15,11 @@ struct SandboxCreateRequest {
     QString workspaceId;   // empty: a new managed workspace
     QString memory;        // normalised ("512m"), empty: sbx default
     QString templateRef;   // empty: the pinned template; a checkpoint's (a fork) never takes a warm sandbox
+    // A clone workspace's second sandbox (a fork: each clone is private), not a reuse of the one it has.
+    bool alongside = false;
+    // Runs once the new VM answers, before the sandbox counts as running (a fork puts its clone's work
+    // back): a failure fails the create, and a crash meanwhile leaves a create that start-up clears.
+    std::function<void(const RunningSandbox &, std::function<void(bool ok, const QString &error)>)> prepare;
 };
 
 struct SandboxOutcome {

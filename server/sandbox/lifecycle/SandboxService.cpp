@@ -123,8 +123,6 @@ void SandboxService::replaceHeldRuntime(const QString &sandboxId, const QString 
         refusal = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
     else if (m_ops->heldFor(sandboxId).isEmpty() || r->state != SandboxState::Stopped)
         refusal = QStringLiteral("sandbox %1 is not held stopped").arg(sandboxId);
-    else if (w->mode == WorkspaceMode::Clone)
-        refusal = QStringLiteral("the VM of clone sandbox %1 holds its work and is not replaced").arg(sandboxId);
     if (!refusal.isEmpty())
         return QTimer::singleShot(0, this, [done, refusal] { done(false, refusal); });
     SbxCreateSpec spec;
@@ -132,6 +130,7 @@ void SandboxService::replaceHeldRuntime(const QString &sandboxId, const QString 
     spec.templateRef = templateRef;
     spec.memory = r->memory;
     spec.workspaceRoot = w->hostPath;
+    spec.clone = w->mode == WorkspaceMode::Clone;   // a fresh clone: the holder puts the saved work back
     QPointer<SandboxService> self(this);
     m_ops->removeRuntime(spec.runtimeName, [self, sandboxId, spec, done](bool removed, const QString &rmError) {
         if (!self)
@@ -201,6 +200,21 @@ void SandboxService::expose(const QString &sandboxId, const ExposeRequest &reque
 }
 
 // ---- resolver -------------------------------------------------------------------------------------
+
+bool SandboxService::resolveHeld(const QString &sandboxId, RunningSandbox &out, QString &error)
+{
+    const QString why = m_ops->heldFor(sandboxId);
+    if (why.isEmpty()) {
+        error = QStringLiteral("sandbox %1 is not held").arg(sandboxId);
+        return false;
+    }
+    // The hold keeps everyone else out; its holder wakes the VM like a tool call would. Nothing runs in
+    // between (one thread), so nobody else sees the sandbox released.
+    m_ops->release(sandboxId);
+    const bool ok = resolveRunning(sandboxId, out, error);
+    m_ops->hold(sandboxId, why);
+    return ok;
+}
 
 bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &out, QString &error)
 {

@@ -92,8 +92,12 @@ public:
     using HoldDone = std::function<void(bool ok, const QString &error, const QString &runtimeName)>;
     void holdStopped(const QString &sandboxId, const QString &why, HoldDone done);
     void release(const QString &sandboxId);
+    // resolveRunning() for the job that holds the sandbox: wakes its VM (a restored clone gets its work
+    // back) while the hold still keeps tool calls, sleep and destroy out.
+    bool resolveHeld(const QString &sandboxId, RunningSandbox &out, QString &error);
     // A held sandbox's VM replaced by one made from `templateRef` (a checkpoint's), under the same
-    // runtime name, with the same memory and workspace folder: `sbx rm`, `sbx create --template`,
+    // runtime name, with the same memory and workspace folder (a clone's made afresh from the host
+    // repository: CloneCheckpointWork puts its work back): `sbx rm`, `sbx create --template`,
     // then `sbx stop` (the record stays stopped; the next tool call after release() starts it).
     // Safe to repeat: a runtime already gone is not an error. The caller persists its intent first.
     void replaceHeldRuntime(const QString &sandboxId, const QString &templateRef,

@@ -12,6 +12,8 @@ QJsonObject checkpointJson(const Checkpoint &c)
                   {QStringLiteral("created_at"), isoTime(c.createdAt)},
                   {QStringLiteral("workspace_copied"), !c.workspaceCopy.isEmpty()},
                   {QStringLiteral("size_bytes"), static_cast<double>(c.sizeBytes)}};
+    if (!c.cloneState.isEmpty())
+        o.insert(QStringLiteral("clone_state_kept"), true);
     if (c.pinned)
         o.insert(QStringLiteral("pinned"), true);
     if (!c.label.isEmpty())

@@ -40,6 +40,8 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
         port_listening) op_port_listening ;;
         git_changes) op_git_changes ;;
         git_bundle) op_git_bundle ;;
+        git_save) op_git_save ;;
+        git_put_back) op_git_put_back ;;
         reap) op_reap ;;
         *) fail einval "unknown operation: $op" ;;
     esac
