@@ -8,6 +8,7 @@
 
 #include "state/CheckpointRepository.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
@@ -148,6 +149,89 @@ private slots:
             QTRY_COMPARE_WITH_TIMEOUT(observer.runtimes(), QStringList{runtime}, scaled(30000));
             const std::optional<Checkpoint> still = repo.find(ready);
             QVERIFY(still && still->isReady());
+            QVERIFY(server.terminate() == 0);
+        }
+    }
+
+    // A clone sandbox: a restore killed in `sbx create` is finished at the next start with the clone's
+    // work put back; a fork killed in `sbx create` is failed, its runtime and its host remote gone.
+    void killNineDuringACloneRestoreOrForkLeavesTheWorkWhole()
+    {
+        TestEnvironment env;
+        env.set("FAKE_SBX_IDLE_STOP_MS", "600000");
+        env.set("CHAT2SBX_WARM_SANDBOXES", "0");
+        const QString root = QDir(env.root()).canonicalPath() + QStringLiteral("/repos");
+        const QString repo = root + QStringLiteral("/project");
+        QVERIFY(QDir().mkpath(repo));
+        const auto git = [&repo](const QStringList &args) { return runProcess(QStringLiteral("git"), args, {}, repo).out; };
+        git({"init", "-q", "-b", "main"});
+        QVERIFY(writeFile(repo + QStringLiteral("/a.txt"), "a1\n"));
+        git({"add", "."});
+        git({"-c", "user.name=user", "-c", "user.email=user@example.com", "commit", "-qm", "initial"});
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), root);
+        SandboxHarness observer(env);
+        QVERIFY(observer.opened);
+        CheckpointRepository repo_(observer.db);
+        const QString identity = QStringLiteral("export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@example.com GIT_COMMITTER_NAME=a "
+                                                "GIT_COMMITTER_EMAIL=a@example.com; ");
+        const auto sh = [&identity](McpTestClient &mcp, const QString &sandbox, const QString &command) {
+            const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{"sandbox_id", sandbox}, {"command", identity + command}});
+            return r.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("output")).toString();
+        };
+        const QString describe = QStringLiteral("git log --format=%s; git status --porcelain");
+        QString id, ready, expected, runtime;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "checkpoint-kill");
+            QVERIFY2(mcp.open(), qPrintable(server.output()));
+            const QJsonObject request{{"host_path", repo}, {"mode", "clone"}};
+            const QString approval = structured(mcp.callToolResult(QStringLiteral("workspace_request"), request), "approval_id");
+            QCOMPARE(runCli(env, {"approval", "approve", approval}).exitCode, 0);
+            const QString workspaceId = structured(mcp.callToolResult(QStringLiteral("workspace_request"), request), "workspace_id");
+            id = structured(mcp.callToolResult(QStringLiteral("sandbox_create"), {{"workspace_id", workspaceId}}), "sandbox_id");
+            QVERIFY2(id.startsWith(QLatin1String("sbx_")), qPrintable(mcp.lastBody));
+            runtime = observer.sandboxes->get(id)->record.runtimeName;
+            sh(mcp, id, "echo a2 > a.txt && git commit -qam 'agent: a2' && echo wip > wip.txt");
+            expected = sh(mcp, id, describe);
+            QCOMPARE(expected, QStringLiteral("agent: a2\ninitial\n?? wip.txt\n"));
+            ready = structured(mcp.callToolResult(QStringLiteral("sandbox_checkpoint"), {{"sandbox_id", id}}), "checkpoint_id");
+            QVERIFY2(ready.startsWith(QLatin1String("ckp_")), qPrintable(mcp.lastBody));
+            sh(mcp, id, "git reset -q --hard HEAD~1 && rm wip.txt && echo later > a.txt && git commit -qam later");
+
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
+            const int creates = count(observer, {QStringLiteral("create")});
+            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_restore"), {{"sandbox_id", id}, {"checkpoint_id", ready}});
+            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000)));
+            server.kill9();
+            env.setSbxFaults({});
+        }
+        QVERIFY(repo_.pendingRestore(id));
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "checkpoint-kill");
+            QVERIFY2(mcp.open(), qPrintable(server.output()));
+            QVERIFY2(waitFor([&] { return !repo_.pendingRestore(id); }, scaled(60000)), qPrintable(server.output()));
+            QCOMPARE(observer.runtimes().count(runtime), 1);
+            QCOMPARE(sh(mcp, id, describe), expected);   // the clone's work as checkpointed, put back after the restart
+
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
+            const int creates = count(observer, {QStringLiteral("create")});
+            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_fork"), {{"checkpoint_id", ready}});
+            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000)));
+            server.kill9();
+            env.setSbxFaults({});
+        }
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "checkpoint-kill");
+            QVERIFY2(mcp.open(), qPrintable(server.output()));
+            QTRY_COMPARE_WITH_TIMEOUT(observer.runtimes(), QStringList{runtime}, scaled(30000));
+            // Only the parent's remote is left in the host repository; the parent's work is whole.
+            QCOMPARE(QString::fromUtf8(git({"remote"})).trimmed(), QStringLiteral("sandbox-") + runtime);
+            QCOMPARE(sh(mcp, id, describe), expected);
             QVERIFY(server.terminate() == 0);
         }
     }
