@@ -61,7 +61,8 @@ struct Config {
     int auditRetentionDays = 30;              // activity log rows older than this are pruned
     int auditMaxRows = 100000;                // and all but the newest this many
     // Checkpoints kept over all sandboxes (sandbox_checkpoint): past either, a new checkpoint evicts
-    // the oldest that are not pinned, and says which. The bytes are the workspace copies'.
+    // the oldest that are not pinned, and says which. The bytes: each checkpoint's template (as
+    // `sbx template ls` sizes it) and its workspace copy or clone state.
     int checkpointMaxCount = 20;
     int checkpointMaxGiB = 20;
     // Idle expiry checkpoints a scratch sandbox (pinned: it outlives the sandbox) before removing it;

@@ -24,7 +24,7 @@ struct Checkpoint {
     QString cloneState;       // a clone sandbox's git state (CloneCheckpointWork): a host folder; empty otherwise
     CheckpointState state = CheckpointState::Saving;
     QString failure;          // failed: why, one sentence
-    qint64 sizeBytes = 0;     // the workspace copy or the clone's state (the template's size, in `sbx template ls`, is not counted yet)
+    qint64 sizeBytes = 0;     // the template's size (`sbx template ls`) + the workspace copy or the clone's state
     qint64 createdAt = 0;
     qint64 finishedAt = 0;    // 0 while saving
     bool pinned = false;      // kept when the budget evicts the oldest

@@ -9,6 +9,7 @@
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
+#include <QJsonValue>
 #include <QtTest>
 
 using namespace chat2sbx;
@@ -121,6 +122,26 @@ private slots:
         QVERIFY(!SbxDriver::parseTemplates("not json", refs));
         QVERIFY(!SbxDriver::parseTemplates(R"({"images":{}})", refs));
         QVERIFY(!SbxDriver::parseTemplates(R"([])", refs));
+    }
+
+    void templateSizesReadNumbersAndDockerUnits()
+    {
+        QStringList refs;
+        QHash<QString, qint64> sizes;
+        QVERIFY(SbxDriver::parseTemplates(R"({"images":[{"repository":"docker.io/library/chat2sbx-checkpoint","tag":"ckp_1","size":734003200},
+                                              {"repository":"a","tag":"1","size":"1.2GB"},{"repository":"b","tag":"1","size":"700 MiB"},
+                                              {"repository":"c","tag":"1"},{"repository":"d","tag":"1","size":"huge"}]})",
+                                          refs, &sizes));
+        QCOMPARE(sizes.value("chat2sbx-checkpoint:ckp_1"), qint64(734003200));
+        QCOMPARE(sizes.value("a:1"), qint64(1200000000));
+        QCOMPARE(sizes.value("b:1"), qint64(700) << 20);
+        QCOMPARE(sizes.value("c:1"), qint64(-1));
+        QCOMPARE(sizes.value("d:1"), qint64(-1));
+        QCOMPARE(SbxDriver::parseSize(QJsonValue(QStringLiteral("512"))), qint64(512));
+        QCOMPARE(SbxDriver::parseSize(QJsonValue(QStringLiteral("12kB"))), qint64(12000));
+        QCOMPARE(SbxDriver::parseSize(QJsonValue(QStringLiteral("3 KiB"))), qint64(3072));
+        QCOMPARE(SbxDriver::parseSize(QJsonValue(-5)), qint64(-1));
+        QCOMPARE(SbxDriver::parseSize(QJsonValue(QStringLiteral("-5MB"))), qint64(-1));
     }
 
     void parseList()

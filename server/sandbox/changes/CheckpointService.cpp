@@ -15,6 +15,8 @@
 #include <QLoggingCategory>
 #include <QPointer>
 
+#include <memory>
+
 namespace chat2sbx {
 
 namespace {
@@ -295,14 +297,36 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
                 o.evicted = self->m_removal->evictOverBudget(keep);
                 done(o);
             };
-            if (source.isEmpty())
-                return finish(cloneBytes);
-            self->m_copy->copy(source, c.workspaceCopy, [self, c, done, finish](bool copied, qint64 size, const QString &copyError) {
-                if (!self)
+            // The template's own size (as `sbx template ls` reports it) and the workspace copy, side by
+            // side: the budget counts both.
+            struct Parts {
+                int pending = 2;
+                qint64 bytes = 0;
+                QString error;
+            };
+            const auto parts = std::make_shared<Parts>();
+            parts->bytes = cloneBytes;
+            const auto partDone = [self, c, done, finish, parts](qint64 bytes, const QString &error) {
+                parts->bytes += bytes;
+                if (parts->error.isEmpty())
+                    parts->error = error;
+                if (!self || --parts->pending > 0)
                     return;
-                if (!copied)
-                    return self->fail(c, copyError, true, done);
-                finish(size);
+                if (!parts->error.isEmpty())
+                    return self->fail(c, parts->error, true, done);
+                finish(parts->bytes);
+            };
+            self->m_sbx.templateSizes([partDone, ref = c.templateRef](const SbxResult &listed, const QHash<QString, qint64> &sizes) {
+                const qint64 bytes = listed.ok ? sizes.value(ref, -1) : -1;
+                if (bytes < 0)
+                    qCWarning(lcCheckpoint).noquote() << "the size of" << ref << "is unknown (sbx template ls):"
+                                                      << (listed.ok ? QStringLiteral("not listed with a size") : listed.error);
+                partDone(qMax<qint64>(bytes, 0), QString());
+            });
+            if (source.isEmpty())
+                return partDone(0, QString());
+            self->m_copy->copy(source, c.workspaceCopy, [partDone](bool copied, qint64 size, const QString &copyError) {
+                partDone(copied ? size : 0, copied ? QString() : copyError);
             });
         });
     });

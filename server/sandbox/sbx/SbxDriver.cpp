@@ -9,6 +9,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
+
+#include <cmath>
 
 namespace chat2sbx {
 namespace {
@@ -130,6 +133,21 @@ void SbxDriver::templateList(std::function<void(const SbxResult &, const QString
         });
 }
 
+void SbxDriver::templateSizes(std::function<void(const SbxResult &, const QHash<QString, qint64> &)> done)
+{
+    run(QStringLiteral("template ls"), {QStringLiteral("template"), QStringLiteral("ls"), QStringLiteral("--json")},
+        m_timeouts.otherMs, {}, [done](const SbxResult &r) {
+            QStringList refs;
+            QHash<QString, qint64> sizes;
+            SbxResult result = r;
+            if (r.ok && !parseTemplates(r.out, refs, &sizes)) {
+                result.ok = false;
+                result.error = QStringLiteral("sbx template ls returned malformed JSON");
+            }
+            done(result, sizes);
+        });
+}
+
 void SbxDriver::templateSave(const QString &runtimeName, const QString &templateRef, Callback done)
 {
     run(QStringLiteral("template save"), {QStringLiteral("template"), QStringLiteral("save"), runtimeName, templateRef},
@@ -224,7 +242,32 @@ void SbxDriver::startInteractive(const SbxExecSpec &spec, QProcess &process)
     process.start(QIODevice::ReadWrite);
 }
 
-bool SbxDriver::parseTemplates(const QByteArray &json, QStringList &refs)
+qint64 SbxDriver::parseSize(const QJsonValue &size)
+{
+    if (size.isDouble())
+        return size.toDouble() >= 0 && size.toDouble() < 9e18 ? static_cast<qint64>(size.toDouble()) : -1;
+    static const QRegularExpression text(QStringLiteral("^\\s*([0-9]+(?:\\.[0-9]+)?)\\s*([kKMGT]?i?B?)\\s*$"));
+    const QRegularExpressionMatch m = text.match(size.toString());
+    if (!m.hasMatch())
+        return -1;
+    const QString unit = m.captured(2).toUpper();
+    const bool binary = unit.contains(QLatin1Char('I'));
+    const double base = binary ? 1024.0 : 1000.0;
+    const QString prefix = unit.left(1);
+    int power = 0;
+    if (prefix == QLatin1String("K"))
+        power = 1;
+    else if (prefix == QLatin1String("M"))
+        power = 2;
+    else if (prefix == QLatin1String("G"))
+        power = 3;
+    else if (prefix == QLatin1String("T"))
+        power = 4;
+    const double bytes = m.captured(1).toDouble() * std::pow(base, power);
+    return bytes < 9e18 ? static_cast<qint64>(bytes) : -1;
+}
+
+bool SbxDriver::parseTemplates(const QByteArray &json, QStringList &refs, QHash<QString, qint64> *bytesByRef)
 {
     const QJsonDocument doc = parseSbxJson(json);
     if (!doc.isObject() || !doc.object().value(QStringLiteral("images")).isArray())
@@ -239,6 +282,8 @@ bool SbxDriver::parseTemplates(const QByteArray &json, QStringList &refs)
             if (repo.startsWith(prefix))
                 repo = repo.mid(prefix.size());
         refs << (tag.isEmpty() ? repo : repo + QLatin1Char(':') + tag);
+        if (bytesByRef)
+            bytesByRef->insert(refs.last(), parseSize(o.value(QStringLiteral("size"))));
     }
     return true;
 }

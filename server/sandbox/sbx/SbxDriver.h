@@ -3,6 +3,7 @@
 #include <QByteArray>
 #include <QList>
 #include <QObject>
+#include <QHash>
 #include <QString>
 #include <QStringList>
 
@@ -85,6 +86,8 @@ public:
     // `sbx stop <name>`: every process in the VM ends, files stay.
     void stop(const QString &runtimeName, Callback done);
     void templateList(std::function<void(const SbxResult &, const QStringList &refs)> done);
+    // `template ls` with each template's `size` in bytes (-1 where sbx gave none that reads as a size).
+    void templateSizes(std::function<void(const SbxResult &, const QHash<QString, qint64> &bytesByRef)> done);
     void templateSave(const QString &runtimeName, const QString &templateRef, Callback done);
     // `sbx template rm <repo:tag>`: a saved template goes (a checkpoint's, when it is deleted).
     void templateRemove(const QString &templateRef, Callback done);
@@ -112,7 +115,10 @@ public:
     static QStringList execArgs(const SbxExecSpec &spec);
 
     // Parsers for the JSON outputs of sbx-contract.md. Return false on malformed output.
-    static bool parseTemplates(const QByteArray &json, QStringList &refs);
+    static bool parseTemplates(const QByteArray &json, QStringList &refs, QHash<QString, qint64> *bytesByRef = nullptr);
+    // A template's `size`: a number of bytes, or text such as "734003200", "1.2GB", "700 MB", "1.5GiB"
+    // (docker's units: kB/MB/GB decimal, KiB/MiB/GiB binary); -1 when it reads as neither.
+    static qint64 parseSize(const QJsonValue &size);
     static bool parseList(const QByteArray &json, QList<SbxRuntimeInfo> &out);
     static bool parsePorts(const QByteArray &json, QList<SbxPortMapping> &out);
 

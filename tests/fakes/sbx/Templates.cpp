@@ -115,13 +115,21 @@ int templateList(const Context &ctx, const QStringList &args)
         return fail(error);
     QJsonArray array;
     for (const ImageRef &r : images) {
+        // The stock image's size, plus for a saved template what it captured (its HOME snapshot).
+        qint64 size = 734003200;
+        QDirIterator it(ctx.state.templateSnapshotDir(templateSnapshotId(r)) + QStringLiteral("/home"),
+                        QDir::Files | QDir::Hidden | QDir::NoSymLinks, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            it.next();
+            size += it.fileInfo().size();
+        }
         const QByteArray digest = QCryptographicHash::hash(r.text().toUtf8(), QCryptographicHash::Sha256).toHex();
         array.append(QJsonObject{{QStringLiteral("id"), QStringLiteral("sha256:") + QString::fromLatin1(digest)},
                                  {QStringLiteral("repository"), r.repository},
                                  {QStringLiteral("tag"), r.tag},
                                  {QStringLiteral("flavor"), QStringLiteral("shell")},
                                  {QStringLiteral("created_at"), QStringLiteral("2026-01-01T00:00:00Z")},
-                                 {QStringLiteral("size"), 734003200}});
+                                 {QStringLiteral("size"), static_cast<double>(size)}});
     }
     printOut(QJsonDocument(QJsonObject{{QStringLiteral("images"), array}}).toJson(QJsonDocument::Indented));
     return 0;
