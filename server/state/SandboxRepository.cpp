@@ -183,7 +183,9 @@ QList<SandboxRecord> SandboxRepository::inState(SandboxState state) const
 std::optional<SandboxRecord> SandboxRepository::findForWorkspace(const QString &workspaceId, SandboxState state) const
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE workspace_id = ? AND state = ? ORDER BY created_at DESC LIMIT 1")
+    // A clone's forks share its workspace: the sandbox the workspace was made for comes first.
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE workspace_id = ? AND state = ?"
+                             " ORDER BY id IN (SELECT sandbox_id FROM sandbox_forks), created_at DESC LIMIT 1")
                   .arg(QLatin1String(kColumns)));
     q.addBindValue(workspaceId);
     q.addBindValue(sandboxStateName(state));

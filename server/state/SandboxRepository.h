@@ -67,7 +67,7 @@ public:
     // list() with each sandbox's workspace and ports, in one query (sandbox_list, the tray).
     QList<SandboxView> listViews() const;
     QList<SandboxRecord> inState(SandboxState state) const;
-    // The workspace's sandbox in `state`, newest first.
+    // The workspace's sandbox in `state`, newest first; a fork (of a clone, sharing its workspace) last.
     std::optional<SandboxRecord> findForWorkspace(const QString &workspaceId, SandboxState state) const;
     int countActive() const;
     // Running or stopped sandboxes whose idle deadline is at or before nowMs.

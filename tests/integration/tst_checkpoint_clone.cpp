@@ -162,6 +162,10 @@ private slots:
             QCOMPARE(sh(fork, kDescribe), before);
             forks << fork;
         }
+        // Asking for a sandbox of the workspace again gives the parent, not a fork.
+        const QJsonObject again = call(QStringLiteral("sandbox_create"), {{"workspace_id", structured(call(QStringLiteral("sandbox_get"),
+                                                                                 {{"sandbox_id", id}})).value("workspace_id")}});
+        QCOMPARE(structured(again).value("sandbox_id").toString(), id);
         // They diverge, and neither touches the parent.
         QVERIFY(!sh(forks[0], "git add -A && git commit -qm 'fork: sqlite'").startsWith("FAILED"));
         QVERIFY(!sh(forks[1], "echo pg > pg.txt && git add pg.txt && git commit -qm 'fork: postgres' && echo wip >> b.txt")
