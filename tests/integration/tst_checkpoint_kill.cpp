@@ -39,6 +39,19 @@ class TestCheckpointKill : public QObject {
         return r.value(QStringLiteral("structuredContent")).toObject().value(QLatin1String(key)).toString();
     }
 
+    // Starts `tool` and kills the server with -9 once it runs `sbx create` (made slow for it).
+    static bool killInSlowCreate(TestEnvironment &env, const SandboxHarness &observer, ServerProcess &server, McpTestClient &mcp,
+                                 const QString &tool, const QJsonObject &args)
+    {
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
+        const int creates = count(observer, {QStringLiteral("create")});
+        auto pending = mcp.callToolAsync(tool, args);
+        const bool seen = waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000));
+        server.kill9();
+        env.setSbxFaults({});
+        return seen;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -101,13 +114,8 @@ private slots:
 
             // 2. A restore killed in `sbx create` (after the VM was removed and the workspace put back).
             QVERIFY(writeFile(workspace + QStringLiteral("/state.txt"), "later\n"));
-            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
-            const int creates = count(observer, {QStringLiteral("create")});
-            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_restore"),
-                                             {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("checkpoint_id"), ready}});
-            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000)));
-            server.kill9();
-            env.setSbxFaults({});
+            QVERIFY(killInSlowCreate(env, observer, server, mcp, QStringLiteral("sandbox_restore"),
+                                     {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("checkpoint_id"), ready}}));
         }
         QVERIFY(repo.pendingRestore(id));
         const QString runtime = observer.sandboxes->get(id)->record.runtimeName;
@@ -127,12 +135,7 @@ private slots:
             QCOMPARE(structured(got, "state"), QStringLiteral("stopped"));
 
             // 3. A fork killed in `sbx create`.
-            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
-            const int creates = count(observer, {QStringLiteral("create")});
-            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_fork"), {{QStringLiteral("checkpoint_id"), ready}});
-            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000)));
-            server.kill9();
-            env.setSbxFaults({});
+            QVERIFY(killInSlowCreate(env, observer, server, mcp, QStringLiteral("sandbox_fork"), {{QStringLiteral("checkpoint_id"), ready}}));
         }
         {
             ServerProcess server(env);
@@ -199,12 +202,8 @@ private slots:
             QVERIFY2(ready.startsWith(QLatin1String("ckp_")), qPrintable(mcp.lastBody));
             sh(mcp, id, "git reset -q --hard HEAD~1 && rm wip.txt && echo later > a.txt && git commit -qam later");
 
-            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
-            const int creates = count(observer, {QStringLiteral("create")});
-            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_restore"), {{"sandbox_id", id}, {"checkpoint_id", ready}});
-            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000)));
-            server.kill9();
-            env.setSbxFaults({});
+            QVERIFY(killInSlowCreate(env, observer, server, mcp, QStringLiteral("sandbox_restore"),
+                                     {{"sandbox_id", id}, {"checkpoint_id", ready}}));
         }
         QVERIFY(repo_.pendingRestore(id));
         {
@@ -216,12 +215,7 @@ private slots:
             QCOMPARE(observer.runtimes().count(runtime), 1);
             QCOMPARE(sh(mcp, id, describe), expected);   // the clone's work as checkpointed, put back after the restart
 
-            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CREATE=60000")});
-            const int creates = count(observer, {QStringLiteral("create")});
-            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_fork"), {{"checkpoint_id", ready}});
-            QVERIFY(waitFor([&] { return started(observer, {QStringLiteral("create")}, creates); }, scaled(60000)));
-            server.kill9();
-            env.setSbxFaults({});
+            QVERIFY(killInSlowCreate(env, observer, server, mcp, QStringLiteral("sandbox_fork"), {{"checkpoint_id", ready}}));
         }
         {
             ServerProcess server(env);
