@@ -67,7 +67,7 @@ QString notesText(const QStringList &notes)
 int runCheckpoint(CommandContext &ctx)
 {
     if (ctx.args.size() != 1 || !isWellFormedId(ctx.args.first(), "sbx_"))
-        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox checkpoint <sandbox id> [--label TEXT] [--pin] [--vm-only] [--end-running-commands]"));
+        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox checkpoint <sandbox id> [--label TEXT] [--pin] [--vm-only] [--docker-images A,B] [--end-running-commands]"));
     CheckpointCli cli(ctx);
     if (!cli.open())
         return cli.code;
@@ -99,7 +99,7 @@ int runCheckpoint(CommandContext &ctx)
                                    notesText(o.notes)));
             }
             cli.finish(0);
-        }, ctx.isSet(QStringLiteral("vm-only")));
+        }, ctx.isSet(QStringLiteral("vm-only")), ctx.value(QStringLiteral("docker-images")).split(QLatin1Char(','), Qt::SkipEmptyParts));
     });
 }
 
@@ -182,11 +182,13 @@ const QCommandLineOption kEndRunning(QStringLiteral("end-running-commands"),
                                      QStringLiteral("commands still running in the sandbox may end (its VM stops)"));
 
 const bool registeredCheckpoint = registerCommand(
-    {QStringLiteral("sandbox checkpoint"), QStringLiteral("sandbox checkpoint <id> [--label TEXT] [--pin] [--vm-only] [--end-running-commands]"),
+    {QStringLiteral("sandbox checkpoint"), QStringLiteral("sandbox checkpoint <id> [--label TEXT] [--pin] [--vm-only] [--docker-images A,B] [--end-running-commands]"),
      QStringLiteral("Save a sandbox as it is now (its disk and a scratch workspace)"), false, runCheckpoint,
      {QCommandLineOption(QStringLiteral("label"), QStringLiteral("a few words to recognise it by"), QStringLiteral("text")),
       QCommandLineOption(QStringLiteral("pin"), QStringLiteral("never evicted by the checkpoint budget")),
       QCommandLineOption(QStringLiteral("vm-only"), QStringLiteral("a direct-mode sandbox: only the VM's side (its folder is never copied)")),
+      QCommandLineOption(QStringLiteral("docker-images"), QStringLiteral("the sandbox's own Docker images to keep too (docker save)"),
+                         QStringLiteral("a,b")),
       kEndRunning}});
 const bool registeredRestore = registerCommand(
     {QStringLiteral("sandbox restore"), QStringLiteral("sandbox restore <id> <checkpoint id> [--end-running-commands]"),

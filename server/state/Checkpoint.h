@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 namespace chat2sbx {
 
@@ -22,6 +23,7 @@ struct Checkpoint {
     QString templateRef;      // chat2sbx-checkpoint:<id>
     QString workspaceCopy;    // the host copy of a managed workspace; empty when none was made
     QString cloneState;       // a clone sandbox's git state (CloneCheckpointWork): a host folder; empty otherwise
+    QStringList dockerImages; // the sandbox's Docker images kept in its disk (DockerImageKeeper); usually none
     CheckpointState state = CheckpointState::Saving;
     QString failure;          // failed: why, one sentence
     qint64 sizeBytes = 0;     // the template's size (`sbx template ls`) + the workspace copy or the clone's state

@@ -37,7 +37,7 @@ QString Checkpoint::templateRefFor(const QString &checkpointId)
 namespace {
 
 const char kCheckpointColumns[] = "id, sandbox_id, label, template_ref, workspace_copy, state, failure, size_bytes, created_at,"
-                                  " finished_at, pinned, clone_state";
+                                  " finished_at, pinned, clone_state, docker_images";
 
 Checkpoint checkpointOfRow(const QSqlQuery &q)
 {
@@ -54,6 +54,7 @@ Checkpoint checkpointOfRow(const QSqlQuery &q)
     c.finishedAt = q.value(9).isNull() ? 0 : q.value(9).toLongLong();
     c.pinned = q.value(10).toInt() != 0;
     c.cloneState = q.value(11).toString();
+    c.dockerImages = q.value(12).toString().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     return c;
 }
 
@@ -77,10 +78,11 @@ QList<Checkpoint> checkpointsWhere(Database &db, const QString &where, const QVa
 bool CheckpointRepository::insert(const Checkpoint &c, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    return execBound(q, QStringLiteral("INSERT INTO checkpoints (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kCheckpointColumns)),
+    return execBound(q, QStringLiteral("INSERT INTO checkpoints (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kCheckpointColumns)),
                      {c.id, c.sandboxId, nullIfEmpty(c.label), c.templateRef, nullIfEmpty(c.workspaceCopy),
                       checkpointStateName(c.state), nullIfEmpty(c.failure), c.sizeBytes, c.createdAt,
-                      c.finishedAt ? QVariant(c.finishedAt) : QVariant(), c.pinned ? 1 : 0, nullIfEmpty(c.cloneState)},
+                      c.finishedAt ? QVariant(c.finishedAt) : QVariant(), c.pinned ? 1 : 0, nullIfEmpty(c.cloneState),
+                      nullIfEmpty(c.dockerImages.join(QLatin1Char('\n')))},
                      error, QStringLiteral("cannot record the checkpoint: %1"));
 }
 

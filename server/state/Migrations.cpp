@@ -218,9 +218,11 @@ const QList<QStringList> &schemaMigrations()
                            " created_at INTEGER NOT NULL)"),
             QStringLiteral("CREATE INDEX sandbox_forks_by_checkpoint ON sandbox_forks(checkpoint_id)"),
         },
-        // 14: a clone sandbox's checkpoint keeps its git state (refs and a bundle) in this host folder.
+        // 14: a clone sandbox's checkpoint keeps its git state (refs and a bundle) in this host folder;
+        //     the Docker images a checkpoint keeps (docker save into its disk), one reference a line.
         {
             QStringLiteral("ALTER TABLE checkpoints ADD COLUMN clone_state TEXT"),
+            QStringLiteral("ALTER TABLE checkpoints ADD COLUMN docker_images TEXT"),
         },
     };
     return migrations;

@@ -5,6 +5,7 @@
 #include "mcp/ToolRegistry.h"
 #include "sandbox/changes/CheckpointForker.h"
 #include "sandbox/changes/CheckpointService.h"
+#include "sandbox/changes/DockerImageKeeper.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "sandbox/present/CheckpointJson.h"
 #include "tools/SandboxToolSupport.h"
@@ -16,6 +17,21 @@
 namespace chat2sbx {
 namespace {
 
+QJsonObject dockerImagesProperty(const QString &what)
+{
+    QJsonObject images = schema::arrayOf(schema::str(QStringLiteral("an image reference, e.g. myapp:dev"), 300), what);
+    images.insert(QStringLiteral("maxItems"), DockerImageKeeper::kMaxImages);
+    return images;
+}
+
+QStringList dockerImagesOf(const ToolCall &call)
+{
+    QStringList images;
+    for (const QJsonValue &v : call.arguments.value(QStringLiteral("docker_images")).toArray())
+        images << v.toString().trimmed();
+    return images;
+}
+
 ToolDefinition checkpointDefinition()
 {
     ToolDefinition d;
@@ -26,8 +42,8 @@ ToolDefinition checkpointDefinition()
         "and the rest of its disk, a scratch workspace, and in clone mode the clone's commits, branches, staged, unstaged "
         "and untracked files — under a checkpoint_id. The sandbox stops while it is saved "
         "(running commands end; the next tool call starts it again). Not kept: memory, processes, a direct-mode folder "
-        "(the user's own), the sandbox's Docker images. Long saves answer with state saving: sandbox_checkpoints shows "
-        "when it is ready.");
+        "(the user's own), the sandbox's Docker images unless named in docker_images. Long saves answer with state saving: "
+        "sandbox_checkpoints shows when it is ready.");
     d.inputSchema = schema::object(
         {{QStringLiteral("sandbox_id"), knownSandboxIdProperty()},
          {QStringLiteral("label"), schema::str(QStringLiteral("A few words to recognise it by"), CheckpointService::kMaxLabelChars)},
@@ -36,7 +52,10 @@ ToolDefinition checkpointDefinition()
          {QStringLiteral("pin"), schema::boolean(QStringLiteral("true: never evicted by the checkpoint budget (default false)"))},
          {QStringLiteral("vm_only"),
           schema::boolean(QStringLiteral("A direct-mode sandbox (the user's own folder): true checkpoints only the VM's side; "
-                                         "refused otherwise"))}},
+                                         "refused otherwise"))},
+         {QStringLiteral("docker_images"),
+          dockerImagesProperty(QStringLiteral("Images of the sandbox's own Docker to keep too (docker save into the checkpoint, "
+                                              "docker load on restore and fork); the others are not kept"))}},
         {QStringLiteral("sandbox_id")});
     d.outputSchema = schema::result({{QStringLiteral("checkpoint_id"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("state"), schema::typed(QStringLiteral("string"))},
@@ -190,7 +209,9 @@ ToolDefinition forkDefinition()
          {QStringLiteral("checkpoint_id"), schema::str(QStringLiteral("A ready checkpoint (sandbox_checkpoints)"), 64)},
          {QStringLiteral("name"), schema::str(QStringLiteral("A few words to tell the fork apart"), CheckpointForker::kMaxNameChars)},
          {QStringLiteral("end_running_commands"),
-          schema::boolean(QStringLiteral("With sandbox_id: commands still running there may end (default false: refused)"))}},
+          schema::boolean(QStringLiteral("With sandbox_id: commands still running there may end (default false: refused)"))},
+         {QStringLiteral("docker_images"),
+          dockerImagesProperty(QStringLiteral("With sandbox_id: images of its own Docker the fork gets too"))}},
         {});
     d.outputSchema = sandboxSummarySchema({{QStringLiteral("not_copied"), schema::arrayOf(schema::typed(QStringLiteral("string")))}});
     // Given a sandbox_id, it checkpoints that sandbox first, which stops it (as sandbox_checkpoint does).
@@ -219,6 +240,9 @@ void runFork(CheckpointService &checkpoints, SandboxService &sandboxes, const Co
         || !args.string(QStringLiteral("name"), name, CheckpointForker::kMaxNameChars * 4, ToolArgs::Presence::Optional)
         || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false))
         return call.responder.error(args.error());
+    const QStringList images = dockerImagesOf(call);
+    if (!images.isEmpty() && sandboxId.isEmpty())
+        return call.responder.error(QStringLiteral("docker_images goes with sandbox_id: a checkpoint keeps the images it was made with"));
     const ToolResponder responder = call.responder;
     checkpoints.forker().fork(
         sandboxId, checkpointId, name, endRunning,
@@ -241,7 +265,8 @@ void runFork(CheckpointService &checkpoints, SandboxService &sandboxes, const Co
                            .arg(o.view.record.id, o.checkpoint.sandboxId, o.checkpoint.id,
                                 o.checkpointMade ? QStringLiteral(" (taken for this fork)") : QString()));
             responder.ok(out);
-        });
+        },
+        images);
 }
 
 void runCheckpoint(CheckpointService &checkpoints, const Config &config, const ToolCall &call)
@@ -293,7 +318,7 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
             out.insert(QStringLiteral("message"), message);
             responder.ok(out);
         },
-        vmOnly);
+        vmOnly, dockerImagesOf(call));
 }
 
 void runList(CheckpointService &checkpoints, const ToolCall &call)

@@ -534,6 +534,61 @@ private slots:
         QVERIFY2(unknown.result.isError && unknown.text().contains(QStringLiteral("unknown sandbox_id")), qPrintable(unknown.text()));
     }
 
+    // The sandbox's own Docker (the fake's vm-bin/docker: its images live outside HOME, as
+    // /var/lib/docker never is in a template): the images named are kept and loaded again.
+    void namedDockerImagesAreKeptAndLoadedByRestoreAndFork()
+    {
+        const auto inVm = [this](const QString &rt, const QString &command) {
+            return runFakeSbx(env, {QStringLiteral("exec"), rt, QStringLiteral("sh"), QStringLiteral("-c"), command});
+        };
+        QCOMPARE(inVm(runtime, QStringLiteral("docker build -t web:dev . && docker build -t scratch:1 .")).exitCode, 0);
+
+        // An image the sandbox does not have: refused with docker's reason, nothing made.
+        const CallResult missing = h->call(QStringLiteral("sandbox_checkpoint"),
+                                           {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("docker_images"), QJsonArray{"web:dev", "nope:1"}}},
+                                           scaled(60000));
+        QVERIFY2(missing.result.isError && missing.text().contains(QStringLiteral("No such image: nope:1")), qPrintable(missing.text()));
+        QString failed;
+        for (const Checkpoint &c : checkpoints->list(id))
+            if (c.state == CheckpointState::Failed && c.failure.contains(QStringLiteral("nope:1")))
+                failed = c.id;
+        QVERIFY(!failed.isEmpty());
+        QVERIFY(!QFileInfo::exists(sbxHome() + QStringLiteral("/.chat2sbx/docker-images/") + failed + ".tar.partial"));
+        const CallResult bad = h->call(QStringLiteral("sandbox_checkpoint"),
+                                       {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("docker_images"), QJsonArray{"web:dev; rm -rf ~"}}});
+        QVERIFY2(bad.result.isError && bad.text().contains(QStringLiteral("not a Docker image reference")), qPrintable(bad.text()));
+
+        const CallResult r = h->call(QStringLiteral("sandbox_checkpoint"),
+                                     {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("docker_images"), QJsonArray{"web:dev"}}}, scaled(60000));
+        QVERIFY2(r.finished && !r.result.isError, qPrintable(r.text()));
+        const QString ckp = r.json().value(QStringLiteral("checkpoint_id")).toString();
+        QCOMPARE(r.json().value(QStringLiteral("docker_images")).toArray(), QJsonArray{"web:dev"});
+        QVERIFY2(QJsonDocument(r.json().value(QStringLiteral("kept")).toArray()).toJson().contains("web:dev"), qPrintable(r.text()));
+        QVERIFY2(QJsonDocument(r.json().value(QStringLiteral("not_kept")).toArray()).toJson().contains("other Docker images"), qPrintable(r.text()));
+        // The archive is in the checkpoint's disk, and gone from the sandbox's; its images are untouched.
+        const QString archive = QStringLiteral("/.chat2sbx/docker-images/") + ckp + QStringLiteral(".tar");
+        QVERIFY(QFileInfo::exists(env.sbxState() + QStringLiteral("/templates/chat2sbx-checkpoint_") + ckp + QStringLiteral("/home") + archive));
+        QVERIFY(!QFileInfo::exists(sbxHome() + archive));
+        QCOMPARE(inVm(runtime, QStringLiteral("docker images")).out, QByteArray("scratch:1\nweb:dev\n"));
+
+        // The images go; a restore brings back the one kept (a new VM's engine starts empty).
+        QCOMPARE(inVm(runtime, QStringLiteral("docker rmi web:dev && docker rmi scratch:1")).exitCode, 0);
+        const CallResult restored = restore(ckp);
+        QVERIFY2(restored.finished && !restored.result.isError, qPrintable(restored.text()));
+        QVERIFY2(QJsonDocument(restored.json().value(QStringLiteral("restored")).toArray()).toJson().contains("web:dev"), qPrintable(restored.text()));
+        QCOMPARE(inVm(runtime, QStringLiteral("docker images")).out, QByteArray("web:dev\n"));
+        QVERIFY(!QFileInfo::exists(sbxHome() + archive));
+
+        // A fork of the checkpoint gets it too.
+        const CallResult forked = fork({{QStringLiteral("checkpoint_id"), ckp}});
+        QVERIFY2(!forked.result.isError, qPrintable(forked.text()));
+        const QString forkId = forked.json().value(QStringLiteral("sandbox_id")).toString();
+        const QString forkRuntime = h->sandboxes->get(forkId)->record.runtimeName;
+        QCOMPARE(inVm(forkRuntime, QStringLiteral("docker images")).out, QByteArray("web:dev\n"));
+        QVERIFY(!QFileInfo::exists(env.sbxState() + QStringLiteral("/sandboxes/") + forkRuntime + QStringLiteral("/home") + archive));
+        QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
+    }
+
     // Last: it expires every sandbox of the harness.
     void idleExpiryCheckpointsAScratchSandboxFirstWhenAsked()
     {

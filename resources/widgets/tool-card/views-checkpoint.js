@@ -22,6 +22,9 @@ function checkpointRows(t, c) {
   row(t, 'took', seconds(c.took_ms));
   row(t, 'saved', str(c.created_at));
   if (c.pinned === true) row(t, 'pinned', 'kept when the budget evicts');
+  if (Array.isArray(c.docker_images) && c.docker_images.length)
+    row(t, 'docker images', c.docker_images.slice(0, 10).map(str).filter(Boolean).join(', '));
+  if (c.clone_state_kept === true) row(t, 'clone', 'commits, branches and uncommitted changes kept');
   row(t, 'failure', str(c.failure));
 }
 function viewCheckpoint(tool, r) {

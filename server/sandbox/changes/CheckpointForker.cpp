@@ -3,6 +3,7 @@
 #include "config/Config.h"
 #include "core/Clock.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
+#include "sandbox/changes/DockerImageKeeper.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "workspace/WorkspaceService.h"
@@ -31,7 +32,7 @@ QString CheckpointForker::limitError() const
 }
 
 void CheckpointForker::fork(const QString &sandboxId, const QString &checkpointId, const QString &name, bool endRunningCommands,
-                            std::function<void(const Checkpoint &)> started, Done done)
+                            std::function<void(const Checkpoint &)> started, Done done, const QStringList &dockerImages)
 {
     Outcome refused;
     if (sandboxId.isEmpty() == checkpointId.isEmpty()) {
@@ -73,7 +74,8 @@ void CheckpointForker::fork(const QString &sandboxId, const QString &checkpointI
                 return done(o);
             }
             self->forkFrom(made.checkpoint, true, forkName, startedAt, done);
-        });
+        },
+        false, dockerImages);
 }
 
 void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &name, qint64 startedAt, Done done)
@@ -156,11 +158,31 @@ void CheckpointForker::forkClone(const Checkpoint &c, Outcome o, const QString &
     });
 }
 
-void CheckpointForker::create(const SandboxCreateRequest &request, const Checkpoint &c, Outcome o, const QString &name,
+void CheckpointForker::create(const SandboxCreateRequest &clean, const Checkpoint &c, Outcome o, const QString &name,
                               qint64 startedAt, Done done)
 {
     QPointer<CheckpointForker> self(this);
-    const bool clone = request.alongside;
+    const bool clone = clean.alongside;
+    SandboxCreateRequest request = clean;
+    if (!c.dockerImages.isEmpty()) {
+        // The images the checkpoint kept wait in its disk: into the fork's engine before it counts as made.
+        request.prepare = [self, first = clean.prepare, id = c.id](const RunningSandbox &running,
+                                                                 std::function<void(bool, const QString &)> prepared) {
+            const auto load = [self, running, id, prepared](bool ok, const QString &error) {
+                if (!self)
+                    return prepared(false, QStringLiteral("chat2sbx is stopping"));
+                if (!ok)
+                    return prepared(false, error);
+                self->m_checkpoints.docker().load(running.runtimeName, id,
+                                                  [prepared](bool loaded, const QStringList &, const QString &loadError) {
+                                                      prepared(loaded, loadError);
+                                                  });
+            };
+            if (first)
+                return first(running, load);
+            load(true, QString());
+        };
+    }
     m_sandboxes.create(request, [self, c, o, name, startedAt, done, clone](const SandboxOutcome &created) mutable {
         if (!self)
             return;
@@ -183,7 +205,11 @@ void CheckpointForker::create(const SandboxCreateRequest &request, const Checkpo
                            .arg(fork.sandboxId);
         else
             o.notes << QStringLiteral("the fork has its own copy of the workspace and its own VM from the checkpoint's disk");
-        o.notes << QStringLiteral("memory, processes and the parent's Docker images are not in it");
+        if (c.dockerImages.isEmpty())
+            o.notes << QStringLiteral("memory, processes and the parent's Docker images are not in it");
+        else
+            o.notes << QStringLiteral("the Docker images %1 were loaded into it; memory, processes, the parent's other images and "
+                                      "its containers are not in it").arg(c.dockerImages.join(QStringLiteral(", ")));
         done(o);
     });
 }

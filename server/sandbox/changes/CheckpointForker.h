@@ -40,15 +40,16 @@ public:
     using Done = std::function<void(const Outcome &)>;
 
     // Exactly one of sandboxId and checkpointId. `endRunningCommands`: only when a checkpoint is taken.
+    // `dockerImages` (with sandboxId): the sandbox's own Docker images the checkpoint keeps for the fork.
     void fork(const QString &sandboxId, const QString &checkpointId, const QString &name, bool endRunningCommands,
-              std::function<void(const Checkpoint &)> started, Done done);
+              std::function<void(const Checkpoint &)> started, Done done, const QStringList &dockerImages = {});
 
     static constexpr int kMaxNameChars = 100;
 
 private:
     void forkFrom(const Checkpoint &checkpoint, bool made, const QString &name, qint64 startedAt, Done done);
     void forkClone(const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt, Done done);
-    void create(const SandboxCreateRequest &request, const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt,
+    void create(const SandboxCreateRequest &clean, const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt,
                 Done done);
     QString limitError() const;
 

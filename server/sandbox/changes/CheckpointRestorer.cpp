@@ -2,6 +2,7 @@
 
 #include "core/Clock.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
+#include "sandbox/changes/DockerImageKeeper.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 
@@ -135,6 +136,8 @@ void CheckpointRestorer::apply(const CheckpointRepository::PendingRestore &pendi
             o.broughtBack << QStringLiteral("the VM's disk (installed packages, HOME) as it was at the checkpoint");
             if (!o.restored.workspaceCopy.isEmpty())
                 o.broughtBack << QStringLiteral("the workspace as it was at the checkpoint");
+            if (!o.restored.dockerImages.isEmpty())
+                o.broughtBack << QStringLiteral("the Docker images %1 (docker load)").arg(o.restored.dockerImages.join(QStringLiteral(", ")));
             if (!o.restored.cloneState.isEmpty())
                 o.broughtBack << QStringLiteral("the clone as it was at the checkpoint: commits, branches, HEAD, staged and unstaged "
                                                 "changes, untracked files")
@@ -142,7 +145,9 @@ void CheckpointRestorer::apply(const CheckpointRepository::PendingRestore &pendi
                                                 "export_changes brings work home as a branch")
                                      .arg(o.undo.id);
             o.notes << QStringLiteral("memory and processes are not brought back: the sandbox starts afresh at its next tool call")
-                    << QStringLiteral("the sandbox's own Docker images and containers are as a fresh sandbox has them");
+                    << QStringLiteral("the sandbox's own Docker images and containers are as a fresh sandbox has them%1; the ones "
+                                      "it had just before are not in the undo checkpoint")
+                           .arg(o.restored.dockerImages.isEmpty() ? QString() : QStringLiteral(", but for the images the checkpoint kept"));
             qCInfo(lcRestore).noquote() << "sandbox" << pending.sandboxId << "restored to" << pending.checkpointId;
             return done(o);
         }
@@ -171,15 +176,16 @@ void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint 
     if (!view || !view->workspace)
         return done(false, QStringLiteral("sandbox %1 is gone").arg(sandboxId));
     QPointer<CheckpointRestorer> self(this);
-    const auto replaceVm = [self, sandboxId, ref = checkpoint.templateRef, cloneState = checkpoint.cloneState, done] {
+    const auto replaceVm = [self, sandboxId, checkpoint, done] {
         if (!self)
             return;
-        self->m_sandboxes.replaceHeldRuntime(sandboxId, ref, [self, sandboxId, cloneState, done](bool ok, const QString &error) {
+        self->m_sandboxes.replaceHeldRuntime(sandboxId, checkpoint.templateRef, [self, sandboxId, checkpoint, done](bool ok,
+                                                                                                           const QString &error) {
             if (!self)
                 return;
-            if (!ok || cloneState.isEmpty())
-                return done(ok, ok ? QString() : self->m_sandboxes.publicText(error));
-            self->putCloneBack(sandboxId, cloneState, done);
+            if (!ok)
+                return done(false, self->m_sandboxes.publicText(error));
+            self->fillNewVm(sandboxId, checkpoint, done);
         });
     };
     // A direct folder is the user's own: only the VM's side goes back.
@@ -190,6 +196,30 @@ void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint 
             return done(false, error);
         replaceVm();
     });
+}
+
+void CheckpointRestorer::fillNewVm(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done)
+{
+    QPointer<CheckpointRestorer> self(this);
+    const auto loadImages = [self, sandboxId, checkpoint, done](bool ok, const QString &error) {
+        if (!self)
+            return;
+        if (!ok || checkpoint.dockerImages.isEmpty())
+            return done(ok, error);
+        // The images the checkpoint kept wait in its disk: into the new VM's engine.
+        RunningSandbox running;
+        QString wakeError;
+        if (!self->m_sandboxes.resolveHeld(sandboxId, running, wakeError))
+            return done(false, wakeError);
+        self->m_checkpoints.docker().load(running.runtimeName, checkpoint.id,
+                                          [self, done](bool loaded, const QStringList &, const QString &loadError) {
+                                              if (self)
+                                                  done(loaded, loaded ? QString() : self->m_sandboxes.publicText(loadError));
+                                          });
+    };
+    if (checkpoint.cloneState.isEmpty())
+        return loadImages(true, QString());
+    putCloneBack(sandboxId, checkpoint.cloneState, loadImages);
 }
 
 void CheckpointRestorer::putCloneBack(const QString &sandboxId, const QString &cloneState, StepDone done)

@@ -7,6 +7,7 @@
 #include "sandbox/changes/CheckpointRemoval.h"
 #include "sandbox/changes/CheckpointRestorer.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
+#include "sandbox/changes/DockerImageKeeper.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/sbx/SbxDriver.h"
@@ -29,7 +30,7 @@ CheckpointService::CheckpointService(const Config &config, Database &db, Sandbox
                                      CloneCheckpointWork *cloneWork, QObject *parent)
     : QObject(parent), m_config(config), m_sandboxes(sandboxes), m_sbx(sbx), m_clock(clock), m_cloneWork(cloneWork), m_repo(db),
       m_sessions(db),
-      m_copy(new WorkspaceCopy(this)),
+      m_copy(new WorkspaceCopy(this)), m_docker(new DockerImageKeeper(sbx, this)),
       m_restorer(new CheckpointRestorer(*this, db, sandboxes, *m_copy, clock, this)),
       m_forker(new CheckpointForker(config, *this, db, sandboxes, *m_copy, clock, this)),
       m_removal(new CheckpointRemoval(config, db, sbx, this))
@@ -163,6 +164,17 @@ void CheckpointService::fail(const Checkpoint &c, const QString &why, bool held,
     m_repo.finish(c.id, CheckpointState::Failed, 0, why, m_clock.nowMs(), error);
     QDir(copyDir(c.id)).removeRecursively();
     m_sbx.templateRemove(c.templateRef, [](const SbxResult &) {});   // made or not: nothing of it stays
+    if (!c.dockerImages.isEmpty()) {
+        // A docker save may have left its archive in the sandbox's HOME: removed while the VM runs.
+        RunningSandbox running;
+        QString wakeError;
+        const auto record = m_sandboxes.get(c.sandboxId);
+        const bool reachable = held ? m_sandboxes.resolveHeld(c.sandboxId, running, wakeError)
+                                    : record && record->record.state == SandboxState::Running
+                                          && m_sandboxes.resolveRunning(c.sandboxId, running, wakeError);
+        if (reachable)
+            m_docker->drop(running.runtimeName, c.id, [](bool, const QString &) {});
+    }
     if (held)
         m_sandboxes.release(c.sandboxId);
     emit checkpointsChanged(c.sandboxId);
@@ -175,20 +187,25 @@ void CheckpointService::fail(const Checkpoint &c, const QString &why, bool held,
 }
 
 void CheckpointService::create(const QString &sandboxId, const QString &label, bool endRunningCommands,
-                               std::function<void(const Checkpoint &)> started, Done done, bool vmOnly)
+                               std::function<void(const Checkpoint &)> started, Done done, bool vmOnly,
+                               const QStringList &dockerImages)
 {
-    take(sandboxId, label, endRunningCommands, false, vmOnly, std::move(started), std::move(done));
+    take(sandboxId, label, endRunningCommands, false, vmOnly, dockerImages, std::move(started), std::move(done));
 }
 
 void CheckpointService::createHeld(const QString &sandboxId, const QString &label, bool endRunningCommands, Done done)
 {
-    take(sandboxId, label, endRunningCommands, true, true, nullptr, std::move(done));
+    take(sandboxId, label, endRunningCommands, true, true, {}, nullptr, std::move(done));
 }
 
 void CheckpointService::take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld, bool vmOnly,
-                             std::function<void(const Checkpoint &)> started, Done done)
+                             const QStringList &dockerImages, std::function<void(const Checkpoint &)> started, Done done)
 {
     Outcome refused;
+    if (const QString bad = DockerImageKeeper::invalid(dockerImages); !bad.isEmpty()) {
+        refused.error = bad;
+        return done(refused);
+    }
     const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
     if (!view || !view->workspace) {
         refused.error = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
@@ -220,6 +237,8 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
         c.workspaceCopy = copyDir(c.id) + QStringLiteral("/workspace");
     if (w.mode == WorkspaceMode::Clone)
         c.cloneState = copyDir(c.id) + QStringLiteral("/git");
+    c.dockerImages = dockerImages;
+    c.dockerImages.removeDuplicates();
     c.createdAt = m_clock.nowMs();
     QString error;
     if (!m_repo.insert(c, error)) {   // recorded before anything is acted on
@@ -231,7 +250,10 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
         started(c);
     QStringList notKept{QStringLiteral("memory and running processes are not kept: commands end, the sandbox starts afresh "
                                        "at its next tool call"),
-                        QStringLiteral("the sandbox's own Docker images and containers (/var/lib/docker) are not in a checkpoint")};
+                        c.dockerImages.isEmpty()
+                            ? QStringLiteral("the sandbox's own Docker images and containers (/var/lib/docker) are not in a checkpoint "
+                                             "(docker_images names images to keep)")
+                            : QStringLiteral("the sandbox's other Docker images and all its containers are not in the checkpoint")};
     if (w.mode == WorkspaceMode::Direct)
         notKept << QStringLiteral("the direct-mode folder %1 is the user's own and is not in the checkpoint").arg(w.hostPath);
     // sbx-contract.md: a template keeps every file written in the VM, secrets written to files too.
@@ -244,22 +266,43 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
                                "files, kept on this computer as a git bundle (%1 is only read)").arg(w.hostPath);
         notKept << QStringLiteral("files git ignores in the clone (build output, dependencies) are not in the checkpoint's git state");
     }
+    if (!c.dockerImages.isEmpty())
+        kept << QStringLiteral("the Docker images %1, saved with docker save into the checkpoint's disk and loaded into the sandbox "
+                               "a restore or fork makes").arg(c.dockerImages.join(QStringLiteral(", ")));
     const std::pair<QStringList, QStringList> notes{kept, notKept};   // what it holds, what it does not
     const QString source = w.isManaged() ? w.hostPath : QString();
-    if (c.cloneState.isEmpty())
-        return saveVm(c, notes, source, keepHeld, 0, std::move(done));
-    // The clone's git state first, while its VM runs (this wakes a sleeping one); then the VM's disk.
+    QPointer<CheckpointService> self(this);
+    // In the VM while it runs (which wakes a sleeping one): the named images into HOME, then a clone's
+    // git state; then the VM's disk.
+    const auto saveInVm = [self, c, notes, source, keepHeld, done] {
+        if (!self)
+            return;
+        if (c.cloneState.isEmpty())
+            return self->saveVm(c, notes, source, keepHeld, 0, done);
+        RunningSandbox running;
+        QString resolveError;
+        if (!self->m_sandboxes.resolveRunning(c.sandboxId, running, resolveError))
+            return self->fail(c, resolveError, false, done);
+        self->m_cloneWork->save(running, c.cloneState, [self, c, notes, keepHeld, done](bool ok, qint64 bytes, const QString &saveError) {
+            if (!self)
+                return;
+            if (!ok)
+                return self->fail(c, self->m_sandboxes.publicText(saveError), false, done);
+            self->saveVm(c, notes, QString(), keepHeld, bytes, done);
+        });
+    };
+    if (c.dockerImages.isEmpty())
+        return saveInVm();
     RunningSandbox running;
     QString resolveError;
     if (!m_sandboxes.resolveRunning(sandboxId, running, resolveError))
         return fail(c, resolveError, false, done);
-    QPointer<CheckpointService> self(this);
-    m_cloneWork->save(running, c.cloneState, [self, c, notes, keepHeld, done](bool ok, qint64 bytes, const QString &saveError) {
+    m_docker->save(running.runtimeName, c.id, c.dockerImages, [self, c, done, saveInVm](bool ok, qint64, const QString &saveError) {
         if (!self)
             return;
         if (!ok)
             return self->fail(c, self->m_sandboxes.publicText(saveError), false, done);
-        self->saveVm(c, notes, QString(), keepHeld, bytes, done);
+        saveInVm();
     });
 }
 
@@ -298,7 +341,8 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
                 done(o);
             };
             // The template's own size (as `sbx template ls` reports it) and the workspace copy, side by
-            // side: the budget counts both.
+            // side: the budget counts both. And the images' archive leaves the source sandbox (the
+            // template holds it).
             struct Parts {
                 int pending = 2;
                 qint64 bytes = 0;
@@ -306,6 +350,7 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
             };
             const auto parts = std::make_shared<Parts>();
             parts->bytes = cloneBytes;
+            parts->pending = c.dockerImages.isEmpty() ? 2 : 3;
             const auto partDone = [self, c, done, finish, parts](qint64 bytes, const QString &error) {
                 parts->bytes += bytes;
                 if (parts->error.isEmpty())
@@ -323,6 +368,20 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
                                                       << (listed.ok ? QStringLiteral("not listed with a size") : listed.error);
                 partDone(qMax<qint64>(bytes, 0), QString());
             });
+            if (!c.dockerImages.isEmpty()) {
+                RunningSandbox running;
+                QString wakeError;
+                if (!self->m_sandboxes.resolveHeld(c.sandboxId, running, wakeError)) {
+                    qCWarning(lcCheckpoint).noquote() << "the Docker images' archive of" << c.id << "stays in its sandbox:" << wakeError;
+                    partDone(0, QString());
+                } else {
+                    self->m_docker->drop(running.runtimeName, c.id, [partDone, id = c.id](bool dropped, const QString &error) {
+                        if (!dropped)
+                            qCWarning(lcCheckpoint).noquote() << "the Docker images' archive of" << id << "stays in its sandbox:" << error;
+                        partDone(0, QString());
+                    });
+                }
+            }
             if (source.isEmpty())
                 return partDone(0, QString());
             self->m_copy->copy(source, c.workspaceCopy, [partDone](bool copied, qint64 size, const QString &copyError) {

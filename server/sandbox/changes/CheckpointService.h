@@ -19,6 +19,7 @@ class CheckpointForker;
 class CheckpointRemoval;
 class CheckpointRestorer;
 class CloneCheckpointWork;
+class DockerImageKeeper;
 class Clock;
 class Database;
 class SandboxService;
@@ -57,8 +58,10 @@ public:
     // Commands still running in the sandbox end when its VM stops: refused unless `endRunningCommands`.
     // A direct-mode sandbox's folder is the user's own and never copied: its checkpoint is refused
     // unless `vmOnly` (only the VM's side: installed packages, HOME).
+    // `dockerImages`: the sandbox's own Docker images to keep too (DockerImageKeeper), at most 10.
     void create(const QString &sandboxId, const QString &label, bool endRunningCommands,
-                std::function<void(const Checkpoint &)> started, Done done, bool vmOnly = false);
+                std::function<void(const Checkpoint &)> started, Done done, bool vmOnly = false,
+                const QStringList &dockerImages = {});
     // create() that leaves the sandbox held stopped when it succeeds (a restore goes on with it; a
     // direct sandbox's is always of the VM's side only).
     void createHeld(const QString &sandboxId, const QString &label, bool endRunningCommands, Done done);
@@ -106,6 +109,7 @@ public:
     }
     CheckpointRemoval &removal() const { return *m_removal; }
     CloneCheckpointWork *cloneWork() const { return m_cloneWork; }
+    DockerImageKeeper &docker() const { return *m_docker; }
 
     // checkpointBeforeExpiry: a scratch sandbox idle expiry is about to remove is checkpointed first
     // (pinned, so it outlives the sandbox), then `proceed` removes it, its reason naming the checkpoint.
@@ -122,7 +126,7 @@ signals:
 
 private:
     void take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld, bool vmOnly,
-              std::function<void(const Checkpoint &)> started, Done done);
+              const QStringList &dockerImages, std::function<void(const Checkpoint &)> started, Done done);
     void fail(const Checkpoint &c, const QString &why, bool held, const Done &done);
     // Holds the sandbox stopped, saves its VM's disk as the template, copies a managed workspace
     // (`source`), then records the checkpoint ready.
@@ -138,6 +142,7 @@ private:
     CheckpointRepository m_repo;
     BashSessionRepository m_sessions;
     WorkspaceCopy *m_copy;
+    DockerImageKeeper *m_docker;
     CheckpointRestorer *m_restorer;
     CheckpointForker *m_forker;
     CheckpointRemoval *m_removal;

@@ -2,6 +2,8 @@
 
 #include "core/Clock.h"
 
+#include <QJsonArray>
+
 namespace chat2sbx {
 
 QJsonObject checkpointJson(const Checkpoint &c)
@@ -12,6 +14,8 @@ QJsonObject checkpointJson(const Checkpoint &c)
                   {QStringLiteral("created_at"), isoTime(c.createdAt)},
                   {QStringLiteral("workspace_copied"), !c.workspaceCopy.isEmpty()},
                   {QStringLiteral("size_bytes"), static_cast<double>(c.sizeBytes)}};
+    if (!c.dockerImages.isEmpty())
+        o.insert(QStringLiteral("docker_images"), QJsonArray::fromStringList(c.dockerImages));
     if (!c.cloneState.isEmpty())
         o.insert(QStringLiteral("clone_state_kept"), true);
     if (c.pinned)

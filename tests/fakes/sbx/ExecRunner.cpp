@@ -226,8 +226,16 @@ int cmdExec(const Context &ctx, const QStringList &args)
     if (bwrap.isEmpty() && meta.clone && underPath(cwd, workspace))
         cwd = source + cwd.mid(workspace.size());
 
+    // The sandbox's private Docker Engine (vm-bin/docker): its images live beside HOME, never in it,
+    // as /var/lib/docker is never in a template.
+    const QString dockerRoot = dir + QStringLiteral("/docker");
+    QDir().mkpath(dockerRoot);
+    const QString vmBin = QFileInfo(ctx.selfExe).absolutePath() + QStringLiteral("/vm-bin");
+    const std::string path = QFileInfo(vmBin + QStringLiteral("/docker")).isExecutable()
+                                 ? vmBin.toStdString() + ":" + kSandboxPath : std::string(kSandboxPath);
     std::vector<std::string> env;
-    setEnv(&env, "PATH", kSandboxPath);
+    setEnv(&env, "PATH", path);
+    setEnv(&env, "FAKE_DOCKER_ROOT", dockerRoot.toStdString());
     setEnv(&env, "HOME", home.toStdString());
     setEnv(&env, "USER", req.user.isEmpty() ? std::string(kSandboxUser) : req.user.toStdString());
     setEnv(&env, "LANG", "C.UTF-8");
@@ -253,6 +261,7 @@ int cmdExec(const Context &ctx, const QStringList &args)
         argv = {bwrap.toStdString(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--bind", tmp.toStdString(), "/tmp",
                 "--bind", home.toStdString(), home.toStdString(),
+                "--bind", dockerRoot.toStdString(), dockerRoot.toStdString(),
                 "--bind", source.toStdString(), workspace.toStdString(),
                 "--chdir", cwd.toStdString(), "--",
                 // The shell only execs the command; it turns "not found" into exit 127 like

@@ -168,8 +168,9 @@ BWRAP=0
 if [ "$BWRAP" = 1 ]; then TMPEXP=/tmp; else TMPEXP=$SBXS/aa/tmp; fi
 sbx exec aa env
 want_rc 0 env
-EXPECTED=$(printf '%s\n' "FAKE_SBX_SANDBOX=aa" "HOME=$SBXS/aa/home" "LANG=C.UTF-8" \
-  "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "TMPDIR=$TMPEXP" "USER=agent")
+VMPATH="$(dirname -- "$(readlink -f -- "$BIN")")/vm-bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+EXPECTED=$(printf '%s\n' "FAKE_DOCKER_ROOT=$SBXS/aa/docker" "FAKE_SBX_SANDBOX=aa" "HOME=$SBXS/aa/home" "LANG=C.UTF-8" \
+  "PATH=$VMPATH" "TMPDIR=$TMPEXP" "USER=agent")
 PROXIES=$(printf '%s\n' "$OUT" | grep -i '^[a-z]*_proxy=' | sort)
 printf '%s\n' "$PROXIES" | grep -qx 'HTTPS_PROXY=http://127.0.0.1:[0-9]*' || fail "exec env lacks HTTPS_PROXY: $PROXIES"
 [ "$(printf '%s\n' "$PROXIES" | sed 's/^[^=]*=//' | sort -u | wc -l)" = 1 ] && [ "$(printf '%s\n' "$PROXIES" | wc -l)" = 4 ] \
@@ -180,10 +181,20 @@ $EXPECTED"
 ok "exec environment is clean (bwrap=$BWRAP)"
 
 FROMHOST="host value" sbx exec -u root -e FROMHOST -e UNSETVAR -e GIVEN=x aa env
-[ "$(printf '%s\n' "$OUT" | grep -vi '^[a-z]*_proxy=' | sort)" = "$(printf '%s\n' "FAKE_SBX_SANDBOX=aa" "FROMHOST=host value" "GIVEN=x" "HOME=$SBXS/aa/home" \
-  "LANG=C.UTF-8" "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "TMPDIR=$TMPEXP" "USER=root")" ] \
+[ "$(printf '%s\n' "$OUT" | grep -vi '^[a-z]*_proxy=' | sort)" = "$(printf '%s\n' "FAKE_DOCKER_ROOT=$SBXS/aa/docker" "FAKE_SBX_SANDBOX=aa" "FROMHOST=host value" "GIVEN=x" "HOME=$SBXS/aa/home" \
+  "LANG=C.UTF-8" "PATH=$VMPATH" "TMPDIR=$TMPEXP" "USER=root")" ] \
   || fail "-u root / -e"
 ok "exec -u root sets USER=root; -e NAME copies the caller's value (unset names are skipped)"
+
+# The sandbox's private Docker Engine: images outside HOME, docker save/load through a file.
+sbx exec aa sh -c 'docker build -t web:dev . >/dev/null && docker tag web:dev web:v2 && docker images'; want_rc 0 "docker build"
+want_out "$(printf 'web:dev\nweb:v2')" "docker images"
+sbx exec aa sh -c 'docker save -o "$HOME/i.tar" -- web:dev nope:1'; want_rc 1 "docker save of a missing image"
+want_err "Error response from daemon: No such image: nope:1" "docker save missing"
+sbx exec aa sh -c 'docker save -o "$HOME/i.tar" web:dev && docker rmi web:dev >/dev/null && docker load -i "$HOME/i.tar" && rm "$HOME/i.tar"'
+want_rc 0 "docker save/load"; want_out "Loaded image: web:dev" "docker load"
+[ -z "$(find "$SBXS/aa/home" -path '*docker*' -print -quit)" ] || fail "docker images must not live in HOME"
+ok "docker: build, tag, images, save (refusing a missing image), rmi, load; images live outside HOME"
 
 sbx exec -w "$WS/sub" aa pwd; want_out "$WS/sub" "-w"; ok "exec -w"
 sbx exec -w "$WS/nope" aa pwd; want_rc 1 "-w missing dir"; ok "exec -w with a missing directory fails"

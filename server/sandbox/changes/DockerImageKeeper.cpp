@@ -1,0 +1,96 @@
+#include "sandbox/changes/DockerImageKeeper.h"
+
+#include "sandbox/sbx/SbxDriver.h"
+
+#include <QRegularExpression>
+
+namespace chat2sbx {
+
+namespace {
+
+// $1: the checkpoint id; the rest: image references. The archive appears under its name only whole.
+const char kSave[] = "set -e; d=\"$HOME/.chat2sbx/docker-images\"; mkdir -p \"$d\"; f=\"$d/$1.tar\"; shift; "
+                     "docker save -o \"$f.partial\" -- \"$@\" >/dev/null; mv -f \"$f.partial\" \"$f\"; stat -c %s \"$f\"";
+const char kLoad[] = "f=\"$HOME/.chat2sbx/docker-images/$1.tar\"; "
+                     "[ -f \"$f\" ] || { echo \"the saved Docker images are not in this sandbox's disk\" >&2; exit 3; }; "
+                     "docker load -i \"$f\" && rm -f \"$f\"";
+const char kDrop[] = "rm -f \"$HOME/.chat2sbx/docker-images/$1.tar\" \"$HOME/.chat2sbx/docker-images/$1.tar.partial\"";
+
+QStringList script(const char *body, const QString &checkpointId, const QStringList &more = {})
+{
+    return QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QString::fromLatin1(body), QStringLiteral("chat2sbx-docker"),
+                       checkpointId}
+           + more;
+}
+
+QString firstLine(const QByteArray &bytes)
+{
+    return QString::fromUtf8(bytes).trimmed().section(QLatin1Char('\n'), 0, 0).left(300);
+}
+
+} // namespace
+
+DockerImageKeeper::DockerImageKeeper(SbxDriver &sbx, QObject *parent) : QObject(parent), m_sbx(sbx)
+{
+}
+
+QString DockerImageKeeper::invalid(const QStringList &images)
+{
+    if (images.size() > kMaxImages)
+        return QStringLiteral("at most %1 Docker images can be kept with a checkpoint").arg(kMaxImages);
+    // A docker reference: [registry[:port]/]name[:tag][@digest], lower-case path components.
+    static const QRegularExpression reference(QStringLiteral("^[a-z0-9][a-z0-9._/-]{0,254}(:[A-Za-z0-9_.-]{1,128})?(@sha256:[a-f0-9]{64})?$"));
+    for (const QString &image : images) {
+        const QString host = image.section(QLatin1Char('/'), 0, 0);
+        const QString rest = image.contains(QLatin1Char('/')) && (host.contains(QLatin1Char('.')) || host.contains(QLatin1Char(':')))
+                                 ? image.section(QLatin1Char('/'), 1)
+                                 : image;
+        if (!reference.match(rest).hasMatch() || image.size() > 300)
+            return QStringLiteral("'%1' is not a Docker image reference (name[:tag], e.g. myapp:dev)").arg(image.left(100));
+    }
+    return {};
+}
+
+void DockerImageKeeper::save(const QString &runtimeName, const QString &checkpointId, const QStringList &images,
+                             std::function<void(bool, qint64, const QString &)> done)
+{
+    SbxExecSpec spec;
+    spec.runtimeName = runtimeName;
+    spec.command = script(kSave, checkpointId, images);
+    m_sbx.exec(spec, [done](const SbxResult &r) {
+        bool number = false;
+        const qint64 bytes = r.out.trimmed().toLongLong(&number);
+        if (!r.ok || !number)
+            return done(false, 0, QStringLiteral("docker save of the images failed: %1").arg(r.ok ? QStringLiteral("no size came back")
+                                                                                               : firstLine(r.err.isEmpty() ? r.out : r.err)));
+        done(true, bytes, QString());
+    }, kTimeoutMs);
+}
+
+void DockerImageKeeper::load(const QString &runtimeName, const QString &checkpointId,
+                             std::function<void(bool, const QStringList &, const QString &)> done)
+{
+    SbxExecSpec spec;
+    spec.runtimeName = runtimeName;
+    spec.command = script(kLoad, checkpointId);
+    m_sbx.exec(spec, [done](const SbxResult &r) {
+        if (!r.ok)
+            return done(false, {}, QStringLiteral("docker load of the kept images failed: %1").arg(firstLine(r.err.isEmpty() ? r.out : r.err)));
+        QStringList loaded;
+        static const QRegularExpression line(QStringLiteral("^Loaded image(?: ID)?: (\\S{1,300})$"), QRegularExpression::MultilineOption);
+        auto it = line.globalMatch(QString::fromUtf8(r.out.left(64 * 1024)));
+        while (it.hasNext() && loaded.size() < 100)
+            loaded << it.next().captured(1);
+        done(true, loaded, QString());
+    }, kTimeoutMs);
+}
+
+void DockerImageKeeper::drop(const QString &runtimeName, const QString &checkpointId, std::function<void(bool, const QString &)> done)
+{
+    SbxExecSpec spec;
+    spec.runtimeName = runtimeName;
+    spec.command = script(kDrop, checkpointId);
+    m_sbx.exec(spec, [done](const SbxResult &r) { done(r.ok, r.ok ? QString() : firstLine(r.err)); }, 120000);
+}
+
+} // namespace chat2sbx
