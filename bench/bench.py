@@ -733,7 +733,8 @@ def realistic_with_many(build, quick):
 # ---------------------------------------------------------------- 8. checkpoint, restore and fork on a realistic sbx
 def bench_checkpoint(build, quick):
     """sandbox_checkpoint, sandbox_restore and sandbox_fork of a scratch sandbox whose workspace holds
-    1 MB and 1 GB (quick: 1 MB and 64 MB) of incompressible data, on the fake sbx's realistic profile
+    1 MB and 1 GB (quick: 1 MB and 64 MB) of incompressible data, and of a clone sandbox holding 1 MB and
+    16 MB of untracked data (its git state travels as a bundle), on the fake sbx's realistic profile
     (2.8 s a command, a template save 30 s a GiB of what it saves), and the p50 of another sandbox's
     `read` of a 4 KiB file while each runs: a checkpoint must not slow the other sandboxes' calls. A
     call that answers `saving`/`restoring`/`forking` first is timed to when the state is ready."""
@@ -741,6 +742,8 @@ def bench_checkpoint(build, quick):
     sizes = [("1 MB", 1 << 20), ("64 MB", 64 << 20)] if quick else [("1 MB", 1 << 20), ("1 GB", 1 << 30)]
     env = {"FAKE_SBX_PROFILE": "realistic", "FAKE_SBX_IDLE_STOP_MS": "off", "CHAT2SBX_WARM_SANDBOXES": "0"}
     serve = Serve(build, extra_env=env)
+    os.makedirs(os.path.join(serve.root, "repos"), exist_ok=True)
+    serve.extra_env["CHAT2SBX_ALLOWED_HOST_ROOTS"] = os.path.join(serve.root, "repos")
     out = []
     try:
         serve.start()
@@ -794,14 +797,45 @@ def bench_checkpoint(build, quick):
                 time.sleep(0.2)
             raise RuntimeError("timed out waiting")
 
-        for label, size in sizes:
-            sid, _ = create_sandbox(rpc)
-            with open(os.path.join(workspace_of(sid), "data.bin"), "wb") as f:
-                left = size
-                while left > 0:
-                    n = min(left, 1 << 20)
-                    f.write(os.urandom(n))
-                    left -= n
+        def clone_sandbox():
+            """A clone sandbox of a small git repository under the allowed root (approved as the user would)."""
+            repo = os.path.join(serve.root, "repos", "project")
+            os.makedirs(repo, exist_ok=True)
+            git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+            subprocess.run(git + ["init", "-q", "-b", "main"], cwd=repo, check=True)
+            with open(os.path.join(repo, "README"), "w") as f:
+                f.write("bench\n")
+            subprocess.run(git + ["add", "."], cwd=repo, check=True)
+            subprocess.run(git + ["commit", "-qm", "initial"], cwd=repo, check=True)
+            ask = {"host_path": repo, "mode": "clone"}
+            sc, err, _ = rpc.tool("workspace_request", ask)
+            if err:
+                raise RuntimeError(f"workspace_request failed: {err}")
+            subprocess.run([build.chat2sbx, "approval", "approve", sc["approval_id"]], env=serve.env(), check=True,
+                           stdout=subprocess.DEVNULL)
+            sc, err, _ = rpc.tool("workspace_request", ask)
+            sc, err, _ = rpc.tool("sandbox_create", {"workspace_id": sc["workspace_id"]})
+            if err:
+                raise RuntimeError(f"sandbox_create of the clone failed: {err}")
+            return sc["sandbox_id"]
+
+        series = [(label, size, False) for label, size in sizes] + [("clone 1 MB", 1 << 20, True), ("clone 16 MB", 16 << 20, True)]
+        clone_id = None
+        for label, size, clone in series:
+            if clone:
+                sid = clone_id = clone_id or clone_sandbox()
+                # untracked and uncommitted: the clone's git state carries it (a bundle of at most 20 MiB)
+                _, err, _ = rpc.tool("bash", {"sandbox_id": sid, "command": f"head -c {size} /dev/urandom > data.bin"})
+                if err:
+                    raise RuntimeError(f"writing into the clone failed: {err}")
+            else:
+                sid, _ = create_sandbox(rpc)
+                with open(os.path.join(workspace_of(sid), "data.bin"), "wb") as f:
+                    left = size
+                    while left > 0:
+                        n = min(left, 1 << 20)
+                        f.write(os.urandom(n))
+                        left -= n
             made = {}
 
             def checkpoint():
@@ -828,7 +862,8 @@ def bench_checkpoint(build, quick):
 
             for what, fn in (("sandbox_checkpoint", checkpoint), ("sandbox_restore", restore), ("sandbox_fork", fork)):
                 secs, reads = timed(fn)
-                out.append({"benchmark": "checkpoint", "label": f"{what}, {label} workspace", "seconds": round(secs, 2),
+                out.append({"benchmark": "checkpoint", "label": f"{what}, {label}" + ("" if clone else " workspace"),
+                            "seconds": round(secs, 2),
                             "profile": "realistic", "workspace_bytes": size,
                             "other_read_p50_ms": round(reads[len(reads) // 2], 1) if reads else None,
                             "other_read_max_ms": round(reads[-1], 1) if reads else None, "other_reads": len(reads)})
