@@ -179,18 +179,14 @@ void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint 
     const auto replaceVm = [self, sandboxId, checkpoint, done] {
         if (!self)
             return;
-        // A VM that gets a clone's work or Docker images next is woken at once: not stopped in between.
-        const bool fill = !checkpoint.cloneState.isEmpty() || !checkpoint.dockerImages.isEmpty();
-        self->m_sandboxes.replaceHeldRuntime(
-            sandboxId, checkpoint.templateRef,
-            [self, sandboxId, checkpoint, done](bool ok, const QString &error) {
-                if (!self)
-                    return;
-                if (!ok)
-                    return done(false, self->m_sandboxes.publicText(error));
-                self->fillNewVm(sandboxId, checkpoint, done);
-            },
-            fill);
+        self->m_sandboxes.replaceHeldRuntime(sandboxId, checkpoint.templateRef, [self, sandboxId, checkpoint, done](bool ok,
+                                                                                                           const QString &error) {
+            if (!self)
+                return;
+            if (!ok)
+                return done(false, self->m_sandboxes.publicText(error));
+            self->fillNewVm(sandboxId, checkpoint, done);
+        });
     };
     // A direct folder is the user's own: only the VM's side goes back.
     if (!view->workspace->isManaged() || checkpoint.workspaceCopy.isEmpty())

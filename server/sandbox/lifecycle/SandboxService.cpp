@@ -114,7 +114,7 @@ void SandboxService::release(const QString &sandboxId)
 }
 
 void SandboxService::replaceHeldRuntime(const QString &sandboxId, const QString &templateRef,
-                                        std::function<void(bool, const QString &)> done, bool leaveRunning)
+                                        std::function<void(bool, const QString &)> done)
 {
     const auto r = m_ops->records().find(sandboxId);
     const std::optional<Workspace> w = r ? m_ops->workspaces().find(r->workspaceId) : std::nullopt;
@@ -132,18 +132,16 @@ void SandboxService::replaceHeldRuntime(const QString &sandboxId, const QString 
     spec.workspaceRoot = w->hostPath;
     spec.clone = w->mode == WorkspaceMode::Clone;   // a fresh clone: the holder puts the saved work back
     QPointer<SandboxService> self(this);
-    m_ops->removeRuntime(spec.runtimeName, [self, sandboxId, spec, done, leaveRunning](bool removed, const QString &rmError) {
+    m_ops->removeRuntime(spec.runtimeName, [self, sandboxId, spec, done](bool removed, const QString &rmError) {
         if (!self)
             return;
         if (!removed)
             return done(false, QStringLiteral("removing its VM failed: %1").arg(rmError));
-        self->m_ops->sbx().create(spec, [self, sandboxId, spec, done, leaveRunning](const SbxResult &created) {
+        self->m_ops->sbx().create(spec, [self, sandboxId, spec, done](const SbxResult &created) {
             if (!self)
                 return;
             if (!created.ok)
                 return done(false, QStringLiteral("creating its VM from %1 failed: %2").arg(spec.templateRef, created.error));
-            if (leaveRunning)
-                return done(true, QString());
             self->m_ops->stopRuntime(sandboxId, spec.runtimeName, [done] { done(true, QString()); });
         });
     });

@@ -100,9 +100,8 @@ public:
     // repository: CloneCheckpointWork puts its work back): `sbx rm`, `sbx create --template`,
     // then `sbx stop` (the record stays stopped; the next tool call after release() starts it).
     // Safe to repeat: a runtime already gone is not an error. The caller persists its intent first.
-    // `leaveRunning`: no `sbx stop` after the create, for a holder that wakes it at once (resolveHeld).
     void replaceHeldRuntime(const QString &sandboxId, const QString &templateRef,
-                            std::function<void(bool ok, const QString &error)> done, bool leaveRunning = false);
+                            std::function<void(bool ok, const QString &error)> done);
     QString heldFor(const QString &sandboxId) const;
     // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
     int countActive() const;
