@@ -55,7 +55,7 @@ op_git_save() { # max_bytes
 }
 
 op_git_put_back() { # refs list, bundle (last)
-    local t line sha ref head work index r keep
+    local t sha ref head work index r keep
     git_enter || return
     t="$RUN/$ID"
     printf '%s' "${A[0]:-}" >"$t.refs"
