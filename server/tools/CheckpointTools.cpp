@@ -70,7 +70,7 @@ ToolDefinition checkpointDefinition()
     return d;
 }
 
-ToolDefinition listDefinition()
+ToolDefinition checkpointsListDefinition()
 {
     ToolDefinition d;
     d.name = QStringLiteral("sandbox_checkpoints");
@@ -321,7 +321,7 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
         vmOnly, dockerImagesOf(call));
 }
 
-void runList(CheckpointService &checkpoints, const ToolCall &call)
+void runCheckpointsList(CheckpointService &checkpoints, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
     QString sandboxId;
@@ -342,7 +342,7 @@ void registerCheckpointTools(ToolRegistry &registry, CheckpointService &checkpoi
                              const Config &config)
 {
     registry.add(checkpointDefinition(), [&checkpoints, &config](const ToolCall &call) { runCheckpoint(checkpoints, config, call); });
-    registry.add(listDefinition(), [&checkpoints](const ToolCall &call) { runList(checkpoints, call); });
+    registry.add(checkpointsListDefinition(), [&checkpoints](const ToolCall &call) { runCheckpointsList(checkpoints, call); });
     registry.add(restoreDefinition(), [&checkpoints, &config](const ToolCall &call) { runRestore(checkpoints, config, call); });
     registry.add(deleteDefinition(), [&checkpoints](const ToolCall &call) { runDelete(checkpoints, call); });
     registry.add(forkDefinition(), [&checkpoints, &sandboxes, &config](const ToolCall &call) {
