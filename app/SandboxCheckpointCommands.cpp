@@ -133,7 +133,11 @@ int runFork(CommandContext &ctx)
 {
     const bool fromSandbox = ctx.args.size() == 1 && isWellFormedId(ctx.args.first(), "sbx_");
     if (ctx.args.size() != 1 || (!fromSandbox && !isWellFormedId(ctx.args.first(), "ckp_")))
-        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox fork <checkpoint id | sandbox id> [--name TEXT] [--end-running-commands]"));
+        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox fork <checkpoint id | sandbox id> [--name TEXT] [--docker-images A,B] "
+                                        "[--end-running-commands]"));
+    const QStringList images = ctx.value(QStringLiteral("docker-images")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (!images.isEmpty() && !fromSandbox)
+        return ctx.usage(QStringLiteral("--docker-images goes with a sandbox id: a checkpoint keeps the images it was made with"));
     CheckpointCli cli(ctx);
     if (!cli.open())
         return cli.code;
@@ -154,7 +158,7 @@ int runFork(CommandContext &ctx)
                               .arg(o.view.record.id, sandboxShortName(o.view), o.checkpoint.sandboxId, o.checkpoint.id)
                               .arg(o.tookMs));
             cli.finish(0);
-        });
+        }, images);
     });
 }
 
@@ -195,9 +199,12 @@ const bool registeredRestore = registerCommand(
      QStringLiteral("Take a sandbox back to one of its checkpoints (the present is checkpointed first)"), false, runRestore,
      {kEndRunning}});
 const bool registeredFork = registerCommand(
-    {QStringLiteral("sandbox fork"), QStringLiteral("sandbox fork <checkpoint id | sandbox id> [--name TEXT] [--end-running-commands]"),
+    {QStringLiteral("sandbox fork"),
+     QStringLiteral("sandbox fork <checkpoint id | sandbox id> [--name TEXT] [--docker-images A,B] [--end-running-commands]"),
      QStringLiteral("Make a new sandbox from a checkpoint (or from one of the sandbox taken now)"), false, runFork,
      {QCommandLineOption(QStringLiteral("name"), QStringLiteral("a few words to tell the fork apart"), QStringLiteral("text")),
+      QCommandLineOption(QStringLiteral("docker-images"), QStringLiteral("with a sandbox id: its own Docker images the fork gets too"),
+                         QStringLiteral("a,b")),
       kEndRunning}});
 const bool registeredUncheckpoint = registerCommand(
     {QStringLiteral("sandbox uncheckpoint"), QStringLiteral("sandbox uncheckpoint <checkpoint id>"),

@@ -587,6 +587,18 @@ private slots:
         QCOMPARE(inVm(forkRuntime, QStringLiteral("docker images")).out, QByteArray("web:dev\n"));
         QVERIFY(!QFileInfo::exists(env.sbxState() + QStringLiteral("/sandboxes/") + forkRuntime + QStringLiteral("/home") + archive));
         QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
+
+        // From a terminal: a fork of the sandbox itself with its image; a checkpoint keeps what it was made with.
+        QCOMPARE(runCli(env, {QStringLiteral("sandbox"), QStringLiteral("fork"), ckp, QStringLiteral("--docker-images"),
+                              QStringLiteral("web:dev")}).exitCode, 2);
+        const CliResult cli = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("fork"), id, QStringLiteral("--docker-images"),
+                                           QStringLiteral("web:dev"), QStringLiteral("--json")}, 120000);
+        QVERIFY2(cli.exitCode == 0, cli.err.constData());
+        const QString cliFork = QJsonDocument::fromJson(cli.out).object().value(QStringLiteral("sandbox_id")).toString();
+        const std::optional<SandboxView> made = h->sandboxes->get(cliFork);
+        QVERIFY2(made, cli.out.constData());
+        QCOMPARE(inVm(made->record.runtimeName, QStringLiteral("docker images")).out, QByteArray("web:dev\n"));
+        QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), cliFork}}, scaled(60000)).result.isError);
     }
 
     // Last: it expires every sandbox of the harness.
