@@ -195,6 +195,23 @@ private slots:
         QVERIFY(git(repo, {"log", "--format=%s", "chat2sbx/" + id}).contains("agent: a2\ninitial"));
     }
 
+    void aDetachedHeadComesBackDetached()
+    {
+        QVERIFY(!sh(id, "git add -A && git commit -qm wip && git checkout -q --detach HEAD~1 && echo detached-work > d.txt")
+                     .startsWith("FAILED"));
+        const QString describe = QStringLiteral("git rev-parse HEAD; git symbolic-ref -q HEAD || echo detached; git status --porcelain");
+        const QString before = sh(id, describe);
+        QVERIFY2(before.contains("detached\n") && before.contains("?? d.txt"), qPrintable(before));
+        const QJsonObject saved = call(QStringLiteral("sandbox_checkpoint"), {{"sandbox_id", id}});
+        QVERIFY2(!saved.value("isError").toBool(), qPrintable(McpTestClient::describe(saved)));
+        QVERIFY(!sh(id, "rm d.txt && git checkout -q main").startsWith("FAILED"));
+        const QJsonObject restored =
+            call(QStringLiteral("sandbox_restore"), {{"sandbox_id", id}, {"checkpoint_id", structured(saved).value("checkpoint_id")}});
+        QVERIFY2(!restored.value("isError").toBool(), qPrintable(McpTestClient::describe(restored)));
+        QCOMPARE(sh(id, describe), before);
+        QVERIFY(!sh(id, "rm d.txt && git checkout -q main").startsWith("FAILED"));
+    }
+
     void aCheckpointWhoseBaseTheHostLostIsRefusedBeforeAnythingChanges()
     {
         const QJsonObject saved = call(QStringLiteral("sandbox_checkpoint"), {{"sandbox_id", id}});
