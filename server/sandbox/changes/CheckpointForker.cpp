@@ -3,7 +3,6 @@
 #include "config/Config.h"
 #include "core/Clock.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
-#include "sandbox/changes/DockerImageKeeper.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "workspace/WorkspaceService.h"
@@ -148,39 +147,22 @@ void CheckpointForker::forkClone(const Checkpoint &c, Outcome o, const QString &
         request.workspaceId = repository.id;
         request.templateRef = c.templateRef;
         request.alongside = true;
-        request.prepare = [self, state = c.cloneState](const RunningSandbox &running,
-                                                       std::function<void(bool, const QString &)> prepared) {
-            if (!self || !self->m_checkpoints.cloneWork())
-                return prepared(false, QStringLiteral("chat2sbx is stopping"));
-            self->m_checkpoints.cloneWork()->putBack(running, state, std::move(prepared));
-        };
         self->create(request, c, o, name, startedAt, done);
     });
 }
 
-void CheckpointForker::create(const SandboxCreateRequest &clean, const Checkpoint &c, Outcome o, const QString &name,
+void CheckpointForker::create(const SandboxCreateRequest &made, const Checkpoint &c, Outcome o, const QString &name,
                               qint64 startedAt, Done done)
 {
     QPointer<CheckpointForker> self(this);
-    const bool clone = clean.alongside;
-    SandboxCreateRequest request = clean;
-    if (!c.dockerImages.isEmpty()) {
-        // The images the checkpoint kept wait in its disk: into the fork's engine before it counts as made.
-        request.prepare = [self, first = clean.prepare, id = c.id](const RunningSandbox &running,
-                                                                 std::function<void(bool, const QString &)> prepared) {
-            const auto load = [self, running, id, prepared](bool ok, const QString &error) {
-                if (!self)
-                    return prepared(false, QStringLiteral("chat2sbx is stopping"));
-                if (!ok)
-                    return prepared(false, error);
-                self->m_checkpoints.docker().load(running.runtimeName, id,
-                                                  [prepared](bool loaded, const QStringList &, const QString &loadError) {
-                                                      prepared(loaded, loadError);
-                                                  });
-            };
-            if (first)
-                return first(running, load);
-            load(true, QString());
+    const bool clone = made.alongside;
+    SandboxCreateRequest request = made;
+    if (CheckpointService::needsFill(c)) {
+        // A clone's work and the images kept go into the fork before it counts as made.
+        request.prepare = [self, c](const RunningSandbox &running, std::function<void(bool, const QString &)> prepared) {
+            if (!self)
+                return prepared(false, QStringLiteral("chat2sbx is stopping"));
+            self->m_checkpoints.fillNewVm(running, c, std::move(prepared));
         };
     }
     m_sandboxes.create(request, [self, c, o, name, startedAt, done, clone](const SandboxOutcome &created) mutable {

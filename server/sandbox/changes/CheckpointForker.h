@@ -49,7 +49,7 @@ public:
 private:
     void forkFrom(const Checkpoint &checkpoint, bool made, const QString &name, qint64 startedAt, Done done);
     void forkClone(const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt, Done done);
-    void create(const SandboxCreateRequest &clean, const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt,
+    void create(const SandboxCreateRequest &made, const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt,
                 Done done);
     QString limitError() const;
 

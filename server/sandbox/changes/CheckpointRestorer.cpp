@@ -2,7 +2,6 @@
 
 #include "core/Clock.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
-#include "sandbox/changes/DockerImageKeeper.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
 
@@ -200,44 +199,14 @@ void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint 
 
 void CheckpointRestorer::fillNewVm(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done)
 {
-    QPointer<CheckpointRestorer> self(this);
-    const auto loadImages = [self, sandboxId, checkpoint, done](bool ok, const QString &error) {
-        if (!self)
-            return;
-        if (!ok || checkpoint.dockerImages.isEmpty())
-            return done(ok, error);
-        // The images the checkpoint kept wait in its disk: into the new VM's engine.
-        RunningSandbox running;
-        QString wakeError;
-        if (!self->m_sandboxes.resolveHeld(sandboxId, running, wakeError))
-            return done(false, wakeError);
-        self->m_checkpoints.docker().load(running.runtimeName, checkpoint.id,
-                                          [self, done](bool loaded, const QStringList &, const QString &loadError) {
-                                              if (self)
-                                                  done(loaded, loaded ? QString() : self->m_sandboxes.publicText(loadError));
-                                          });
-    };
-    if (checkpoint.cloneState.isEmpty())
-        return loadImages(true, QString());
-    putCloneBack(sandboxId, checkpoint.cloneState, loadImages);
-}
-
-void CheckpointRestorer::putCloneBack(const QString &sandboxId, const QString &cloneState, StepDone done)
-{
-    // The new VM's clone is a fresh one of the host repository: the checkpoint's work goes into it
-    // while the sandbox is still held.
+    if (!CheckpointService::needsFill(checkpoint))
+        return done(true, QString());
+    // Woken for this job only: the sandbox stays held until the restore ends.
     RunningSandbox running;
     QString error;
-    CloneCheckpointWork *work = m_checkpoints.cloneWork();
-    if (!work)
-        return done(false, QStringLiteral("clone sandboxes cannot be restored here"));
     if (!m_sandboxes.resolveHeld(sandboxId, running, error))
         return done(false, error);
-    QPointer<CheckpointRestorer> self(this);
-    work->putBack(running, cloneState, [self, done](bool ok, const QString &putError) {
-        if (self)
-            done(ok, ok ? QString() : self->m_sandboxes.publicText(putError));
-    });
+    m_checkpoints.fillNewVm(running, checkpoint, std::move(done));
 }
 
 void CheckpointRestorer::end(const QString &sandboxId)

@@ -45,9 +45,8 @@ private:
     // Steps 3 and 4 for a sandbox already held stopped with its row written.
     void apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs, CheckpointService::RestoreDone done);
     void replaceWith(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done);
-    // The new VM gets what its template does not hold: a clone's git state, the Docker images kept.
+    // The new VM gets what its template does not hold (CheckpointService::fillNewVm).
     void fillNewVm(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done);
-    void putCloneBack(const QString &sandboxId, const QString &cloneState, StepDone done);
     void end(const QString &sandboxId);
     QString refusal(const QString &sandboxId, const std::optional<Checkpoint> &checkpoint, const QString &checkpointId) const;
 

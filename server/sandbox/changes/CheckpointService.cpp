@@ -391,6 +391,27 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
     });
 }
 
+void CheckpointService::fillNewVm(const RunningSandbox &vm, const Checkpoint &c, std::function<void(bool, const QString &)> done)
+{
+    QPointer<CheckpointService> self(this);
+    const auto loadImages = [self, vm, c, done](bool ok, const QString &error) {
+        if (!self)
+            return done(false, QStringLiteral("chat2sbx is stopping"));
+        if (!ok || c.dockerImages.isEmpty())
+            return done(ok, error);
+        self->m_docker->load(vm.runtimeName, c.id, [self, done](bool loaded, const QStringList &, const QString &loadError) {
+            done(loaded, loaded || !self ? loadError : self->m_sandboxes.publicText(loadError));
+        });
+    };
+    if (c.cloneState.isEmpty())
+        return loadImages(true, QString());
+    if (!m_cloneWork)
+        return done(false, QStringLiteral("clone sandboxes cannot be restored or forked here"));
+    m_cloneWork->putBack(vm, c.cloneState, [self, loadImages](bool ok, const QString &error) {
+        loadImages(ok, ok || !self ? error : self->m_sandboxes.publicText(error));
+    });
+}
+
 void CheckpointService::reconcile()
 {
     for (const Checkpoint &c : m_repo.inState(CheckpointState::Saving)) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sandbox/channel/SandboxResolver.h"
 #include "state/Checkpoint.h"
 #include "state/BashSessionRepository.h"
 #include "state/CheckpointRepository.h"
@@ -109,7 +110,10 @@ public:
     }
     CheckpointRemoval &removal() const { return *m_removal; }
     CloneCheckpointWork *cloneWork() const { return m_cloneWork; }
-    DockerImageKeeper &docker() const { return *m_docker; }
+    // A VM just made from `c`'s template (a restore's or a fork's) gets what a template does not hold:
+    // a clone's git state put back, then the Docker images the checkpoint kept loaded.
+    static bool needsFill(const Checkpoint &c) { return !c.cloneState.isEmpty() || !c.dockerImages.isEmpty(); }
+    void fillNewVm(const RunningSandbox &vm, const Checkpoint &c, std::function<void(bool ok, const QString &error)> done);
 
     // checkpointBeforeExpiry: a scratch sandbox idle expiry is about to remove is checkpointed first
     // (pinned, so it outlives the sandbox), then `proceed` removes it, its reason naming the checkpoint.
