@@ -164,17 +164,8 @@ void CheckpointService::fail(const Checkpoint &c, const QString &why, bool held,
     m_repo.finish(c.id, CheckpointState::Failed, 0, why, m_clock.nowMs(), error);
     QDir(copyDir(c.id)).removeRecursively();
     m_sbx.templateRemove(c.templateRef, [](const SbxResult &) {});   // made or not: nothing of it stays
-    if (!c.dockerImages.isEmpty()) {
-        // A docker save may have left its archive in the sandbox's HOME: removed while the VM runs.
-        RunningSandbox running;
-        QString wakeError;
-        const auto record = m_sandboxes.get(c.sandboxId);
-        const bool reachable = held ? m_sandboxes.resolveHeld(c.sandboxId, running, wakeError)
-                                    : record && record->record.state == SandboxState::Running
-                                          && m_sandboxes.resolveRunning(c.sandboxId, running, wakeError);
-        if (reachable)
-            m_docker->drop(running.runtimeName, c.id, [](bool, const QString &) {});
-    }
+    if (!c.dockerImages.isEmpty())   // a docker save may have left its archive in the sandbox's HOME
+        dropDockerArchive(c, held, [] {});
     if (held)
         m_sandboxes.release(c.sandboxId);
     emit checkpointsChanged(c.sandboxId);
@@ -271,18 +262,20 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
                                "a restore or fork makes").arg(c.dockerImages.join(QStringLiteral(", ")));
     const std::pair<QStringList, QStringList> notes{kept, notKept};   // what it holds, what it does not
     const QString source = w.isManaged() ? w.hostPath : QString();
-    QPointer<CheckpointService> self(this);
+    if (c.cloneState.isEmpty() && c.dockerImages.isEmpty())
+        return saveVm(c, notes, source, keepHeld, 0, std::move(done));
     // In the VM while it runs (which wakes a sleeping one): the named images into HOME, then a clone's
     // git state; then the VM's disk.
-    const auto saveInVm = [self, c, notes, source, keepHeld, done] {
+    RunningSandbox running;
+    QString resolveError;
+    if (!m_sandboxes.resolveRunning(sandboxId, running, resolveError))
+        return fail(c, resolveError, false, done);
+    QPointer<CheckpointService> self(this);
+    const auto saveInVm = [self, c, notes, source, keepHeld, done, running] {
         if (!self)
             return;
         if (c.cloneState.isEmpty())
             return self->saveVm(c, notes, source, keepHeld, 0, done);
-        RunningSandbox running;
-        QString resolveError;
-        if (!self->m_sandboxes.resolveRunning(c.sandboxId, running, resolveError))
-            return self->fail(c, resolveError, false, done);
         self->m_cloneWork->save(running, c.cloneState, [self, c, notes, keepHeld, done](bool ok, qint64 bytes, const QString &saveError) {
             if (!self)
                 return;
@@ -293,10 +286,6 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
     };
     if (c.dockerImages.isEmpty())
         return saveInVm();
-    RunningSandbox running;
-    QString resolveError;
-    if (!m_sandboxes.resolveRunning(sandboxId, running, resolveError))
-        return fail(c, resolveError, false, done);
     m_docker->save(running.runtimeName, c.id, c.dockerImages, [self, c, done, saveInVm](bool ok, qint64, const QString &saveError) {
         if (!self)
             return;
@@ -368,26 +357,35 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
                                                       << (listed.ok ? QStringLiteral("not listed with a size") : listed.error);
                 partDone(qMax<qint64>(bytes, 0), QString());
             });
-            if (!c.dockerImages.isEmpty()) {
-                RunningSandbox running;
-                QString wakeError;
-                if (!self->m_sandboxes.resolveHeld(c.sandboxId, running, wakeError)) {
-                    qCWarning(lcCheckpoint).noquote() << "the Docker images' archive of" << c.id << "stays in its sandbox:" << wakeError;
-                    partDone(0, QString());
-                } else {
-                    self->m_docker->drop(running.runtimeName, c.id, [partDone, id = c.id](bool dropped, const QString &error) {
-                        if (!dropped)
-                            qCWarning(lcCheckpoint).noquote() << "the Docker images' archive of" << id << "stays in its sandbox:" << error;
-                        partDone(0, QString());
-                    });
-                }
-            }
+            if (!c.dockerImages.isEmpty())
+                self->dropDockerArchive(c, true, [partDone] { partDone(0, QString()); });
             if (source.isEmpty())
                 return partDone(0, QString());
             self->m_copy->copy(source, c.workspaceCopy, [partDone](bool copied, qint64 size, const QString &copyError) {
                 partDone(copied ? size : 0, copied ? QString() : copyError);
             });
         });
+    });
+}
+
+void CheckpointService::dropDockerArchive(const Checkpoint &c, bool held, std::function<void()> then)
+{
+    // The VM runs for it: a held sandbox is woken for its holder, a free one only when it runs already.
+    RunningSandbox running;
+    QString error;
+    const std::optional<SandboxView> view = m_sandboxes.get(c.sandboxId);
+    const bool reachable = held ? m_sandboxes.resolveHeld(c.sandboxId, running, error)
+                                : view && view->record.state == SandboxState::Running
+                                      && m_sandboxes.resolveRunning(c.sandboxId, running, error);
+    if (!reachable) {
+        qCWarning(lcCheckpoint).noquote() << "the Docker images' archive of" << c.id << "stays in its sandbox:"
+                                          << (error.isEmpty() ? QStringLiteral("the sandbox is not running") : error);
+        return then();
+    }
+    m_docker->drop(running.runtimeName, c.id, [id = c.id, then](bool dropped, const QString &dropError) {
+        if (!dropped)
+            qCWarning(lcCheckpoint).noquote() << "the Docker images' archive of" << id << "stays in its sandbox:" << dropError;
+        then();
     });
 }
 
@@ -399,7 +397,7 @@ void CheckpointService::fillNewVm(const RunningSandbox &vm, const Checkpoint &c,
             return done(false, QStringLiteral("chat2sbx is stopping"));
         if (!ok || c.dockerImages.isEmpty())
             return done(ok, error);
-        self->m_docker->load(vm.runtimeName, c.id, [self, done](bool loaded, const QStringList &, const QString &loadError) {
+        self->m_docker->load(vm.runtimeName, c.id, [self, done](bool loaded, const QString &loadError) {
             done(loaded, loaded || !self ? loadError : self->m_sandboxes.publicText(loadError));
         });
     };

@@ -132,6 +132,8 @@ private:
     void take(const QString &sandboxId, const QString &label, bool endRunningCommands, bool keepHeld, bool vmOnly,
               const QStringList &dockerImages, std::function<void(const Checkpoint &)> started, Done done);
     void fail(const Checkpoint &c, const QString &why, bool held, const Done &done);
+    // The Docker images' archive leaves the source sandbox's HOME (a failure only logs); `then` after.
+    void dropDockerArchive(const Checkpoint &c, bool held, std::function<void()> then);
     // Holds the sandbox stopped, saves its VM's disk as the template, copies a managed workspace
     // (`source`), then records the checkpoint ready.
     void saveVm(const Checkpoint &c, const std::pair<QStringList, QStringList> &notes, const QString &source, bool keepHeld,

@@ -67,21 +67,14 @@ void DockerImageKeeper::save(const QString &runtimeName, const QString &checkpoi
     }, kTimeoutMs);
 }
 
-void DockerImageKeeper::load(const QString &runtimeName, const QString &checkpointId,
-                             std::function<void(bool, const QStringList &, const QString &)> done)
+void DockerImageKeeper::load(const QString &runtimeName, const QString &checkpointId, std::function<void(bool, const QString &)> done)
 {
     SbxExecSpec spec;
     spec.runtimeName = runtimeName;
     spec.command = script(kLoad, checkpointId);
     m_sbx.exec(spec, [done](const SbxResult &r) {
-        if (!r.ok)
-            return done(false, {}, QStringLiteral("docker load of the kept images failed: %1").arg(firstLine(r.err.isEmpty() ? r.out : r.err)));
-        QStringList loaded;
-        static const QRegularExpression line(QStringLiteral("^Loaded image(?: ID)?: (\\S{1,300})$"), QRegularExpression::MultilineOption);
-        auto it = line.globalMatch(QString::fromUtf8(r.out.left(64 * 1024)));
-        while (it.hasNext() && loaded.size() < 100)
-            loaded << it.next().captured(1);
-        done(true, loaded, QString());
+        done(r.ok, r.ok ? QString()
+                        : QStringLiteral("docker load of the kept images failed: %1").arg(firstLine(r.err.isEmpty() ? r.out : r.err)));
     }, kTimeoutMs);
 }
 

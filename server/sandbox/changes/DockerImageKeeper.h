@@ -29,8 +29,7 @@ public:
 
     void save(const QString &runtimeName, const QString &checkpointId, const QStringList &images,
               std::function<void(bool ok, qint64 bytes, const QString &error)> done);
-    void load(const QString &runtimeName, const QString &checkpointId,
-              std::function<void(bool ok, const QStringList &loaded, const QString &error)> done);
+    void load(const QString &runtimeName, const QString &checkpointId, std::function<void(bool ok, const QString &error)> done);
     void drop(const QString &runtimeName, const QString &checkpointId, std::function<void(bool ok, const QString &error)> done);
 
 private:
