@@ -56,6 +56,9 @@ int runSandboxList(CommandContext &ctx)
                          isoTime(r.createdAt).left(19).replace(QLatin1Char('T'), QLatin1Char(' ')), ws);
         if (!r.reason.isEmpty())
             text += QStringLiteral("    reason: %1\n").arg(r.reason);
+        if (r.isUnreachable())
+            text += QStringLiteral("    unreachable since %1: %2\n")
+                        .arg(isoTime(r.unreachableSince).left(19).replace(QLatin1Char('T'), QLatin1Char(' ')), r.unreachableWhy);
     }
     ctx.print(text);
     return 0;

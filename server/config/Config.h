@@ -28,6 +28,10 @@ struct Config {
     int sessionIdleSeconds = 3600;            // MCP session expiry
     qint64 sandboxIdleSeconds = 24 * 3600;    // sandbox idle expiry
     qint64 sandboxSleepSeconds = 1800;        // an idle sandbox's VM is stopped (files kept) after this
+    // The deadline of sbx's short commands (ls, version, stop, exec of a step) and how often chat2sbx
+    // lists sandboxes again while sbx is unavailable or leaves one out of `sbx ls`.
+    int sbxTimeoutSeconds = 30;
+    int sbxRecheckSeconds = 30;
     int workspaceRetentionDays = 30;          // managed workspaces without a sandbox
     QStringList allowedOrigins;               // extra Origin values accepted besides loopback ones
     QStringList allowedHosts;                 // extra Host values accepted besides loopback ones

@@ -204,6 +204,8 @@ const QList<Setting> &settings()
         {"CHAT2SBX_SESSION_IDLE_SECONDS", "sessionIdleSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sessionIdleSeconds = v.toInt(); }},
         {"CHAT2SBX_SANDBOX_IDLE_SECONDS", "sandboxIdleSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sandboxIdleSeconds = v.toLongLong(); }},
         {"CHAT2SBX_SANDBOX_SLEEP_SECONDS", "sandboxSleepSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sandboxSleepSeconds = v.toLongLong(); }},
+        {"CHAT2SBX_SBX_TIMEOUT_SECONDS", "sbxTimeoutSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sbxTimeoutSeconds = static_cast<int>(qMin<qint64>(v.toLongLong(), 3600)); }},
+        {"CHAT2SBX_SBX_RECHECK_SECONDS", "sbxRecheckSeconds", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.sbxRecheckSeconds = static_cast<int>(qMin<qint64>(v.toLongLong(), 3600)); }},
         {"CHAT2SBX_WORKSPACE_RETENTION_DAYS", "workspaceRetentionDays", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.workspaceRetentionDays = v.toInt(); }},
         {"CHAT2SBX_ALLOWED_ORIGINS", "allowedOrigins", Kind::List, [](Config &c, const QVariant &v) { c.allowedOrigins = v.toStringList(); }},
         {"CHAT2SBX_ALLOWED_HOSTS", "allowedHosts", Kind::List, [](Config &c, const QVariant &v) { c.allowedHosts = v.toStringList(); }},

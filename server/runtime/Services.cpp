@@ -59,8 +59,12 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         tunnel = std::make_unique<TunnelSupervisor>(config);
     // sbx driver, workspaces, sandbox lifecycle and its tools.
     sbx = std::make_unique<SbxDriver>(config.sbxPath, config.sbxEnv);
+    SbxDriver::Timeouts timeouts;
+    timeouts.otherMs = config.sbxTimeoutSeconds * 1000;
+    sbx->setTimeouts(timeouts);
     workspaces = std::make_unique<WorkspaceService>(config, *db, clock);
     sandboxes = std::make_unique<SandboxService>(config, *db, *workspaces, *sbx, clock);
+    sandboxes->reconciler().setRetryIntervalMs(config.sbxRecheckSeconds * 1000);
     // sandbox_expose probes ports through it; `sandbox fetch` exports through it.
     channels = std::make_unique<ChannelPool>(*sbx, server ? SandboxChannel::Options{} : cliChannelOptions());
     hostGit = std::make_unique<HostGit>();

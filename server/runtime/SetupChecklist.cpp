@@ -20,13 +20,18 @@ ChecklistItem sbxInstalled(const SbxStatus &sbx)
         item.state = State::ToDo;
         item.detail = QStringLiteral("sbx was not found (%1). Install Docker Sandboxes: on Ubuntu 24.04 or newer with KVM the "
                                      "docker-sbx package, on macOS 14+ (Apple silicon) and Windows 11 Docker's installer. "
-                                     "Installed elsewhere? Set CHAT2SBX_SBX (or sbxPath in config.json) to its path.")
+                                     "Installed elsewhere? Set CHAT2SBX_SBX (or \"sbx\" in config.json) to its path.")
                           .arg(sbx.sbxPath);
         return item;
     case SbxStatus::State::TooOld:
         item.state = State::ToDo;
         item.detail = QStringLiteral("sbx %1 is too old: chat2sbx needs %2 or newer. Update Docker Sandboxes.")
                           .arg(sbx.version, minimumSbxVersionText());
+        return item;
+    case SbxStatus::State::NotAnswering:
+    case SbxStatus::State::UpdatePending:
+        item.state = State::ToDo;
+        item.detail = sbx.currentProblem();
         return item;
     case SbxStatus::State::Failed:
         if (sbx.version.isEmpty()) {

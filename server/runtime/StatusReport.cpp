@@ -59,6 +59,10 @@ QStringList StatusReport::problems() const
     }
     if (!sbxProblem.isEmpty())
         out << sbxProblem;
+    if (unreachableSandboxes > 0)
+        out << QStringLiteral("%1 %2 unreachable: %3")
+                   .arg(unreachableSandboxes)
+                   .arg(unreachableSandboxes == 1 ? QStringLiteral("sandbox is") : QStringLiteral("sandboxes are"), unreachableWhy);
     return out;
 }
 
@@ -123,6 +127,8 @@ QJsonObject StatusReport::toCliJson() const
              {QStringLiteral("limit"), sandboxLimitJson(maxActiveSandboxes)},
              {QStringLiteral("warm"), countOrNull(warmSandboxes)},
              {QStringLiteral("warm_target"), warmTarget},
+             {QStringLiteral("unreachable"), countOrNull(unreachableSandboxes)},
+             {QStringLiteral("unreachable_why"), unreachableWhy.isEmpty() ? QJsonValue() : QJsonValue(unreachableWhy)},
          }},
         {QStringLiteral("pending_approvals"), countOrNull(pendingApprovals)},
         {QStringLiteral("chatgpt"), QJsonObject{
@@ -194,6 +200,8 @@ QString StatusReport::toText() const
     text += QStringLiteral("sandboxes:  %1 active / limit %2; %3 of %4 warm (ready to hand over)\n")
                 .arg(countOrUnknown(activeSandboxes), limit, countOrUnknown(warmSandboxes))
                 .arg(warmTarget);
+    if (unreachableSandboxes > 0)
+        text += QStringLiteral("unreachable: %1 (%2)\n").arg(unreachableSandboxes).arg(unreachableWhy);
     text += QStringLiteral("approvals:  %1 pending\n").arg(countOrUnknown(pendingApprovals));
     if (healthy)
         text += QStringLiteral("chatgpt:    %1\n").arg(chatGptToolListText());
@@ -225,6 +233,8 @@ QJsonObject StatusReport::toHealthJson() const
         {QStringLiteral("maxActiveSandboxes"), maxActiveSandboxes},
         {QStringLiteral("warmSandboxes"), warmSandboxes},
         {QStringLiteral("pendingApprovals"), pendingApprovals},
+        {QStringLiteral("unreachableSandboxes"), unreachableSandboxes},
+        {QStringLiteral("unreachableWhy"), unreachableWhy},
         {QStringLiteral("dataRoot"), dataRoot},
         {QStringLiteral("tunnel"), tunnelOut},
         {QStringLiteral("sbx"), sbx.toJson(true)},

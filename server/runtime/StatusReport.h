@@ -38,6 +38,9 @@ struct StatusReport {
     qint64 warmSandboxes = -1;
     qint64 pendingApprovals = -1;
     int maxActiveSandboxes = 0;   // 0: unlimited
+    // Sandboxes sbx's last listing left out (kept, they come back by themselves) and what is known of why.
+    qint64 unreachableSandboxes = -1;
+    QString unreachableWhy;
     int warmTarget = 0;
 
     // Docker Sandboxes: the running server's cached check, or the CLI's own when no server gave one.

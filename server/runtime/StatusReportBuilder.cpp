@@ -1,5 +1,7 @@
 #include "runtime/StatusReportBuilder.h"
 
+#include "sandbox/lifecycle/SandboxReconciler.h"
+
 #include "workspace/WorkspaceService.h"
 
 #include "runtime/ChatGptToolList.h"
@@ -73,6 +75,9 @@ StatusReport statusFromServer(Controller &controller)
     r.sbxPath = controller.sbx().sbxPath();   // the one chosen in the tray, when the user chose one
     if (running) {
         r.activeSandboxes = controller.sandboxes().countActive();
+        const ListingDiagnosis &listing = controller.sandboxes().reconciler().listing();
+        r.unreachableSandboxes = listing.missing;
+        r.unreachableWhy = listing.why;
         r.warmSandboxes = controller.warmPool().readyCount();
         r.pendingApprovals = controller.approvals().pending().size();
     }
@@ -108,6 +113,10 @@ void applyHealthAnswer(StatusReport &r, const QJsonObject &health)
     // Without the local token a server that requires it answers only status, name and tunnel state.
     if (health.contains(QStringLiteral("activeSandboxes")))
         r.activeSandboxes = health.value(QStringLiteral("activeSandboxes")).toInteger();
+    if (health.contains(QStringLiteral("unreachableSandboxes"))) {
+        r.unreachableSandboxes = health.value(QStringLiteral("unreachableSandboxes")).toInteger();
+        r.unreachableWhy = health.value(QStringLiteral("unreachableWhy")).toString();
+    }
     if (health.contains(QStringLiteral("warmSandboxes")))
         r.warmSandboxes = health.value(QStringLiteral("warmSandboxes")).toInteger();
     if (health.contains(QStringLiteral("pendingApprovals")))

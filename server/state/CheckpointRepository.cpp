@@ -242,14 +242,20 @@ int CheckpointRepository::forksOfCheckpoint(const QString &checkpointId) const
 }
 
 namespace {
-const char kLiveForkOf[] = "EXISTS (SELECT 1 FROM sandbox_forks f JOIN sandboxes fs ON fs.id = f.sandbox_id"
-                           " WHERE f.checkpoint_id = %1 AND fs.state <> 'destroyed')";
+// A sandbox not destroyed was made from the checkpoint's template: a fork of it, or one restored to it
+// (sbx cannot save a sandbox whose base image is gone).
+const char kTemplateOfLiveSandbox[] =
+    "(EXISTS (SELECT 1 FROM sandbox_forks f JOIN sandboxes fs ON fs.id = f.sandbox_id"
+    " WHERE f.checkpoint_id = %1 AND fs.state <> 'destroyed')"
+    " OR EXISTS (SELECT 1 FROM sandboxes bs WHERE bs.state <> 'destroyed'"
+    " AND bs.template_ref = (SELECT tc.template_ref FROM checkpoints tc WHERE tc.id = %1)))";
 } // namespace
 
-bool CheckpointRepository::hasLiveFork(const QString &checkpointId) const
+bool CheckpointRepository::isTemplateOfLiveSandbox(const QString &checkpointId) const
 {
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("SELECT %1").arg(QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("?"))));
+    q.prepare(QStringLiteral("SELECT %1").arg(QString::fromLatin1(kTemplateOfLiveSandbox).arg(QStringLiteral("?"))));
+    q.addBindValue(checkpointId);
     q.addBindValue(checkpointId);
     return q.exec() && q.next() && q.value(0).toInt() != 0;
 }
@@ -267,7 +273,7 @@ QList<Checkpoint> CheckpointRepository::orphaned(int limit) const
                              " WHERE c.state <> 'saving' AND c.pinned = 0 AND (s.id IS NULL OR s.state = 'destroyed') AND NOT %2"
                              " AND NOT EXISTS (SELECT 1 FROM sandbox_restores r WHERE r.checkpoint_id = c.id OR r.undo_checkpoint_id = c.id)"
                              " ORDER BY c.created_at LIMIT ?")
-                  .arg(columns.join(QStringLiteral(", ")), QString::fromLatin1(kLiveForkOf).arg(QStringLiteral("c.id"))));
+                  .arg(columns.join(QStringLiteral(", ")), QString::fromLatin1(kTemplateOfLiveSandbox).arg(QStringLiteral("c.id"))));
     q.addBindValue(limit);
     if (q.exec())
         while (q.next())

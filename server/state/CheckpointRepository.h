@@ -57,8 +57,9 @@ public:
     // Every fork, by sandbox id (sandbox_list: one query for the whole list).
     QHash<QString, Fork> allForks() const;
     int forksOfCheckpoint(const QString &checkpointId) const;
-    // A sandbox made from it is not destroyed (its template must stay).
-    bool hasLiveFork(const QString &checkpointId) const;
+    // A sandbox made from its template (a fork, or one restored to it) is not destroyed: the template
+    // must stay, as sbx cannot save a sandbox whose base image is gone.
+    bool isTemplateOfLiveSandbox(const QString &checkpointId) const;
     // Checkpoints whose sandbox is destroyed (or gone), not saving, not pinned, without a live fork and
     // not part of a restore under way: what may be removed, oldest first, at most `limit`.
     QList<Checkpoint> orphaned(int limit) const;

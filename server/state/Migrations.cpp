@@ -224,6 +224,16 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("ALTER TABLE checkpoints ADD COLUMN clone_state TEXT"),
             QStringLiteral("ALTER TABLE checkpoints ADD COLUMN docker_images TEXT"),
         },
+        // 15: a sandbox sbx stopped listing is unreachable, not gone: since when, in how many listings
+        //     in a row, and what chat2sbx knows of why. Its state stays what it was. And its base template.
+        {
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN unreachable_since INTEGER"),
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN unreachable_lists INTEGER NOT NULL DEFAULT 0"),
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN unreachable_why TEXT"),
+            // The template its VM was made from: sbx cannot save a sandbox whose base image is gone, so
+            // a checkpoint that is one is kept while the sandbox lives (NULL: made by an older version).
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN template_ref TEXT"),
+        },
     };
     return migrations;
 }

@@ -14,7 +14,7 @@ namespace {
 
 const char kColumns[] =
     "id, workspace_id, runtime_name, state, memory, failure_reason, created_at, updated_at, last_activity_at, idle_deadline,"
-    " slept_at, woke_at, sleep_reason";
+    " slept_at, woke_at, sleep_reason, unreachable_since, unreachable_lists, unreachable_why, template_ref";
 
 // Row: QSqlQuery or SqliteStatement (the list's join).
 template <class Row>
@@ -34,6 +34,10 @@ SandboxRecord fromRow(const Row &q)
     r.sleptAt = q.value(10).isNull() ? 0 : q.value(10).toLongLong();
     r.wokeAt = q.value(11).isNull() ? 0 : q.value(11).toLongLong();
     r.sleepReason = q.value(12).toString();
+    r.unreachableSince = q.value(13).isNull() ? 0 : q.value(13).toLongLong();
+    r.unreachableLists = q.value(14).toInt();
+    r.unreachableWhy = q.value(15).toString();
+    r.templateRef = q.value(16).toString();
     return r;
 }
 
@@ -57,7 +61,7 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
 {
     limitReached = false;
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,?,?,?,? "
+    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,? "
                              "WHERE ? <= 0 OR (SELECT COUNT(*) FROM sandboxes WHERE state IN %2) < ?")
                   .arg(QLatin1String(kColumns), activeSandboxStatesSql()));
     q.addBindValue(r.id);
@@ -73,6 +77,10 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
     q.addBindValue(r.sleptAt ? QVariant(r.sleptAt) : QVariant());
     q.addBindValue(r.wokeAt ? QVariant(r.wokeAt) : QVariant());
     q.addBindValue(nullIfEmpty(r.sleepReason));
+    q.addBindValue(r.unreachableSince ? QVariant(r.unreachableSince) : QVariant());
+    q.addBindValue(r.unreachableLists);
+    q.addBindValue(nullIfEmpty(r.unreachableWhy));
+    q.addBindValue(nullIfEmpty(r.templateRef));
     q.addBindValue(limit);
     q.addBindValue(limit);
     if (!run(q, error))
@@ -100,14 +108,15 @@ std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString 
 {
     auto st = m_db.prepared(QStringLiteral(
         "SELECT s.id, s.workspace_id, s.runtime_name, s.state, s.memory, s.failure_reason, s.created_at,"
-        " s.updated_at, s.last_activity_at, s.idle_deadline, s.slept_at, s.woke_at, s.sleep_reason, w.mode, w.host_path"
+        " s.updated_at, s.last_activity_at, s.idle_deadline, s.slept_at, s.woke_at, s.sleep_reason, s.unreachable_since,"
+        " s.unreachable_lists, s.unreachable_why, s.template_ref, w.mode, w.host_path"
         " FROM sandboxes s LEFT JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?"));
     QSqlQuery &q = st.query();
     q.bindValue(0, id);
     if (!q.exec() || !q.next())
         return std::nullopt;
-    workspaceMode = q.value(13).toString();
-    workspacePath = q.value(14).toString();
+    workspaceMode = q.value(17).toString();
+    workspacePath = q.value(18).toString();
     return fromRow(q);
 }
 
@@ -292,6 +301,47 @@ bool SandboxRepository::recordSleepAndWake(const QString &id, qint64 sleptAt, qi
     q.addBindValue(wokeAt);
     q.addBindValue(id);
     return run(q, error);
+}
+
+bool SandboxRepository::markUnreachable(const QString &id, const QString &why, qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET unreachable_since = COALESCE(unreachable_since, ?),"
+                             " unreachable_lists = unreachable_lists + 1, unreachable_why = ?, updated_at = ? WHERE id = ?"));
+    q.addBindValue(nowMs);
+    q.addBindValue(nullIfEmpty(why));
+    q.addBindValue(nowMs);
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+bool SandboxRepository::clearUnreachable(const QString &id, qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET unreachable_since = NULL, unreachable_lists = 0, unreachable_why = NULL,"
+                             " updated_at = ? WHERE id = ?"));
+    q.addBindValue(nowMs);
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+bool SandboxRepository::setTemplateRef(const QString &id, const QString &templateRef, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET template_ref = ? WHERE id = ?"));
+    q.addBindValue(nullIfEmpty(templateRef));
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+bool SandboxRepository::recoverFailed(const QString &id, SandboxState to, qint64 nowMs, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET state = ?, failure_reason = NULL, updated_at = ? WHERE id = ? AND state = 'failed'"));
+    q.addBindValue(sandboxStateName(to));
+    q.addBindValue(nowMs);
+    q.addBindValue(id);
+    return run(q, error) && q.numRowsAffected() == 1;
 }
 
 bool SandboxRepository::setReason(const QString &id, const QString &reason, qint64 nowMs, QString &error)

@@ -27,9 +27,16 @@ struct SandboxRecord {
     qint64 sleptAt = 0;       // when its VM last stopped (0: never)
     qint64 wokeAt = 0;        // when a tool call last woke it (0: never)
     QString sleepReason;      // why its VM last stopped
+    // sbx stopped listing its VM (the state stays; it comes back when sbx lists it again): since when
+    // (0: reachable), in how many listings in a row, and what is known of why.
+    qint64 unreachableSince = 0;
+    int unreachableLists = 0;
+    QString unreachableWhy;
+    QString templateRef;      // the template its VM was made from (empty: unknown, an older record)
 
     // What maxActiveSandboxes counts and what holds a workspace (state/SandboxState.h).
     bool isActive() const { return isActiveSandboxState(state); }
+    bool isUnreachable() const { return unreachableSince > 0; }
 };
 
 struct SandboxPortRecord {
@@ -86,6 +93,16 @@ public:
     bool markWoken(const QString &id, qint64 nowMs, qint64 idleDeadline, QString &error);
     // A VM that stopped and was started again before anyone marked it stopped: both times.
     bool recordSleepAndWake(const QString &id, qint64 sleptAt, qint64 wokeAt, const QString &why, QString &error);
+    // One more listing of `sbx ls` without its VM: unreachable since nowMs (or still since the first),
+    // counted, with what is known of why. Its state does not change.
+    bool markUnreachable(const QString &id, const QString &why, qint64 nowMs, QString &error);
+    // sbx lists its VM again.
+    bool clearUnreachable(const QString &id, qint64 nowMs, QString &error);
+    // A record an older chat2sbx marked failed because sbx stopped listing it gets its state back
+    // (`to`: running or stopped); false (no error) if it was not failed.
+    // Its VM was made again from `templateRef` (a restore).
+    bool setTemplateRef(const QString &id, const QString &templateRef, QString &error);
+    bool recoverFailed(const QString &id, SandboxState to, qint64 nowMs, QString &error);
     // Records why a sandbox is the way it is without changing its state (e.g. idle expiry postponed).
     bool setReason(const QString &id, const QString &reason, qint64 nowMs, QString &error);
 

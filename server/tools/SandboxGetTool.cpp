@@ -38,6 +38,7 @@ ToolDefinition sandboxGetDefinition()
                  schema::arrayOf(schema::str(QStringLiteral("host:port")),
                                  QStringLiteral("Hosts the sandbox's network policy blocked lately (newest first); ask for "
                                                 "them with network_request")));
+    extra.insert(sbxProblemProperty().first, sbxProblemProperty().second);
     d.outputSchema = sandboxSummarySchema(extra);
     d.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Looking at the sandbox…");
@@ -68,7 +69,9 @@ void runSandboxGet(const SandboxToolContext &c, const ToolCall &call)
     QString id;
     if (!args.sandboxId(id))
         return call.responder.error(args.error());
-    whenSbxAvailable(c, call, [c, call, id] {
+    {
+        // The record as it is, at once, also while sbx hangs or is missing (then with why).
+        const QString sbxProblem = sbxProblemNow(c);
         const auto view = c.sandboxes->get(id);
         if (!view)
             return call.responder.error(QStringLiteral("unknown sandbox_id %1").arg(id));
@@ -83,10 +86,12 @@ void runSandboxGet(const SandboxToolContext &c, const ToolCall &call)
         QString agentsError;
         if (!insertAgentsMd(*c.config, result, agentsError))
             return call.responder.error(agentsError);
-        if (!c.network || !view->record.isActive())
+        if (!sbxProblem.isEmpty())
+            result.insert(QStringLiteral("sbx_problem"), sbxProblem);
+        if (!c.network || !view->record.isActive() || !sbxProblem.isEmpty())
             return call.responder.ok(result);
         addBlockedHosts(*c.network, id, result, call.responder);
-    });
+    }
 }
 
 } // namespace

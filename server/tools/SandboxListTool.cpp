@@ -7,6 +7,8 @@
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"
 
+#include <QJsonDocument>
+
 namespace chat2sbx {
 namespace {
 
@@ -21,7 +23,8 @@ ToolDefinition sandboxListDefinition()
     d.inputSchema = schema::object({}, {});
     d.outputSchema = schema::result({{QStringLiteral("sandboxes"), schema::arrayOf(sandboxSummarySchema())},
                                      {QStringLiteral("max_active_sandboxes"),
-                                      QJsonObject{{QStringLiteral("description"), QStringLiteral("the limit, or \"unlimited\"")}}}});
+                                      QJsonObject{{QStringLiteral("description"), QStringLiteral("the limit, or \"unlimited\"")}}},
+                                     {sbxProblemProperty().first, sbxProblemProperty().second}});
     d.annotations = ToolAnnotations::of(ToolEffect::ReadOnly, ToolRepeat::Idempotent, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Listing the sandboxes…");
     d.presentation.invoked = QStringLiteral("Listed the sandboxes");
@@ -31,9 +34,14 @@ ToolDefinition sandboxListDefinition()
 
 void runSandboxList(const SandboxToolContext &c, const ToolCall &call)
 {
-    whenSbxAvailable(c, call, [c, call] {
-        call.responder.okJson(c.listJson->listJson(c.sandboxes->list(), *c.sandboxes, c.config->maxActiveSandboxes));
-    });
+    // The records as they are, at once, also while sbx hangs or is missing (then with why).
+    const QByteArray json = c.listJson->listJson(c.sandboxes->list(), *c.sandboxes, c.config->maxActiveSandboxes);
+    const QString problem = sbxProblemNow(c);
+    if (problem.isEmpty())
+        return call.responder.okJson(json);
+    QJsonObject out = QJsonDocument::fromJson(json).object();
+    out.insert(QStringLiteral("sbx_problem"), problem);
+    call.responder.ok(out);
 }
 
 } // namespace

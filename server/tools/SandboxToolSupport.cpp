@@ -2,6 +2,7 @@
 
 #include "config/AgentsMd.h"
 #include "config/Config.h"
+#include "sandbox/lifecycle/SandboxReconciler.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxSleepJson.h"
 #include "tools/ToolArgs.h"
@@ -29,6 +30,10 @@ QJsonObject sandboxSummaryProperties()
         {QStringLiteral("created_at"), schema::str(QStringLiteral("ISO-8601 UTC"))},
         {QStringLiteral("idle_deadline"), schema::str(QStringLiteral("ISO-8601 UTC; a running sandbox is destroyed if no tool call reaches it before then"))},
         {QStringLiteral("failure_reason"), schema::str(QStringLiteral("Why the sandbox failed (or was destroyed by idle expiry)"))},
+        {QStringLiteral("unreachable"),
+         schema::result({{QStringLiteral("since"), schema::str(QStringLiteral("ISO-8601 UTC: since when sbx has not listed it"))},
+                         {QStringLiteral("listings_missed"), schema::typed(QStringLiteral("integer"))},
+                         {QStringLiteral("why"), schema::str(QStringLiteral("What is known of why, and what brings it back"))}})},
         {QStringLiteral("ports"), schema::arrayOf(schema::result(exposedPortProperties()))},
         {QStringLiteral("forked_from"),
          schema::result({{QStringLiteral("sandbox_id"), schema::str(QStringLiteral("The sandbox this fork was made from"))},
@@ -48,6 +53,21 @@ void whenSbxAvailable(const SandboxToolContext &c, const ToolCall &call, std::fu
             return responder.error(service->publicText(error));
         run();
     });
+}
+
+QString sbxProblemNow(const SandboxToolContext &c)
+{
+    if (c.sandboxes->reconciler().isSbxAvailable())
+        return {};
+    c.sandboxes->ensureAvailable([](bool, const QString &) {});
+    return c.sandboxes->publicText(c.sandboxes->reconciler().unavailableError());
+}
+
+QPair<QString, QJsonValue> sbxProblemProperty()
+{
+    return {QStringLiteral("sbx_problem"),
+            schema::str(QStringLiteral("Present while sbx is not available: why, and what fixes it. The sandboxes are shown as "
+                                       "last recorded; tools that run in a sandbox fail until sbx answers again"))};
 }
 
 void answerWithin(const SandboxToolContext &c, const ToolCall &call, const QString &stillRunning)

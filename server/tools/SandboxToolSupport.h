@@ -29,6 +29,12 @@ struct SandboxToolContext {
 
 // Every sandbox tool needs sbx; when it is missing the answer says so (and a reconciliation retry runs).
 void whenSbxAvailable(const SandboxToolContext &c, const ToolCall &call, std::function<void()> run);
+// For the tools that read the records only (sandbox_list, sandbox_get): they answer at once whatever
+// sbx does. Empty when sbx is available; otherwise why not (fit for the agent), and sbx is asked again
+// in the background.
+QString sbxProblemNow(const SandboxToolContext &c);
+// The property those tools add while sbx is not available.
+QPair<QString, QJsonValue> sbxProblemProperty();
 
 // sbx can take minutes or hang (create has a 180 s timeout, then clean-up): the agent gets an answer
 // after Config::sandboxAnswerWithinMs at the latest, saying the work goes on. The real outcome is

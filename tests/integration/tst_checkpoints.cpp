@@ -439,7 +439,7 @@ private slots:
         QVERIFY2(!f.result.isError, qPrintable(f.text()));
         const QString forkId = f.json().value(QStringLiteral("sandbox_id")).toString();
         const CallResult busy = h->call(QStringLiteral("sandbox_checkpoint_delete"), {{QStringLiteral("checkpoint_id"), forked}});
-        QVERIFY2(busy.result.isError && busy.text().contains(QStringLiteral("destroy the fork first")), qPrintable(busy.text()));
+        QVERIFY2(busy.result.isError && busy.text().contains(QStringLiteral("destroy that sandbox first")), qPrintable(busy.text()));
 
         QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), other}}, scaled(60000)).result.isError);
         QVERIFY(waitFor([&] { return !checkpoints->find(plain); }, scaled(30000)));
@@ -474,8 +474,17 @@ private slots:
         QCOMPARE(readFile(fork->workspace->hostPath + QStringLiteral("/cli.txt")), QByteArray("from the terminal\n"));
 
         const CliResult busy = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("uncheckpoint"), ckp});
-        QVERIFY2(busy.exitCode == 1 && busy.err.contains("destroy the fork first"), busy.err.constData());
+        QVERIFY2(busy.exitCode == 1 && busy.err.contains("destroy that sandbox first"), busy.err.constData());
         QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
+        // The sandbox restored to it runs from its template too (sbx saves no sandbox whose base is gone):
+        // still refused until that sandbox is restored to another checkpoint (its undo here).
+        const CliResult stillUsed = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("uncheckpoint"), ckp});
+        QVERIFY2(stillUsed.exitCode == 1 && stillUsed.err.contains("destroy that sandbox first"), stillUsed.err.constData());
+        const QRegularExpressionMatch undo = QRegularExpression(QStringLiteral("undo: chat2sbx sandbox restore \\S+ (ckp_[0-9a-f]+)"))
+                                                 .match(QString::fromUtf8(restored.out));
+        QVERIFY2(undo.hasMatch(), restored.out.constData());
+        const CliResult back = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("restore"), id, undo.captured(1)}, 120000);
+        QVERIFY2(back.exitCode == 0, back.out + back.err);
         const CliResult gone = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("uncheckpoint"), ckp}, 60000);
         QVERIFY2(gone.exitCode == 0, gone.err.constData());
         QVERIFY(!checkpoints->find(ckp));

@@ -86,7 +86,7 @@ private slots:
 
         ServerProcess again(f.env);
         QVERIFY2(again.start(), qPrintable(again.output()));
-        QVERIFY2(again.output().contains(QLatin1String("0 re-attached, 0 vanished")) && again.output().contains(QLatin1String("1 found stopped")),
+        QVERIFY2(again.output().contains(QLatin1String("0 re-attached, 0 unreachable")) && again.output().contains(QLatin1String("1 found stopped")),
                  qPrintable(again.output()));
         McpTestClient mcp(f.env.mcpUrl());
         QVERIFY(mcp.open());

@@ -1,6 +1,6 @@
 // Start-up reconciliation in-process: after a "crash" (the service objects vanish without any
 // clean-up), a new SandboxService over the same database and sbx state re-attaches live runtimes,
-// fails vanished ones, cleans up half-made creates, finishes interrupted destroys and reports
+// keeps the ones `sbx ls` leaves out (unreachable, never removed), cleans up half-made creates, finishes interrupted destroys and reports
 // unknown chat2sbx-* runtimes without touching them. Also the RuntimeAttacher contract on create.
 #include "RecordingAttacher.h"
 #include "SandboxHarness.h"
@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonArray>
 #include <QTimer>
@@ -143,7 +144,7 @@ private slots:
         RecordingAttacher attacher;
         attacher.answerAfterMs = 10;
         b.sandboxes->setAttacher(&attacher);
-        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("vanished: sbx ls no longer lists it"));
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("is unreachable \\(kept as it is, never removed for this\\)"));
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("was half-made when chat2sbx stopped"));
         QTest::ignoreMessage(QtWarningMsg, QRegularExpression("runtime " + stray + " looks like chat2sbx's but no sandbox record owns it; left alone"));
         QElapsedTimer t;
@@ -160,10 +161,13 @@ private slots:
             }));
         }
         QCOMPARE(attacher.attached.size(), 2);
-        // vanished: failed with the reason
+        // left out of the listing: unreachable, its state and its VM kept, with what is known of why
         const auto gone = b.records.find(ids.at(2));
-        QCOMPARE(gone->state, SandboxState::Failed);
-        QVERIFY2(gone->reason.contains("disappeared"), qPrintable(gone->reason));
+        QCOMPARE(gone->state, SandboxState::Running);
+        QVERIFY(gone->isUnreachable());
+        QCOMPARE(gone->unreachableLists, 1);
+        QVERIFY2(gone->unreachableWhy.contains("no longer lists this sandbox"), qPrintable(gone->unreachableWhy));
+        QVERIFY(QFileInfo::exists(env.sbxState() + "/sandboxes/" + runtimeOf[ids.at(2)] + "/meta.json"));
         // half-made: failed, runtime removed
         QVERIFY(waitFor([&] { return !b.runtimes().contains(creatingRuntime); }, 10000));
         const auto half = b.records.find(creatingId);
@@ -179,13 +183,33 @@ private slots:
 
         // the tools agree
         const CallResult l = b.call("sandbox_list");
-        int running = 0, failed = 0;
+        int running = 0, failed = 0, unreachable = 0;
         for (const QJsonValue &v : l.json().value("sandboxes").toArray()) {
             running += v.toObject().value("state").toString() == "running";
             failed += v.toObject().value("state").toString() == "failed";
+            unreachable += v.toObject().contains("unreachable");
         }
-        QCOMPARE(running, 2);
-        QCOMPARE(failed, 2);
+        QCOMPARE(running, 3);
+        QCOMPARE(failed, 1);
+        QCOMPARE(unreachable, 1);
+        // a tool call on it says so and what brings it back, and sbx is asked again
+        RunningSandbox resolved;
+        QString refused;
+        QVERIFY(!b.sandboxes->resolveRunning(ids.at(2), resolved, refused));
+        QVERIFY2(refused.contains("is unreachable") && refused.contains("Nothing was removed"), qPrintable(refused));
+        QVERIFY(waitFor([&] { return b.records.find(ids.at(2))->unreachableLists == 2; }, 10000));
+        // listed again: reachable, re-attached, nothing removed
+        env.setSbxFaults({});
+        QVERIFY(b.reconcile());
+        QVERIFY(!b.records.find(ids.at(2))->isUnreachable());
+        // (re-attached, or found stopped: the fake stops a VM nobody attached to after a few seconds)
+        QVERIFY(waitFor([&] {
+            return std::any_of(attacher.attached.begin(), attacher.attached.end(),
+                               [&](const RunningSandbox &s) { return s.sandboxId == ids.at(2); })
+                   || b.records.find(ids.at(2))->state == SandboxState::Stopped;
+        }, 10000));
+        QCOMPARE(b.countCalls("rm", runtimeOf[ids.at(2)]), 0);
+        QVERIFY(waitFor([&] { return attacher.answered == attacher.attached.size(); }, 10000));
         QVERIFY2(b.leaks.isEmpty(), qPrintable(b.leaks.join('\n')));
         env.setSbxFaults({});
     }

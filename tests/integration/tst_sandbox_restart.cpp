@@ -84,7 +84,7 @@ private slots:
         ServerProcess again(env);
         QVERIFY2(again.start(), qPrintable(again.output()));
         const qint64 restartMs = t.elapsed();
-        QVERIFY2(again.output().contains("3 re-attached, 0 vanished"), qPrintable(again.output()));
+        QVERIFY2(again.output().contains("3 re-attached, 0 unreachable"), qPrintable(again.output()));
         McpTestClient mcp(env.mcpUrl(), "restart-test");
         QVERIFY(mcp.open());
         const QJsonObject list = mcp.callToolResult("sandbox_list").value("structuredContent").toObject();
@@ -209,7 +209,7 @@ private slots:
 
         ServerProcess again(env);
         QVERIFY2(again.start(), qPrintable(again.output()));
-        QVERIFY2(again.output().contains("2 re-attached, 0 vanished"), qPrintable(again.output()));
+        QVERIFY2(again.output().contains("2 re-attached, 0 unreachable"), qPrintable(again.output()));
         McpTestClient mcp(env.mcpUrl(), "restart-test");
         QVERIFY(mcp.open());
         for (const QString &id : {stuck, stopped}) {

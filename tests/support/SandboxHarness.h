@@ -171,6 +171,16 @@ public:
         return n;
     }
 
+    // Calls of `command` naming `argument` (e.g. rm of one runtime).
+    int countCalls(const QString &command, const QString &argument) const
+    {
+        int n = 0;
+        for (const QStringList &c : calls())
+            if (!c.isEmpty() && c.first() == command && c.contains(argument))
+                ++n;
+        return n;
+    }
+
     TestEnvironment &m_env;
     Config config;
     Database db;

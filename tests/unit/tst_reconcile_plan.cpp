@@ -11,7 +11,8 @@ namespace {
 using K = ReconcileAction;
 const QString kPrefix = QStringLiteral("chat2sbx-");
 
-// "<id>:<state>[:clone][:busy]" -> a record whose runtime is chat2sbx-<id>.
+// "<id>:<state>[:clone][:busy][:unreachable][:vanished]" -> a record whose runtime is chat2sbx-<id>
+// (vanished: failed by an older chat2sbx because a listing left it out).
 ReconcileRecord record(const QString &spec)
 {
     const QStringList parts = spec.split(QLatin1Char(':'));
@@ -22,6 +23,8 @@ ReconcileRecord record(const QString &spec)
         qFatal("bad state in test row: %s", qPrintable(spec));
     r.cloneWorkspace = parts.contains(QStringLiteral("clone"));
     r.inFlight = parts.contains(QStringLiteral("busy"));
+    r.unreachable = parts.contains(QStringLiteral("unreachable"));
+    r.failedAsVanished = parts.contains(QStringLiteral("vanished"));
     return r;
 }
 
@@ -39,7 +42,9 @@ QString kindName(K::Kind k)
     case K::Reattach: return QStringLiteral("reattach");
     case K::MarkStopped: return QStringLiteral("stopped");
     case K::FinishStop: return QStringLiteral("finish-stop");
-    case K::MarkVanished: return QStringLiteral("vanished");
+    case K::MarkUnreachable: return QStringLiteral("unreachable");
+    case K::Reachable: return QStringLiteral("reachable");
+    case K::RecoverFailed: return QStringLiteral("recover");
     case K::RemoveLeftover: return QStringLiteral("remove-leftover");
     case K::KeepLeftover: return QStringLiteral("keep-leftover");
     case K::CleanInterruptedCreate: return QStringLiteral("clean-create");
@@ -80,7 +85,7 @@ private slots:
         QTest::newRow("stopped record whose VM still runs (sleep interrupted before sbx stop)")
             << QStringList{"s:stopped"} << QStringList{"s:running"} << QStringList{} << QStringList{"finish-stop s"};
         QTest::newRow("stopped record, runtime missing")
-            << QStringList{"s:stopped"} << QStringList{} << QStringList{} << QStringList{"vanished s"};
+            << QStringList{"s:stopped"} << QStringList{} << QStringList{} << QStringList{"unreachable s"};
         QTest::newRow("stopped record in a status sbx may add: left asleep")
             << QStringList{"s:stopped"} << QStringList{"s:unresponsive"} << QStringList{} << QStringList{};
         QTest::newRow("stopped record a job holds (a restore between rm and create): left to it")
@@ -88,9 +93,23 @@ private slots:
         QTest::newRow("stopped record a job holds, its new VM running: left to it")
             << QStringList{"s:stopped:busy"} << QStringList{"s:running"} << QStringList{} << QStringList{};
         QTest::newRow("running record, runtime missing")
-            << QStringList{"a:running"} << QStringList{} << QStringList{} << QStringList{"vanished a"};
+            << QStringList{"a:running"} << QStringList{} << QStringList{} << QStringList{"unreachable a"};
         QTest::newRow("running record, runtime in a status sbx may add")
             << QStringList{"a:running"} << QStringList{"a:unresponsive"} << QStringList{} << QStringList{"reattach a"};
+        QTest::newRow("every record missing from an empty listing: all unreachable, nothing removed")
+            << QStringList{"a:running", "s:stopped", "k:running:clone"} << QStringList{} << QStringList{}
+            << QStringList{"unreachable a", "unreachable k", "unreachable s"};
+        QTest::newRow("unreachable running record listed again: reachable, then re-attached")
+            << QStringList{"a:running:unreachable"} << QStringList{"a:running"} << QStringList{}
+            << QStringList{"reachable a", "reattach a"};
+        QTest::newRow("unreachable stopped record listed again: reachable, left asleep")
+            << QStringList{"s:stopped:unreachable"} << QStringList{"s:stopped"} << QStringList{} << QStringList{"reachable s"};
+        QTest::newRow("unreachable record still missing: counted again")
+            << QStringList{"a:running:unreachable"} << QStringList{} << QStringList{} << QStringList{"unreachable a"};
+        QTest::newRow("failed by an older version because a listing left it out, listed: recovered, never removed")
+            << QStringList{"f:failed:vanished"} << QStringList{"f:running"} << QStringList{} << QStringList{"recover f"};
+        QTest::newRow("failed by an older version because a listing left it out, still missing: recovered as unreachable")
+            << QStringList{"f:failed:vanished"} << QStringList{} << QStringList{} << QStringList{"recover f"};
         QTest::newRow("runtime of ours without a record")
             << QStringList{} << QStringList{"zz:running"} << QStringList{} << QStringList{"unknown chat2sbx-zz"};
         QTest::newRow("runtime of ours owned by the warm pool")
@@ -118,7 +137,7 @@ private slots:
         QTest::newRow("everything at once, in order")
             << QStringList{"x:destroying", "c:creating", "f:failed", "a:running", "b:running", "s:stopped", "t:running"}
             << QStringList{"a:running", "f:running", "zz:running", "x:running", "s:running", "t:stopped"} << QStringList{}
-            << QStringList{"reattach a", "vanished b", "stopped t", "finish-stop s", "remove-leftover f", "clean-create c",
+            << QStringList{"reattach a", "unreachable b", "stopped t", "finish-stop s", "remove-leftover f", "clean-create c",
                            "finish-destroy x", "unknown chat2sbx-zz"};
     }
 
@@ -138,12 +157,21 @@ private slots:
         QCOMPARE(describe(planReconciliation(recs, rts, owned, kPrefix)), expected);
     }
 
+    void recoverCarriesTheListedStatus()
+    {
+        const QList<ReconcileAction> plan = planReconciliation({record("f:failed:vanished"), record("g:failed:vanished")},
+                                                               {runtime("f:stopped")}, {}, kPrefix);
+        QCOMPARE(plan.size(), 2);
+        QCOMPARE(plan.at(0).listedStatus, QStringLiteral("stopped"));
+        QCOMPARE(plan.at(1).listedStatus, QString());
+    }
+
     void counts()
     {
         const QList<ReconcileAction> plan = planReconciliation({record("a:running"), record("b:running")}, {runtime("a:running")},
                                                                {}, kPrefix);
         QCOMPARE(countActions(plan, K::Reattach), 1);
-        QCOMPARE(countActions(plan, K::MarkVanished), 1);
+        QCOMPARE(countActions(plan, K::MarkUnreachable), 1);
         QCOMPARE(countActions(plan, K::ReportUnknown), 0);
     }
 };

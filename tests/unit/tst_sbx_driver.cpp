@@ -306,7 +306,7 @@ private slots:
         QVERIFY(t.elapsed() < 3000);
         QVERIFY(lr.timedOut);
         QVERIFY(!lr.ok);
-        QCOMPARE(lr.error, QStringLiteral("sbx ls timed out after 0.4 s"));
+        QCOMPARE(lr.error, QStringLiteral("sbx ls did not answer within 0.4 s"));
 
         env.setSbxFaults({});
         d.setTimeouts({});

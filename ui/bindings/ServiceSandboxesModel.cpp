@@ -65,6 +65,11 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
         }
         row.runningCommands = m_running && r.state == SandboxState::Running ? m_running(r.id) : 0;
         row.reason = m_service.publicText(r.reason);
+        // sbx stopped listing it: kept as it is, it comes back once sbx lists it again.
+        if (r.isUnreachable()) {
+            row.state = QStringLiteral("unreachable");
+            row.reason = m_service.publicText(r.unreachableWhy);
+        }
         if (m_conversations) {
             const auto [first, last] = m_conversations(r.id);
             row.createdByConversation = AuditEntry::shortConversationId(first);

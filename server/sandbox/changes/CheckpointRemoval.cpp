@@ -32,9 +32,9 @@ CheckpointRemoval::CheckpointRemoval(const Config &config, Database &db, SbxDriv
 {
 }
 
-bool CheckpointRemoval::hasLiveFork(const QString &checkpointId) const
+bool CheckpointRemoval::isTemplateOfLiveSandbox(const QString &checkpointId) const
 {
-    return m_repo.hasLiveFork(checkpointId);
+    return m_repo.isTemplateOfLiveSandbox(checkpointId);
 }
 
 void CheckpointRemoval::remove(const Checkpoint &c, Done done)
@@ -92,7 +92,7 @@ QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep)
     for (const Checkpoint &c : ready) {
         if (count <= m_config.checkpointMaxCount && bytes <= maxBytes)
             break;
-        if (c.pinned || keep.contains(c.id) || m_removing.contains(c.id) || m_repo.pendingRestoreUsing(c.id) || hasLiveFork(c.id))
+        if (c.pinned || keep.contains(c.id) || m_removing.contains(c.id) || m_repo.pendingRestoreUsing(c.id) || isTemplateOfLiveSandbox(c.id))
             continue;
         evicted << c;
         --count;

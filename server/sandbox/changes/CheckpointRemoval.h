@@ -33,7 +33,7 @@ public:
     QList<Checkpoint> evictOverBudget(const QSet<QString> &keep);
     void sweep();
     // A live fork was made from it: its template stays while the fork lives.
-    bool hasLiveFork(const QString &checkpointId) const;
+    bool isTemplateOfLiveSandbox(const QString &checkpointId) const;
 
 signals:
     void removed(const QString &sandboxId, const QString &checkpointId);

@@ -106,8 +106,9 @@ void CheckpointService::remove(const QString &checkpointId, std::function<void(b
         refusal = QStringLiteral("checkpoint %1 is still being saved: delete it once it is ready").arg(c->id);
     else if (m_inUse.contains(c->id) || m_repo.pendingRestoreUsing(c->id))
         refusal = QStringLiteral("checkpoint %1 is being restored or forked right now").arg(c->id);
-    else if (m_removal->hasLiveFork(c->id))
-        refusal = QStringLiteral("checkpoint %1 is the template a fork still runs from: destroy the fork first").arg(c->id);
+    else if (m_removal->isTemplateOfLiveSandbox(c->id))
+        refusal = QStringLiteral("checkpoint %1 is the template a sandbox still runs from (a fork of it, or one restored to it), "
+                                 "and sbx cannot save that sandbox again without it: destroy that sandbox first").arg(c->id);
     if (!refusal.isEmpty())
         return done(false, refusal);
     m_removal->remove(*c, std::move(done));
@@ -295,16 +296,54 @@ void CheckpointService::take(const QString &sandboxId, const QString &label, boo
     });
 }
 
+QString CheckpointService::baseTemplateOf(const QString &sandboxId) const
+{
+    const std::optional<SandboxView> v = m_sandboxes.get(sandboxId);
+    if (v && !v->record.templateRef.isEmpty())
+        return v->record.templateRef;
+    // Made by an older version: a fork's base is its checkpoint's template; other bases are unknown.
+    if (const auto fork = m_repo.forkOf(sandboxId))
+        if (const auto from = m_repo.find(fork->checkpointId))
+            return from->templateRef;
+    return {};
+}
+
+QString CheckpointService::baseGoneText(const QString &sandboxId, const QString &base) const
+{
+    QString text = QStringLiteral("no checkpoint was made: sandbox %1 was made from the template %2, which sbx no longer has "
+                                  "(`sbx template ls` does not list it), and sbx cannot save a sandbox whose base image is gone. "
+                                  "The sandbox is intact and works as before.").arg(sandboxId, base);
+    if (base == m_config.templateRef())
+        text += QStringLiteral(" Run `chat2sbx setup` to make the template again, then checkpoint it.");
+    return text;
+}
+
 void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList, QStringList> &notes, const QString &source,
                                bool keepHeld, qint64 cloneBytes, Done done)
 {
     QPointer<CheckpointService> self(this);
-    m_sandboxes.holdStopped(c.sandboxId, kHeldFor, [self, c, done, notes, source, keepHeld, cloneBytes](
-                                                       bool ok, const QString &holdError, const QString &runtime) {
-        if (!self)
+    // At once: the VM stopped and held, and sbx's templates read, since sbx cannot save a sandbox
+    // whose base image is gone (sbx-contract.md, "How sbx fails in the field").
+    struct Ready {
+        int pending = 2;
+        bool held = false;
+        QString holdError;
+        QString runtime;
+        bool listed = false;
+        QStringList templates;
+    };
+    const auto ready = std::make_shared<Ready>();
+    const auto bothDone = [self, c, done, ready](std::function<void(const QString &runtime)> save) {
+        if (!self || --ready->pending > 0)
             return;
-        if (!ok)
-            return self->fail(c, holdError, false, done);
+        if (!ready->held)
+            return self->fail(c, ready->holdError, false, done);
+        const QString base = self->baseTemplateOf(c.sandboxId);
+        if (ready->listed && !base.isEmpty() && !ready->templates.contains(base))
+            return self->fail(c, self->baseGoneText(c.sandboxId, base), true, done);
+        save(ready->runtime);
+    };
+    const auto save = [self, c, done, notes, source, keepHeld, cloneBytes](const QString &runtime) {
         self->m_sbx.templateSave(runtime, c.templateRef, [self, c, done, notes, source, keepHeld, cloneBytes](const SbxResult &saved) {
             if (!self)
                 return;
@@ -365,6 +404,17 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
                 partDone(copied ? size : 0, copied ? QString() : copyError);
             });
         });
+    };
+    m_sandboxes.holdStopped(c.sandboxId, kHeldFor, [ready, bothDone, save](bool ok, const QString &holdError, const QString &runtime) {
+        ready->held = ok;
+        ready->holdError = holdError;
+        ready->runtime = runtime;
+        bothDone(save);
+    });
+    m_sbx.templateList([ready, bothDone, save](const SbxResult &listed, const QStringList &templates) {
+        ready->listed = listed.ok;
+        ready->templates = templates;
+        bothDone(save);
     });
 }
 

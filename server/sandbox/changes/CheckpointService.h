@@ -136,6 +136,10 @@ private:
     void dropDockerArchive(const Checkpoint &c, bool held, std::function<void()> then);
     // Holds the sandbox stopped, saves its VM's disk as the template, copies a managed workspace
     // (`source`), then records the checkpoint ready.
+    // The template the sandbox's VM was made from (empty: unknown), and what a save refused for its
+    // absence says.
+    QString baseTemplateOf(const QString &sandboxId) const;
+    QString baseGoneText(const QString &sandboxId, const QString &base) const;
     void saveVm(const Checkpoint &c, const std::pair<QStringList, QStringList> &notes, const QString &source, bool keepHeld,
                 qint64 cloneBytes, Done done);
     QString copyDir(const QString &checkpointId) const;

@@ -12,7 +12,7 @@ QList<ReconcileAction> planReconciliation(const QList<ReconcileRecord> &records,
         statusOf.insert(r.name, r.status);
     QList<ReconcileAction> plan;
     auto add = [&plan](ReconcileAction::Kind kind, const ReconcileRecord &r) {
-        plan.append({kind, r.id, r.runtimeName});
+        plan.append({kind, r.id, r.runtimeName, {}});
     };
     auto pass = [&](SandboxState state, auto decide) {
         for (const ReconcileRecord &r : records)
@@ -21,28 +21,42 @@ QList<ReconcileAction> planReconciliation(const QList<ReconcileRecord> &records,
     };
 
     const QString stopped = QStringLiteral("stopped");
+    // A sandbox sbx does not list is unreachable, not gone: sbx leaves sandboxes out of `sbx ls` when
+    // its session expired or its daemon lost the executor, and lists them again later.
+    auto listed = [&](const ReconcileRecord &r) {
+        if (!statusOf.contains(r.runtimeName)) {
+            add(ReconcileAction::MarkUnreachable, r);
+            return false;
+        }
+        if (r.unreachable)
+            add(ReconcileAction::Reachable, r);
+        return true;
+    };
     // A sandbox a job holds (a checkpoint, a restore between `sbx rm` and `sbx create`) is the job's.
     pass(SandboxState::Running, [&](const ReconcileRecord &r) {
-        if (r.inFlight)
+        if (r.inFlight || !listed(r))
             return;
-        if (!statusOf.contains(r.runtimeName))
-            add(ReconcileAction::MarkVanished, r);
-        else
-            add(statusOf.value(r.runtimeName) == stopped ? ReconcileAction::MarkStopped : ReconcileAction::Reattach, r);
+        add(statusOf.value(r.runtimeName) == stopped ? ReconcileAction::MarkStopped : ReconcileAction::Reattach, r);
     });
     pass(SandboxState::Stopped, [&](const ReconcileRecord &r) {
-        if (r.inFlight)
+        if (r.inFlight || !listed(r))
             return;
-        if (!statusOf.contains(r.runtimeName))
-            add(ReconcileAction::MarkVanished, r);
-        else if (statusOf.value(r.runtimeName) == QLatin1String("running"))
+        if (statusOf.value(r.runtimeName) == QLatin1String("running"))
             add(ReconcileAction::FinishStop, r);
     });
-    // A failed record whose runtime sbx still lists: a create that went on after we stopped (an
-    // orphaned `sbx create` finishing late), or a clean-up that did not finish. Converge: remove it,
-    // unless the VM may hold the only copy of the user's work (a clone workspace).
     pass(SandboxState::Failed, [&](const ReconcileRecord &r) {
-        if (statusOf.contains(r.runtimeName) && !r.inFlight)
+        if (r.inFlight)
+            return;
+        // Marked failed by an older chat2sbx only because a listing left it out: its state comes back
+        // (unreachable still when sbx does not list it now).
+        if (r.failedAsVanished) {
+            plan.append({ReconcileAction::RecoverFailed, r.id, r.runtimeName, statusOf.value(r.runtimeName)});
+            return;
+        }
+        // A create or destroy that failed, whose runtime sbx still lists: a create that went on after
+        // we stopped (an orphaned `sbx create` finishing late), or a clean-up that did not finish.
+        // Converge: remove it, unless the VM may hold the only copy of the user's work (a clone workspace).
+        if (statusOf.contains(r.runtimeName))
             add(r.cloneWorkspace ? ReconcileAction::KeepLeftover : ReconcileAction::RemoveLeftover, r);
     });
     pass(SandboxState::Creating, [&](const ReconcileRecord &r) {
@@ -60,7 +74,7 @@ QList<ReconcileAction> planReconciliation(const QList<ReconcileRecord> &records,
             known.insert(r.runtimeName);
     for (const ReconcileRuntime &rt : runtimes)
         if (rt.name.startsWith(runtimePrefix) && !known.contains(rt.name))
-            plan.append({ReconcileAction::ReportUnknown, {}, rt.name});
+            plan.append({ReconcileAction::ReportUnknown, {}, rt.name, {}});
     return plan;
 }
 

@@ -133,6 +133,7 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
     r.runtimeName = kRuntimePrefix + randomHex(8);
     r.state = SandboxState::Creating;
     r.memory = request.memory;
+    r.templateRef = request.templateRef.isEmpty() ? config.templateRef() : request.templateRef;
     r.createdAt = r.updatedAt = r.lastActivityAt = now;
     r.idleDeadline = now + m_ops.idleMs();
     bool limitReached = false;
@@ -147,7 +148,7 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
 
     SbxCreateSpec spec;
     spec.runtimeName = r.runtimeName;
-    spec.templateRef = request.templateRef.isEmpty() ? config.templateRef() : request.templateRef;
+    spec.templateRef = r.templateRef;
     spec.memory = r.memory;
     spec.clone = workspace->mode == WorkspaceMode::Clone;
     spec.workspaceRoot = workspace->hostPath;

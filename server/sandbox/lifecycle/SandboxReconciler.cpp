@@ -9,6 +9,7 @@
 #include "sandbox/lifecycle/SandboxDestroyer.h"
 #include "sandbox/lifecycle/SandboxIdleExpiry.h"
 #include "sandbox/lifecycle/SandboxRuntimeOps.h"
+#include "sandbox/lifecycle/UnreachableDiagnosis.h"
 #include "sandbox/lifecycle/WarmPool.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "state/WriteBatch.h"
@@ -18,6 +19,16 @@
 #include <QSet>
 
 namespace chat2sbx {
+
+namespace {
+
+// What an older chat2sbx recorded when it marked a sandbox failed because `sbx ls` left it out.
+bool failedAsVanished(const SandboxRecord &r)
+{
+    return r.reason.startsWith(QLatin1String("its runtime disappeared (sbx ls no longer lists it)"));
+}
+
+} // namespace
 
 SandboxReconciler::SandboxReconciler(SandboxRuntimeOps &ops, QObject *parent) : QObject(parent), m_ops(ops)
 {
@@ -79,7 +90,7 @@ void SandboxReconciler::reconcile(std::function<void()> done)
         self->m_available = true;
         self->m_unavailableReason.clear();
         self->m_warnedUnavailable = false;
-        self->reconcileWith(items);
+        self->reconcileWith(items, r.err);
     });
 }
 
@@ -113,11 +124,40 @@ void SandboxReconciler::apply(const ReconcileAction &a, const QHash<QString, San
         });
         return;
     }
-    case ReconcileAction::MarkVanished:
-        qCWarning(lcSandbox).noquote() << "sandbox" << id << "(" << a.runtimeName << ") vanished: sbx ls no longer lists it";
-        m_ops.persist(id, SandboxState::Failed,
-                QStringLiteral("its runtime disappeared (sbx ls no longer lists it); destroy it and create a new one"));
+    case ReconcileAction::MarkUnreachable:
+        markUnreachable(id, views);
         return;
+    case ReconcileAction::Reachable: {
+        qCInfo(lcSandbox).noquote() << "sandbox" << id << "is reachable again: sbx lists it";
+        QString error;
+        if (!m_ops.records().clearUnreachable(id, m_ops.clock().nowMs(), error))
+            qCWarning(lcSandbox).noquote() << "cannot record that" << id << "is reachable:" << error;
+        return;
+    }
+    case ReconcileAction::RecoverFailed: {
+        // An older chat2sbx marked it failed only because a listing left it out: it was never gone.
+        const bool running = a.listedStatus == QLatin1String("running");
+        qCWarning(lcSandbox).noquote() << "sandbox" << id << "was marked failed only because sbx did not list it; its state"
+                                       << "comes back" << (a.listedStatus.isEmpty() ? "(still unreachable)" : "");
+        QString error;
+        const qint64 now = m_ops.clock().nowMs();
+        if (!running)
+            m_ops.markSessionsLost(id, stopReasons::sessionLostWhileDown(), now);
+        if (!m_ops.records().recoverFailed(id, running ? SandboxState::Running : SandboxState::Stopped, now, error)) {
+            if (!error.isEmpty())
+                qCWarning(lcSandbox).noquote() << "cannot recover" << id << ":" << error;
+            return;
+        }
+        if (a.listedStatus.isEmpty())
+            markUnreachable(id, views);
+        else if (running)
+            if (const auto v = views.constFind(id); v != views.constEnd()) {
+                SandboxView recovered = *v;
+                recovered.record.state = SandboxState::Running;
+                toAttach.append(m_ops.runningOf(recovered.record, recovered.workspace));
+            }
+        return;
+    }
     case ReconcileAction::KeepLeftover:
         qCWarning(lcSandbox).noquote() << "failed sandbox" << id << "still has its runtime" << a.runtimeName
                                        << "and it may hold work in its clone of the workspace; left alone "
@@ -146,6 +186,17 @@ void SandboxReconciler::apply(const ReconcileAction &a, const QHash<QString, San
                                           "(remove it with `sbx rm --force " + a.runtimeName + "` if it is not needed)";
         return;
     }
+}
+
+void SandboxReconciler::markUnreachable(const QString &id, const QHash<QString, SandboxView> &views)
+{
+    const auto v = views.constFind(id);
+    if (v == views.constEnd() || !v->record.isUnreachable())
+        qCWarning(lcSandbox).noquote() << "sandbox" << id << "is unreachable (kept as it is, never removed for this):"
+                                       << m_listing.why;
+    QString error;
+    if (!m_ops.records().markUnreachable(id, m_listing.why, m_ops.clock().nowMs(), error))
+        qCWarning(lcSandbox).noquote() << "cannot record that" << id << "is unreachable:" << error;
 }
 
 void SandboxReconciler::followUpRemove(const QString &runtimeName, const QString &id, const QString &what)
@@ -177,7 +228,7 @@ void SandboxReconciler::runFollowUps()
     }
 }
 
-void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
+void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes, const QByteArray &listErr)
 {
     QList<ReconcileRuntime> rows;
     QSet<QString> present;
@@ -193,6 +244,8 @@ void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
     // sbx call per record (integration.sandbox_reconcile restartWorkIsLinear counts them).
     QList<ReconcileRecord> records;
     QHash<QString, SandboxView> loaded;
+    int listedOfOurs = 0;
+    int missing = 0;
     const QList<SandboxView> views = m_ops.records().listViews();
     records.reserve(views.size());
     loaded.reserve(views.size());
@@ -200,11 +253,17 @@ void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
         const SandboxRecord &r = v.record;
         ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
                             m_creator->isCreating(r.id) || m_destroyer->isDestroying(r.id) || !m_ops.heldFor(r.id).isEmpty()};
-        if (r.state == SandboxState::Failed)
+        if (r.state == SandboxState::Failed) {
             rec.cloneWorkspace = v.workspace && v.workspace->mode == WorkspaceMode::Clone;
+            rec.failedAsVanished = failedAsVanished(r);
+        }
+        rec.unreachable = r.isUnreachable();
+        if (!rec.inFlight && (r.state == SandboxState::Running || r.state == SandboxState::Stopped || rec.failedAsVanished))
+            (present.contains(r.runtimeName) ? listedOfOurs : missing) += 1;
         records.append(rec);
         loaded.insert(r.id, v);
     }
+    m_listing = diagnoseListing(listErr, listedOfOurs, missing, m_retryIntervalMs / 1000);
     const QList<ReconcileAction> plan = planReconciliation(records, rows, ownedByPool, kRuntimePrefix);
     QList<RunningSandbox> toAttach;
     {
@@ -214,17 +273,20 @@ void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes)
             apply(a, loaded, toAttach);
     }
     using K = ReconcileAction;
-    qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 vanished, "
+    qCInfo(lcSandbox).noquote() << QStringLiteral("reconciled with sbx ls in %1 ms: %2 re-attached, %3 unreachable, "
                                                   "%4 interrupted creates cleaned up, %5 leftover runtimes of failed sandboxes, "
                                                   "%6 unknown runtimes reported, %7 found stopped")
                                        .arg(m_reconcileTimer.elapsed()).arg(countActions(plan, K::Reattach))
-                                       .arg(countActions(plan, K::MarkVanished)).arg(countActions(plan, K::CleanInterruptedCreate))
+                                       .arg(missing).arg(countActions(plan, K::CleanInterruptedCreate))
                                        .arg(countActions(plan, K::RemoveLeftover) + countActions(plan, K::KeepLeftover))
                                        .arg(countActions(plan, K::ReportUnknown)).arg(countActions(plan, K::MarkStopped));
 
     // The sbx calls the plan asked for run a few at a time, like the re-attaches: none waits on another
     // record's, and the start-up does not wait on them.
     runFollowUps();
+    // While sbx leaves any sandbox out, list again every so often: it comes back by itself.
+    if (missing > 0)
+        m_retryTimer.start(m_retryIntervalMs);
     m_idle->start();
     if (m_ops.attacher()) {
         m_attachQueue += toAttach;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "sandbox/channel/SandboxResolver.h"
+#include "sandbox/lifecycle/UnreachableDiagnosis.h"
 #include "state/SandboxRepository.h"
 
 #include <QElapsedTimer>
@@ -42,12 +43,15 @@ public:
     bool isSbxAvailable() const { return m_available; }
     // "sbx is not available: <why>", what the jobs answer while it is not.
     QString unavailableError() const;
+    // What the last `sbx ls` said of the sandboxes it left out (why empty: it left none out).
+    const ListingDiagnosis &listing() const { return m_listing; }
     // Stops the retry timer and the background work, shuts the warm pool down and detaches every
     // running sandbox's channel; sandboxes keep running for the next start.
     void shutdown();
 
 private:
-    void reconcileWith(const QList<SbxRuntimeInfo> &runtimes);
+    void reconcileWith(const QList<SbxRuntimeInfo> &runtimes, const QByteArray &listErr);
+    void markUnreachable(const QString &id, const QHash<QString, SandboxView> &views);
     // views: the records reconciliation loaded, by id (one query for all, not one per re-attach).
     void apply(const ReconcileAction &action, const QHash<QString, SandboxView> &views, QList<RunningSandbox> &toAttach);
     void finishReconcile();
@@ -64,6 +68,7 @@ private:
 
     bool m_available = true;
     QString m_unavailableReason;
+    ListingDiagnosis m_listing;
     bool m_warnedUnavailable = false;
     bool m_reconciling = false;
     QList<std::function<void()>> m_reconcileWaiters;

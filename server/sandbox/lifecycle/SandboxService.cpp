@@ -10,6 +10,7 @@
 #include "sandbox/lifecycle/SandboxRuntimeOps.h"
 #include "sandbox/lifecycle/SandboxSleeper.h"
 #include "sandbox/lifecycle/SandboxWaker.h"
+#include "sandbox/lifecycle/UnreachableDiagnosis.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "state/Database.h"
 #include "workspace/WorkspaceService.h"
@@ -142,6 +143,9 @@ void SandboxService::replaceHeldRuntime(const QString &sandboxId, const QString 
                 return;
             if (!created.ok)
                 return done(false, QStringLiteral("creating its VM from %1 failed: %2").arg(spec.templateRef, created.error));
+            QString error;
+            if (!self->m_ops->records().setTemplateRef(sandboxId, spec.templateRef, error))
+                qCWarning(lcSandbox).noquote() << "cannot record the template of" << sandboxId << ":" << error;
             self->m_ops->stopRuntime(sandboxId, spec.runtimeName, [done] { done(true, QString()); });
         });
     });
@@ -222,6 +226,11 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
     const auto r = m_ops->records().findWithWorkspace(sandboxId, mode, path);
     if (!r) {
         error = QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
+        return false;
+    }
+    if (r->isUnreachable() && (r->state == SandboxState::Running || r->state == SandboxState::Stopped)) {
+        error = unreachableError(sandboxId, publicText(r->unreachableWhy), r->unreachableSince, r->unreachableLists);
+        m_reconciler->reconcile(nullptr);   // ask sbx again now: the next call finds it back as soon as sbx lists it
         return false;
     }
     const bool available = m_reconciler->isSbxAvailable();

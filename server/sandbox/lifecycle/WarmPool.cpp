@@ -282,6 +282,7 @@ bool WarmPool::handOver(int limit, qint64 idleMs, SandboxRecord &out, bool &atta
     r.workspaceId = w.id;
     r.runtimeName = pick->runtimeName;
     r.state = attached ? SandboxState::Running : SandboxState::Creating;
+    r.templateRef = pick->templateRef;
     r.createdAt = r.updatedAt = r.lastActivityAt = now;
     r.idleDeadline = now + idleMs;
 

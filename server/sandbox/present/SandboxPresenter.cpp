@@ -52,6 +52,10 @@ QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes
         o.insert(QStringLiteral("idle_deadline"), isoTime(r.idleDeadline));
     if (!r.reason.isEmpty())
         o.insert(QStringLiteral("failure_reason"), sandboxes.publicText(r.reason));
+    if (r.isUnreachable())
+        o.insert(QStringLiteral("unreachable"), QJsonObject{{QStringLiteral("since"), isoTime(r.unreachableSince)},
+                                                            {QStringLiteral("listings_missed"), r.unreachableLists},
+                                                            {QStringLiteral("why"), sandboxes.publicText(r.unreachableWhy)}});
     QJsonArray ports;
     for (const SandboxPortRecord &p : view.ports)
         ports.append(portJson(presentPort(p.sandboxPort, p.hostIp, p.hostPort)));

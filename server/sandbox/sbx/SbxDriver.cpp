@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QPointer>
 #include <QProcess>
 #include <QRegularExpression>
 
@@ -15,6 +16,12 @@
 
 namespace chat2sbx {
 namespace {
+
+// Docker Sandboxes' question after an update (sbx-contract.md, "How sbx fails in the field").
+bool asksToRestartAfterUpdate(const QByteArray &output)
+{
+    return output.contains("needs to restart") && output.contains("Restart now?");
+}
 
 QString trimmedLine(const QByteArray &bytes)
 {
@@ -28,8 +35,29 @@ QString trimmedLine(const QByteArray &bytes)
 
 SbxDriver::SbxDriver(const QString &sbxPath, const QStringList &passedVariables, QObject *parent)
     : QObject(parent), m_sbxPath(sbxPath),
-      m_passedVariables(passedVariables)
+      m_passedVariables(passedVariables), m_expiry(new QTimer(this))
 {
+    m_sinceStart.start();
+    m_expiry->setInterval(250);
+    connect(m_expiry, &QTimer::timeout, this, &SbxDriver::expireWaiting);
+}
+
+QString SbxDriver::notAnsweringAdvice() const
+{
+    if (answering())
+        return {};
+    return QStringLiteral("sbx has answered none of its last %1 commands within their deadlines: its daemon may be stuck on "
+                          "a lock (it still reports itself healthy then). End the sbx process that holds it, or restart the "
+                          "computer (`sbx daemon stop` may hang as well). Until sbx answers, chat2sbx sends it one command at "
+                          "a time.").arg(m_unansweredInRow);
+}
+
+QString SbxDriver::updatePendingAdvice()
+{
+    return QStringLiteral("Docker Sandboxes was updated and asks to restart its daemon, which stops every running sandbox. "
+                          "chat2sbx never answers that question for you: when your sandboxes may stop, run `sbx ls` in a "
+                          "terminal and answer it there (or run `sbx daemon stop`); they keep their files and wake on the "
+                          "next tool call.");
 }
 
 SbxDriver::~SbxDriver() = default;
@@ -65,16 +93,70 @@ QStringList SbxDriver::execArgs(const SbxExecSpec &spec)
 
 void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs, const QByteArray &stdinData, Callback done)
 {
+    Call call{what, args, timeoutMs, stdinData, std::move(done), m_sinceStart.elapsed()};
+    if (answering() && m_waiting.isEmpty())
+        return launch(std::move(call));
+    if (m_waiting.size() >= kMaxWaiting) {
+        SbxResult r;
+        r.notRun = true;
+        r.error = QStringLiteral("sbx %1 was not run: %2 commands already wait for sbx to answer. %3")
+                      .arg(what).arg(m_waiting.size()).arg(notAnsweringAdvice());
+        QTimer::singleShot(0, this, [r, cb = std::move(call.done)] { cb(r); });
+        return;
+    }
+    m_waiting.append(std::move(call));
+    m_expiry->start();
+    startNextWaiting();
+}
+
+void SbxDriver::startNextWaiting()
+{
+    while (!m_waiting.isEmpty() && (answering() || !m_lineRunning)) {
+        if (!answering())
+            m_lineRunning = true;
+        launch(m_waiting.takeFirst());
+    }
+    if (m_waiting.isEmpty())
+        m_expiry->stop();
+}
+
+void SbxDriver::expireWaiting()
+{
+    const qint64 now = m_sinceStart.elapsed();
+    for (qsizetype i = 0; i < m_waiting.size();) {
+        const Call &c = m_waiting.at(i);
+        if (now - c.queuedAtMs < c.timeoutMs) {
+            ++i;
+            continue;
+        }
+        SbxResult r;
+        r.notRun = true;
+        r.error = QStringLiteral("sbx %1 did not run: sbx has not answered, and it waited %2 s in line. %3")
+                      .arg(c.what).arg((now - c.queuedAtMs) / 1000).arg(notAnsweringAdvice());
+        const Callback done = c.done;
+        m_waiting.removeAt(i);
+        if (done)
+            done(r);
+    }
+    if (m_waiting.isEmpty())
+        m_expiry->stop();
+}
+
+void SbxDriver::launch(Call call)
+{
     ChildSpec spec;
     spec.program = m_sbxPath;
-    spec.arguments = args;
+    spec.arguments = call.args;
     spec.environment = sbxEnvironment(QProcessEnvironment::systemEnvironment(), m_passedVariables);
-    spec.timeoutMs = timeoutMs;
-    spec.input = stdinData;
+    spec.timeoutMs = call.timeoutMs;
+    spec.input = call.input;
     spec.maxOutBytes = kMaxOutputBytes;
     spec.maxErrBytes = kMaxOutputBytes;
     spec.endsWithServer = true;
-    ChildProcess::run(spec, this, [sbxPath = m_sbxPath, what, timeoutMs, done](const ChildResult &child) {
+    QPointer<SbxDriver> self(this);
+    const bool inLine = !answering();
+    ChildProcess::run(spec, this, [self, sbxPath = m_sbxPath, call, inLine](const ChildResult &child) {
+        const QString &what = call.what;
         SbxResult r;
         if (!child.started) {
             r.error = QStringLiteral("cannot run sbx (%1) for %2: %3").arg(sbxPath, what, child.startError);
@@ -82,7 +164,7 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
             r.timedOut = true;
             r.out = child.out;
             r.err = child.err;
-            r.error = QStringLiteral("sbx %1 timed out after %2 s").arg(what).arg(timeoutMs / 1000.0);
+            r.error = QStringLiteral("sbx %1 did not answer within %2 s").arg(what).arg(call.timeoutMs / 1000.0);
         } else {
             r.exitCode = child.exitCode;
             r.out = child.out;
@@ -94,13 +176,44 @@ void SbxDriver::run(const QString &what, const QStringList &args, int timeoutMs,
                 const QString reason = trimmedLine(r.err).isEmpty() ? trimmedLine(r.out) : trimmedLine(r.err);
                 r.error = QStringLiteral("sbx %1 failed (exit %2)%3")
                               .arg(what).arg(child.exitCode).arg(reason.isEmpty() ? QString() : QStringLiteral(": ") + reason);
+                if (asksToRestartAfterUpdate(r.out + r.err)) {
+                    r.updatePending = true;
+                    r.error = QStringLiteral("sbx %1 was not done: %2").arg(what, updatePendingAdvice());
+                }
             } else {
                 r.ok = true;
             }
         }
-        if (done)
-            done(r);
+        if (self) {
+            if (inLine)
+                self->m_lineRunning = false;
+            self->answered(call, r);
+            if (r.timedOut && !self->answering())
+                r.error += QStringLiteral(". ") + self->notAnsweringAdvice();
+        }
+        if (call.done)
+            call.done(r);
+        if (self)
+            self->startNextWaiting();
     });
+}
+
+void SbxDriver::answered(const Call &call, const SbxResult &r)
+{
+    const bool wasAnswering = answering();
+    const bool wasPending = m_updatePending;
+    // An exec's time is its command's: running into the deadline says nothing about sbx itself.
+    const bool exec = !call.args.isEmpty() && call.args.first() == QLatin1String("exec");
+    if (r.timedOut && !exec)
+        ++m_unansweredInRow;
+    else if (!r.timedOut && (r.ok || r.exitCode >= 0))
+        m_unansweredInRow = 0;
+    if (r.updatePending)
+        m_updatePending = true;
+    else if (r.ok && !exec)
+        m_updatePending = false;
+    if (wasAnswering != answering() || wasPending != m_updatePending)
+        emit conditionChanged();
 }
 
 void SbxDriver::version(Callback done)

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QList>
 #include <QObject>
 #include <QHash>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 
 #include <functional>
 
@@ -17,7 +19,9 @@ namespace chat2sbx {
 struct SbxResult {
     bool ok = false;          // exit code 0, not timed out, started
     int exitCode = -1;
-    bool timedOut = false;
+    bool timedOut = false;    // ran into its deadline: "sbx did not answer", not a refusal
+    bool notRun = false;      // sbx was not answering and this call's deadline passed while it waited in line
+    bool updatePending = false;   // sbx asked to restart its daemon after an update (never answered)
     QByteArray out;           // stdout
     QByteArray err;           // stderr
     QString error;            // one readable line when !ok: "sbx create failed: <stderr trimmed>"
@@ -55,10 +59,15 @@ struct SbxExecSpec {
 
 // The ONLY code that starts `sbx`. Every call is an argv list with a timeout, runs on the event loop
 // (through core/ChildProcess) and reports through its callback exactly once; the child dies with the
-// server.
+// server. When sbx answers none of kStallAfter commands in a row within their deadlines (a daemon
+// stuck on a lock hangs every command), new commands wait in one line and run one at a time until
+// sbx answers one again: a hung sbx does not pile up processes. An `exec` that runs into its
+// deadline does not count (its time is the command's inside the VM).
 class SbxDriver : public QObject {
     Q_OBJECT
 public:
+    static constexpr int kStallAfter = 3;
+    static constexpr int kMaxWaiting = 256;
     struct Timeouts {
         int createMs = 300000;        // the first create pulls the image: minutes (sbx-contract.md)
         int removeMs = 120000;
@@ -73,6 +82,17 @@ public:
     // SbxEnvironment.h.
     SbxDriver(const QString &sbxPath, const QStringList &passedVariables, QObject *parent = nullptr);
     ~SbxDriver() override;
+
+    // False once sbx answered none of the last kStallAfter commands (see the class comment).
+    bool answering() const { return m_unansweredInRow < kStallAfter; }
+    int unansweredInRow() const { return m_unansweredInRow; }
+    int waitingCount() const { return int(m_waiting.size()); }
+    // The last command's answer asked to restart sbx's daemon after an update; cleared by any
+    // command that sbx answered without asking.
+    bool updatePending() const { return m_updatePending; }
+    // What the user should know and do while sbx does not answer / asks to restart (empty when not).
+    QString notAnsweringAdvice() const;
+    static QString updatePendingAdvice();
 
     void setTimeouts(const Timeouts &t) { m_timeouts = t; }
     const Timeouts &timeouts() const { return m_timeouts; }
@@ -122,12 +142,34 @@ public:
     static bool parseList(const QByteArray &json, QList<SbxRuntimeInfo> &out);
     static bool parsePorts(const QByteArray &json, QList<SbxPortMapping> &out);
 
+signals:
+    // answering() or updatePending() changed.
+    void conditionChanged();
+
 private:
+    struct Call {
+        QString what;
+        QStringList args;
+        int timeoutMs = 0;
+        QByteArray input;
+        Callback done;
+        qint64 queuedAtMs = 0;   // m_sinceStart's time when it joined the line
+    };
     void run(const QString &what, const QStringList &args, int timeoutMs, const QByteArray &stdinData, Callback done);
+    void launch(Call call);
+    void answered(const Call &call, const SbxResult &r);
+    void startNextWaiting();
+    void expireWaiting();
 
     QString m_sbxPath;
     QStringList m_passedVariables;
     Timeouts m_timeouts;
+    int m_unansweredInRow = 0;
+    bool m_updatePending = false;
+    QList<Call> m_waiting;
+    bool m_lineRunning = false;   // while not answering: the one command of the line that runs
+    QTimer *m_expiry = nullptr;
+    QElapsedTimer m_sinceStart;
 };
 
 } // namespace chat2sbx

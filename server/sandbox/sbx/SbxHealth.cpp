@@ -17,6 +17,43 @@ SbxHealth::SbxHealth(SbxDriver &sbx, const QString &templateRef, QObject *parent
     m_status.templateRef = templateRef;
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &SbxHealth::refresh);
+    connect(&sbx, &SbxDriver::conditionChanged, this, &SbxHealth::driverConditionChanged);
+}
+
+SbxStatus SbxHealth::withDriverCondition(const SbxStatus &checked) const
+{
+    SbxStatus s = checked;
+    if (!m_sbx.answering()) {
+        s.state = SbxStatus::State::NotAnswering;
+        s.problem = m_sbx.notAnsweringAdvice();
+    } else if (m_sbx.updatePending()) {
+        s.state = SbxStatus::State::UpdatePending;
+        s.problem = SbxDriver::updatePendingAdvice();
+    }
+    return s;
+}
+
+void SbxHealth::publish(const SbxStatus &next)
+{
+    const bool first = !m_status.checked();
+    const bool changedState = first || next.state != m_status.state || next.currentProblem() != m_status.currentProblem();
+    m_status = next;
+    if (changedState)
+        log(m_status);
+    emit changed();
+}
+
+void SbxHealth::driverConditionChanged()
+{
+    if (!m_running)
+        return;
+    const SbxStatus next = withDriverCondition(m_checked);
+    if (next.state == m_status.state && next.currentProblem() == m_status.currentProblem())
+        return;
+    publish(next);
+    // sbx answers again: check it afresh (what the line held back may have changed things).
+    if (m_sbx.answering() && !m_sbx.updatePending())
+        refresh();
 }
 
 void SbxHealth::start()
@@ -56,16 +93,11 @@ void SbxHealth::refresh()
 void SbxHealth::finished(const SbxStatus &fresh)
 {
     m_checking = false;
-    SbxStatus next = fresh;
+    m_checked = fresh;
     // A sign-in or policy problem learned from a create stays until a create succeeds, unless the
     // check itself now names a problem (that one comes first).
-    next.createProblem = m_status.createProblem;
-    const bool first = !m_status.checked();
-    const bool changedState = first || next.state != m_status.state || next.currentProblem() != m_status.currentProblem();
-    m_status = next;
-    if (changedState)
-        log(m_status);
-    emit changed();
+    m_checked.createProblem = m_status.createProblem;
+    publish(withDriverCondition(m_checked));
     if (std::exchange(m_again, false))
         return refresh();
     schedule();
@@ -82,6 +114,7 @@ void SbxHealth::noteCreateResult(const QString &error)
     if (error.isEmpty()) {
         if (!m_status.createProblem.isEmpty()) {
             m_status.createProblem.clear();
+            m_checked.createProblem.clear();
             log(m_status);
             emit changed();
         }
@@ -91,6 +124,7 @@ void SbxHealth::noteCreateResult(const QString &error)
     if (advice.isEmpty() || advice == m_status.createProblem)
         return;
     m_status.createProblem = advice;
+    m_checked.createProblem = advice;
     log(m_status);
     emit changed();
     refresh();   // a missing sign-in shows in the check as well

@@ -37,6 +37,10 @@ signals:
 
 private:
     void finished(const SbxStatus &status);
+    // sbx answers nothing, or asks to restart after an update (SbxDriver): shown over the checks.
+    SbxStatus withDriverCondition(const SbxStatus &checked) const;
+    void driverConditionChanged();
+    void publish(const SbxStatus &next);
     void schedule();
     void log(const SbxStatus &status) const;
 
@@ -44,6 +48,7 @@ private:
     SbxDriver &m_sbx;
     QString m_templateRef;
     SbxStatus m_status;
+    SbxStatus m_checked;   // what the last check found, before the driver's condition
     QTimer m_timer;
     bool m_running = false;
     bool m_checking = false;

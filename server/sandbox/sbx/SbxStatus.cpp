@@ -97,6 +97,8 @@ QString SbxStatus::stateName(State state)
     case State::NotSignedIn: return QStringLiteral("not_signed_in");
     case State::TemplateMissing: return QStringLiteral("template_missing");
     case State::Failed: return QStringLiteral("failed");
+    case State::NotAnswering: return QStringLiteral("not_answering");
+    case State::UpdatePending: return QStringLiteral("update_pending");
     }
     return {};
 }
@@ -141,7 +143,8 @@ SbxStatus SbxStatus::fromHealthJson(const QJsonObject &o)
 {
     SbxStatus s;
     const QString state = o.value(QStringLiteral("state")).toString();
-    for (State st : {State::Ready, State::NotInstalled, State::TooOld, State::NotSignedIn, State::TemplateMissing, State::Failed})
+    for (State st : {State::Ready, State::NotInstalled, State::TooOld, State::NotSignedIn, State::TemplateMissing, State::Failed,
+                     State::NotAnswering, State::UpdatePending})
         if (state == stateName(st))
             s.state = st;
     if (state == QLatin1String("create_failed"))
@@ -175,6 +178,9 @@ void checkSbxStatus(SbxDriver &sbx, const QString &templateRef, std::function<vo
         if (!check->sbx)
             return;
         check->sbx->version([check, jsonError = r.error](const SbxResult &plain) {
+            // A command that ran into its deadline says sbx is there but does not answer.
+            if (plain.timedOut || plain.notRun)
+                return check->finish(SbxStatus::State::Failed, QStringLiteral("sbx does not answer: %1").arg(plain.error));
             if (!plain.ok)
                 return check->finish(SbxStatus::State::NotInstalled,
                                      QStringLiteral("sbx is not installed or not working (%1): install Docker Sandboxes or "

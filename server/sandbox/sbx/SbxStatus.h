@@ -13,7 +13,8 @@ class SbxDriver;
 // the floor (SbxVersion.h), signed in, the pinned template saved (`chat2sbx setup`). Shown at serve
 // start, by `chat2sbx status` and in the tray.
 struct SbxStatus {
-    enum class State { Unchecked, Ready, NotInstalled, TooOld, NotSignedIn, TemplateMissing, Failed };
+    // NotAnswering and UpdatePending come from sbx's answers to any command (SbxDriver), not the checks.
+    enum class State { Unchecked, Ready, NotInstalled, TooOld, NotSignedIn, TemplateMissing, Failed, NotAnswering, UpdatePending };
     enum class Known { Unknown, Yes, No };
 
     State state = State::Unchecked;

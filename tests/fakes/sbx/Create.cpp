@@ -2,6 +2,7 @@
 #include "Args.h"
 #include "Clone.h"
 #include "Commands.h"
+#include "FieldFaults.h"
 #include "Daemon.h"
 #include "Lifecycle.h"
 #include "FsOps.h"
@@ -91,6 +92,8 @@ int cmdCreate(const Context &ctx, const QStringList &args)
     const int policy = requirePolicy(ctx);
     if (policy >= 0)
         return policy;
+    if (const int executor = requireExecutor(ctx); executor >= 0)
+        return executor;
 
     SandboxMeta meta;
     meta.name = name;

@@ -1,6 +1,7 @@
 #include "ExecRunner.h"
 
 #include "Commands.h"
+#include "FieldFaults.h"
 #include "Daemon.h"
 #include "FsOps.h"
 #include "Lifecycle.h"
@@ -194,6 +195,8 @@ int cmdExec(const Context &ctx, const QStringList &args)
             const int policy = requirePolicy(ctx);
             if (policy >= 0)
                 return policy;
+            if (const int executor = requireExecutor(ctx); executor >= 0)
+                return executor;
             if (!startSandbox(ctx, &meta, &error))
                 return fail(error);
         }

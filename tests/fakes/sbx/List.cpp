@@ -1,6 +1,8 @@
-// sbx ls --json  (FAKE_SBX_LS_HIDE=<name>[,...] leaves sandboxes out, as if they had vanished)
+// sbx ls --json  (FAKE_SBX_LS_HIDE=<name>[,...]|all leaves sandboxes out, as if they had vanished:
+// for FAKE_SBX_LS_HIDE_CALLS listings or FAKE_SBX_LS_HIDE_FOR_MS when set; FieldFaults.h)
 #include "Args.h"
 #include "Commands.h"
+#include "FieldFaults.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>
@@ -16,12 +18,12 @@ int cmdList(const Context &ctx, const QStringList &args)
         return fail(parsed.error);
     if (!parsed.has(QStringLiteral("--json")) || !parsed.positional.isEmpty())
         return usageError(QStringLiteral("usage: sbx ls --json"));
-    const QStringList hidden = ctx.faults.list(QStringLiteral("FAKE_SBX_LS_HIDE"));
+    const ListHiding hiding(ctx);
     QJsonArray array;
     const QStringList names = ctx.state.sandboxNames();
     for (const QString &name : names) {
         SandboxMeta meta;
-        if (hidden.contains(name) || !ctx.state.readMeta(name, &meta))
+        if (hiding.hides(name) || !ctx.state.readMeta(name, &meta))
             continue;
         QJsonArray ports;
         for (const PortMapping &p : std::as_const(meta.ports))

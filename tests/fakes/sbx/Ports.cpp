@@ -1,6 +1,7 @@
 // sbx ports <runtime> --json | sbx ports <runtime> --publish <ip>:<hostport>:<sandboxport>/<proto>
 #include "Args.h"
 #include "Commands.h"
+#include "FieldFaults.h"
 #include "Daemon.h"
 #include "Lifecycle.h"
 #include "PortForwarder.h"
@@ -90,6 +91,8 @@ int publish(const Context &ctx, const QString &name, const QString &spec)
         const int policy = requirePolicy(ctx);
         if (policy >= 0)
             return policy;
+        if (const int executor = requireExecutor(ctx); executor >= 0)
+            return executor;
         if (!startSandbox(ctx, &meta, &error))
             return fail(error);
     }

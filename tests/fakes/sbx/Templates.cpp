@@ -1,4 +1,5 @@
 #include "Templates.h"
+#include "FieldFaults.h"
 
 #include "Args.h"
 #include "Faults.h"
@@ -148,6 +149,7 @@ int templateSave(const Context &ctx, const QStringList &args)
         return fail(QStringLiteral("invalid template reference \"%1\"").arg(parsed.positional.at(1)));
     ref.repository = familiarRepository(ref.repository);
 
+    wedgeOnSave(ctx);
     // "May take minutes for a multi-GB image": a save takes time in proportion to what it captures
     // (here HOME), FAKE_SBX_TEMPLATE_SAVE_MS_PER_GIB a GiB (realistic profile: 30 s). Before the lock,
     // as the real daemon does not stop other sandboxes' commands while it copies one disk.
@@ -177,7 +179,15 @@ int templateSave(const Context &ctx, const QStringList &args)
                                    "(stop the sandbox with 'sbx stop %1' first)").arg(name));
     }
 
+    // The sandbox's own base image must still be there (sbx-releases#264: a 500 when it is gone).
     QString error;
+    if (!meta.templateRef.isEmpty()) {
+        ImageRef base;
+        QString baseError;
+        if (parseImageRef(meta.templateRef, &base) && !templateExists(ctx, base, &baseError))
+            return fail(QStringLiteral("ERROR: 500 Internal Server Error: getting base image \"%1\": not found")
+                            .arg(meta.templateRef));
+    }
     const QString snapshot = ctx.state.templateSnapshotDir(templateSnapshotId(ref));
     if (!removeTree(snapshot, &error) ||
         !copyTreeContents(ctx.state.sandboxDir(name) + QStringLiteral("/home"), snapshot + QStringLiteral("/home"), &error))

@@ -42,8 +42,12 @@ int cmdVersion(const Context &ctx, const QStringList &args)
     if (versionBefore(version, 0, 42))
         return fail(QStringLiteral("unknown flag: --json"));
     announceDaemonStart(ctx);
+    // After an update the daemon still runs the old version until it restarts (sbx-releases#381).
+    QString daemonVersion = ctx.faults.value(QStringLiteral("FAKE_SBX_DAEMON_VERSION")).trimmed();
+    if (daemonVersion.isEmpty())
+        daemonVersion = ctx.faults.enabled(QStringLiteral("FAKE_SBX_UPDATE_PENDING")) ? QStringLiteral("v0.46.0") : version;
     const QJsonObject out{{QStringLiteral("client"), QJsonObject{{QStringLiteral("version"), version}}},
-                          {QStringLiteral("server"), QJsonObject{{QStringLiteral("version"), version},
+                          {QStringLiteral("server"), QJsonObject{{QStringLiteral("version"), daemonVersion},
                                                                  {QStringLiteral("state"), QStringLiteral("running")}}}};
     printOut(QJsonDocument(out).toJson(QJsonDocument::Indented));
     return 0;

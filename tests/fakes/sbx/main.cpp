@@ -3,6 +3,7 @@
 #include "Commands.h"
 #include "Daemon.h"
 #include "Faults.h"
+#include "FieldFaults.h"
 #include "Lifecycle.h"
 #include "PolicyProxy.h"
 #include "PortForwarder.h"
@@ -65,6 +66,7 @@ int main(int argc, char **argv)
     }
     appendCall(ctx.state.path(QStringLiteral("calls.log")), args);
     ctx.faults = Faults::load(ctx.state.path(QStringLiteral("faults.env")));
+    applyHangs(ctx);
     if (args.isEmpty())
         return usageError(QStringLiteral("sbx: no command given"));
     const QString command = args.first();
@@ -83,6 +85,8 @@ int main(int argc, char **argv)
         const int rc = requireSignedIn(ctx);
         if (rc >= 0)
             return rc;
+        if (const int field = applyDaemonFaults(ctx, key); field >= 0)
+            return field;
         // Real sbx on a headless Linux host reads its credentials from a file-based secret store
         // on every command: about 2.8 s each (sbx-releases#456, v0.38).
         if (const long delay = profileDelayMs(ctx.faults, QStringLiteral("FAKE_SBX_COMMAND_DELAY_MS"), 2800); delay > 0)

@@ -524,6 +524,47 @@ FAKE_SBX_NO_POLICY=1 sbx exec tpl1 true; want_rc 0 "running sandbox needs no pol
 FAKE_SBX_NO_POLICY=1 sbx exec tpl1 true; want_rc 1 "starting a stopped sandbox needs a policy"
 ok "FAKE_SBX_NOT_SIGNED_IN / FAKE_SBX_NO_POLICY fail with texts naming sbx login / sbx policy init"
 
+# How sbx fails in the field (sbx-contract.md): each knob, and that the sandbox is intact after it.
+FAKE_SBX_LS_HIDE=all sbx ls --json; want_rc 0 "ls hide all"; jtrue 'J["sandboxes"] == []' || fail "LS_HIDE=all"
+FAKE_SBX_LS_HIDE=all FAKE_SBX_LS_HIDE_CALLS=2 sbx ls --json; jtrue 'J["sandboxes"] == []' || fail "LS_HIDE_CALLS 1"
+FAKE_SBX_LS_HIDE=all FAKE_SBX_LS_HIDE_CALLS=2 sbx ls --json; jtrue 'J["sandboxes"] == []' || fail "LS_HIDE_CALLS 2"
+FAKE_SBX_LS_HIDE=all FAKE_SBX_LS_HIDE_CALLS=2 sbx ls --json; jtrue '"tpl1" in [s["name"] for s in J["sandboxes"]]' || fail "LS_HIDE_CALLS ends"
+FAKE_SBX_LS_HIDE=all FAKE_SBX_LS_HIDE_FOR_MS=300 sbx ls --json; jtrue 'J["sandboxes"] == []' || fail "LS_HIDE_FOR_MS within"
+sleep 0.4
+FAKE_SBX_LS_HIDE=all FAKE_SBX_LS_HIDE_FOR_MS=300 sbx ls --json; jtrue '"tpl1" in [s["name"] for s in J["sandboxes"]]' || fail "LS_HIDE_FOR_MS ends"
+FAKE_SBX_SESSION_EXPIRED=1 sbx ls --json; want_rc 0 "expired ls"; jtrue 'J["sandboxes"] == []' || fail "expired ls empty"
+[[ "$ERR" == *"session has expired"*"activate"* ]] || fail "expired ls prints a device-code sign-in"
+FAKE_SBX_SESSION_EXPIRED=1 sbx exec tpl1 true; want_rc 1 "expired exec"; [[ "$ERR" == *"sbx login"* ]] || fail "expired exec text"
+FAKE_SBX_UPDATE_PENDING=1 sbx ls --json; want_rc 1 "update prompt"
+[[ "$OUT" == *"needs to restart. All running sandboxes will be stopped. Restart now? (y/N)"* ]] || fail "update prompt text"
+FAKE_SBX_UPDATE_PENDING=1 sbx version --json; want_rc 0 "version --json during an update"
+jtrue 'J["client"]["version"] != J["server"]["version"]' || fail "client and daemon versions differ"
+FAKE_SBX_NO_EXECUTOR=1 sbx create --quiet --name exe1 shell "$WS"; want_rc 1 "no executor create"
+[[ "$ERR" == *"no sandbox executor available"* ]] || fail "executor text"
+FAKE_SBX_NO_EXECUTOR=1 sbx exec tpl1 true; want_rc 1 "no executor: a stopped sandbox does not start"
+sbx exec tpl1 true; want_rc 0 "start tpl1"
+FAKE_SBX_NO_EXECUTOR=1 sbx exec tpl1 true; want_rc 0 "no executor: a running sandbox works"
+echo "FAKE_SBX_HANG_ALL=1" > "$ST/faults.env"
+run timeout 0.5 "$BIN" version; want_rc 124 "HANG_ALL hangs version"; [[ "$ERR" == *"refresh lock"* ]] || fail "lock warning"
+rm -f "$ST/faults.env"
+"$BIN" stop tpl1
+echo "FAKE_SBX_TEMPLATE_SAVE_WEDGES=1" > "$ST/faults.env"
+run timeout 0.5 "$BIN" template save tpl1 wedge:1; want_rc 124 "wedging save hangs"
+rm -f "$ST/faults.env"
+run timeout 0.5 "$BIN" ls --json; want_rc 124 "a wedged daemon hangs ls"
+rm -f "$ST/wedged"
+sbx ls --json; want_rc 0 "unwedged"
+sbx create --quiet --name base1 --template docker/sandbox-templates:shell shell "$WS"; want_rc 0 "create base1"
+sbx template save base1 base1:1; want_rc 1 "save of a running sandbox"
+"$BIN" stop base1; sbx template save base1 base1:1; want_rc 0 "save base1"
+sbx create --quiet --name child1 --template base1:1 shell "$WS"; want_rc 0 "create from base1:1"
+"$BIN" stop child1; sbx template rm base1:1; want_rc 0 "base gone"
+sbx template save child1 child1:1; want_rc 1 "save without its base"
+want_err 'ERROR: 500 Internal Server Error: getting base image "base1:1": not found' "base gone text"
+"$BIN" rm --force base1; "$BIN" rm --force child1
+sbx exec tpl1 true; want_rc 0 "tpl1 intact after the faults"
+ok "field faults: ls hide all/calls/ms, expired session, update prompt, no executor, lock hang, wedged save, base image gone"
+
 # behaviour 1 + stop/exec/ports rows: auto-stop after the grace period, restart on exec/publish.
 export FAKE_SBX_IDLE_STOP_MS=700
 sbx create --quiet --name idle1 shell "$WS"; want_rc 0 "create idle1"

@@ -1,0 +1,154 @@
+// Checkpoint saves that fail the way `sbx template save` fails in the field (sbx-contract.md): the
+// sandbox's base image gone (refused before the save, with the reason), a 500 "failed to commit
+// container" (reported with sbx's text), a save that never ends and wedges the daemon (it runs into
+// its deadline, later commands wait in one line, and all works once sbx answers). Each time the
+// sandbox stays usable. And the template a sandbox was restored to is kept while it lives.
+#include "SandboxHarness.h"
+
+#include "sandbox/changes/CheckpointService.h"
+#include "sandbox/sbx/SbxDriver.h"
+#include "tools/CheckpointTools.h"
+
+#include <QDir>
+#include <QFile>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+class TestCheckpointSaveFaults : public QObject {
+    Q_OBJECT
+
+    TestEnvironment env;
+    std::unique_ptr<SandboxHarness> h;
+    std::unique_ptr<CheckpointService> checkpoints;
+    QString id, runtime;
+
+    // The sandbox answers a command in its VM (woken when asleep).
+    bool usable()
+    {
+        const CliResult r = runFakeSbx(env, {QStringLiteral("exec"), runtime, QStringLiteral("sh"), QStringLiteral("-c"),
+                                             QStringLiteral("cat \"$HOME/kept.txt\"")});
+        return r.exitCode == 0 && r.out.trimmed() == "installed";
+    }
+    CallResult checkpoint(int timeoutMs = 60000)
+    {
+        return h->call(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}}, scaled(timeoutMs));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
+        env.set(QStringLiteral("FAKE_SBX_IDLE_STOP_MS"), QStringLiteral("off"));
+        h = std::make_unique<SandboxHarness>(env);
+        QVERIFY(h->opened);
+        checkpoints = std::make_unique<CheckpointService>(h->config, h->db, *h->sandboxes, *h->sbx, h->clock, nullptr);
+        registerCheckpointTools(h->tools, *checkpoints, *h->sandboxes, h->config);
+        QVERIFY(h->reconcile());
+        const CallResult created = h->call(QStringLiteral("sandbox_create"), {}, scaled(60000));
+        QVERIFY2(created.finished && !created.result.isError, qPrintable(created.text()));
+        id = created.json().value(QStringLiteral("sandbox_id")).toString();
+        runtime = h->sandboxes->get(id)->record.runtimeName;
+        QVERIFY(writeFile(env.sbxState() + QStringLiteral("/sandboxes/") + runtime + QStringLiteral("/home/kept.txt"), "installed\n"));
+        QVERIFY(usable());
+    }
+
+    void aBaseImageThatIsGoneIsRefusedBeforeTheSave()
+    {
+        // The pinned template leaves `sbx template ls` (the faults file wins over the environment).
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_TEMPLATES=someone-else:1")});
+        const int savesBefore = h->countCalls(QStringLiteral("template"));
+        const CallResult r = checkpoint();
+        QVERIFY2(r.finished && r.result.isError, qPrintable(r.text()));
+        QVERIFY2(r.text().contains(QStringLiteral("base image is gone")) && r.text().contains(pinnedTemplate())
+                     && r.text().contains(QStringLiteral("chat2sbx setup")),
+                 qPrintable(r.text()));
+        // No save was tried: only `template ls` and the clean-up's `template rm` of what was not made.
+        for (const QStringList &c : h->calls())
+            QVERIFY2(!(c.size() > 1 && c.at(0) == QLatin1String("template") && c.at(1) == QLatin1String("save")), qPrintable(c.join(' ')));
+        QVERIFY(h->countCalls(QStringLiteral("template")) > savesBefore);
+        env.setSbxFaults({});
+        QVERIFY(usable());
+        const CallResult again = checkpoint();
+        QVERIFY2(again.finished && !again.result.isError, qPrintable(again.text()));
+    }
+
+    void aFailedCommitIsReportedWithSbxsTextAndTheNextCallsWork()
+    {
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_FAIL_TEMPLATE_SAVE=ERROR: 500 Internal Server Error: failed to commit container: "
+                                         "write /var/lib/containerd: no space left on device")});
+        const CallResult r = checkpoint();
+        QVERIFY2(r.finished && r.result.isError, qPrintable(r.text()));
+        QVERIFY2(r.text().contains(QStringLiteral("failed to commit container")), qPrintable(r.text()));
+        QVERIFY2(!r.text().contains(runtime), qPrintable(r.text()));
+        env.setSbxFaults({});
+        QVERIFY(usable());
+        QCOMPARE(h->sandboxes->get(id)->record.state == SandboxState::Destroyed, false);
+        const CallResult again = checkpoint();
+        QVERIFY2(again.finished && !again.result.isError, qPrintable(again.text()));
+    }
+
+    // A save that never ends (and leaves every later command hanging until the daemon is freed):
+    // it runs into its deadline, chat2sbx stops piling commands up, and once sbx answers again the
+    // sandbox works and the next checkpoint is made.
+    void aSaveThatWedgesSbxRunsIntoItsDeadlineAndNothingStaysStuck()
+    {
+        SbxDriver::Timeouts t = h->sbx->timeouts();
+        const SbxDriver::Timeouts before = t;
+        t.templateSaveMs = 1500;
+        t.otherMs = 1000;
+        h->sbx->setTimeouts(t);
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_TEMPLATE_SAVE_WEDGES=1")});
+        const CallResult r = checkpoint();
+        QVERIFY2(r.finished && r.result.isError, qPrintable(r.text()));
+        QVERIFY2(r.text().contains(QStringLiteral("did not answer within 1.5 s")), qPrintable(r.text()));
+        // The daemon stays wedged: a few commands run into their deadlines, then sbx is "not answering".
+        env.setSbxFaults({});
+        for (int i = 0; i < 4 && h->sbx->answering(); ++i) {
+            bool done = false;
+            h->sbx->version([&done](const SbxResult &) { done = true; });
+            QVERIFY(waitFor([&] { return done; }, 10000));
+        }
+        QVERIFY(!h->sbx->answering());
+        QVERIFY(h->sbx->notAnsweringAdvice().contains(QStringLiteral("stuck on a lock")));
+        // Freed: the next command answers, and everything works again.
+        QVERIFY(QFile::remove(env.sbxState() + QStringLiteral("/wedged")));
+        bool answered = false;
+        h->sbx->version([&answered](const SbxResult &v) { answered = v.ok; });
+        QVERIFY(waitFor([&] { return answered; }, 10000));
+        QVERIFY(h->sbx->answering());
+        h->sbx->setTimeouts(before);
+        QVERIFY(usable());
+        const CallResult again = checkpoint();
+        QVERIFY2(again.finished && !again.result.isError, qPrintable(again.text()));
+    }
+
+    // A sandbox restored to a checkpoint runs from its template: the checkpoint is not deleted (nor
+    // evicted) while the sandbox lives, and a checkpoint of the restored sandbox is made.
+    void theTemplateASandboxWasRestoredToIsKept()
+    {
+        const CallResult taken = checkpoint();
+        QVERIFY2(taken.finished && !taken.result.isError, qPrintable(taken.text()));
+        const QString ckp = taken.json().value(QStringLiteral("checkpoint_id")).toString();
+        const CallResult restored = h->call(QStringLiteral("sandbox_restore"),
+                                            {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("checkpoint_id"), ckp}}, scaled(60000));
+        QVERIFY2(restored.finished && !restored.result.isError, qPrintable(restored.text()));
+        QCOMPARE(h->sandboxes->get(id)->record.templateRef, Checkpoint::templateRefFor(ckp));
+        const CallResult deleted = h->call(QStringLiteral("sandbox_checkpoint_delete"), {{QStringLiteral("checkpoint_id"), ckp}});
+        QVERIFY2(deleted.result.isError && deleted.text().contains(QStringLiteral("sbx cannot save that sandbox again")),
+                 qPrintable(deleted.text()));
+        const CallResult after = checkpoint();
+        QVERIFY2(after.finished && !after.result.isError, qPrintable(after.text()));
+        QVERIFY(usable());
+    }
+
+    void cleanupTestCase()
+    {
+        checkpoints.reset();
+        h.reset();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCheckpointSaveFaults)
+#include "tst_checkpoint_save_faults.moc"

@@ -1,0 +1,318 @@
+// sbx as it fails in the field (reference/sbx-contract.md, "How sbx fails in the field"), through a
+// real `chat2sbx serve` and the fake's fault knobs: a sandbox `sbx ls` leaves out is unreachable,
+// never failed and never removed, across restarts; it comes back by itself with its files once sbx
+// lists it again; an expired Docker session is shown as "sign in again"; a record an older chat2sbx
+// marked failed for a listing that left it out comes back.
+#include "McpTestClient.h"
+#include "SandboxHarness.h"
+
+#include "state/Database.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+QJsonObject structured(const QJsonObject &result)
+{
+    return result.value(QStringLiteral("structuredContent")).toObject();
+}
+
+QString text(const QJsonObject &result)
+{
+    return McpTestClient::describe(result);
+}
+
+QJsonObject onlySandbox(McpTestClient &mcp)
+{
+    const QJsonArray items = structured(mcp.callToolResult(QStringLiteral("sandbox_list"))).value(QStringLiteral("sandboxes")).toArray();
+    return items.size() == 1 ? items.at(0).toObject() : QJsonObject();
+}
+
+// The calls the fake logged of `command`.
+int countCalls(const TestEnvironment &env, const QString &command)
+{
+    int n = 0;
+    for (const QByteArray &line : readFile(env.sbxState() + QStringLiteral("/calls.log")).split('\n')) {
+        const QJsonArray argv = QJsonDocument::fromJson(line).array();
+        n += !argv.isEmpty() && argv.at(0).toString() == command;
+    }
+    return n;
+}
+
+void prepare(TestEnvironment &env)
+{
+    env.set(QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate());
+    env.set(QStringLiteral("FAKE_SBX_IDLE_STOP_MS"), QStringLiteral("600000"));
+    env.set(QStringLiteral("CHAT2SBX_SBX_RECHECK_SECONDS"), QStringLiteral("1"));
+}
+
+// A sandbox made over MCP with a file in its HOME (what an agent installs lives there and in the
+// VM's disk): its id.
+QString sandboxWithAFile(McpTestClient &mcp)
+{
+    const QJsonObject created = mcp.callToolResult(QStringLiteral("sandbox_create"));
+    const QString id = structured(created).value(QStringLiteral("sandbox_id")).toString();
+    const QJsonObject wrote = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                 {QStringLiteral("command"), QStringLiteral("echo installed > ~/kept.txt && cat ~/kept.txt")}});
+    return structured(wrote).value(QStringLiteral("output")).toString().contains(QLatin1String("installed")) ? id : QString();
+}
+
+QString readKept(McpTestClient &mcp, const QString &id)
+{
+    const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                             {QStringLiteral("command"), QStringLiteral("cat ~/kept.txt")}});
+    return r.value(QStringLiteral("isError")).toBool(true) ? text(r) : structured(r).value(QStringLiteral("output")).toString().trimmed();
+}
+
+} // namespace
+
+class TestSbxFieldFaults : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
+        QVERIFY(!chat2sbxBinary().isEmpty());
+    }
+
+    // The reproduction: a restart while `sbx ls` lists nothing, then one once it lists the
+    // sandbox again. Before, the first marked it failed for good and the second ran `sbx rm --force`.
+    void anEmptyListingAcrossRestartsRemovesNothing()
+    {
+        TestEnvironment env;
+        prepare(env);
+        QString id;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+            QVERIFY(mcp.open());
+            id = sandboxWithAFile(mcp);
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QCOMPARE(server.terminate(), 0);
+        }
+
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_LS_HIDE=all")});
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+            QVERIFY(mcp.open());
+            const QJsonObject s = onlySandbox(mcp);
+            QCOMPARE(s.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+            const QJsonObject unreachable = s.value(QStringLiteral("unreachable")).toObject();
+            QVERIFY2(!unreachable.isEmpty(), qPrintable(mcp.lastBody));
+            QVERIFY2(unreachable.value(QStringLiteral("why")).toString().contains(QLatin1String("lists none of chat2sbx's 1 sandboxes")),
+                     qPrintable(mcp.lastBody));
+            // A tool call on it says what is known and what brings it back.
+            const QString refused = readKept(mcp, id);
+            QVERIFY2(refused.contains(QLatin1String("is unreachable")) && refused.contains(QLatin1String("Nothing was removed")),
+                     qPrintable(refused));
+            // The user sees it too.
+            const CliResult cli = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("list")});
+            QVERIFY2(cli.out.contains("unreachable since"), cli.out.constData());
+            QCOMPARE(server.terminate(), 0);
+        }
+
+        env.setSbxFaults({});
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+            QVERIFY(mcp.open());
+            const QJsonObject s = onlySandbox(mcp);
+            QCOMPARE(s.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+            QVERIFY2(!s.contains(QStringLiteral("unreachable")), qPrintable(mcp.lastBody));
+            QCOMPARE(readKept(mcp, id), QStringLiteral("installed"));
+            QCOMPARE(server.terminate(), 0);
+        }
+        QCOMPARE(countCalls(env, QStringLiteral("rm")), 0);
+    }
+
+    // sbx leaves the sandbox out at start-up, then lists it again: the
+    // sandbox is back without a restart (serve lists again every CHAT2SBX_SBX_RECHECK_SECONDS while
+    // one is left out), with its files, and nothing was removed.
+    void comesBackByItselfWhileServing()
+    {
+        TestEnvironment env;
+        prepare(env);
+        QString id;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+            QVERIFY(mcp.open());
+            id = sandboxWithAFile(mcp);
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QCOMPARE(server.terminate(), 0);
+        }
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_LS_HIDE=all")});
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+        QVERIFY(mcp.open());
+        QVERIFY2(onlySandbox(mcp).contains(QStringLiteral("unreachable")), qPrintable(mcp.lastBody));
+        // Still left out a few listings later: counted, still kept.
+        QVERIFY(waitFor([&] {
+            return onlySandbox(mcp).value(QStringLiteral("unreachable")).toObject().value(QStringLiteral("listings_missed")).toInt() >= 3;
+        }, 20000));
+        env.setSbxFaults({});
+        QVERIFY(waitFor([&] { return !onlySandbox(mcp).contains(QStringLiteral("unreachable")); }, 20000));
+        QCOMPARE(onlySandbox(mcp).value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+        QCOMPARE(readKept(mcp, id), QStringLiteral("installed"));
+        QCOMPARE(countCalls(env, QStringLiteral("rm")), 0);
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    // An expired Docker session (sbx lists nothing and starts a sign-in) is "sign in again", not
+    // sandboxes gone.
+    void anExpiredSessionIsShownAsSignInAgain()
+    {
+        TestEnvironment env;
+        prepare(env);
+        QString id;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+            QVERIFY(mcp.open());
+            id = sandboxWithAFile(mcp);
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QCOMPARE(server.terminate(), 0);
+        }
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_SESSION_EXPIRED=1")});
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+        QVERIFY(mcp.open());
+        const QJsonObject s = onlySandbox(mcp);
+        const QString why = s.value(QStringLiteral("unreachable")).toObject().value(QStringLiteral("why")).toString();
+        QVERIFY2(why.contains(QLatin1String("sign in to Docker again")) && why.contains(QLatin1String("sbx login")),
+                 qPrintable(mcp.lastBody));
+        QCOMPARE(s.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+        // Signed in again: back by itself, files intact.
+        env.setSbxFaults({});
+        QVERIFY(waitFor([&] { return !onlySandbox(mcp).contains(QStringLiteral("unreachable")); }, 20000));
+        QCOMPARE(readKept(mcp, id), QStringLiteral("installed"));
+        QCOMPARE(countCalls(env, QStringLiteral("rm")), 0);
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    // A record the previous version marked failed ("its runtime disappeared") whose VM sbx lists
+    // again is recovered, with its files, and its VM is not removed.
+    void aRecordAnOlderVersionFailedComesBack()
+    {
+        TestEnvironment env;
+        prepare(env);
+        QString id;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+            QVERIFY(mcp.open());
+            id = sandboxWithAFile(mcp);
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QCOMPARE(server.terminate(), 0);
+        }
+        {
+            SandboxHarness old(env);
+            QString error;
+            QVERIFY(old.records.setState(id, SandboxState::Failed,
+                                         QStringLiteral("its runtime disappeared (sbx ls no longer lists it); destroy it and "
+                                                        "create a new one"),
+                                         old.clock.nowMs(), error));
+        }
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+        QVERIFY(mcp.open());
+        const QJsonObject s = onlySandbox(mcp);
+        QCOMPARE(s.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+        QVERIFY2(!s.contains(QStringLiteral("failure_reason")), qPrintable(mcp.lastBody));
+        QCOMPARE(readKept(mcp, id), QStringLiteral("installed"));
+        QCOMPARE(countCalls(env, QStringLiteral("rm")), 0);
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    // A lock in sbx's daemon hangs every command, `sbx version` included: MCP still answers at once,
+    // the sandbox records stay as they are, sbx work waits in one line instead of piling up
+    // processes, status says what is wrong and what fixes it; once sbx answers, all is back.
+    void aHungSbxLeavesMcpAnsweringAndPilesNothingUp()
+    {
+        TestEnvironment env;
+        prepare(env);
+        env.set(QStringLiteral("CHAT2SBX_SBX_TIMEOUT_SECONDS"), QStringLiteral("1"));
+        QString id;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+            QVERIFY(mcp.open());
+            id = sandboxWithAFile(mcp);
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QCOMPARE(server.terminate(), 0);
+        }
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_HANG_ALL=1")});
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+        QVERIFY(mcp.open());
+        // sbx answers nothing: after a few commands ran into their deadlines the server says so.
+        const auto sbxState = [&] {
+            const HttpResult h = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(env.port()), {});
+            return QJsonDocument::fromJson(h.body).object().value(QStringLiteral("sbx")).toObject();
+        };
+        QVERIFY2(waitFor([&] { return sbxState().value(QStringLiteral("state")).toString() == QLatin1String("not_answering"); },
+                         30000),
+                 qPrintable(QJsonDocument(sbxState()).toJson()));
+        QVERIFY2(sbxState().value(QStringLiteral("problem")).toString().contains(QLatin1String("stuck on a lock")),
+                 qPrintable(QJsonDocument(sbxState()).toJson()));
+        // MCP answers at once meanwhile.
+        for (int i = 0; i < 5; ++i) {
+            QElapsedTimer t;
+            t.start();
+            QCOMPARE(mcp.request(QStringLiteral("tools/list")).status, 200);
+            const QJsonObject s = onlySandbox(mcp);
+            QVERIFY2(t.elapsed() < 1000, qPrintable(QStringLiteral("tools/list and sandbox_list took %1 ms").arg(t.elapsed())));
+            QVERIFY2(s.value(QStringLiteral("state")).toString() == QLatin1String("running"), qPrintable(mcp.lastBody));
+        }
+        // A call that needs sbx says why it cannot go on, with its deadline.
+        QElapsedTimer t;
+        t.start();
+        const QString refused = readKept(mcp, id);
+        QVERIFY2(refused.contains(QLatin1String("sbx is not available")) || refused.contains(QLatin1String("did not answer")),
+                 qPrintable(refused));
+        QVERIFY2(t.elapsed() < scaled(10000), qPrintable(QString::number(t.elapsed())));
+        // No pile of hung sbx processes: one command of the line at a time (plus none left over).
+        const QByteArray tag = "FAKE_SBX_STATE=" + env.sbxState().toUtf8();
+        int most = 0;
+        for (int i = 0; i < 20; ++i) {
+            int hung = 0;
+            for (const ProcessInfo &p : processesWithEnvironment(tag))
+                hung += p.argv.size() > 1 && !p.argv.at(1).startsWith(QLatin1String("__"));
+            most = qMax(most, hung);
+            QTest::qWait(100);
+        }
+        QVERIFY2(most <= 2, qPrintable(QStringLiteral("%1 sbx processes at once").arg(most)));
+        // The CLI's status tells the user too.
+        const CliResult status = runCli(env, {QStringLiteral("status")});
+        QVERIFY2(status.out.contains("stuck on a lock"), status.out.constData());
+
+        // sbx answers again: back to work, nothing removed, the file intact.
+        env.setSbxFaults({});
+        QVERIFY2(waitFor([&] { return sbxState().value(QStringLiteral("state")).toString() == QLatin1String("ready"); }, 30000),
+                 qPrintable(QJsonDocument(sbxState()).toJson()));
+        QVERIFY(waitFor([&] { return readKept(mcp, id) == QLatin1String("installed"); }, 20000));
+        QCOMPARE(countCalls(env, QStringLiteral("rm")), 0);
+        QCOMPARE(server.terminate(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSbxFieldFaults)
+#include "tst_sbx_field_faults.moc"
