@@ -220,6 +220,8 @@ void McpDispatcher::callTool(McpSession &session, const QJsonValue &id, const QJ
     const QString sessionId = session.id;
     QPointer<McpDispatcher> self(this);
     const McpCaller caller{sessionId, clientOf(session), conversationOf(params)};
+    if (!caller.conversation.isEmpty())
+        emit toolCalledInConversation(caller.conversation);
     m_calls.call(sessionId, caller, id, params, [self, sessionId, respond](const QByteArray &reply) {
         // A finished call counts as use: the idle clock of its session starts again now (the call
         // is no longer pending, so a lookup could already expire a session idle for longer).

@@ -53,6 +53,8 @@ public:
 signals:
     // A ChatGPT client (clientInfo "openai-mcp") was just given the tool list (tools/list).
     void toolListServedToChatGpt();
+    // A tools/call of a ChatGPT conversation (_meta "openai/session") came in.
+    void toolCalledInConversation(const QString &conversation);
 
 private:
     void dispatchLegacy(McpMessageKind kind, const QJsonValue &id, const QString &method, const QJsonObject &params,

@@ -97,6 +97,8 @@ void McpDispatcher::handleModernRequest(const McpClient &client, const QJsonValu
 
     const QString scope = m_calls.newModernScope();
     const McpCaller caller{QString(), client, conversationOf(params)};
+    if (!caller.conversation.isEmpty())
+        emit toolCalledInConversation(caller.conversation);
     auto answered = std::make_shared<bool>(false);
     m_calls.call(scope, caller, id, params, [respond, answered](const QByteArray &reply) {
         *answered = true;

@@ -3,6 +3,7 @@
 #include "config/LocalTokenStore.h"
 #include "http/BoundedTcpServer.h"
 #include "mcp/McpDispatcher.h"
+#include "runtime/ChatGptSilence.h"
 #include "runtime/ChatGptToolList.h"
 #include "state/SettingsRepository.h"
 #include "mcp/McpEndpoint.h"
@@ -181,6 +182,8 @@ void Controller::listenAndRun()
     m_chatGptTools = std::make_unique<ChatGptToolList>(*m_settings, m_clock);
     m_chatGptTools->setCurrentList(m_services.tools.listResultJson());   // every tool is registered by now
     connect(m_dispatcher.get(), &McpDispatcher::toolListServedToChatGpt, m_chatGptTools.get(), &ChatGptToolList::servedToChatGpt);
+    m_chatGptSilence = std::make_unique<ChatGptSilence>(m_clock);
+    connect(m_dispatcher.get(), &McpDispatcher::toolCalledInConversation, m_chatGptSilence.get(), &ChatGptSilence::noteCall);
     m_mcp = std::make_unique<McpEndpoint>(*m_dispatcher, m_config, localToken());
     m_mcp->install(http());
     QString error;

@@ -19,6 +19,7 @@ class AuditLogSink;
 class AuditRetention;
 class LocalTokenStore;
 class McpDispatcher;
+class ChatGptSilence;
 class ChatGptToolList;
 class SettingsRepository;
 class McpEndpoint;
@@ -87,6 +88,7 @@ public:
     ActivityMonitor &activity() { return *m_services.activity; }
     // Whether ChatGPT has the tool list served now (status, the tray); exists once started().
     const ChatGptToolList *chatGptToolList() const { return m_chatGptTools.get(); }
+    const ChatGptSilence *chatGptSilence() const { return m_chatGptSilence.get(); }
 
 signals:
     void started();
@@ -120,6 +122,7 @@ private:
     std::unique_ptr<McpEndpoint> m_mcp;
     std::unique_ptr<SettingsRepository> m_settings;
     std::unique_ptr<ChatGptToolList> m_chatGptTools;
+    std::unique_ptr<ChatGptSilence> m_chatGptSilence;
     std::unique_ptr<PidFile> m_pidFile;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;

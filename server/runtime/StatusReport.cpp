@@ -80,9 +80,12 @@ QString StatusReport::chatGptToolListText() const
 
 QStringList StatusReport::notices() const
 {
+    QStringList out;
     if (healthy && chatGptToolList == QLatin1String("changed"))
-        return {ChatGptToolList::refreshAdvice()};
-    return {};
+        out << ChatGptToolList::refreshAdvice();
+    if (healthy && !chatGptQuiet.isEmpty())
+        out << chatGptQuiet;
+    return out;
 }
 
 QJsonObject StatusReport::toCliJson() const
@@ -205,6 +208,8 @@ QString StatusReport::toText() const
     text += QStringLiteral("approvals:  %1 pending\n").arg(countOrUnknown(pendingApprovals));
     if (healthy)
         text += QStringLiteral("chatgpt:    %1\n").arg(chatGptToolListText());
+    if (healthy && !chatGptQuiet.isEmpty())
+        text += QStringLiteral("chatgpt:    %1\n").arg(chatGptQuiet);
     if (allowedHostRoots.isEmpty())
         text += QStringLiteral("host workspaces: off (set CHAT2SBX_ALLOWED_HOST_ROOTS or allowedHostRoots to allow folders)\n");
     else
@@ -239,7 +244,8 @@ QJsonObject StatusReport::toHealthJson() const
         {QStringLiteral("tunnel"), tunnelOut},
         {QStringLiteral("sbx"), sbx.toJson(true)},
         {QStringLiteral("chatgpt"), QJsonObject{{QStringLiteral("toolList"), chatGptToolList},
-                                                {QStringLiteral("fetchedAtMs"), chatGptFetchedAtMs}}},
+                                                {QStringLiteral("fetchedAtMs"), chatGptFetchedAtMs},
+                                                {QStringLiteral("quiet"), chatGptQuiet}}},
     };
 }
 

@@ -50,6 +50,8 @@ struct StatusReport {
     // "never_fetched", "current" or "changed"; when it fetched the list it has (0: never/unknown).
     QString chatGptToolList = QStringLiteral("unknown");
     qint64 chatGptFetchedAtMs = 0;
+    // ChatGPT went quiet after a long conversation while the tunnel is healthy (ChatGptSilence); empty: not.
+    QString chatGptQuiet;
 
     // The configuration in effect.
     QString dataRoot;

@@ -4,6 +4,7 @@
 
 #include "workspace/WorkspaceService.h"
 
+#include "runtime/ChatGptSilence.h"
 #include "runtime/ChatGptToolList.h"
 
 #include "config/Config.h"
@@ -81,6 +82,8 @@ StatusReport statusFromServer(Controller &controller)
         r.warmSandboxes = controller.warmPool().readyCount();
         r.pendingApprovals = controller.approvals().pending().size();
     }
+    if (const ChatGptSilence *silence = controller.chatGptSilence())
+        r.chatGptQuiet = silence->notice(r.tunnelEnabled && r.tunnelState == QLatin1String("connected"));
     if (const ChatGptToolList *tools = controller.chatGptToolList()) {
         switch (tools->freshness()) {
         case ChatGptToolList::Freshness::NeverFetched: r.chatGptToolList = QStringLiteral("never_fetched"); break;
@@ -102,6 +105,7 @@ void applyHealthAnswer(StatusReport &r, const QJsonObject &health)
     if (chatGpt.value(QStringLiteral("toolList")).isString()) {
         r.chatGptToolList = chatGpt.value(QStringLiteral("toolList")).toString().left(20);
         r.chatGptFetchedAtMs = chatGpt.value(QStringLiteral("fetchedAtMs")).toInteger();
+        r.chatGptQuiet = chatGpt.value(QStringLiteral("quiet")).toString().left(1000);
     }
     // The running server's configuration is authoritative for the tunnel.
     const QJsonObject tunnel = health.value(QStringLiteral("tunnel")).toObject();

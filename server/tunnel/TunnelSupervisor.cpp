@@ -154,6 +154,10 @@ QJsonObject TunnelSupervisor::toJson() const
     o.insert(QStringLiteral("nextRestartInMs"), next >= 0 ? QJsonValue(next) : QJsonValue());
     const qint64 age = lastPollAgeSeconds();
     o.insert(QStringLiteral("lastPollAgeS"), age >= 0 ? QJsonValue(age) : QJsonValue());
+    if (m_details)
+        o.insert(QStringLiteral("components"),
+                 QJsonObject{{QStringLiteral("controlPlane"), orNull(m_details->controlPlane.status)},
+                             {QStringLiteral("responseDelivery"), orNull(m_details->responseDelivery.status)}});
     return o;
 }
 
@@ -251,6 +255,8 @@ void TunnelSupervisor::launch()
     m_healthBase.clear();
     m_readyzOk = false;
     m_lastPollSuccessS = 0;
+    m_detailsRoute = DetailsRoute::Unknown;   // another client may be another version
+    m_details.reset();
     m_pollFailure = TunnelClientLine();
     m_pollFailureAtMs = 0;
     m_readySince.invalidate();
@@ -472,7 +478,39 @@ void TunnelSupervisor::onMetrics(const QByteArray &body)
     const std::optional<double> gauge = prometheusSample(body, QByteArrayLiteral("commands_poll_last_successful_timestamp_seconds"));
     if (gauge && *gauge > m_lastPollSuccessS)
         m_lastPollSuccessS = *gauge;
-    evaluate();
+    if (m_detailsRoute == DetailsRoute::Absent)
+        return evaluate();
+    readDetails();
+}
+
+// The components' own view, where the client has the route (reference/tunnel-client.md, "Newer than
+// v0.0.14"); a 404 means an older client: /readyz and /metrics stay the only evidence.
+void TunnelSupervisor::readDetails()
+{
+    QNetworkRequest request(QUrl(m_healthBase + QStringLiteral("/health?details=true")));
+    request.setTransferTimeout(kHttpTimeoutMs);
+    QNetworkReply *reply = m_nam.get(request);
+    m_poll = reply;
+    const quint64 generation = m_generation;
+    QProcess *process = m_process;
+    connect(reply, &QNetworkReply::finished, this, [this, reply, generation, process] {
+        reply->deleteLater();
+        if (m_poll == reply)
+            m_poll = nullptr;
+        if (generation != m_generation || process != m_process || m_stopping)
+            return;
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status == 404 && m_detailsRoute == DetailsRoute::Unknown) {
+            m_detailsRoute = DetailsRoute::Absent;
+            qCInfo(lcTunnel).noquote() << "tunnel-client has no /health details (v0.0.14 or older): /readyz and /metrics it is";
+        } else if (status == 200) {
+            if (m_detailsRoute != DetailsRoute::Served)
+                qCInfo(lcTunnel).noquote() << "tunnel-client reports its components (/health?details=true)";
+            m_detailsRoute = DetailsRoute::Served;
+            m_details = parseTunnelHealthDetails(reply->read(64 * 1024 + 1));
+        }
+        evaluate();
+    });
 }
 
 void TunnelSupervisor::evaluate()
@@ -490,6 +528,11 @@ void TunnelSupervisor::evaluate()
         next = State::Unauthorized;
         detail = unauthorizedAdvice(m_pollFailure.statusCode);
         m_lastError = m_pollFailure.text;
+    } else if (m_readyzOk && pollSucceeded && nowS - m_lastPollSuccessS <= kPollFreshSeconds && !failureIsLatest
+               && m_details && !tunnelDetailsProblem(*m_details).isEmpty()) {
+        next = State::Failed;
+        detail = tunnelDetailsProblem(*m_details);
+        m_lastError = detail;
     } else if (m_readyzOk && pollSucceeded && nowS - m_lastPollSuccessS <= kPollFreshSeconds && !failureIsLatest) {
         next = State::Connected;
         m_lastError.clear();

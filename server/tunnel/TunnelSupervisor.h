@@ -4,6 +4,7 @@
 #include "tunnel/RestartBackoff.h"
 #include "tunnel/TunnelClientOutput.h"
 #include "tunnel/TunnelCredentials.h"
+#include "tunnel/TunnelHealthDetails.h"
 
 #include <QElapsedTimer>
 #include <QJsonObject>
@@ -24,7 +25,9 @@ namespace chat2sbx {
 // States (all asynchronous, nothing blocks the event loop):
 //   Starting      the client runs; /readyz not 200 yet, or no control-plane poll has succeeded yet
 //   Connected     /readyz 200 and the client's commands_poll_last_successful_timestamp_seconds (from its
-//                 /metrics) is recent: the tunnel service answers our polls
+//                 /metrics) is recent: the tunnel service answers our polls; and, where the client
+//                 answers /health?details=true (newer than v0.0.14), neither its control-plane nor its
+//                 response-delivery component is degraded (else Failed with what that means)
 //   Unauthorized  the last poll was refused (401/403: wrong or revoked key, wrong tunnel id, key without
 //                 Tunnels Read+Use). The client retries forever by itself, so no restart here.
 //   Failed        detail() says why: the client exited (restarted with back-off), was not ready within
@@ -88,6 +91,7 @@ private:
     void pollHealth();
     void onReadyz(int status, const QString &body, const QString &error);
     void onMetrics(const QByteArray &body);
+    void readDetails();
     void evaluate();
     bool readHealthUrlFile();
     void onChildOutput();
@@ -110,6 +114,8 @@ private:
     QString m_healthBase;          // http://127.0.0.1:<port>, from --health.url-file
     bool m_readyzOk = false;
     double m_lastPollSuccessS = 0; // the gauge: Unix seconds of the last successful poll, 0 none
+    enum class DetailsRoute { Unknown, Served, Absent } m_detailsRoute = DetailsRoute::Unknown;   // v0.0.14 and older: 404
+    std::optional<TunnelHealthDetails> m_details;
     TunnelClientLine m_pollFailure;
     qint64 m_pollFailureAtMs = 0;  // wall clock of m_pollFailure, 0 none
     QByteArray m_outputBuffer;

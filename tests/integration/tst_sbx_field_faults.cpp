@@ -8,6 +8,7 @@
 
 #include "state/Database.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -50,6 +51,7 @@ void prepare(TestEnvironment &env)
     env.set(QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate());
     env.set(QStringLiteral("FAKE_SBX_IDLE_STOP_MS"), QStringLiteral("600000"));
     env.set(QStringLiteral("CHAT2SBX_SBX_RECHECK_SECONDS"), QStringLiteral("1"));
+    env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
 }
 
 // A sandbox made over MCP with a file in its HOME (what an agent installs lives there and in the
@@ -310,6 +312,60 @@ private slots:
                  qPrintable(QJsonDocument(sbxState()).toJson()));
         QVERIFY(waitFor([&] { return readKept(mcp, id) == QLatin1String("installed"); }, 20000));
         QCOMPARE(countCalls(env, QStringLiteral("rm")), 0);
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    // After an update sbx asks to restart its daemon (which stops every sandbox): chat2sbx never
+    // answers, the call says what restarting would do and how to do it, status shows it, and no
+    // sandbox stopped. No sandbox executor: creates fail with sbx's text, the running sandbox works.
+    void theUpdateQuestionIsNeverAnsweredAndNoExecutorFailsOnlyCreates()
+    {
+        TestEnvironment env;
+        prepare(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+        QVERIFY(mcp.open());
+        const QString id = sandboxWithAFile(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+        const auto sbxState = [&] {
+            const HttpResult h = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(env.port()), {});
+            return QJsonDocument::fromJson(h.body).object().value(QStringLiteral("sbx")).toObject();
+        };
+
+        const QString vms = env.sbxState() + QStringLiteral("/sandboxes");
+        const QStringList vmsBefore = QDir(vms).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QCOMPARE(vmsBefore.size(), 1);
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_NO_EXECUTOR=1")});
+        const QJsonObject refused = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("memory"), QStringLiteral("1g")}});
+        QVERIFY2(refused.value(QStringLiteral("isError")).toBool() && text(refused).contains(QLatin1String("no sandbox executor available")),
+                 qPrintable(mcp.lastBody));
+        QCOMPARE(readKept(mcp, id), QStringLiteral("installed"));
+
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_UPDATE_PENDING=1")});
+        const QJsonObject asked = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("memory"), QStringLiteral("1g")}});
+        QVERIFY2(asked.value(QStringLiteral("isError")).toBool() && text(asked).contains(QLatin1String("never answers that question"))
+                     && text(asked).contains(QLatin1String("stops every running sandbox")),
+                 qPrintable(mcp.lastBody));
+        QVERIFY2(waitFor([&] { return sbxState().value(QStringLiteral("state")).toString() == QLatin1String("update_pending"); }, 10000),
+                 qPrintable(QJsonDocument(sbxState()).toJson()));
+        // Nothing stopped the sandbox: its VM still runs and its work goes on through its channel.
+        QCOMPARE(readKept(mcp, id), QStringLiteral("installed"));
+        // (the fake's own `ls` asks the question too: read its records of the VMs instead)
+        for (const QString &vm : vmsBefore) {
+            const QJsonObject meta = QJsonDocument::fromJson(readFile(vms + QLatin1Char('/') + vm + QStringLiteral("/meta.json"))).object();
+            QCOMPARE(meta.value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+        }
+
+        // The user restarted sbx themselves: the next command is answered, the state is back.
+        env.setSbxFaults({});
+        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("memory"), QStringLiteral("1g")}});
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QVERIFY2(waitFor([&] { return sbxState().value(QStringLiteral("state")).toString() == QLatin1String("ready"); }, 20000),
+                 qPrintable(QJsonDocument(sbxState()).toJson()));
+        // `sbx rm` ran only for the creates that failed (never for the sandbox that was there).
+        QVERIFY(QDir(vms + QLatin1Char('/') + vmsBefore.first()).exists());
+        QCOMPARE(countCalls(env, QStringLiteral("stop")), 0);
         QCOMPARE(server.terminate(), 0);
     }
 };

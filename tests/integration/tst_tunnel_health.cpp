@@ -162,6 +162,51 @@ private slots:
         QVERIFY(!server.output().contains(kKey));
     }
 
+    // A newer tunnel-client answers /health?details=true: a degraded response delivery (ChatGPT's calls
+    // come in, the answers do not get back) is not "connected", though /readyz and the poll gauge say
+    // all is well; an older one (404) is read from /readyz and /metrics as before; nothing restarts.
+    void healthDetailsFeedTheTunnelState()
+    {
+        {
+            TestEnvironment env;
+            enableTunnel(env);
+            env.set("FAKE_TUNNEL_HEALTH_DETAILS", "1");
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            QVERIFY2(waitFor([&] { return tunnelState(env) == "connected"; }, 10000), qPrintable(server.output()));
+            QCOMPARE(tunnelJson(env).value("components").toObject().value("responseDelivery").toString(), QStringLiteral("ok"));
+            QVERIFY2(server.output().contains("tunnel-client reports its components"), qPrintable(server.output()));
+            QCOMPARE(server.terminate(), 0);
+        }
+        TestEnvironment env;
+        enableTunnel(env);
+        env.set("FAKE_TUNNEL_HEALTH_DETAILS", "1");
+        env.set("FAKE_TUNNEL_DELIVERY_DEGRADED", "upload_rejected");
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        QVERIFY2(waitFor([&] { return tunnelState(env) == "failed"; }, 10000), qPrintable(server.output()));
+        const QString detail = tunnelJson(env).value("detail").toString();
+        QVERIFY2(detail.contains("delivery of answers to ChatGPT degraded (upload_rejected)"), qPrintable(detail));
+        const CliResult status = runCli(env, {"status"});
+        QCOMPARE(status.exitCode, 1);
+        QVERIFY2(status.err.contains("upload_rejected"), status.err.constData());
+        QTest::qWait(1500);
+        QCOMPARE(tunnelJson(env).value("restarts").toInt(), 0);
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void anOlderClientWithoutDetailsIsReadAsBefore()
+    {
+        TestEnvironment env;
+        enableTunnel(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        QVERIFY2(waitFor([&] { return tunnelState(env) == "connected"; }, 10000), qPrintable(server.output()));
+        QVERIFY2(server.output().contains("no /health details (v0.0.14 or older)"), qPrintable(server.output()));
+        QVERIFY(!tunnelJson(env).contains("components"));
+        QCOMPARE(server.terminate(), 0);
+    }
+
     // The user's shell exports variables tunnel-client reads as its own settings (MCP_COMMAND would make
     // it exit 1, a profile that does not exist too, LOG_FILE would hide its log); chat2sbx's own secrets
     // and unrelated ones are also there. The child gets none of them and connects.

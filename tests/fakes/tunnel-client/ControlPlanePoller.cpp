@@ -91,6 +91,15 @@ void ControlPlanePoller::finishCycle()
     m_timer.start(m_pollMs);
 }
 
+QJsonObject ControlPlanePoller::component() const
+{
+    if (m_hadError)
+        return {{QStringLiteral("status"), QStringLiteral("degraded")}, {QStringLiteral("state"), QStringLiteral("backoff")},
+                {QStringLiteral("reason_code"), QStringLiteral("http_%1").arg(m_failStatus)}};
+    return {{QStringLiteral("status"), m_lastSuccessSeconds > 0 ? QStringLiteral("ok") : QStringLiteral("unknown")},
+            {QStringLiteral("state"), QStringLiteral("polling")}};
+}
+
 QByteArray ControlPlanePoller::metrics() const
 {
     QStringList lines{

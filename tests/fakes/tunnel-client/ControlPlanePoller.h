@@ -5,6 +5,7 @@
 // after a jittered-free exponential back-off (200 ms doubling to 10 s), forever: it never exits.
 #pragma once
 
+#include <QJsonObject>
 #include <QObject>
 #include <QTimer>
 
@@ -20,6 +21,8 @@ public:
     void stop();
     // Prometheus text for the poller's metrics.
     QByteArray metrics() const;
+    // The control-plane component of /health?details=true: status, state, reason_code.
+    QJsonObject component() const;
 
 private:
     void finishCycle();

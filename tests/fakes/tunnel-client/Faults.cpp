@@ -51,6 +51,8 @@ bool readFaults(const QProcessEnvironment &env, Faults *faults, QString *error)
         || !readInt(env, "FAKE_TUNNEL_POLL_MS", 10, 600000, &faults->pollMs, error))
         return false;
     faults->probeFailuresFile = env.value(QStringLiteral("FAKE_TUNNEL_PROBE_FAILURES_FILE"));
+    faults->healthDetails = env.value(QStringLiteral("FAKE_TUNNEL_HEALTH_DETAILS")) == QLatin1String("1");
+    faults->deliveryDegraded = env.value(QStringLiteral("FAKE_TUNNEL_DELIVERY_DEGRADED")).trimmed().left(64);
     const QString kind = env.value(QStringLiteral("FAKE_TUNNEL_PROBE_FAILURE")).trimmed().toLower();
     if (!kind.isEmpty()) {
         if (kind != QLatin1String("refused") && kind != QLatin1String("http") && kind != QLatin1String("timeout")) {

@@ -21,6 +21,10 @@ struct Faults
     int pollMs = 1000;           // FAKE_TUNNEL_POLL_MS: length of one successful (long) poll
     bool noDoctor = false;       // FAKE_TUNNEL_NO_DOCTOR=1: an older client without `doctor`
     QString eventLogPath;        // FAKE_TUNNEL_LOG
+    // FAKE_TUNNEL_HEALTH_DETAILS=1: the /health routes of clients newer than v0.0.14 (else 404, as v0.0.14).
+    bool healthDetails = false;
+    // FAKE_TUNNEL_DELIVERY_DEGRADED=<reason code>: the response-delivery component reports degraded.
+    QString deliveryDegraded;
 };
 
 // Returns false with *error naming the variable when a value is malformed.

@@ -1,5 +1,7 @@
 #include "HealthServer.h"
 
+#include <QDateTime>
+#include <QJsonDocument>
 #include <QTcpServer>
 
 namespace faketunnel {
@@ -19,6 +21,23 @@ HealthServer::HealthServer(MetricsProvider metrics, QObject *parent) : QObject(p
     m_server.route(QStringLiteral("/metrics"), QHttpServerRequest::Method::Get, [this](const QHttpServerRequest &) {
         return QHttpServerResponse(QByteArrayLiteral("text/plain; version=0.0.4; charset=utf-8; escaping=underscores"),
                                    m_metrics());
+    });
+}
+
+void HealthServer::serveDetails(DetailsProvider details)
+{
+    m_details = std::move(details);
+    m_server.route(QStringLiteral("/health"), QHttpServerRequest::Method::Get, [this](const QHttpServerRequest &request) {
+        const QString query = request.query().toString();
+        if (!query.isEmpty() && query != QLatin1String("details=true") && query != QLatin1String("details=false"))
+            return QHttpServerResponse(kText, QByteArrayLiteral("invalid query"), QHttpServerResponse::StatusCode::BadRequest);
+        QJsonObject body{{QStringLiteral("schema_version"), 1}, {QStringLiteral("live"), true}, {QStringLiteral("ready"), m_ready},
+                         {QStringLiteral("snapshot_at"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)}};
+        if (query == QLatin1String("details=true"))
+            body.insert(QStringLiteral("components"), m_details());
+        QHttpServerResponse response(QJsonDocument(body).toJson(QJsonDocument::Compact));
+        response.setHeader(QByteArrayLiteral("Cache-Control"), QByteArrayLiteral("no-store"));
+        return response;
     });
 }
 

@@ -4,6 +4,7 @@
 
 #include <QHostAddress>
 #include <QHttpServer>
+#include <QJsonObject>
 #include <QObject>
 #include <QString>
 
@@ -16,7 +17,11 @@ class HealthServer : public QObject
     Q_OBJECT
 public:
     using MetricsProvider = std::function<QByteArray()>;
+    using DetailsProvider = std::function<QJsonObject()>;   // the `components` object
     explicit HealthServer(MetricsProvider metrics, QObject *parent = nullptr);
+    // Serves GET /health[?details=true|false] (schema_version 1) as clients newer than v0.0.14 do;
+    // without it those routes are 404, as in v0.0.14.
+    void serveDetails(DetailsProvider details);
 
     // Returns the bound port, 0 on failure.
     quint16 listen(const QHostAddress &address, quint16 port);
@@ -28,6 +33,7 @@ public:
 private:
     QHttpServer m_server;
     MetricsProvider m_metrics;
+    DetailsProvider m_details;
     bool m_ready = false;
     QString m_body = QStringLiteral("oauth discovery pending");
 };

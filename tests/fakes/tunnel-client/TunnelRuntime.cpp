@@ -33,6 +33,16 @@ TunnelRuntime::TunnelRuntime(const RunConfig &config, const Faults &faults, cons
                                  "readiness{otel_scope_name=\"health\",otel_scope_schema_url=\"\",otel_scope_version=\"\"} ")
                + ready + '\n' + m_poller->metrics();
     }, this);
+    if (faults.healthDetails)
+        m_health->serveDetails([this] {
+            QJsonObject delivery{{QStringLiteral("status"), QStringLiteral("ok")}, {QStringLiteral("state"), QStringLiteral("idle")}};
+            if (!m_faults.deliveryDegraded.isEmpty())
+                delivery = {{QStringLiteral("status"), QStringLiteral("degraded")}, {QStringLiteral("state"), QStringLiteral("retrying")},
+                            {QStringLiteral("reason_code"), m_faults.deliveryDegraded}};
+            return QJsonObject{{QStringLiteral("control-plane"), m_poller->component()}, {QStringLiteral("response-delivery"), delivery},
+                               {QStringLiteral("queue"), QJsonObject{{QStringLiteral("status"), QStringLiteral("ok")},
+                                                                     {QStringLiteral("state"), QStringLiteral("flowing")}}}};
+        });
     m_probe = new McpProbe(config.mcpServerUrl, config.probeHeaders, this);
     m_discovery = new OAuthDiscovery(config.mcpServerUrl, config.probeHeaders, this);
     connect(m_probe, &McpProbe::succeeded, this, [this](const QString &protocolVersion, const QByteArray &) {
