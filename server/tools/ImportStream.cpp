@@ -55,6 +55,7 @@ void ImportStream::connectReply()
     QObject::connect(reply, &QNetworkReply::redirected, reply, [self, reply](const QUrl &target) {
         if (self->m_done)
             return;
+        ++self->m_redirects;
         if (FileHostPatterns::allows(self->m_limits.allowedHosts, target.host(QUrl::FullyEncoded), target.port(443))
             && target.scheme() == QLatin1String("https") && target.userInfo().isEmpty())
             return emit reply->redirectAllowed();
@@ -128,7 +129,15 @@ void ImportStream::pump()
             fail(m_refusal);
         return;
     }
+    // A redirect loop ends on a redirect or an interim status (Qt reports "HTTP 100" then): say what
+    // happened instead.
     const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const int maxRedirects = m_reply->request().maximumRedirectsAllowed();
+    if (m_downloaded
+        && (m_reply->error() == QNetworkReply::TooManyRedirectsError
+            || (m_redirects >= maxRedirects && isRedirect(status)) || (m_redirects > 0 && status > 0 && status < 200)))
+        return fail(QStringLiteral("the download failed: too many redirects (the link redirects in a loop, or more than %1 "
+                                   "times)").arg(maxRedirects));
     if (httpFailed(status)) {
         if (m_downloaded)
             fail(httpFailure(status));

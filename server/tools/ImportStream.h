@@ -65,6 +65,7 @@ private:
     bool m_started = false;   // the VM may have a staged file
     bool m_inFlight = false;
     bool m_downloaded = false;
+    int m_redirects = 0;   // redirects followed
     bool m_done = false;
     QCryptographicHash m_hash{QCryptographicHash::Sha256};
 };

@@ -14,8 +14,14 @@ namespace chat2sbx {
 
 namespace {
 
+// `value` as the file `path`, readable by the user only, written whole. A symlink planted at `path`
+// is removed first, never written through (QSaveFile would write to the link's target).
 bool writeSecretFile(const QString &path, const QString &value, QString &error)
 {
+    if (QFileInfo(path).isSymLink() && !QFile::remove(path)) {
+        error = QStringLiteral("cannot replace the link %1").arg(path);
+        return false;
+    }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
@@ -30,7 +36,9 @@ bool writeSecretFile(const QString &path, const QString &value, QString &error)
     return true;
 }
 
-// The credentials as the two files of the secret directory (0700), each 0600.
+// The credentials as the two files of the secret directory (0700), each 0600. Always written (the
+// picked files were read whole, so picking the secret files themselves rewrites the same values),
+// then read back as the server will read them: "stored" is said only of what is there.
 TunnelImportOutcome storeAsFiles(const Config &config, const TunnelCredentials &c, const QString &note)
 {
     TunnelImportOutcome out;
@@ -40,12 +48,16 @@ TunnelImportOutcome storeAsFiles(const Config &config, const TunnelCredentials &
         out.error = QStringLiteral("cannot make %1 (readable by you only)").arg(config.secretDir);
         return out;
     }
-    const QString idPath = TunnelCredentials::idFilePath(config);
-    const QString keyPath = TunnelCredentials::keyFilePath(config);
-    const bool samePlace = QFileInfo(idPath) == QFileInfo(c.source + QStringLiteral("/tunnel-id"));
     QString error;
-    if (!samePlace && (!writeSecretFile(keyPath, c.key, error) || !writeSecretFile(idPath, c.tunnelId, error))) {
+    if (!writeSecretFile(TunnelCredentials::keyFilePath(config), c.key, error)
+        || !writeSecretFile(TunnelCredentials::idFilePath(config), c.tunnelId, error)) {
         out.error = error;
+        return out;
+    }
+    TunnelCredentials stored;
+    if (!TunnelCredentials::readFiles(config, stored, error) || stored.tunnelId != c.tunnelId || stored.key != c.key) {
+        out.error = QStringLiteral("the tunnel files in %1 do not read back as written%2")
+                        .arg(config.secretDir, error.isEmpty() ? QString() : QStringLiteral(": ") + error);
         return out;
     }
     out.ok = true;

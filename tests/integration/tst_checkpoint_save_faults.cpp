@@ -143,6 +143,22 @@ private slots:
         QVERIFY(usable());
     }
 
+    // A sparse file in the workspace counts the disk it uses, not its apparent size: an 8 GiB hole
+    // does not make the checkpoint 8 GiB (and evict others for it).
+    void aSparseFileCountsTheDiskItUses()
+    {
+        const QString ws = h->sandboxes->get(id)->workspace->hostPath;
+        QFile sparse(ws + QStringLiteral("/disk.img"));
+        QVERIFY(sparse.open(QIODevice::WriteOnly));
+        QVERIFY(sparse.resize(qint64(8) << 30));
+        sparse.close();
+        const CallResult r = checkpoint();
+        QVERIFY2(r.finished && !r.result.isError, qPrintable(r.text()));
+        const double size = r.json().value(QStringLiteral("size_bytes")).toDouble();
+        QVERIFY2(size < 734003200.0 + (qint64(64) << 20), qPrintable(r.text()));
+        QVERIFY(QFile::remove(ws + QStringLiteral("/disk.img")));
+    }
+
     void cleanupTestCase()
     {
         checkpoints.reset();

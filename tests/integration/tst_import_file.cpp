@@ -134,6 +134,8 @@ public:
             return redirect(QByteArray("https://") + kAzureHost + "/files/x/raw?sig=ok");
         if (path == "/hop-off")
             return redirect("https://evil.blob.core.windows.net/files/x/raw?sig=ok");
+        if (path == "/loop")
+            return redirect(QByteArray("https://") + kAzureHost + "/loop");
         if (path == "/big")
             return "HTTP/1.1 200 OK\r\nContent-Length: " + QByteArray::number(kCap + 1) + "\r\nConnection: close\r\n\r\n";
         return azureError(404, "The specified blob does not exist.", "BlobNotFound", "");
@@ -300,6 +302,9 @@ private slots:
         QCOMPARE(https.requests, before);   // nothing was even requested
         expectError(import(QStringLiteral("https://%1/hop-off").arg(QLatin1String(kAzureHost)), QStringLiteral("g.pdf")),
                     QStringLiteral("redirected to evil.blob.core.windows.net"));
+        const ToolResult looped = import(QStringLiteral("https://%1/loop").arg(QLatin1String(kAzureHost)), QStringLiteral("loop.pdf"));
+        expectError(looped, QStringLiteral("too many redirects"));
+        QVERIFY2(!looped.message.contains(QStringLiteral("HTTP 1")), qPrintable(looped.message));
         const ToolResult expired = import(azureUrl(kAzureHost, "raw?se=2026-12-05T10%3A05%3A00Z&sp=r&sig=expired"), QStringLiteral("h.pdf"));
         expectError(expired, QStringLiteral("HTTP 403, AuthenticationFailed"));
         QVERIFY2(expired.message.contains(QStringLiteral("Ask the user to attach the file again")), qPrintable(expired.message));

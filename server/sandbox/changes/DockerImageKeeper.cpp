@@ -38,15 +38,28 @@ QString DockerImageKeeper::invalid(const QStringList &images)
 {
     if (images.size() > kMaxImages)
         return QStringLiteral("at most %1 Docker images can be kept with a checkpoint").arg(kMaxImages);
-    // A docker reference: [registry[:port]/]name[:tag][@digest], lower-case path components.
-    static const QRegularExpression reference(QStringLiteral("^[a-z0-9][a-z0-9._/-]{0,254}(:[A-Za-z0-9_.-]{1,128})?(@sha256:[a-f0-9]{64})?$"));
+    // A docker reference (the distribution grammar): [host[:port]/]path[:tag][@sha256:digest], the host
+    // a DNS name or IPv4 address (or localhost), each path component lower-case alphanumerics joined
+    // by one '.', one or two '_' or dashes.
+    static const QRegularExpression host(QStringLiteral("^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                                                        "(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(?::[0-9]{1,5})?$"));
+    static const QRegularExpression path(QStringLiteral("^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+                                                        "(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"
+                                                        "(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$"));
     for (const QString &image : images) {
-        const QString host = image.section(QLatin1Char('/'), 0, 0);
-        const QString rest = image.contains(QLatin1Char('/')) && (host.contains(QLatin1Char('.')) || host.contains(QLatin1Char(':')))
-                                 ? image.section(QLatin1Char('/'), 1)
-                                 : image;
-        if (!reference.match(rest).hasMatch() || image.size() > 300)
-            return QStringLiteral("'%1' is not a Docker image reference (name[:tag], e.g. myapp:dev)").arg(image.left(100));
+        const QString first = image.section(QLatin1Char('/'), 0, 0);
+        // The first component is a registry host when it has a dot or a port, or is localhost.
+        const bool hasHost = image.contains(QLatin1Char('/'))
+                             && (first.contains(QLatin1Char('.')) || first.contains(QLatin1Char(':')) || first == QLatin1String("localhost"));
+        const QString rest = hasHost ? image.section(QLatin1Char('/'), 1) : image;
+        if (image.size() > 300 || (hasHost && !host.match(first).hasMatch()) || !path.match(rest).hasMatch()) {
+            // Echoed without control characters: the text goes to the agent and into logs.
+            QString shown = image.left(100);
+            for (QChar &c : shown)
+                if (!c.isPrint())
+                    c = QChar(0xFFFD);
+            return QStringLiteral("'%1' is not a Docker image reference ([registry/]name[:tag], e.g. myapp:dev)").arg(shown);
+        }
     }
     return {};
 }

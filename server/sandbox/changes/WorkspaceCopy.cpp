@@ -55,7 +55,9 @@ void WorkspaceCopy::copy(const QString &src, const QString &dst, Done done)
                               QDir(partial).removeRecursively();
                               return done(false, 0, QStringLiteral("cannot name the copy %1").arg(dst));
                           }
-                          ChildProcess::run(copyChild(QStringLiteral("du"), {QStringLiteral("-sb"), dst}, 5 * 60 * 1000), this,
+                          // The disk the copy uses (a sparse file counts its blocks, not its apparent size).
+                          ChildProcess::run(copyChild(QStringLiteral("du"), {QStringLiteral("-s"), QStringLiteral("--block-size=1"),
+                                                                             QStringLiteral("--"), dst}, 5 * 60 * 1000), this,
                                             [done](const ChildResult &du) {
                                                 // The size is for the user's budget: a failed du leaves it 0, not the copy.
                                                 done(true, du.ok() ? QString::fromUtf8(du.out).section(QLatin1Char('\t'), 0, 0).toLongLong() : 0,
