@@ -4,6 +4,7 @@
 #include "ApprovalJson.h"
 
 #include "core/Clock.h"
+#include "core/LogText.h"
 #include "runtime/Services.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "workspace/ApprovalService.h"
@@ -41,23 +42,23 @@ int runApprovalList(CommandContext &ctx)
     for (const Approval &a : approvals) {
         text += QStringLiteral("%1  %2  %3  %4  requested %5")
                     .arg(a.id, workspaceModeName(a.mode).leftJustified(6), approvalStateName(a.state).leftJustified(8),
-                         a.hostPath, isoTime(a.requestedAt));
+                         logSafe(a.hostPath, 400), isoTime(a.requestedAt));
         if (!a.isPending())
             text += QStringLiteral(", %1 %2%3").arg(approvalStateName(a.state), isoTime(a.decidedAt),
                                                     a.workspaceId.isEmpty() ? QString() : QStringLiteral(" -> ") + a.workspaceId);
         text += QLatin1Char('\n');
         if (!a.clientName.isEmpty() || !a.reason.isEmpty())
             text += QStringLiteral("    asked by %1%2\n")
-                        .arg(a.clientName.isEmpty() ? QStringLiteral("an MCP client") : a.clientName,
-                             a.reason.isEmpty() ? QString() : QStringLiteral(": \"%1\"").arg(a.reason));
+                        .arg(a.clientName.isEmpty() ? QStringLiteral("an MCP client") : logSafe(a.clientName, 100),
+                             a.reason.isEmpty() ? QString() : QStringLiteral(": \"%1\"").arg(logSafe(a.reason, 400)));
     }
     for (const ExportRequest &r : exports) {
         text += QStringLiteral("%1  save    %2  %3 (%4 bytes) from %5  requested %6")
-                    .arg(r.id, exportRequestStateName(r.state).leftJustified(8), r.fileName(), QString::number(r.size),
+                    .arg(r.id, exportRequestStateName(r.state).leftJustified(8), logSafe(r.fileName(), 200), QString::number(r.size),
                          r.sandboxId, isoTime(r.requestedAt));
         if (r.decidedAt)
             text += QStringLiteral(", decided %1").arg(isoTime(r.decidedAt));
-        text += QStringLiteral("\n    %1\n").arg(r.why);
+        text += QStringLiteral("\n    %1\n").arg(logSafe(r.why, 600));
     }
     if (!all)
         text += QStringLiteral("Approve with: chat2sbx approval approve <id>   Reject with: chat2sbx approval reject <id>\n");

@@ -1,5 +1,7 @@
 #include "Command.h"
 
+#include "core/LogText.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -29,6 +31,11 @@ const QList<CommandSpec> &commands()
 
 void CommandContext::print(const QString &text) const
 {
+    writeOut(terminalSafe(text));
+}
+
+void CommandContext::writeOut(const QString &text) const
+{
     const QByteArray bytes = text.toUtf8();
     std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stdout);
     if (!text.endsWith(QLatin1Char('\n')))
@@ -43,7 +50,7 @@ void CommandContext::printJson(const QJsonValue &value) const
         doc = QJsonDocument(value.toArray());
     else
         doc = QJsonDocument(value.toObject());
-    print(QString::fromUtf8(doc.toJson(QJsonDocument::Indented)));
+    writeOut(jsonTerminalSafe(QString::fromUtf8(doc.toJson(QJsonDocument::Indented))));
 }
 
 void logLine(const QString &text)
@@ -55,7 +62,7 @@ void logLine(const QString &text)
 
 int CommandContext::fail(const QString &message) const
 {
-    const QByteArray bytes = (QStringLiteral("chat2sbx: ") + message.trimmed() + QLatin1Char('\n')).toUtf8();
+    const QByteArray bytes = (QStringLiteral("chat2sbx: ") + terminalSafe(message.trimmed()) + QLatin1Char('\n')).toUtf8();
     std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stderr);
     std::fflush(stderr);
     return 1;

@@ -21,7 +21,8 @@ struct CommandContext {
     bool isSet(const QString &option) const { return options.contains(option); }
     QString value(const QString &option) const { return options.value(option); }
 
-    // Human text to stdout.
+    // Human text to stdout. Human output: agent text in it cannot move the cursor, retitle the terminal or reorder what the
+    // user reads (core/LogText.h terminalSafe); printJson keeps values exact and escapes the same.
     void print(const QString &text) const;
     // One JSON document to stdout (for --json).
     void printJson(const QJsonValue &value) const;
@@ -29,6 +30,9 @@ struct CommandContext {
     int fail(const QString &message) const;
     // The same for a usage error (wrong arguments); returns 2.
     int usage(const QString &message) const;
+
+private:
+    void writeOut(const QString &text) const;
 };
 
 struct CommandSpec {

@@ -3,6 +3,7 @@
 #include "Command.h"
 
 #include "core/Clock.h"
+#include "core/LogText.h"
 #include "core/Ids.h"
 #include "runtime/Services.h"
 #include "sandbox/present/CheckpointJson.h"
@@ -38,8 +39,8 @@ int runSandboxCheckpoints(CommandContext &ctx)
     for (const Checkpoint &c : checkpoints) {
         text += QStringLiteral("%1  %2  %3  %4%5\n")
                     .arg(c.id, checkpointStateName(c.state).leftJustified(6), isoTime(c.createdAt),
-                         c.label.isEmpty() ? QStringLiteral("-") : c.label,
-                         c.failure.isEmpty() ? QString() : QStringLiteral("  (%1)").arg(c.failure));
+                         c.label.isEmpty() ? QStringLiteral("-") : logSafe(c.label, 200),
+                         c.failure.isEmpty() ? QString() : QStringLiteral("  (%1)").arg(logSafe(c.failure, 400)));
     }
     ctx.print(text);
     return 0;

@@ -18,6 +18,9 @@ Q_LOGGING_CATEGORY(lcHttpGuard, "chat2sbx.http")
 namespace {
 
 constexpr int kLingerMs = 2000;   // after a refusal, how long the rest of the request is read and dropped
+// A connection quiet for less than this is not idle: a client in a burst may not have sent its
+// request yet. Newcomers past the cap are then answered 503 with Retry-After instead.
+constexpr qint64 kIdleAfterMs = 300;
 
 QByteArray reasonPhrase(int status)
 {
@@ -36,6 +39,7 @@ QByteArray refusal(int status, const QString &message)
     const QByteArray body = jsonrpc::serialize(jsonrpc::error(QJsonValue(), jsonrpc::TransportError, message));
     return "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status)
            + "\r\nContent-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size())
+           + (status == 503 ? QByteArrayLiteral("\r\nRetry-After: 1") : QByteArray())
            + "\r\nConnection: close\r\n\r\n" + body;
 }
 
@@ -78,12 +82,15 @@ void BoundedTcpServer::incomingConnection(qintptr socketDescriptor)
             delete busy;
             return;
         }
-        warn(QStringLiteral("refused a connection: all %1 connections are waiting for answers").arg(m_options.maxConnections));
-        busy->write(refusal(503, QStringLiteral("Service Unavailable: too many connections; retry shortly")));
+        warn(QStringLiteral("refused a connection: all %1 connections are busy or just opened").arg(m_options.maxConnections));
+        busy->write(refusal(503, QStringLiteral("Service Unavailable: too many connections; retry in a second")));
+        // The answer, then our end of the stream (FIN); what the client sends meanwhile is read and
+        // dropped, so closing never resets the connection under an answer it has not read yet.
         connect(busy, &QTcpSocket::bytesWritten, busy, [busy] {
             if (busy->bytesToWrite() == 0)
-                busy->disconnectFromHost();
+                ::shutdown(int(busy->socketDescriptor()), SHUT_WR);
         });
+        connect(busy, &QTcpSocket::readyRead, busy, [busy] { busy->skip(busy->bytesAvailable()); });
         connect(busy, &QTcpSocket::disconnected, busy, &QObject::deleteLater);
         QTimer::singleShot(kLingerMs, busy, [busy] { busy->abort(); busy->deleteLater(); });
         return;
@@ -247,8 +254,10 @@ bool BoundedTcpServer::closeLongestIdle()
 {
     QTcpSocket *victim = nullptr;
     qint64 oldest = 0;
+    const qint64 now = m_clock.elapsed();
     for (auto it = m_connections.cbegin(); it != m_connections.cend(); ++it) {
-        if (it->awaitingAnswer)
+        // Waiting for an answer, in the middle of a request, or opened (or answered) a moment ago: busy.
+        if (it->awaitingAnswer || (!it->rejected && (it->requestStartedMs >= 0 || now - it->lastActivityMs < kIdleAfterMs)))
             continue;
         // Refused connections go first, then the one that has been quiet the longest.
         const qint64 rank = it->rejected ? -1 : it->lastActivityMs;

@@ -19,9 +19,10 @@ class ClientRelay;
 // QtHttpServer parses it and keeps each connection within bounds:
 // - RequestIntake's limits (head size, Content-Length, bytes buffered per request): refused with
 //   413/431/400 and the connection closed, instead of QtHttpServer buffering a whole body;
-// - at most maxConnections at once: a new connection closes the longest-idle one that is not waiting
-//   for an answer (an idle-connection flood cannot lock clients out or exhaust file descriptors),
-//   or is refused with 503 when every connection is busy;
+// - at most maxConnections at once: a new connection closes the longest-idle one (quiet for a moment,
+//   nothing in flight: an idle-connection flood cannot lock clients out or exhaust file descriptors),
+//   or is answered 503 with Retry-After when every connection is busy or just opened (a burst of
+//   clients each gets an answer, none a silent close);
 // - a connection with nothing in flight for idleTimeoutMs is closed, and a request that is not
 //   complete requestTimeoutMs after its first byte is refused with 408 (slow senders);
 // - at most maxBufferedBytes of unfinished requests over all connections (503 past it);

@@ -181,6 +181,29 @@ bool CheckpointRepository::pendingRestoreUsing(const QString &checkpointId) cons
     return !restoresWhere(m_db, QStringLiteral("WHERE checkpoint_id = ? OR undo_checkpoint_id = ?"), {checkpointId, checkpointId}).isEmpty();
 }
 
+int CheckpointRepository::pinAsUndo(const QString &id, const QString &sandboxId, QString &error)
+{
+    QSqlQuery release(m_db.handle());
+    if (!execBound(release, QStringLiteral("UPDATE checkpoints SET pinned = 0 WHERE sandbox_id = ? AND pinned = 2 AND id <> ?"),
+                   {sandboxId, id}, error, QStringLiteral("cannot record the checkpoint: %1")))
+        return -1;
+    const int released = release.numRowsAffected();
+    QSqlQuery pin(m_db.handle());
+    if (!execBound(pin, QStringLiteral("UPDATE checkpoints SET pinned = 2 WHERE id = ?"), {id}, error,
+                   QStringLiteral("cannot record the checkpoint: %1")))
+        return -1;
+    return released;
+}
+
+QPair<int, qint64> CheckpointRepository::pinnedReady() const
+{
+    QSqlQuery q(m_db.handle());
+    if (q.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(size_bytes), 0) FROM checkpoints WHERE state = 'ready' AND pinned <> 0"))
+        && q.next())
+        return {q.value(0).toInt(), q.value(1).toLongLong()};
+    return {0, 0};
+}
+
 bool CheckpointRepository::setPinned(const QString &id, bool pinned, QString &error)
 {
     QSqlQuery q(m_db.handle());

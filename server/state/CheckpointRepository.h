@@ -4,6 +4,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QPair>
 
 #include <optional>
 
@@ -27,6 +28,13 @@ public:
     // saving → ready (with the copy's size) or failed (with why): 1 done, 0 not saving any more, -1 error.
     int finish(const QString &id, CheckpointState state, qint64 sizeBytes, const QString &failure, qint64 at, QString &error);
     bool remove(const QString &id, QString &error);
+    // Pins `id` as the undo of a restore of `sandboxId` (pinned = 2) and releases the undo checkpoints
+    // of that sandbox pinned before it: one pinned undo per sandbox, the older ones superseded (they
+    // stay, and the budget may evict them). A pin the user or agent asked for (pinned = 1) stays.
+    // Returns how many were released, -1 on error.
+    int pinAsUndo(const QString &id, const QString &sandboxId, QString &error);
+    // Ready checkpoints that are pinned (either way), and their bytes.
+    QPair<int, qint64> pinnedReady() const;
     bool setPinned(const QString &id, bool pinned, QString &error);
 
     // A restore under way: recorded before the sandbox's VM is removed, ended once it runs from the

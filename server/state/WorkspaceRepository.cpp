@@ -68,6 +68,16 @@ bool WorkspaceRepository::insert(const Workspace &w, QString &error)
                      error, QStringLiteral("cannot record workspace: %1"));
 }
 
+bool WorkspaceRepository::removeUnusedManaged(const QString &id, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    if (!execBound(q, QStringLiteral("DELETE FROM workspaces WHERE id = ? AND mode = 'managed'"
+                                     " AND NOT EXISTS (SELECT 1 FROM sandboxes WHERE workspace_id = ?)"),
+                   {id, id}, error, QStringLiteral("cannot forget workspace: %1")))
+        return false;
+    return q.numRowsAffected() == 1;
+}
+
 std::optional<Workspace> WorkspaceRepository::find(const QString &id) const
 {
     QSqlQuery q(m_db.handle());

@@ -35,6 +35,10 @@ public:
     // Marks a managed workspace trashed and records where its folder now is.
     bool moveToTrash(const QString &id, const QString &trashPath, qint64 nowMs, QString &error);
 
+    // Deletes a managed workspace's row when no sandbox record (in any state) names it; false (no
+    // error) when one does or it is not managed.
+    bool removeUnusedManaged(const QString &id, QString &error);
+
     bool updateHostIdentity(const QString &id, qint64 device, qint64 inode, QString &error);
 
     // Read-only views of the sandboxes table.

@@ -61,7 +61,9 @@ ToolDefinition checkpointDefinition()
                                      {QStringLiteral("state"), schema::typed(QStringLiteral("string"))},
                                      {QStringLiteral("kept"), schema::arrayOf(schema::typed(QStringLiteral("string")))},
                                      {QStringLiteral("not_kept"), schema::arrayOf(schema::typed(QStringLiteral("string")))},
-                                     {QStringLiteral("evicted"), schema::arrayOf(schema::typed(QStringLiteral("object")))}});
+                                     {QStringLiteral("evicted"), schema::arrayOf(schema::typed(QStringLiteral("object")))},
+                                     {QStringLiteral("over_budget"),
+                                      schema::str(QStringLiteral("Pinned checkpoints keep the total past the budget: how, and what to do"))}});
     // It stops the sandbox (running commands may end): not a harmless addition.
     d.annotations = ToolAnnotations::of(ToolEffect::Destructive, ToolRepeat::EachCallActs, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Saving a checkpoint of the sandbox…");
@@ -315,6 +317,10 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
             }
             if (pin && !made.pinned)
                 message += QStringLiteral(". It could not be pinned: %1").arg(pinError);
+            if (!o.overBudget.isEmpty()) {
+                out.insert(QStringLiteral("over_budget"), o.overBudget);
+                message += QStringLiteral(". ") + o.overBudget;
+            }
             out.insert(QStringLiteral("message"), message);
             responder.ok(out);
         },

@@ -211,6 +211,14 @@ std::optional<Workspace> WorkspaceService::findHost(const QString &canonicalPath
     return m_repo.findHost(canonicalPath, mode);
 }
 
+QString WorkspaceService::forgetUnusedManaged(const QString &id, QString &error)
+{
+    const std::optional<Workspace> w = m_repo.find(id);
+    if (!w || !w->isManaged() || !m_repo.removeUnusedManaged(id, error))
+        return {};
+    return w->hostPath;
+}
+
 bool WorkspaceService::recordTrashed(const QString &id, const QString &trashPath, qint64 nowMs, QString &error)
 {
     return m_repo.moveToTrash(id, trashPath, nowMs, error);

@@ -71,6 +71,10 @@ public:
 
     // The live host workspace registered for this canonical path and mode, if any.
     std::optional<Workspace> findHost(const QString &canonicalPath, WorkspaceMode mode) const;
+    // A managed workspace made for a sandbox that was never made (a fork refused at the limit): its
+    // record goes when no sandbox names it. Returns its folder, for the caller to remove; empty when
+    // it was kept (a sandbox names it) or on error.
+    QString forgetUnusedManaged(const QString &id, QString &error);
     // Records that a managed workspace's folder now lives at `trashPath` (the retention sweep).
     bool recordTrashed(const QString &id, const QString &trashPath, qint64 nowMs, QString &error);
     // Records that the user withdrew a host workspace's approval (a new request is needed).

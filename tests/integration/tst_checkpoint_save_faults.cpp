@@ -13,6 +13,8 @@
 #include <QFile>
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace chat2sbx;
 using namespace chat2sbx::test;
 
@@ -157,6 +159,58 @@ private slots:
         const double size = r.json().value(QStringLiteral("size_bytes")).toDouble();
         QVERIFY2(size < 734003200.0 + (qint64(64) << 20), qPrintable(r.text()));
         QVERIFY(QFile::remove(ws + QStringLiteral("/disk.img")));
+    }
+
+    // Pinned checkpoints past the budget: nothing pinned is evicted, and the result says so, with
+    // what to do (before, the budget was silently defeated).
+    void pinsPastTheBudgetAreSaid()
+    {
+        h->config.checkpointMaxCount = 1;
+        const CallResult first = h->call(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("pin"), true}},
+                                         scaled(60000));
+        QVERIFY2(first.finished && !first.result.isError, qPrintable(first.text()));
+        const CallResult second = h->call(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("pin"), true}},
+                                          scaled(60000));
+        QVERIFY2(second.finished && !second.result.isError, qPrintable(second.text()));
+        const QString over = second.json().value(QStringLiteral("over_budget")).toString();
+        QVERIFY2(over.contains(QStringLiteral("checkpointMaxCount 1")) && over.contains(QStringLiteral("pinned")), qPrintable(second.text()));
+        QVERIFY(checkpoints->find(first.json().value(QStringLiteral("checkpoint_id")).toString()));
+        h->config.checkpointMaxCount = 20;
+    }
+
+    // Forks at the sandbox limit, started together: each passes the first check and copies the
+    // checkpoint's workspace, the ones the limit refuses at create leave no copy and no record.
+    void forksRefusedAtTheLimitLeaveNothing()
+    {
+        const CallResult taken = checkpoint();
+        QVERIFY2(taken.finished && !taken.result.isError, qPrintable(taken.text()));
+        const QString ckp = taken.json().value(QStringLiteral("checkpoint_id")).toString();
+        const QStringList foldersBefore = QDir(h->config.workspaceRoot).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        const int workspacesBefore = int(h->workspaces->list().size());
+        h->config.maxActiveSandboxes = 2;   // this sandbox and one fork
+        QList<std::shared_ptr<CallResult>> forks;
+        for (int i = 0; i < 4; ++i)
+            forks << h->start(QStringLiteral("sandbox_fork"), {{QStringLiteral("checkpoint_id"), ckp}});
+        QVERIFY(waitFor([&] {
+            return std::all_of(forks.begin(), forks.end(), [](const auto &f) { return f->finished; });
+        }, scaled(120000)));
+        int made = 0;
+        QString forkId;
+        for (const auto &f : forks) {
+            if (!f->result.isError) {
+                ++made;
+                forkId = f->json().value(QStringLiteral("sandbox_id")).toString();
+            } else {
+                QVERIFY2(f->text().contains(QStringLiteral("maxActiveSandboxes")), qPrintable(f->text()));
+            }
+        }
+        QCOMPARE(made, 1);
+        // One new workspace (the fork's) and one new folder: the refused ones left none.
+        QTRY_COMPARE_WITH_TIMEOUT(QDir(h->config.workspaceRoot).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(),
+                                  foldersBefore.size() + 1, scaled(10000));
+        QCOMPARE(int(h->workspaces->list().size()), workspacesBefore + 1);
+        QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
+        h->config.maxActiveSandboxes = 0;
     }
 
     void cleanupTestCase()

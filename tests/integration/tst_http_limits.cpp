@@ -250,6 +250,47 @@ private slots:
         QVERIFY(serverAnswers(m_env->port()));
     }
 
+    // A burst of new clients past the connection cap, each sending its request at once: every one
+    // gets an answer (200, or 503 with Retry-After), none a silent close. A connection opened a
+    // moment ago is not idle.
+    void aBurstPastTheCapIsAnsweredNotClosed()
+    {
+        constexpr int kClients = 300;
+        std::vector<std::unique_ptr<QTcpSocket>> clients;
+        std::vector<QByteArray> got(kClients);
+        std::vector<bool> closed(kClients, false);
+        const QByteArray request = post(m_env->port(), kInitialize);
+        for (int i = 0; i < kClients; ++i) {
+            auto socket = std::make_unique<QTcpSocket>();
+            QTcpSocket *s = socket.get();
+            connect(s, &QTcpSocket::connected, s, [s, request] { s->write(request); });
+            connect(s, &QTcpSocket::readyRead, s, [s, &got, i] { got[i] += s->readAll(); });
+            connect(s, &QTcpSocket::disconnected, s, [&closed, i] { closed[i] = true; });
+            connect(s, &QTcpSocket::errorOccurred, s, [&closed, i] { closed[i] = true; });
+            s->connectToHost(QStringLiteral("127.0.0.1"), m_env->port());
+            clients.push_back(std::move(socket));
+        }
+        QVERIFY(waitFor([&] {
+            for (int i = 0; i < kClients; ++i)
+                if (got[i].size() < 12 && !closed[i])
+                    return false;
+            return true;
+        }, 60000));
+        int ok = 0, busy = 0, silent = 0;
+        for (int i = 0; i < kClients; ++i) {
+            const int status = statusOf(got[i]);
+            ok += status == 200;
+            busy += status == 503 && got[i].contains("Retry-After: 1");
+            silent += status == 0;
+        }
+        qInfo("burst of %d clients: %d answered 200, %d answered 503 with Retry-After, %d closed without an answer",
+              kClients, ok, busy, silent);
+        QCOMPARE(silent, 0);
+        QCOMPARE(ok + busy, kClients);
+        clients.clear();
+        QVERIFY(serverAnswers(m_env->port()));
+    }
+
     void idleConnectionFloodDoesNotLockClientsOut()
     {
         const int connectionsBefore = serverConnections(m_env->port());

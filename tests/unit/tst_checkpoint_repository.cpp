@@ -76,6 +76,34 @@ private slots:
         QVERIFY(!parseCheckpointState(QStringLiteral("done"), unchanged));
         QCOMPARE(unchanged, CheckpointState::Ready);
     }
+
+    // One pinned undo per sandbox: a newer undo releases the older ones of the same sandbox, never a
+    // pin asked for, never another sandbox's undo.
+    void oneUndoPinPerSandbox()
+    {
+        QTemporaryDir dir;
+        QString error;
+        Database db;
+        QVERIFY2(db.open(dir.filePath(QStringLiteral("state/chat2sbx.sqlite")), error), qPrintable(error));
+        CheckpointRepository repo(db);
+        for (const char *id : {"ckp_u1", "ckp_u2", "ckp_u3", "ckp_asked", "ckp_other"}) {
+            QVERIFY(repo.insert(saving(QLatin1String(id), QLatin1String(id) == QLatin1String("ckp_other") ? QStringLiteral("sbx_2")
+                                                                                                         : QStringLiteral("sbx_1"), 1),
+                                error));
+            QCOMPARE(repo.finish(QLatin1String(id), CheckpointState::Ready, 100, {}, 2, error), 1);
+        }
+        QVERIFY(repo.setPinned(QStringLiteral("ckp_asked"), true, error));
+        QCOMPARE(repo.pinAsUndo(QStringLiteral("ckp_other"), QStringLiteral("sbx_2"), error), 0);
+        QCOMPARE(repo.pinAsUndo(QStringLiteral("ckp_u1"), QStringLiteral("sbx_1"), error), 0);
+        QCOMPARE(repo.pinAsUndo(QStringLiteral("ckp_u2"), QStringLiteral("sbx_1"), error), 1);
+        QCOMPARE(repo.pinAsUndo(QStringLiteral("ckp_u3"), QStringLiteral("sbx_1"), error), 1);
+        QVERIFY(!repo.find(QStringLiteral("ckp_u1"))->pinned);
+        QVERIFY(!repo.find(QStringLiteral("ckp_u2"))->pinned);
+        QVERIFY(repo.find(QStringLiteral("ckp_u3"))->pinned);
+        QVERIFY(repo.find(QStringLiteral("ckp_asked"))->pinned);
+        QVERIFY(repo.find(QStringLiteral("ckp_other"))->pinned);
+        QCOMPARE(repo.pinnedReady(), (QPair<int, qint64>(3, 300)));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCheckpointRepository)

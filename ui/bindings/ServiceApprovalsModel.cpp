@@ -1,5 +1,6 @@
 #include "bindings/ServiceApprovalsModel.h"
 
+#include "core/LogText.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "workspace/ApprovalService.h"
 
@@ -9,9 +10,12 @@
 namespace chat2sbx::ui {
 
 namespace {
+// What an agent or client wrote is shown with its control, bidi and format characters escaped: it
+// cannot reorder or restyle what the user reads before deciding (core/LogText.h).
 ApprovalRow rowOf(const Approval &a)
 {
-    return ApprovalRow{a.id, a.hostPath, workspaceModeName(a.mode), a.requestedAt, a.clientName, a.reason};
+    return ApprovalRow{a.id, logSafe(a.hostPath, 400), workspaceModeName(a.mode), a.requestedAt, logSafe(a.clientName, 100),
+                       logSafe(a.reason, 400)};
 }
 
 
@@ -23,11 +27,11 @@ ApprovalRow exportRowOf(const ExportRequest &r, const QString &sandboxName, cons
         dir = QStringLiteral("~") + dir.mid(home.size());
     const QString size = QLocale::system().formattedDataSize(r.size, 1, QLocale::DataSizeTraditionalFormat);
     return ApprovalRow{r.id,
-                       r.fileName() + (r.folder ? QStringLiteral(".tar.gz") : QString()),
+                       logSafe(r.fileName(), 200) + (r.folder ? QStringLiteral(".tar.gz") : QString()),
                        QStringLiteral("export"),
                        r.requestedAt,
-                       r.clientName,
-                       r.why,
+                       logSafe(r.clientName, 100),
+                       logSafe(r.why, 600),
                        QStringLiteral("%1 from %2, to %3").arg(size, sandboxName, dir)};
 }
 

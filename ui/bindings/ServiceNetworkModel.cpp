@@ -1,6 +1,7 @@
 #include "bindings/ServiceNetworkModel.h"
 
 #include "bindings/ServiceSandboxNames.h"
+#include "core/LogText.h"
 
 #include "sandbox/network/NetworkAccess.h"
 #include "sandbox/lifecycle/SandboxService.h"
@@ -12,7 +13,12 @@ namespace chat2sbx::ui {
 namespace {
 NetworkRequestRow rowOf(const NetworkRequest &r, ServiceSandboxNames &names)
 {
-    return NetworkRequestRow{r.id, r.sandboxId, r.hosts, r.reason, r.clientName, r.requestedAt, names(r.sandboxId)};
+    QStringList hosts;
+    for (const QString &h : r.hosts)
+        hosts << logSafe(h, 260);
+    // An agent's words, shown with their control, bidi and format characters escaped (core/LogText.h).
+    return NetworkRequestRow{r.id, r.sandboxId, hosts, logSafe(r.reason, 400), logSafe(r.clientName, 100), r.requestedAt,
+                             names(r.sandboxId)};
 }
 } // namespace
 

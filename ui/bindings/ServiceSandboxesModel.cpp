@@ -1,5 +1,7 @@
 #include "bindings/ServiceSandboxesModel.h"
 
+#include "core/LogText.h"
+
 #include "sandbox/changes/CheckpointForker.h"
 #include "sandbox/changes/CheckpointService.h"
 #include "sandbox/lifecycle/SandboxService.h"
@@ -76,7 +78,7 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.lastConversation = AuditEntry::shortConversationId(last);
         }
         for (const Checkpoint &c : checkpoints.value(r.id))
-            row.checkpoints.append({c.id, c.label, checkpointStateName(c.state), c.createdAt, c.sizeBytes, c.pinned});
+            row.checkpoints.append({c.id, logSafe(c.label, 200), checkpointStateName(c.state), c.createdAt, c.sizeBytes, c.pinned});
         if (!v.forkedFromSandbox.isEmpty())
             row.forkedFrom = names.value(v.forkedFromSandbox, v.forkedFromSandbox);
         if (const auto it = restoring.constFind(r.id); it != restoring.cend())

@@ -111,14 +111,36 @@ void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &n
                                                              bool copied, qint64, const QString &copyError) mutable {
         if (!self)
             return;
+        // A fork that is not made leaves nothing: its workspace copy and record go again.
+        const auto discard = [self, wsId, done](const Outcome &failed) {
+            if (self)
+                self->discardWorkspace(wsId);
+            done(failed);
+        };
         if (!copied) {
             o.error = QStringLiteral("no fork was made: %1").arg(copyError);
-            return done(o);
+            return discard(o);
         }
         SandboxCreateRequest request;
         request.workspaceId = wsId;
         request.templateRef = c.templateRef;
-        self->create(request, c, o, name, startedAt, done);
+        self->create(request, c, o, name, startedAt, [discard, done](const Outcome &forked) {
+            forked.ok ? done(forked) : discard(forked);
+        });
+    });
+}
+
+void CheckpointForker::discardWorkspace(const QString &workspaceId)
+{
+    QString error;
+    const QString folder = m_sandboxes.workspaces().forgetUnusedManaged(workspaceId, error);
+    if (!error.isEmpty())
+        qCWarning(lcFork).noquote() << "the workspace of a fork that was not made stays:" << error;
+    if (folder.isEmpty())
+        return;   // a (failed) sandbox record names it: it goes with that record
+    m_copy.remove(folder, [folder](bool ok) {
+        if (!ok)
+            qCWarning(lcFork).noquote() << "cannot remove" << folder << "(a fork that was not made)";
     });
 }
 

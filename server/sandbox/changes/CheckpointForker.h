@@ -49,6 +49,9 @@ public:
 private:
     void forkFrom(const Checkpoint &checkpoint, bool made, const QString &name, qint64 startedAt, Done done);
     void forkClone(const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt, Done done);
+    // A managed workspace made for a fork that was not made: its record and folder go (unless a
+    // failed sandbox record names it: then it goes with that record).
+    void discardWorkspace(const QString &workspaceId);
     void create(const SandboxCreateRequest &made, const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt,
                 Done done);
     QString limitError() const;

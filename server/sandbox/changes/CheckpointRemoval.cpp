@@ -106,6 +106,27 @@ QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep)
     return evicted;
 }
 
+QString CheckpointRemoval::overBudgetByPins() const
+{
+    const QList<Checkpoint> ready = m_repo.inState(CheckpointState::Ready);
+    qint64 bytes = 0;
+    for (const Checkpoint &c : ready)
+        bytes += c.sizeBytes;
+    const qint64 maxBytes = qint64(m_config.checkpointMaxGiB) << 30;
+    if (ready.size() <= m_config.checkpointMaxCount && bytes <= maxBytes)
+        return {};
+    const auto [pinned, pinnedBytes] = m_repo.pinnedReady();
+    return QStringLiteral("%1 checkpoints (%2 GiB) are kept, more than the budget (checkpointMaxCount %3, checkpointMaxGiB %4): "
+                          "%5 of them (%6 GiB) are pinned (pin: true, or the undo of a clone restore, one per sandbox) and "
+                          "the budget never evicts those. Delete or unpin some with sandbox_checkpoint_delete")
+        .arg(ready.size())
+        .arg(double(bytes) / double(1 << 30), 0, 'f', 1)
+        .arg(m_config.checkpointMaxCount)
+        .arg(m_config.checkpointMaxGiB)
+        .arg(pinned)
+        .arg(double(pinnedBytes) / double(1 << 30), 0, 'f', 1);
+}
+
 void CheckpointRemoval::sweep()
 {
     for (const Checkpoint &c : m_repo.orphaned(100)) {

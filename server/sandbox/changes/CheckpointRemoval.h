@@ -31,6 +31,9 @@ public:
     void remove(const Checkpoint &checkpoint, Done done);
     // The checkpoints evicted (their removal runs on); `keep` are never chosen.
     QList<Checkpoint> evictOverBudget(const QSet<QString> &keep);
+    // After an eviction: when pinned checkpoints alone keep the total past the budget, what to say
+    // (how many, which settings, what to do); empty otherwise.
+    QString overBudgetByPins() const;
     void sweep();
     // A live fork was made from it: its template stays while the fork lives.
     bool isTemplateOfLiveSandbox(const QString &checkpointId) const;

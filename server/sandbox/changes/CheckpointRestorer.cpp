@@ -102,7 +102,7 @@ void CheckpointRestorer::begin(const QString &sandboxId, const Checkpoint &targe
             }
             // The only copy of a clone's work not yet exported: never the budget's to evict.
             QString pinError;
-            if (clone && !self->m_checkpoints.setPinned(undo.checkpoint.id, true, pinError))
+            if (clone && !self->m_checkpoints.pinAsUndo(undo.checkpoint.id, sandboxId, pinError))
                 qCWarning(lcRestore).noquote() << "the undo checkpoint" << undo.checkpoint.id << "is not pinned:" << pinError;
             const CheckpointRepository::PendingRestore pending{sandboxId, target.id, undo.checkpoint.id, self->m_clock.nowMs()};
             QString error;

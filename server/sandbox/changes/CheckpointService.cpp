@@ -127,6 +127,18 @@ bool CheckpointService::setPinned(const QString &checkpointId, bool pinned, QStr
     return true;
 }
 
+bool CheckpointService::pinAsUndo(const QString &checkpointId, const QString &sandboxId, QString &error)
+{
+    const int released = m_repo.pinAsUndo(checkpointId, sandboxId, error);
+    if (released < 0)
+        return false;
+    if (released > 0)
+        qCInfo(lcCheckpoint).noquote() << "checkpoint" << checkpointId << "is the undo of" << sandboxId << "now;" << released
+                                       << "older undo checkpoint(s) of it are no longer pinned";
+    emit checkpointsChanged(sandboxId);
+    return true;
+}
+
 void CheckpointService::checkpointBeforeExpiry(const QString &sandboxId, std::function<void(const QString &)> proceed)
 {
     const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
@@ -366,6 +378,7 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
                 for (auto it = self->m_inUse.cbegin(); it != self->m_inUse.cend(); ++it)
                     keep.insert(it.key());
                 o.evicted = self->m_removal->evictOverBudget(keep);
+                o.overBudget = self->m_removal->overBudgetByPins();
                 done(o);
             };
             // The template's own size (as `sbx template ls` reports it) and the workspace copy, side by

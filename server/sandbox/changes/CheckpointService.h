@@ -52,6 +52,7 @@ public:
         QStringList kept;        // what the checkpoint holds
         QStringList notes;       // what the checkpoint does not hold
         QList<Checkpoint> evicted;   // older checkpoints the budget removed to make room
+        QString overBudget;      // pinned checkpoints keep the total over the budget: how and what to do
     };
     using Done = std::function<void(const Outcome &)>;
 
@@ -101,6 +102,8 @@ public:
     // saving, restored to, forked from or the template of a fork that still lives.
     void remove(const QString &checkpointId, std::function<void(bool ok, const QString &error)> done);
     bool setPinned(const QString &checkpointId, bool pinned, QString &error);
+    // The undo of a clone restore, pinned: the sandbox's earlier undo pins are released (one per sandbox).
+    bool pinAsUndo(const QString &checkpointId, const QString &sandboxId, QString &error);
     // A restore or fork reads it: the budget does not evict it meanwhile.
     void markInUse(const QString &checkpointId) { ++m_inUse[checkpointId]; }
     void unmarkInUse(const QString &checkpointId)

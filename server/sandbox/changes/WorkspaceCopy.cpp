@@ -66,6 +66,12 @@ void WorkspaceCopy::copy(const QString &src, const QString &dst, Done done)
                       });
 }
 
+void WorkspaceCopy::remove(const QString &dir, std::function<void(bool)> done)
+{
+    ChildProcess::run(copyChild(QStringLiteral("rm"), {QStringLiteral("-rf"), QStringLiteral("--"), dir}, kCopyTimeoutMs), this,
+                      [done](const ChildResult &removed) { done(removed.ok()); });
+}
+
 void WorkspaceCopy::replace(const QString &src, const QString &dst, Done done)
 {
     const QString staged = dst + QStringLiteral(".restoring");

@@ -25,6 +25,8 @@ public:
     // then swapped in by two renames, the old contents removed after. Safe to repeat after a crash:
     // what an interrupted try left beside `dst` is removed first.
     void replace(const QString &src, const QString &dst, Done done);
+    // `dir` and everything in it, off the event loop (`rm -rf`); `done` when it is gone or could not be.
+    void remove(const QString &dir, std::function<void(bool ok)> done);
 };
 
 } // namespace chat2sbx
