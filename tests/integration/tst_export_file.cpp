@@ -17,8 +17,11 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <optional>
 
 using namespace chat2sbx;
 using namespace chat2sbx::test;
@@ -54,6 +57,25 @@ private:
     QStringList exported() const
     {
         return QDir(out.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
+    }
+    static QByteArray randomBytes(qint64 n)   // incompressible: gzip cannot shrink it under a limit
+    {
+        QByteArray b(static_cast<int>(n), Qt::Uninitialized);
+        QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(b.data()), b.size() / 4);
+        return b;
+    }
+    // Packs the helper left in the VM (~/.chat2sbx/exports).
+    QStringList packsInTheVm() const
+    {
+        return QDir(f.env.sbxState() + QStringLiteral("/sandboxes/") + f.sandbox().runtimeName + QStringLiteral("/home/.chat2sbx/exports"))
+            .entryList(QDir::Files);
+    }
+    bool tarRunning() const
+    {
+        for (const ProcessInfo &p : processesWithEnvironment("FAKE_SBX_SANDBOX=" + f.sandbox().runtimeName.toUtf8()))
+            if (!p.argv.isEmpty() && p.argv.first().endsWith(QLatin1String("tar")))
+                return true;
+        return false;
     }
     static QByteArray bytes(qint64 n, char seed)
     {
@@ -160,6 +182,38 @@ private slots:
         const ToolResult r = exportPath(QStringLiteral("missing.txt"));
         QVERIFY2(r.isError && r.message.contains(QStringLiteral("no such file")), qPrintable(InSandboxFixture::describe(r)));
         QVERIFY2(r.message.contains(QStringLiteral("nothing was written")), qPrintable(r.message));
+    }
+
+    // A folder is packed in the VM with a bound: past the most an export may copy the pack stops
+    // (a pack of /usr reached 145 MiB under a 1 MiB budget before), and nothing stays in the VM.
+    void aFolderPastTheLimitStopsItsPack()
+    {
+        FileExportOptions options = exports->options();
+        options.askOverBudget = false;
+        FileExport refusing(*f.pool, options, approvals.get());
+        QVERIFY(writeFile(ws("huge/a.bin"), randomBytes(12 * 1024 * 1024)));
+        QVERIFY(writeFile(ws("huge/b.bin"), randomBytes(12 * 1024 * 1024)));
+        const FileExport::Outcome o = exportWith(refusing, QStringLiteral("huge"));
+        QVERIFY2(!o.ok && o.error.contains(QStringLiteral("packs to more than 6.0 MiB")), qPrintable(o.error));
+        QVERIFY(QTest::qWaitFor([&] { return packsInTheVm().isEmpty(); }, scaled(10000)));
+        QVERIFY(QDir(ws("huge")).removeRecursively());
+    }
+
+    // An export of a folder the caller gives up on ends its pack in the VM at once.
+    void aCancelledExportEndsItsPack()
+    {
+        for (int i = 0; i < 6; ++i)
+            QVERIFY(writeFile(ws(QStringLiteral("pile/%1.bin").arg(i)), randomBytes(16 * 1024 * 1024)));
+        std::optional<FileExport::Outcome> outcome;
+        const auto stop = exports->start(f.sandbox(), QStringLiteral("pile"), QStringLiteral("pile"),
+                                         [&](const FileExport::Outcome &o) { outcome = o; });
+        QVERIFY(QTest::qWaitFor([&] { return tarRunning(); }, scaled(20000)));
+        stop();
+        QVERIFY(QTest::qWaitFor([&] { return outcome.has_value(); }, scaled(5000)));
+        QVERIFY2(!outcome->ok && outcome->error.contains(QStringLiteral("cancelled")), qPrintable(outcome->error));
+        QVERIFY2(QTest::qWaitFor([&] { return !tarRunning(); }, scaled(5000)), "the pack still runs in the VM");
+        QVERIFY2(QTest::qWaitFor([&] { return packsInTheVm().isEmpty(); }, scaled(10000)), qPrintable(packsInTheVm().join(' ')));
+        QVERIFY(QDir(ws("pile")).removeRecursively());
     }
 
     // exportOverBudget "ask" (the default): a file over the budget waits for the user (approval_required,

@@ -14,6 +14,9 @@ namespace {
 constexpr qint64 kExportPartBytes = 4 * 1024 * 1024;   // its base64 answer stays far below the channel's line cap
 constexpr int kExportPartTimeoutMs = 60000;
 constexpr int kExportPackTimeoutMs = 300000;
+// With exportOverBudget "ask" a folder may pass the budget once the user approves: its pack still
+// ends here.
+constexpr qint64 kPackHardCapBytes = qint64(4) << 30;
 
 QString exportMib(qint64 bytes)
 {
@@ -42,6 +45,7 @@ struct FileExportJob {
     QString packToken;    // set for a folder: its .tar.gz is dropped in the VM at the end
     bool folder = false;
     bool stopped = false;
+    quint64 packRequest = 0;   // the export_pack under way (cancelled with the export)
     qint64 size = 0;
     qint64 offset = 0;
     bool reserved = false;
@@ -208,8 +212,17 @@ std::function<void()> FileExport::start(const RunningSandbox &sandbox, const QSt
         // A folder: packed in the VM first, then copied like a file.
         job->folder = true;
         job->packToken = randomHex(12);   // the helper takes [a-z0-9]{8,40}
-        job->channel->request(QStringLiteral("export_pack"), {job->readPath.toUtf8(), job->packToken.toLatin1()}, kExportPackTimeoutMs,
-                              [job](const ChannelReply &packed) {
+        // The pack is bounded in the VM: past the most the export could ever copy it ends, with no
+        // more packed than that (a pack of `/` or `/usr` must not fill the VM's disk).
+        const qint64 cap = job->options.askOverBudget ? qMax(job->options.maxFileBytes, kPackHardCapBytes) : job->options.maxFileBytes;
+        job->packRequest = job->channel->request(
+            QStringLiteral("export_pack"), {job->readPath.toUtf8(), job->packToken.toLatin1(), QByteArray::number(cap)},
+            kExportPackTimeoutMs, [job, cap](const ChannelReply &packed) {
+                                  job->packRequest = 0;
+                                  if (packed.code == QLatin1String("efbig"))
+                                      return job->fail(QStringLiteral("%1 packs to more than %2, the most one export may copy "
+                                                                      "(exportMaxFileMiB in config.json), so packing it was stopped: "
+                                                                      "export a smaller folder, or single files").arg(job->shown, exportMib(cap)));
                                   if (!packed.ok)
                                       return job->fail(channelFailure(packed));
                                   job->readPath = packed.meta.value(QStringLiteral("path"));
@@ -217,8 +230,16 @@ std::function<void()> FileExport::start(const RunningSandbox &sandbox, const QSt
                               });
     });
     return [weak = std::weak_ptr<FileExportJob>(job)] {
-        if (auto j = weak.lock())
-            j->stopped = true;   // the next part stops it; the staged file goes with the job
+        auto j = weak.lock();
+        if (!j)
+            return;
+        j->stopped = true;   // the next part stops it; the staged file goes with the job
+        if (j->packRequest && j->channel) {
+            j->channel->cancel(std::exchange(j->packRequest, 0));   // the pack in the VM ends now
+            // and what it wrote goes (the handler was killed: it cannot remove it itself)
+            j->channel->request(QStringLiteral("export_drop"), {std::exchange(j->packToken, QString()).toLatin1()},
+                                kExportPartTimeoutMs, [](const ChannelReply &) {});
+        }
     };
 }
 

@@ -74,7 +74,7 @@ SandboxChannel::~SandboxChannel()
     m_pending.clear();
 }
 
-void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, int timeoutMs, Callback done)
+quint64 SandboxChannel::request(const QString &op, const QList<QByteArray> &args, int timeoutMs, Callback done)
 {
     ensureStarted();
     const quint64 id = m_nextId++;
@@ -93,9 +93,27 @@ void SandboxChannel::request(const QString &op, const QList<QByteArray> &args, i
     m_pending.insert(id, p);
     if (m_startCheck && op != QLatin1String("ping")) {
         m_held.append({id, encodeHelperRequest(id, op.toLatin1(), args)});
-        return;
+        return id;
     }
     writeFrame(id, op, args);
+    return id;
+}
+
+void SandboxChannel::cancel(quint64 id)
+{
+    if (!m_pending.contains(id))
+        return;
+    ChannelReply r;
+    r.code = QStringLiteral("cancelled");
+    r.error = QStringLiteral("cancelled");
+    complete(id, r);
+    for (qsizetype i = 0; i < m_held.size(); ++i) {
+        if (m_held.at(i).first == id) {
+            m_held.removeAt(i);
+            return;   // never sent: nothing runs in the VM
+        }
+    }
+    cancelRemote(id);
 }
 
 void SandboxChannel::checkAtStart(const std::shared_ptr<StartCheck> &check)

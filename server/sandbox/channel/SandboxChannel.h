@@ -63,7 +63,11 @@ public:
 
     // Sends one request; `done` runs exactly once, later, from the event loop. Its timeout counts
     // from the helper's first answer when the child is still starting.
-    void request(const QString &op, const QList<QByteArray> &args, int timeoutMs, Callback done);
+    // Returns the request's id (for cancel()).
+    quint64 request(const QString &op, const QList<QByteArray> &args, int timeoutMs, Callback done);
+    // The caller gives up on a request: `done` runs now with code "cancelled", and the helper kills
+    // its handler (a pack of a large folder ends at once). Nothing when it has answered already.
+    void cancel(quint64 id);
     // `check` runs when the helper of the next child (the one that starts a woken VM) first answers;
     // until then requests are held here, not sent. If it fails, they fail with its reason and the
     // child is stopped. A check already run, or none, is ignored; with a healthy child it runs now.

@@ -15,18 +15,29 @@ op_export_stat() { # path
     meta size "$(stat -L -c %s -- "$RP")"
 }
 
-op_export_pack() { # path token: the folder as a .tar.gz, its size
-    local shown=${A[0]:-} token=${A[1]:-} out err
+op_export_pack() { # path token max: the folder as a .tar.gz of at most max bytes (efbig past it), its size
+    local shown=${A[0]:-} token=${A[1]:-} max=${A[2]:-} out err size status
     if ! [[ $token =~ ^[a-z0-9]{8,40}$ ]]; then fail einval "bad export token"; return; fi
+    if ! [[ $max =~ ^[0-9]{1,15}$ ]]; then fail einval "bad size limit"; return; fi
     resolve "$shown"
     if [ ! -d "$RP" ]; then fail enotdir "not a folder: $shown"; return; fi
     mkdir -p "$EXPORTS" || { fail eio "cannot create $EXPORTS"; return; }
     out="$EXPORTS/$token.tar.gz"
-    if ! err=$(tar -czf "$out" -C "$(dirname -- "$RP")" -- "$(basename -- "$RP")" 2>&1); then
-        rm -f -- "$out"; fail eio "packing $shown failed: ${err:0:300}"; return
+    # head stops reading one byte past the limit: tar then dies of SIGPIPE, nothing more is packed.
+    # tar's complaints go with the request's own files ($RUN/<id>.*), which go whatever ends it.
+    tar -czf - -C "$(dirname -- "$RP")" -- "$(basename -- "$RP")" 2>"$O.tar" | head -c $((max + 1)) >"$out"
+    status=${PIPESTATUS[0]}
+    err=$(head -c 300 -- "$O.tar" 2>/dev/null)
+    rm -f -- "$O.tar"
+    size=$(stat -c %s -- "$out" 2>/dev/null || echo 0)
+    if ((size > max)); then
+        rm -f -- "$out"; fail efbig "$shown packs to more than $max bytes"; return
+    fi
+    if ((status != 0)); then
+        rm -f -- "$out"; fail eio "packing $shown failed: $err"; return
     fi
     meta path "$out"
-    meta size "$(stat -c %s -- "$out")"
+    meta size "$size"
 }
 
 op_export_part() { # path offset length: the bytes of a regular file from offset
