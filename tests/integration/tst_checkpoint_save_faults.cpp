@@ -6,11 +6,13 @@
 #include "SandboxHarness.h"
 
 #include "sandbox/changes/CheckpointService.h"
+#include "state/CheckpointRepository.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "tools/CheckpointTools.h"
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QtTest>
 
 #include <algorithm>
@@ -211,6 +213,35 @@ private slots:
         QCOMPARE(int(h->workspaces->list().size()), workspacesBefore + 1);
         QVERIFY(!h->call(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), forkId}}, scaled(60000)).result.isError);
         h->config.maxActiveSandboxes = 0;
+    }
+
+    // chat2sbx stopped (kill -9) during a checkpoint with docker_images, after the archive was
+    // written into the VM's HOME, while the sandbox sleeps: the recovery removes the archive (its VM
+    // started for it), and the next checkpoint does not carry it.
+    void anInterruptedDockerCheckpointLeavesNoArchive()
+    {
+        const QString home = env.sbxState() + QStringLiteral("/sandboxes/") + runtime + QStringLiteral("/home");
+        const QString stale = QStringLiteral("ckp_0123456789abcdef01234567");
+        const QString archive = home + QStringLiteral("/.chat2sbx/docker-images/") + stale + QStringLiteral(".tar");
+        QVERIFY(writeFile(archive, QByteArray(4096, 'a')));
+        QCOMPARE(runFakeSbx(env, {QStringLiteral("stop"), runtime}).exitCode, 0);
+        QString error;
+        QVERIFY(h->records.markStopped(id, h->clock.nowMs(), QStringLiteral("asleep"), h->clock.nowMs(), error) || error.isEmpty());
+        Checkpoint interrupted;
+        interrupted.id = stale;
+        interrupted.sandboxId = id;
+        interrupted.templateRef = Checkpoint::templateRefFor(stale);
+        interrupted.dockerImages = {QStringLiteral("web:dev")};
+        interrupted.createdAt = h->clock.nowMs();
+        QVERIFY2(CheckpointRepository(h->db).insert(interrupted, error), qPrintable(error));
+        checkpoints->reconcile();
+        QVERIFY2(QTest::qWaitFor([&] { return !QFileInfo::exists(archive); }, scaled(30000)), "the archive stays in the sandbox");
+        const CallResult next = checkpoint();
+        QVERIFY2(next.finished && !next.result.isError, qPrintable(next.text()));
+        const QString made = next.json().value(QStringLiteral("checkpoint_id")).toString();
+        QVERIFY(!QFileInfo::exists(env.sbxState() + QStringLiteral("/templates/chat2sbx-checkpoint_") + made
+                                   + QStringLiteral("/home/.chat2sbx/docker-images/") + stale + QStringLiteral(".tar")));
+        QVERIFY(usable());
     }
 
     void cleanupTestCase()

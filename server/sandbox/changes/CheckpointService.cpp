@@ -440,7 +440,15 @@ void CheckpointService::dropDockerArchive(const Checkpoint &c, bool held, std::f
     const bool reachable = held ? m_sandboxes.resolveHeld(c.sandboxId, running, error)
                                 : view && view->record.state == SandboxState::Running
                                       && m_sandboxes.resolveRunning(c.sandboxId, running, error);
-    if (!reachable) {
+    // A sleeping sandbox no job holds (a checkpoint a stop of chat2sbx interrupted): `sbx exec`
+    // starts its VM for the drop (it stops again by itself), or every later checkpoint would carry
+    // the archive.
+    const bool asleep = !held && view && view->record.state == SandboxState::Stopped && !view->record.isUnreachable()
+                        && m_sandboxes.heldFor(c.sandboxId).isEmpty();
+    if (!reachable && asleep) {
+        qCInfo(lcCheckpoint).noquote() << "removing the Docker images' archive of" << c.id << "from sleeping sandbox" << c.sandboxId;
+        running.runtimeName = view->record.runtimeName;
+    } else if (!reachable) {
         qCWarning(lcCheckpoint).noquote() << "the Docker images' archive of" << c.id << "stays in its sandbox:"
                                           << (error.isEmpty() ? QStringLiteral("the sandbox is not running") : error);
         return then();
