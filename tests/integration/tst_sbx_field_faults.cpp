@@ -317,7 +317,7 @@ private slots:
 
     // After an update sbx asks to restart its daemon (which stops every sandbox): chat2sbx never
     // answers, the call says what restarting would do and how to do it, status shows it, and no
-    // sandbox stopped. No sandbox executor: creates fail with sbx's text, the running sandbox works.
+    // sandbox stopped until the user confirmed `chat2sbx sbx restart`. No sandbox executor: creates fail with sbx's text, the running sandbox works.
     void theUpdateQuestionIsNeverAnsweredAndNoExecutorFailsOnlyCreates()
     {
         TestEnvironment env;
@@ -357,7 +357,23 @@ private slots:
             QCOMPARE(meta.value(QStringLiteral("status")).toString(), QStringLiteral("running"));
         }
 
-        // The user restarted sbx themselves: the next command is answered, the state is back.
+        // The user's way to answer it: `chat2sbx sbx restart` names what will stop and asks first
+        // (no terminal and no --yes: nothing is restarted), then restarts on --yes.
+        const CliResult confirmFirst = runCli(env, {QStringLiteral("sbx"), QStringLiteral("restart")});
+        QCOMPARE(confirmFirst.exitCode, 2);
+        QVERIFY2(confirmFirst.err.contains(id.toUtf8()) && confirmFirst.err.contains("nothing was restarted"), confirmFirst.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(readFile(vms + QLatin1Char('/') + vmsBefore.first() + QStringLiteral("/meta.json")))
+                     .object().value(QStringLiteral("status")).toString(),
+                 QStringLiteral("running"));
+        const CliResult restarted = runCli(env, {QStringLiteral("sbx"), QStringLiteral("restart"), QStringLiteral("--yes")}, 60000);
+        QVERIFY2(restarted.exitCode == 0 && restarted.out.contains("daemon restarted"), restarted.out + restarted.err);
+        QCOMPARE(QJsonDocument::fromJson(readFile(vms + QLatin1Char('/') + vmsBefore.first() + QStringLiteral("/meta.json")))
+                     .object().value(QStringLiteral("status")).toString(),
+                 QStringLiteral("stopped"));
+        // The sandbox wakes on its next call with its files.
+        QVERIFY(waitFor([&] { return readKept(mcp, id) == QLatin1String("installed"); }, 30000));
+
+        // Answered: the next command is answered, the state is back.
         env.setSbxFaults({});
         const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("memory"), QStringLiteral("1g")}});
         QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));

@@ -55,9 +55,10 @@ QString SbxDriver::notAnsweringAdvice() const
 QString SbxDriver::updatePendingAdvice()
 {
     return QStringLiteral("Docker Sandboxes was updated and asks to restart its daemon, which stops every running sandbox. "
-                          "chat2sbx never answers that question for you: when your sandboxes may stop, run `sbx ls` in a "
-                          "terminal and answer it there (or run `sbx daemon stop`); they keep their files and wake on the "
-                          "next tool call.");
+                          "chat2sbx never answers that question for you: when your sandboxes may stop, run `chat2sbx sbx "
+                          "restart` (it names them, brings clone sandboxes' work home first and asks you to confirm), or "
+                          "answer it yourself in a terminal (`sbx ls`); the sandboxes keep their files and wake on the next "
+                          "tool call.");
 }
 
 SbxDriver::~SbxDriver() = default;
@@ -327,6 +328,11 @@ void SbxDriver::remove(const QString &runtimeName, Callback done)
 {
     run(QStringLiteral("rm"), {QStringLiteral("rm"), QStringLiteral("--force"), runtimeName}, m_timeouts.removeMs, {},
         std::move(done));
+}
+
+void SbxDriver::daemonStop(Callback done)
+{
+    run(QStringLiteral("daemon stop"), {QStringLiteral("daemon"), QStringLiteral("stop")}, m_timeouts.removeMs, {}, std::move(done));
 }
 
 void SbxDriver::policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done)

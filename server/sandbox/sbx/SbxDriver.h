@@ -118,6 +118,9 @@ public:
     // `hostIp`: an IPv4 address the caller validated (127.0.0.1 unless the user allowed the LAN).
     void publish(const QString &runtimeName, const QString &hostIp, int hostPort, int sandboxPort, Callback done);
     void remove(const QString &runtimeName, Callback done);
+    // `sbx daemon stop`: every running sandbox stops (files kept); the next command starts the daemon
+    // again, at the installed version. Only `chat2sbx sbx restart` runs it, after the user confirmed.
+    void daemonStop(Callback done);
 
     // Network policy (SbxPolicy.h builds the argv): `sbx policy allow network [--sandbox RT] HOSTS`,
     // `sbx policy rm network --resource HOST [--sandbox RT]`, `sbx policy log [RT] --json --limit N`.

@@ -26,6 +26,7 @@ int cmdPorts(const Context &ctx, const QStringList &args);
 int cmdRemove(const Context &ctx, const QStringList &args);
 int cmdStop(const Context &ctx, const QStringList &args);
 int cmdPolicy(const Context &ctx, const QStringList &args);
+int cmdDaemon(const Context &ctx, const QStringList &args);
 
 // Prints "<why>" and the usage line on stderr; returns 2.
 int usageError(const QString &why);

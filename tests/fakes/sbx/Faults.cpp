@@ -76,6 +76,9 @@ QString commandKey(const QStringList &args)
     }
     if (cmd == QLatin1String("create"))
         return QStringLiteral("CREATE");
+    if (cmd == QLatin1String("daemon") && args.size() > 1
+        && (args.at(1) == QLatin1String("stop") || args.at(1) == QLatin1String("status")))
+        return QStringLiteral("DAEMON_") + args.at(1).toUpper();
     if (cmd == QLatin1String("ls"))
         return QStringLiteral("LS");
     if (cmd == QLatin1String("exec"))

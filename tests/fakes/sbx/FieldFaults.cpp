@@ -42,7 +42,8 @@ void applyHangs(const Context &ctx)
 
 int applyDaemonFaults(const Context &ctx, const QString &key)
 {
-    if (ctx.faults.enabled(QStringLiteral("FAKE_SBX_UPDATE_PENDING"))) {
+    // Answered by a restart of the daemon (`sbx daemon stop`): it runs the new version since.
+    if (ctx.faults.enabled(QStringLiteral("FAKE_SBX_UPDATE_PENDING")) && !QFileInfo::exists(ctx.state.path(QStringLiteral("daemon-restarted")))) {
         // The question goes to the terminal; with stdin closed nobody can answer it (v0.45: exit non-zero).
         printOut("Docker Sandboxes has been updated and needs to restart. All running sandboxes will be stopped. "
                  "Restart now? (y/N) ");

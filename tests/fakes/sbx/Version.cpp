@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "Daemon.h"
 
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -45,7 +46,10 @@ int cmdVersion(const Context &ctx, const QStringList &args)
     // After an update the daemon still runs the old version until it restarts (sbx-releases#381).
     QString daemonVersion = ctx.faults.value(QStringLiteral("FAKE_SBX_DAEMON_VERSION")).trimmed();
     if (daemonVersion.isEmpty())
-        daemonVersion = ctx.faults.enabled(QStringLiteral("FAKE_SBX_UPDATE_PENDING")) ? QStringLiteral("v0.46.0") : version;
+        daemonVersion = ctx.faults.enabled(QStringLiteral("FAKE_SBX_UPDATE_PENDING"))
+                                && !QFileInfo::exists(ctx.state.path(QStringLiteral("daemon-restarted")))
+                            ? QStringLiteral("v0.46.0")
+                            : version;
     const QJsonObject out{{QStringLiteral("client"), QJsonObject{{QStringLiteral("version"), version}}},
                           {QStringLiteral("server"), QJsonObject{{QStringLiteral("version"), daemonVersion},
                                                                  {QStringLiteral("state"), QStringLiteral("running")}}}};

@@ -21,7 +21,7 @@ int usageError(const QString &why)
     std::fprintf(stderr, "usage: sbx version | template ls --json | template save <sandbox> <repo:tag> | template rm <repo:tag> | "
                          "create ... shell <workspace> | ls --json | exec ... <sandbox> <cmd> | "
                          "ports <sandbox> --json|--publish <spec> | stop <sandbox> | rm --force <sandbox> | "
-                         "policy allow|deny|rm|ls|log|check|approval|init ...\n");
+                         "policy allow|deny|rm|ls|log|check|approval|init ... | daemon stop|status\n");
     return 2;
 }
 
@@ -72,8 +72,9 @@ int main(int argc, char **argv)
     const QString command = args.first();
     const QStringList rest = args.mid(1);
     const QString key = commandKey(args);
-    // Every known command but `version` talks to the daemon: it may start it, and needs sign-in.
-    const bool daemon = !key.isEmpty() && key != QLatin1String("VERSION");
+    // Every known command but `version` and `daemon ...` talks to the daemon: it may start it, and
+    // needs sign-in.
+    const bool daemon = !key.isEmpty() && key != QLatin1String("VERSION") && !key.startsWith(QLatin1String("DAEMON_"));
     if (daemon)
         announceDaemonStart(ctx);
     if (!key.isEmpty()) {
@@ -112,5 +113,7 @@ int main(int argc, char **argv)
         return cmdStop(ctx, rest);
     if (command == QLatin1String("policy"))
         return cmdPolicy(ctx, rest);
+    if (command == QLatin1String("daemon"))
+        return cmdDaemon(ctx, rest);
     return usageError(QStringLiteral("sbx: unknown command \"%1\"").arg(command));
 }

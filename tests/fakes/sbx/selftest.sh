@@ -563,7 +563,17 @@ sbx template save child1 child1:1; want_rc 1 "save without its base"
 want_err 'ERROR: 500 Internal Server Error: getting base image "base1:1": not found' "base gone text"
 "$BIN" rm --force base1; "$BIN" rm --force child1
 sbx exec tpl1 true; want_rc 0 "tpl1 intact after the faults"
-ok "field faults: ls hide all/calls/ms, expired session, update prompt, no executor, lock hang, wedged save, base image gone"
+sbx daemon status; want_rc 0 "daemon status"; want_out "Status: running" "daemon status running"
+sbx exec tpl1 true; want_rc 0 "start tpl1 again"
+echo "FAKE_SBX_UPDATE_PENDING=1" > "$ST/faults.env"
+sbx ls --json; want_rc 1 "update pending before the restart"
+sbx daemon stop; want_rc 0 "daemon stop answers during an update"; want_out "Daemon stopped" "daemon stop text"
+meta tpl1 'M["status"]=="stopped"' || fail "daemon stop stops every running sandbox"
+sbx daemon status; want_rc 0 "daemon status when stopped exits 0 (#283)"; want_out "Status: stopped" "daemon status stopped"
+sbx ls --json; want_rc 0 "the update is done after the restart"
+sbx version --json; jtrue 'J["client"]["version"] == J["server"]["version"]' || fail "one version after the restart"
+rm -f "$ST/faults.env" "$ST/daemon-restarted"
+ok "field faults: ls hide all/calls/ms, expired session, update prompt, no executor, lock hang, wedged save, base image gone, daemon stop/status"
 
 # behaviour 1 + stop/exec/ports rows: auto-stop after the grace period, restart on exec/publish.
 export FAKE_SBX_IDLE_STOP_MS=700
