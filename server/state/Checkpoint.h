@@ -13,7 +13,7 @@ enum class CheckpointState { Saving, Ready, Failed };
 QString checkpointStateName(CheckpointState state);
 bool parseCheckpointState(const QString &text, CheckpointState &out);
 
-// A sandbox saved as it was (issue 45): its VM's disk as an sbx template (`sbx template save`; never
+// A sandbox saved as it was: its VM's disk as an sbx template (`sbx template save`; never
 // memory, processes, mounted folders or /var/lib/docker) and, for a managed workspace, a copy of the
 // workspace folder on the host, for a clone sandbox its git state (commits, branches, index, working tree).
 struct Checkpoint {

@@ -182,7 +182,7 @@ const QList<QStringList> &schemaMigrations()
                            " WHERE state = 'pending'"),
             QStringLiteral("CREATE INDEX export_requests_by_state ON export_requests(state, requested_at)"),
         },
-        // 11: checkpoints of sandboxes (issue 45), recorded before anything is acted on.
+        // 11: checkpoints of sandboxes, recorded before anything is acted on.
         {
             QStringLiteral("CREATE TABLE checkpoints ("
                            " id TEXT PRIMARY KEY,"

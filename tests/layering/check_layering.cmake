@@ -16,7 +16,8 @@
 #  - a QProcess is created (in server/, ui/ or app/) only by core/ChildProcess (every short child),
 #    SandboxChannel (the long-lived `sbx exec -i`) and TunnelSupervisor (the supervised tunnel-client);
 #  - no file is longer than 600 lines (one clear purpose per file): the C++ of server/, ui/ and app/,
-#    and the scripts and pages (.sh, .html, .js, .mjs, .css) under server/ and resources/.
+#    and the scripts and pages (.sh, .html, .js, .mjs, .css) under server/ and resources/;
+#  - none of them names an issue number (they belong in commit trailers).
 # Usage: cmake -DROOT=<tree holding server/> -P check_layering.cmake
 cmake_policy(SET CMP0057 NEW)
 if(NOT ROOT)
@@ -74,6 +75,17 @@ function(check_length rel)
   endif()
 endfunction()
 
+# Issue numbers belong in commit trailers (`Refs: #N`), not in product code: "issue 45",
+# "(#264)", "sbx-releases#542" name what changes, not what the code does.
+function(check_issue_numbers rel)
+  file(STRINGS ${ROOT}/${rel} named REGEX "[Ii]ssue #?[0-9]+|[A-Za-z]#[0-9]+|\\(#[0-9]+")
+  foreach(line ${named})
+    string(STRIP "${line}" line)
+    list(APPEND violations "${rel}: names an issue number (issue numbers belong in commit trailers): ${line}")
+  endforeach()
+  set(violations "${violations}" PARENT_SCOPE)
+endfunction()
+
 function(check_processes rel)
   list(FIND process_owners "${rel}" owner)
   if(owner EQUAL -1)
@@ -109,6 +121,7 @@ foreach(rel ${sources})
     list(APPEND violations "${rel}: sandbox/ files live in one of its rooms (sbx, channel, bash, ports, setup, lifecycle, present, changes, network)")
   endif()
   check_length("${rel}")
+  check_issue_numbers("${rel}")
   file(STRINGS ${ROOT}/${rel} includes REGEX "^[ \t]*#[ \t]*include")
   foreach(line ${includes})
     if(line MATCHES "#[ \t]*include[ \t]*\"([A-Za-z_/]+)\\.h\"" AND DEFINED rank_${layer})
@@ -156,6 +169,7 @@ file(GLOB_RECURSE front_ends RELATIVE ${ROOT} ${ROOT}/ui/*.h ${ROOT}/ui/*.cpp ${
 foreach(rel ${front_ends})
   string(REGEX MATCH "^[a-z]+" dir "${rel}")
   check_length("${rel}")
+  check_issue_numbers("${rel}")
   check_processes("${rel}")
   set(room "")
   if(dir STREQUAL "ui")
@@ -205,6 +219,7 @@ file(GLOB_RECURSE scripts RELATIVE ${ROOT}
      ${ROOT}/resources/*.sh ${ROOT}/resources/*.html ${ROOT}/resources/*.js ${ROOT}/resources/*.mjs ${ROOT}/resources/*.css)
 foreach(rel ${scripts})
   check_length("${rel}")
+  check_issue_numbers("${rel}")
 endforeach()
 
 list(LENGTH sources server_count)

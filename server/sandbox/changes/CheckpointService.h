@@ -27,7 +27,7 @@ class SandboxService;
 class SbxDriver;
 class WorkspaceCopy;
 
-// Checkpoints of sandboxes (issue 45: taking, listing and restoring them). A checkpoint
+// Checkpoints of sandboxes: taking, listing and restoring them. A checkpoint
 // is recorded `saving` first; then the sandbox is held stopped (SandboxService::holdStopped), its
 // VM's disk saved as the template chat2sbx-checkpoint:<id> (`sbx template save`), and a managed
 // workspace copied on the host (WorkspaceCopy) into <dataRoot>/checkpoints/<id>/workspace; then

@@ -11,7 +11,7 @@ class ChannelPool;
 class HostGit;
 struct RunningSandbox;
 
-// A clone sandbox's git state for its checkpoints (issue 45): its commits, local branches, HEAD, the
+// A clone sandbox's git state for its checkpoints: its commits, local branches, HEAD, the
 // index and the working tree with untracked files (ignored files are left out), carried out of the VM
 // as a git bundle the way export_changes carries work (helper ops `git_save`, `git_put_back`) and kept
 // on this computer in the checkpoint's folder (`refs`, `work.bundle`). A template may not hold the

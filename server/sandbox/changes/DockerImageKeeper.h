@@ -10,7 +10,7 @@ namespace chat2sbx {
 
 class SbxDriver;
 
-// The sandbox's own Docker images an agent asks a checkpoint to keep (issue 45). A template never
+// The sandbox's own Docker images an agent asks a checkpoint to keep. A template never
 // holds /var/lib/docker, so before the VM is saved `docker save` writes the named images into HOME
 // (~/.chat2sbx/docker-images/<checkpoint id>.tar), which the template keeps; once the template is made
 // the archive leaves the source sandbox again, and a restore or fork `docker load`s it into its new

@@ -1,4 +1,4 @@
-# ---- git: a clone's whole state for a checkpoint, and putting it back (issue 45) ---------------------
+# ---- git: a clone's whole state for a checkpoint, and putting it back ---------------------------------
 # git_save packs what a clone sandbox holds and a VM template may not: HEAD (its branch, or the commit
 # when detached), every local branch, the index and the working tree (untracked files too; ignored
 # files are left out). The index becomes a commit whose parent is HEAD, the working tree one whose
