@@ -239,6 +239,15 @@ const QList<Setting> &settings()
 
 } // namespace
 
+QList<QPair<QString, QString>> ConfigLoader::settingNames()
+{
+    QList<QPair<QString, QString>> names{{QStringLiteral("CHAT2SBX_DATA_ROOT"), QString()},
+                                         {QStringLiteral("CHAT2SBX_CONFIG"), QString()}};
+    for (const Setting &s : settings())
+        names.append({QString::fromLatin1(s.env), QString::fromLatin1(s.json)});
+    return names;
+}
+
 bool ConfigLoader::load(const QProcessEnvironment &env, const QString &homeDir, Config &out, QString &error)
 {
     Config c;
