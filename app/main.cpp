@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QMessageBox>
 #include <QSet>
 
 #include <algorithm>
@@ -101,6 +102,16 @@ bool hasGraphicalSession()
     if (platform.startsWith("offscreen") || platform.startsWith("minimal"))
         return true;
     return !qgetenv("DISPLAY").isEmpty() || !qgetenv("WAYLAND_DISPLAY").isEmpty();
+}
+
+void showConfigError(const QString &error)
+{
+    QMessageBox box(QMessageBox::Critical, QStringLiteral("chat2sbx cannot start"),
+                    QStringLiteral("chat2sbx cannot start: its configuration is refused."));
+    box.setInformativeText(error + QStringLiteral("\n\nFix the setting (in config.json or the CHAT2SBX_* variable it names), "
+                                                  "then start chat2sbx again. `chat2sbx status` checks it from a terminal."));
+    box.setObjectName(QStringLiteral("configError"));
+    box.exec();
 }
 
 int usageError(const QString &message)
@@ -220,7 +231,12 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationVersion(QStringLiteral(CHAT2SBX_VERSION));
 
     QString error;
-    if (!ConfigLoader::loadFromProcess(ctx.config, error))
+    if (!ConfigLoader::loadFromProcess(ctx.config, error)) {
+        // The tray usually starts from the desktop or at login, with no terminal to read stderr:
+        // the reason goes on screen too, instead of the tray vanishing without a word.
+        if (spec->needsGui)
+            showConfigError(error);
         return ctx.usage(error);
+    }
     return spec->run(ctx);
 }

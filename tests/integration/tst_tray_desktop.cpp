@@ -160,6 +160,39 @@ private slots:
 
     // With a real notification server on the desktop (dunst, Debian's): a folder request arrives as
     // a notification with its buttons, drawn on the screen, instead of Qt's balloon.
+    // A config.json the loader refuses: the tray, started as from the desktop (no terminal), says why
+    // on screen instead of exiting with nothing shown.
+    void aRefusedConfigIsShownOnScreen()
+    {
+        TestEnvironment env;
+        const QString config = env.root() + QStringLiteral("/bad-config.json");
+        QVERIFY(writeFile(config, "{\"port\": 0}\n"));
+        env.set(QStringLiteral("CHAT2SBX_CONFIG"), config);
+        QProcessEnvironment environment = env.processEnvironment();
+        for (const char *name : {"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "QT_QPA_PLATFORM"})
+            if (qEnvironmentVariableIsSet(name))
+                environment.insert(QLatin1String(name), qEnvironmentVariable(name));
+        QProcess tray;
+        tray.setProcessEnvironment(environment);
+        tray.start(chat2sbxBinary(), {QStringLiteral("tray")});
+        QVERIFY(tray.waitForStarted(scaled(10000)));
+        QString found;
+        const bool shown = waitFor([&] {
+            return runTool(QStringLiteral("xdotool"), {QStringLiteral("search"), QStringLiteral("--onlyvisible"), QStringLiteral("--name"),
+                                                       QStringLiteral("chat2sbx cannot start")},
+                           &found) && !found.trimmed().isEmpty();
+        }, 20000);
+        QTest::qWait(500);   // painted
+        screenshot(QStringLiteral("desktop_config_refused"));
+        const bool stillUp = tray.state() == QProcess::Running;
+        tray.kill();
+        tray.waitForFinished(scaled(5000));
+        QVERIFY2(shown, qPrintable(QStringLiteral("no window named 'chat2sbx cannot start'; the tray %1; it said: %2")
+                                       .arg(stillUp ? QStringLiteral("still runs") : QStringLiteral("exited"),
+                                            QString::fromUtf8(tray.readAllStandardError()))));
+        QVERIFY(stillUp);
+    }
+
     void aRequestAsADesktopNotification()
     {
         QProcess dunst;
