@@ -1,6 +1,9 @@
 #include "HealthServer.h"
 
 #include <QDateTime>
+#if QT_VERSION >= QT_VERSION_CHECK(6, 8, 0)
+#include <QHttpHeaders>
+#endif
 #include <QJsonDocument>
 #include <QTcpServer>
 
@@ -36,7 +39,13 @@ void HealthServer::serveDetails(DetailsProvider details)
         if (query == QLatin1String("details=true"))
             body.insert(QStringLiteral("components"), m_details());
         QHttpServerResponse response(QJsonDocument(body).toJson(QJsonDocument::Compact));
+#if QT_VERSION >= QT_VERSION_CHECK(6, 8, 0)
+        QHttpHeaders headers = response.headers();
+        headers.append(QHttpHeaders::WellKnownHeader::CacheControl, "no-store");
+        response.setHeaders(std::move(headers));
+#else
         response.setHeader(QByteArrayLiteral("Cache-Control"), QByteArrayLiteral("no-store"));
+#endif
         return response;
     });
 }
