@@ -78,6 +78,8 @@ public:
         QString summary;
         QString body;
         QStringList actions;
+        QString category;
+        int expireTimeout = 0;
     };
     QList<Shown> notifies;   // every Notify, in order
     QList<uint> closedByClient;
@@ -119,10 +121,10 @@ public:
 public slots:
     QStringList GetCapabilities() { return {QStringLiteral("actions"), QStringLiteral("body"), QStringLiteral("persistence")}; }
     uint Notify(const QString &, uint replacesId, const QString &, const QString &summary, const QString &body,
-                const QStringList &actions, const QVariantMap &, int)
+                const QStringList &actions, const QVariantMap &hints, int expireTimeout)
     {
         const uint id = replacesId != 0 ? replacesId : ++m_next;
-        notifies.append({id, summary, body, actions});
+        notifies.append({id, summary, body, actions, hints.value(QStringLiteral("category")).toString(), expireTimeout});
         open.insert(id);
         return id;
     }
@@ -246,6 +248,9 @@ private slots:
                      && shown.actions.contains(QStringLiteral("reject")),
                  qPrintable(shown.actions.join(QLatin1Char(','))));
         QCOMPARE(s.popup().isVisible(), false);   // nothing opened or took the focus
+        // Not an instant message; expires as the desktop decides (the request stays in the tray).
+        QCOMPARE(shown.category, QStringLiteral("x-chat2sbx.request"));
+        QCOMPARE(shown.expireTimeout, -1);
 
         server.click(shown.id, QStringLiteral("approve"));
         QTRY_COMPARE_WITH_TIMEOUT(s.models.approvals->pending().size(), 0, chat2sbx::test::scaled(5000));
@@ -258,6 +263,26 @@ private slots:
                                                        {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("direct")}});
         QCOMPARE(again.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("status")).toString(),
                  QStringLiteral("approved"));
+    }
+
+    // ChatGPT's connector calls itself "openai-mcp": the user reads "ChatGPT" on the card and the
+    // notification.
+    void chatGptIsShownByTheNameTheUserKnows()
+    {
+        NotifyingTray t;
+        QString error;
+        QVERIFY2(t.up(m_bus.address, error), qPrintable(error));
+        TraySession &s = *t.session;
+        McpTestClient chatGpt(t.env.mcpUrl(), QStringLiteral("openai-mcp"));
+        QVERIFY(chatGpt.open());
+        const QString dir = t.roots + QStringLiteral("/notes");
+        QVERIFY(QDir().mkpath(dir));
+        chatGpt.callToolResult(QStringLiteral("workspace_request"), {{QStringLiteral("host_path"), dir}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        QTRY_VERIFY_WITH_TIMEOUT(t.server.lastFor(dir), chat2sbx::test::scaled(5000));
+        QVERIFY2(t.server.lastFor(dir)->body.startsWith(QStringLiteral("ChatGPT asks")), qPrintable(t.server.lastFor(dir)->body));
+        const auto pending = s.models.approvals->pending();
+        QCOMPARE(pending.size(), 1);
+        QCOMPARE(pending.first().client, QStringLiteral("ChatGPT"));
     }
 
     // Ten requests in a moment are one notification (replaced as more come), not ten; it opens the popup.

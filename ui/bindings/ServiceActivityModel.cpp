@@ -1,5 +1,7 @@
 #include "bindings/ServiceActivityModel.h"
 
+#include "bindings/ClientNames.h"
+
 #include "bindings/ServiceSandboxNames.h"
 
 #include "sandbox/lifecycle/ActivityMonitor.h"
@@ -27,7 +29,7 @@ QList<ToolCallRow> ServiceActivityModel::recentCalls(int limit) const
     QList<ToolCallRow> rows;
     ServiceSandboxNames names(m_sandboxes);
     for (const AuditEntry &e : m_monitor.recentCalls(limit))
-        rows.append(ToolCallRow{e.at, e.client, e.tool, e.sandboxId, e.summary, e.outcome, e.durationMs, e.detail,
+        rows.append(ToolCallRow{e.at, clientShownName(e.client), e.tool, e.sandboxId, e.summary, e.outcome, e.durationMs, e.detail,
                                 e.shortConversation(), names(e.sandboxId)});
     return rows;
 }

@@ -1,5 +1,6 @@
 #include "bindings/ServiceApprovalsModel.h"
 
+#include "bindings/ClientNames.h"
 #include "core/LogText.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "workspace/ApprovalService.h"
@@ -14,7 +15,7 @@ namespace {
 // cannot reorder or restyle what the user reads before deciding (core/LogText.h).
 ApprovalRow rowOf(const Approval &a)
 {
-    return ApprovalRow{a.id, logSafe(a.hostPath, 400), workspaceModeName(a.mode), a.requestedAt, logSafe(a.clientName, 100),
+    return ApprovalRow{a.id, logSafe(a.hostPath, 400), workspaceModeName(a.mode), a.requestedAt, clientShownName(a.clientName),
                        logSafe(a.reason, 400)};
 }
 
@@ -30,7 +31,7 @@ ApprovalRow exportRowOf(const ExportRequest &r, const QString &sandboxName, cons
                        logSafe(r.fileName(), 200) + (r.folder ? QStringLiteral(".tar.gz") : QString()),
                        QStringLiteral("export"),
                        r.requestedAt,
-                       logSafe(r.clientName, 100),
+                       clientShownName(r.clientName),
                        logSafe(r.why, 600),
                        QStringLiteral("%1 from %2, to %3").arg(size, sandboxName, dir)};
 }

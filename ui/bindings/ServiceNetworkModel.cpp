@@ -1,6 +1,7 @@
 #include "bindings/ServiceNetworkModel.h"
 
 #include "bindings/ServiceSandboxNames.h"
+#include "bindings/ClientNames.h"
 #include "core/LogText.h"
 
 #include "sandbox/network/NetworkAccess.h"
@@ -17,7 +18,7 @@ NetworkRequestRow rowOf(const NetworkRequest &r, ServiceSandboxNames &names)
     for (const QString &h : r.hosts)
         hosts << logSafe(h, 260);
     // An agent's words, shown with their control, bidi and format characters escaped (core/LogText.h).
-    return NetworkRequestRow{r.id, r.sandboxId, hosts, logSafe(r.reason, 400), logSafe(r.clientName, 100), r.requestedAt,
+    return NetworkRequestRow{r.id, r.sandboxId, hosts, logSafe(r.reason, 400), clientShownName(r.clientName), r.requestedAt,
                              names(r.sandboxId)};
 }
 } // namespace

@@ -56,10 +56,12 @@ void DesktopNotifications::show(const QString &key, const QString &title, const 
     QVariantMap hints;
     hints.insert(QStringLiteral("urgency"), QVariant::fromValue<uchar>(1));
     hints.insert(QStringLiteral("desktop-entry"), QStringLiteral("chat2sbx"));
-    hints.insert(QStringLiteral("category"), QStringLiteral("im.received"));
+    // A request waiting for the user is no instant message: a category of our own, as the
+    // specification asks for kinds it does not name.
+    hints.insert(QStringLiteral("category"), QStringLiteral("x-chat2sbx.request"));
     QDBusMessage call = QDBusMessage::createMethodCall(kService, kPath, kInterface, QStringLiteral("Notify"));
     call << QStringLiteral("chat2sbx") << m_ids.value(key, 0u) << QStringLiteral("chat2sbx") << title << body << flat << hints
-         << 0;   // expire_timeout 0: never
+         << -1;   // expire_timeout -1: as the desktop does it (GNOME keeps it in its list; the tray keeps the request)
     m_pending.insert(key);
     m_withdrawn.remove(key);
     auto *watcher = new QDBusPendingCallWatcher(m_bus.asyncCall(call, 5000), this);
