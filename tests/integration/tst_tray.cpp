@@ -265,6 +265,36 @@ private slots:
                  QStringLiteral("approved"));
     }
 
+    // Two requests wait when the tray stops; started again, it shows both cards and notifies again
+    // (before, the header counted "2 wait for you" and nothing showed them).
+    void waitingRequestsAreShownAndNotifiedAfterARestart()
+    {
+        NotifyingTray t;
+        QString error;
+        QVERIFY2(t.up(m_bus.address, error), qPrintable(error));
+        QStringList ids;
+        for (const char *name : {"first", "second"}) {
+            const QString dir = t.roots + QLatin1Char('/') + QLatin1String(name);
+            QVERIFY(QDir().mkpath(dir));
+            const QJsonObject asked = t.session->mcp.callToolResult(
+                QStringLiteral("workspace_request"), {{QStringLiteral("host_path"), dir}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+            ids << asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(!t.server.notifies.isEmpty(), chat2sbx::test::scaled(5000));
+        t.session.reset();   // the tray stops with both waiting
+        t.server.notifies.clear();
+        t.session = std::make_unique<TraySession>(t.env);
+        QVERIFY2(t.session->start(error), qPrintable(error));
+        TraySession &s = *t.session;
+        QTRY_VERIFY_WITH_TIMEOUT(s.find<QPushButton>(QStringLiteral("approve:") + ids.at(0))
+                                     && s.find<QPushButton>(QStringLiteral("approve:") + ids.at(1)),
+                                 chat2sbx::test::scaled(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(!t.server.notifies.isEmpty(), chat2sbx::test::scaled(10000));
+        const QString said = t.server.notifies.constLast().summary + QLatin1Char(' ') + t.server.notifies.constLast().body;
+        QVERIFY2(said.contains(QStringLiteral("2 requests")) || (said.contains(QStringLiteral("first")) || said.contains(QStringLiteral("second"))),
+                 qPrintable(said));
+    }
+
     // ChatGPT's connector calls itself "openai-mcp": the user reads "ChatGPT" on the card and the
     // notification.
     void chatGptIsShownByTheNameTheUserKnows()

@@ -7,6 +7,7 @@
 #include "bindings/ServiceSandboxNames.h"
 #include "bindings/ServiceStatusModel.h"
 #include "bindings/ServiceWorkspacesModel.h"
+#include "runtime/Controller.h"
 #include "sandbox/lifecycle/ActivityMonitor.h"
 
 namespace chat2sbx::ui {
@@ -34,6 +35,18 @@ ServiceModels makeServiceModels(Controller &controller)
     m.workspaces = std::make_unique<ServiceWorkspacesModel>(services.workspaces(), services.sandboxes(), services.changes(),
                                                             services.workspaceRemoval());
     m.network = std::make_unique<ServiceNetworkModel>(services.network(), services.sandboxes());
+    // Requests that waited across a restart are shown and notified again once the server runs (the
+    // database is open then): each as if it had just come.
+    ApprovalsModel *approvals = m.approvals.get();
+    NetworkModel *network = m.network.get();
+    QObject::connect(&controller, &Controller::started, approvals, [approvals, network] {
+        emit approvals->changed();
+        for (const ApprovalRow &row : approvals->pending())
+            emit approvals->requested(row);
+        emit network->changed();
+        for (const NetworkRequestRow &row : network->pending())
+            emit network->requested(row);
+    });
     WorkspacesModel *workspaces = m.workspaces.get();
     QObject::connect(&services, &TrayServices::fileExported, workspaces, [workspaces, &services](const QString &id, const QString &path) {
         ServiceSandboxNames names(services.sandboxes());
