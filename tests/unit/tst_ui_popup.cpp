@@ -141,6 +141,34 @@ private slots:
         QVERIFY(!message->isVisible());
     }
 
+    // "requested just now" does not stay "just now": the popup writes relative times again while it
+    // is shown (every PopupWindow::kRelativeTimesMs), without rebuilding the cards.
+    void requestTimesStayCurrent()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        // Asked 57 s ago: "just now" (building the card takes far less than the 3 s left of the minute).
+        const qint64 askedAt = QDateTime::currentMSecsSinceEpoch() - 57000;
+        approvals.add({QStringLiteral("apr_old"), QStringLiteral("/home/user/notes"), QStringLiteral("direct"), askedAt});
+        settle();
+        QWidget *card = popup.findChild<QWidget *>(QStringLiteral("approval:apr_old"));
+        QVERIFY(card);
+        auto *detail = card->findChild<QLabel *>(QStringLiteral("detail"));
+        QVERIFY2(detail->text().endsWith(QStringLiteral("requested just now")), qPrintable(detail->text()));
+        QPushButton *approve = child<QPushButton>(popup, QStringLiteral("approve:apr_old"));
+        while (QDateTime::currentMSecsSinceEpoch() - askedAt < 61000)
+            QTest::qWait(100);
+        refreshRelativeTimes(&popup);   // what the popup's timer does
+        QVERIFY2(detail->text().endsWith(QStringLiteral("requested 1 min ago")), qPrintable(detail->text()));
+        QCOMPARE(child<QPushButton>(popup, QStringLiteral("approve:apr_old")), approve);   // the same card, not rebuilt
+        popup.hide();
+    }
+
     void destroyAsksFirst()
     {
         FakeApprovals approvals;

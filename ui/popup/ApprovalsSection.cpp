@@ -22,10 +22,9 @@ ApprovalCardText folderText(const ApprovalRow &row)
 {
     ApprovalCardText t;
     t.title = row.path;
-    t.detail = QStringLiteral("%1 · requested %2")
-                   .arg(row.mode == QLatin1String("direct") ? QStringLiteral("direct (read-write on the host)")
-                                                            : QStringLiteral("clone (git clone of committed work only)"),
-                        formatTime(row.requestedAtMs));
+    t.detail = (row.mode == QLatin1String("direct") ? QStringLiteral("direct (read-write on the host)")
+                                                    : QStringLiteral("clone (git clone of committed work only)"))
+               + QStringLiteral(" · requested ");
     if (!row.client.isEmpty() || !row.reason.isEmpty())
         t.why = QStringLiteral("asked by %1%2").arg(row.client.isEmpty() ? QStringLiteral("an MCP client") : row.client,
                                                     row.reason.isEmpty() ? QString() : QStringLiteral(": “%1”").arg(row.reason));
@@ -41,7 +40,7 @@ ApprovalCardText exportText(const ApprovalRow &row)
 {
     ApprovalCardText t;
     t.title = QStringLiteral("Save %1?").arg(row.path);
-    t.detail = QStringLiteral("%1 · requested %2").arg(row.detail, formatTime(row.requestedAtMs));
+    t.detail = row.detail + QStringLiteral(" · requested ");
     t.why = row.reason;
     t.approve = QStringLiteral("&Save");
     t.approveName = QStringLiteral("Save %1 on this computer").arg(row.path);
@@ -68,7 +67,8 @@ void ApprovalsSection::addApprovalCard(const ApprovalRow &row)
     title->setObjectName(QStringLiteral("path"));
     title->setTextFormat(Qt::PlainText);
     grid->addWidget(title, 0, 0);
-    QLabel *detail = makeLabel(text.detail, card);
+    QLabel *detail = makeLabel(QString(), card);
+    setRelativeTime(detail, text.detail, row.requestedAtMs);   // "requested 3 min ago", kept current
     detail->setObjectName(QStringLiteral("detail"));
     detail->setTextFormat(Qt::PlainText);
     grid->addWidget(detail, 1, 0);

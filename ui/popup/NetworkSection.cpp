@@ -33,12 +33,13 @@ void NetworkSection::addRequestCard(const NetworkRequestRow &row)
     hosts->setObjectName(QStringLiteral("hosts"));
     hosts->setTextFormat(Qt::PlainText);
     grid->addWidget(hosts, 0, 0);
-    QLabel *why = makeLabel(QStringLiteral("%1 asks for sandbox %2%3 · %4")
-                                .arg(row.client.isEmpty() ? QStringLiteral("An MCP client") : row.client,
-                                     row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName,
-                                     row.reason.isEmpty() ? QString() : QStringLiteral(": “%1”").arg(row.reason),
-                                     formatTime(row.requestedAtMs)),
-                            card);
+    QLabel *why = makeLabel(QString(), card);
+    setRelativeTime(why,
+                    QStringLiteral("%1 asks for sandbox %2%3 · ")
+                        .arg(row.client.isEmpty() ? QStringLiteral("An MCP client") : row.client,
+                             row.sandboxName.isEmpty() ? row.sandboxId : row.sandboxName,
+                             row.reason.isEmpty() ? QString() : QStringLiteral(": “%1”").arg(row.reason)),
+                    row.requestedAtMs);
     why->setObjectName(QStringLiteral("reason"));
     why->setToolTip(row.sandboxId);
     why->setTextFormat(Qt::PlainText);

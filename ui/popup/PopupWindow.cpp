@@ -8,6 +8,7 @@
 #include "popup/WorkspacesSection.h"
 #include "popup/NetworkSection.h"
 #include "popup/PopupHeader.h"
+#include "widgets/PopupStyle.h"
 
 #include <QApplication>
 #include <QPainter>
@@ -63,6 +64,8 @@ PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, S
     outer->addLayout(pinned);
 
     connect(m_status, &StatusSection::copyUrlRequested, this, &PopupWindow::copyUrlRequested);
+    m_relativeTimes.setInterval(kRelativeTimesMs);
+    connect(&m_relativeTimes, &QTimer::timeout, this, [this] { refreshRelativeTimes(this); });
     connect(m_approvals, &CardList::rebuilt, this, &PopupWindow::relayout);
     connect(m_firstRun, &FirstRunSection::rebuilt, this, &PopupWindow::relayout);
     connect(m_sandboxes, &CardList::rebuilt, this, &PopupWindow::relayout);
@@ -209,6 +212,12 @@ void PopupWindow::showNear(const QRect &anchor)
 // focus has settled. Platforms without a window manager (offscreen, minimal) move no focus.
 bool PopupWindow::event(QEvent *event)
 {
+    if (event->type() == QEvent::Show) {
+        refreshRelativeTimes(this);
+        m_relativeTimes.start();
+    } else if (event->type() == QEvent::Hide) {
+        m_relativeTimes.stop();
+    }
     static const bool managed = QGuiApplication::platformName() != QLatin1String("offscreen")
                                 && QGuiApplication::platformName() != QLatin1String("minimal");
     if (event->type() == QEvent::WindowDeactivate && isVisible() && managed) {

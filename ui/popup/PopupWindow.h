@@ -3,6 +3,7 @@
 #include "models/TrayModels.h"
 
 #include <QElapsedTimer>
+#include <QTimer>
 #include <QWidget>
 
 class QScrollArea;
@@ -53,6 +54,7 @@ public:
     bool justClosedByFocusLoss() const;
     static constexpr int kMaxHeight = 640;   // logical pixels
     static constexpr int kWidthChars = 72;   // the fixed width, in average characters of the font
+    static constexpr int kRelativeTimesMs = 30000;
 
 signals:
     void copyUrlRequested();
@@ -78,6 +80,8 @@ private:
     NetworkSection *m_network = nullptr;
     QScrollArea *m_scroll = nullptr;
     PopupHeader *m_header = nullptr;
+    // While shown: "requested 2 min ago" and the like are written again (the cards stay as they are).
+    QTimer m_relativeTimes;
     ApprovalsModel &m_approvalsModel;
     StatusModel &m_statusModel;
     NetworkModel *m_networkModel = nullptr;

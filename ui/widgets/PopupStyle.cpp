@@ -30,6 +30,30 @@ QString formatTime(qint64 ms)
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
 }
 
+namespace {
+const char kTimePrefix[] = "chat2sbx_timePrefix";
+const char kTimeMs[] = "chat2sbx_timeMs";
+} // namespace
+
+void setRelativeTime(QLabel *label, const QString &prefix, qint64 ms)
+{
+    label->setProperty(kTimePrefix, prefix);
+    label->setProperty(kTimeMs, ms);
+    label->setText(prefix + formatTime(ms));
+}
+
+void refreshRelativeTimes(QWidget *root)
+{
+    for (QLabel *label : root->findChildren<QLabel *>()) {
+        const QVariant ms = label->property(kTimeMs);
+        if (!ms.isValid())
+            continue;
+        const QString text = label->property(kTimePrefix).toString() + formatTime(ms.toLongLong());
+        if (label->text() != text)
+            label->setText(text);
+    }
+}
+
 QLabel *makeLabel(const QString &text, QWidget *parent, bool bold)
 {
     auto *label = new QLabel(text, parent);

@@ -12,6 +12,10 @@ namespace chat2sbx::ui {
 // Small shared helpers for the popup's cards: sizes come from the font, never from pixels.
 QString formatTime(qint64 ms);   // "2 min ago", "in 3 h"; the date further than a day
 QLabel *makeLabel(const QString &text, QWidget *parent, bool bold = false);
+// A label ending in a time relative to now ("… · requested 2 min ago"): `prefix` then formatTime(ms).
+// refreshRelativeTimes() writes every such label below `root` again (the popup: every 30 s while shown).
+void setRelativeTime(QLabel *label, const QString &prefix, qint64 ms);
+void refreshRelativeTimes(QWidget *root);
 QWidget *makeCard(QWidget *parent, const QString &name);   // `name`: its object name
 void showError(QLabel *label, const QString &text);   // empty text hides it
 
