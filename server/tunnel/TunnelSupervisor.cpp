@@ -190,6 +190,7 @@ void TunnelSupervisor::start(quint16 mcpPort)
     m_mcpPort = mcpPort;
     m_stopping = false;
     m_lastError.clear();
+    m_notSetUp = false;
     m_backoff.reset();
     const quint64 generation = ++m_generation;
     setState(State::Starting, QStringLiteral("reading the tunnel credentials"));
@@ -197,8 +198,15 @@ void TunnelSupervisor::start(quint16 mcpPort)
     TunnelCredentials::load(m_config, [self, generation](const TunnelCredentials &credentials, const QString &error) {
         if (!self || self->m_generation != generation || self->m_stopping)
             return;
-        if (!error.isEmpty())
+        if (!error.isEmpty()) {
+            // Neither file there (and the keychain had nothing): never set up, rather than broken.
+            TunnelCredentials files;
+            QString fileError;
+            bool bothMissing = false;
+            TunnelCredentials::readFiles(self->m_config, files, fileError, &bothMissing);
+            self->m_notSetUp = bothMissing;
             return self->failPermanently(error);
+        }
         self->m_credentials = credentials;
         qCInfo(lcTunnel).noquote() << "tunnel credentials from" << credentials.source;
         self->launch();

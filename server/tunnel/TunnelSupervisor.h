@@ -75,6 +75,10 @@ public:
     // {"state","detail","lastError","readiness","restarts","healthUrl","pid","nextRestartInMs","lastPollAgeS"}.
     QJsonObject toJson() const;
 
+    // Failed only because no tunnel id and key were ever given (no files, nothing in the keychain):
+    // ChatGPT is simply not set up yet, an optional step, not a failure to show in red.
+    bool notSetUp() const { return m_notSetUp; }
+
     // The text shown for Unauthorized (what to check, what to run).
     static QString unauthorizedAdvice(int httpStatus);
 
@@ -113,6 +117,7 @@ private:
     QString m_restartReason;       // set when we terminate the client to start it again
     QString m_healthBase;          // http://127.0.0.1:<port>, from --health.url-file
     bool m_readyzOk = false;
+    bool m_notSetUp = false;
     double m_lastPollSuccessS = 0; // the gauge: Unix seconds of the last successful poll, 0 none
     enum class DetailsRoute { Unknown, Served, Absent } m_detailsRoute = DetailsRoute::Unknown;   // v0.0.14 and older: 404
     std::optional<TunnelHealthDetails> m_details;

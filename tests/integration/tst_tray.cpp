@@ -743,6 +743,28 @@ private slots:
         qunsetenv("FAKE_TUNNEL_EXIT_AFTER_S");
     }
 
+    // The tunnel on, but no tunnel id and key were ever given (no files, no keychain): ChatGPT is an
+    // optional step not taken yet, so the first run is not red.
+    void aTunnelNeverSetUpIsNotAFailure()
+    {
+        TestEnvironment env;
+        env.set(QStringLiteral("CHAT2SBX_ENABLE_TUNNEL"), QStringLiteral("1"));
+        env.set(QStringLiteral("CHAT2SBX_TUNNEL_CLIENT"), fakeTunnelClientPath());
+        env.set(QStringLiteral("CHAT2SBX_SECRET_DIR"), env.root() + QStringLiteral("/no-secrets"));
+        TraySession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        s.tray->openPopup();
+        QVERIFY(QTest::qWaitForWindowExposed(&s.popup()));
+        s.popup().header().setDetailsShown(true);
+        QTRY_COMPARE_WITH_TIMEOUT(s.labelText(QStringLiteral("tunnel")), QStringLiteral("not set up yet (local-only)"),
+                                  chat2sbx::test::scaled(10000));
+        QCOMPARE(s.popup().header().stateText(), QStringLiteral("Ready · ChatGPT not connected yet"));
+        QVERIFY(s.tray->state() != ui::TrayState::Error);
+        QVERIFY(!s.find<QLabel>(QStringLiteral("tunnelError"))->isVisible());   // no red "last error"
+        saveScreenshot(s.popup(), QStringLiteral("tray_tunnel_not_set_up"));
+    }
+
     // A clone sandbox with changes: its one-line summary and "Fetch as branch" in the Workspaces
     // section; Fetch makes the host branch; Revoke (confirmed) saves the rest and withdraws access.
     void workspacesFetchAsBranchAndRevoke()

@@ -302,6 +302,16 @@ private slots:
         QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit unlimited, 0 warm"));
         QCOMPARE(trayStateOf(s), TrayState::Error);
         saveScreenshot(popup, QStringLiteral("ui_popup_tunnel_failed"));
+
+        // ChatGPT never set up (no tunnel id and key given): an optional step, so nothing is red.
+        s.tunnel = StatusInfo::Tunnel::NotSetUp;
+        s.tunnelError = QStringLiteral("no tunnel credentials in the OS keychain either");
+        status.set(s);
+        const OverallState notSetUp = overallState(s);
+        QCOMPARE(notSetUp.text, QStringLiteral("Ready · ChatGPT not connected yet"));
+        QVERIFY(notSetUp.tone != Tone::Error);
+        QVERIFY(trayStateOf(s) != TrayState::Error);
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("tunnel"))->text(), QStringLiteral("not set up yet (local-only)"));
     }
 
     void keyboard()

@@ -51,7 +51,9 @@ StatusInfo ServiceStatusModel::status() const
         case TunnelSupervisor::State::Starting: s.tunnel = StatusInfo::Tunnel::Starting; break;
         case TunnelSupervisor::State::Connected: s.tunnel = StatusInfo::Tunnel::Connected; break;
         case TunnelSupervisor::State::Unauthorized: s.tunnel = StatusInfo::Tunnel::Unauthorized; break;
-        case TunnelSupervisor::State::Failed: s.tunnel = StatusInfo::Tunnel::Failed; break;
+        case TunnelSupervisor::State::Failed:
+            s.tunnel = t.notSetUp() ? StatusInfo::Tunnel::NotSetUp : StatusInfo::Tunnel::Failed;
+            break;
         }
         s.tunnelError = t.state() == TunnelSupervisor::State::Connected ? QString()
                         : !t.detail().isEmpty() && t.state() != TunnelSupervisor::State::Starting ? t.detail()

@@ -6,6 +6,7 @@ QString tunnelStateText(StatusInfo::Tunnel tunnel)
 {
     switch (tunnel) {
     case StatusInfo::Tunnel::Disabled: return QStringLiteral("disabled (local-only)");
+    case StatusInfo::Tunnel::NotSetUp: return QStringLiteral("not set up yet (local-only)");
     case StatusInfo::Tunnel::Stopped: return QStringLiteral("stopped");
     case StatusInfo::Tunnel::Starting: return QStringLiteral("starting");
     case StatusInfo::Tunnel::Connected: return QStringLiteral("connected");

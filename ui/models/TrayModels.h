@@ -78,7 +78,8 @@ struct ChecklistRow {
 
 struct StatusInfo {
     enum class Server { Stopped, Starting, Running, Stopping, Failed };
-    enum class Tunnel { Disabled, Stopped, Starting, Connected, Unauthorized, Failed };
+    // NotSetUp: on, but no tunnel id and key were ever given (an optional step of the guide).
+    enum class Tunnel { Disabled, NotSetUp, Stopped, Starting, Connected, Unauthorized, Failed };
     Server server = Server::Stopped;
     QString serverError;
     QString endpointUrl;

@@ -21,6 +21,7 @@ OverallState overallState(const StatusInfo &s)
     switch (s.tunnel) {
     case Tunnel::Connected: return {QStringLiteral("Connected to ChatGPT"), Tone::Success, s.endpointUrl};
     case Tunnel::Disabled: return {QStringLiteral("Local only"), Tone::Muted, s.endpointUrl};
+    case Tunnel::NotSetUp: return {QStringLiteral("Ready · ChatGPT not connected yet"), Tone::Muted, s.tunnelError};
     case Tunnel::Starting:
     case Tunnel::Stopped: return {QStringLiteral("Connecting to ChatGPT…"), Tone::Muted, QString()};
     case Tunnel::Unauthorized: return {QStringLiteral("ChatGPT tunnel not authorized"), Tone::Error, s.tunnelError};

@@ -93,7 +93,10 @@ void StatusSection::refresh()
         server += QStringLiteral(": ") + s.serverError;
     m_server->setText(server);
     m_tunnel->setText(tunnelStateText(s.tunnel));
-    const QString error = s.tunnelError.isEmpty() ? QString() : QStringLiteral("last error: ") + s.tunnelError;
+    // Never set up is no error: the guide's ChatGPT step says what to do.
+    const QString error = s.tunnelError.isEmpty() || s.tunnel == StatusInfo::Tunnel::NotSetUp
+                              ? QString()
+                              : QStringLiteral("last error: ") + s.tunnelError;
     showError(m_tunnelError, error);
     showError(m_chatGptNotice, s.chatGptNotice);
     m_sandboxes->setText(QStringLiteral("%1 active / limit %2, %3 warm")
