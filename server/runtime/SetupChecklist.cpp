@@ -111,16 +111,21 @@ ChecklistItem chatGptConnected(const StatusReport &r)
         return item;
     }
     item.state = State::ToDo;
+    item.command = QStringLiteral("chat2sbx tunnel import");
+    // Never set up: the two steps, short. Set up but not connected: why, and what to check.
+    if (r.tunnel.value(QStringLiteral("notSetUp")).toBool()) {
+        item.detail = QStringLiteral("Choose the tunnel id and key files from ChatGPT here (or `chat2sbx tunnel import`). Then in "
+                                     "ChatGPT: Settings → Apps & Connectors → Developer mode, create an app with Connection: "
+                                     "Tunnel.");
+        return item;
+    }
     const QString detail = r.tunnel.value(QStringLiteral("detail")).toString();
     const QString lastError = r.tunnel.value(QStringLiteral("lastError")).toString();
     const QString why = !detail.isEmpty() ? detail : lastError;
-    item.detail = QStringLiteral("The tunnel is not connected (%1%2). It needs tunnel-client (%3) and the tunnel id and key from ChatGPT "
-                                 "(choose the two files here, or put them in %4, or `chat2sbx tunnel import` into the OS "
-                                 "keychain); then in ChatGPT (Settings → Apps & Connectors, Developer mode) create an app with "
-                                 "Connection: Tunnel and select your tunnel.")
+    item.detail = QStringLiteral("Not connected (%1%2). Check the tunnel files (choose them again here) and tunnel-client (%3); "
+                                 "in ChatGPT the app uses Connection: Tunnel.")
                       .arg(r.tunnelState.isEmpty() ? QStringLiteral("not running") : r.tunnelState,
-                           why.isEmpty() ? QString() : QStringLiteral(": ") + why, r.tunnelClient, r.secretDir);
-    item.command = QStringLiteral("chat2sbx tunnel import");
+                           why.isEmpty() ? QString() : QStringLiteral(": ") + why, r.tunnelClient);
     return item;
 }
 

@@ -154,6 +154,8 @@ QJsonObject TunnelSupervisor::toJson() const
     o.insert(QStringLiteral("nextRestartInMs"), next >= 0 ? QJsonValue(next) : QJsonValue());
     const qint64 age = lastPollAgeSeconds();
     o.insert(QStringLiteral("lastPollAgeS"), age >= 0 ? QJsonValue(age) : QJsonValue());
+    if (m_notSetUp)
+        o.insert(QStringLiteral("notSetUp"), true);
     if (m_details)
         o.insert(QStringLiteral("components"),
                  QJsonObject{{QStringLiteral("controlPlane"), orNull(m_details->controlPlane.status)},

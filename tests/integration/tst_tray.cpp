@@ -762,6 +762,13 @@ private slots:
         QCOMPARE(s.popup().header().stateText(), QStringLiteral("Ready · ChatGPT not connected yet"));
         QVERIFY(s.tray->state() != ui::TrayState::Error);
         QVERIFY(!s.find<QLabel>(QStringLiteral("tunnelError"))->isVisible());   // no red "last error"
+        // The guide's ChatGPT step: the two steps, in a few lines (it was an 11-line paragraph).
+        QWidget *chatGptStep = s.find<QWidget>(QStringLiteral("step:chatgpt"));
+        QVERIFY(chatGptStep);
+        QLabel *stepDetail = chatGptStep->findChild<QLabel *>(QStringLiteral("stepDetail"));
+        QVERIFY(stepDetail);
+        const QString step = stepDetail->text();
+        QVERIFY2(step.startsWith(QStringLiteral("Choose the tunnel id and key files")) && step.size() < 220, qPrintable(step));
         saveScreenshot(s.popup(), QStringLiteral("tray_tunnel_not_set_up"));
     }
 
