@@ -432,21 +432,28 @@ void TunnelSupervisor::pollHealth()
         return;
     if (m_healthBase.isEmpty() && !readHealthUrlFile())
         return;
-    QNetworkRequest request(QUrl(m_healthBase + QStringLiteral("/readyz")));
+    getHealth(QStringLiteral("/readyz"), [this](QNetworkReply *reply) {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        onReadyz(status, masked(QString::fromUtf8(reply->read(kMaxLineChars)).simplified()),
+                 status ? QString() : reply->errorString());
+    });
+}
+
+void TunnelSupervisor::getHealth(const QString &path, std::function<void(QNetworkReply *)> then)
+{
+    QNetworkRequest request(QUrl(m_healthBase + path));
     request.setTransferTimeout(kHttpTimeoutMs);
     QNetworkReply *reply = m_nam.get(request);
     m_poll = reply;
     const quint64 generation = m_generation;
     QProcess *process = m_process;
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation, process] {
+    connect(reply, &QNetworkReply::finished, this, [this, reply, generation, process, then] {
         reply->deleteLater();
         if (m_poll == reply)
             m_poll = nullptr;
         if (generation != m_generation || process != m_process || m_stopping)
             return;
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        onReadyz(status, masked(QString::fromUtf8(reply->read(kMaxLineChars)).simplified()),
-                 status ? QString() : reply->errorString());
+        then(reply);
     });
 }
 
@@ -467,18 +474,7 @@ void TunnelSupervisor::onReadyz(int status, const QString &body, const QString &
         qCInfo(lcTunnel).noquote() << QStringLiteral("tunnel-client ready (%1)").arg(body);
     }
     // Readiness says nothing about the control plane: the poll gauge does.
-    QNetworkRequest request(QUrl(m_healthBase + QStringLiteral("/metrics")));
-    request.setTransferTimeout(kHttpTimeoutMs);
-    QNetworkReply *reply = m_nam.get(request);
-    m_poll = reply;
-    const quint64 generation = m_generation;
-    QProcess *process = m_process;
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation, process] {
-        reply->deleteLater();
-        if (m_poll == reply)
-            m_poll = nullptr;
-        if (generation != m_generation || process != m_process || m_stopping)
-            return;
+    getHealth(QStringLiteral("/metrics"), [this](QNetworkReply *reply) {
         onMetrics(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200 ? reply->read(1 << 20) : QByteArray());
     });
 }
@@ -497,18 +493,7 @@ void TunnelSupervisor::onMetrics(const QByteArray &body)
 // v0.0.14"); a 404 means an older client: /readyz and /metrics stay the only evidence.
 void TunnelSupervisor::readDetails()
 {
-    QNetworkRequest request(QUrl(m_healthBase + QStringLiteral("/health?details=true")));
-    request.setTransferTimeout(kHttpTimeoutMs);
-    QNetworkReply *reply = m_nam.get(request);
-    m_poll = reply;
-    const quint64 generation = m_generation;
-    QProcess *process = m_process;
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation, process] {
-        reply->deleteLater();
-        if (m_poll == reply)
-            m_poll = nullptr;
-        if (generation != m_generation || process != m_process || m_stopping)
-            return;
+    getHealth(QStringLiteral("/health?details=true"), [this](QNetworkReply *reply) {
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 404 && m_detailsRoute == DetailsRoute::Unknown) {
             m_detailsRoute = DetailsRoute::Absent;

@@ -14,6 +14,8 @@
 #include <QProcess>
 #include <QTimer>
 
+#include <functional>
+
 class QNetworkReply;
 
 namespace chat2sbx {
@@ -96,6 +98,9 @@ private:
     void onReadyz(int status, const QString &body, const QString &error);
     void onMetrics(const QByteArray &body);
     void readDetails();
+    // GET `path` of this client's health listener (one request at a time: m_poll); `then` runs only
+    // while the same client process runs (not after a restart or stop).
+    void getHealth(const QString &path, std::function<void(QNetworkReply *)> then);
     void evaluate();
     bool readHealthUrlFile();
     void onChildOutput();

@@ -65,6 +65,17 @@ QString sandboxWithAFile(McpTestClient &mcp)
     return structured(wrote).value(QStringLiteral("output")).toString().contains(QLatin1String("installed")) ? id : QString();
 }
 
+// A serve started before this one made such a sandbox and stopped cleanly: its id, or empty.
+QString madeByAnEarlierServe(const TestEnvironment &env)
+{
+    ServerProcess server(env);
+    if (!server.start())
+        return {};
+    McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
+    const QString id = mcp.open() ? sandboxWithAFile(mcp) : QString();
+    return server.terminate() == 0 ? id : QString();
+}
+
 QString readKept(McpTestClient &mcp, const QString &id)
 {
     const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
@@ -89,16 +100,8 @@ private slots:
     {
         TestEnvironment env;
         prepare(env);
-        QString id;
-        {
-            ServerProcess server(env);
-            QVERIFY2(server.start(), qPrintable(server.output()));
-            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
-            QVERIFY(mcp.open());
-            id = sandboxWithAFile(mcp);
-            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
-            QCOMPARE(server.terminate(), 0);
-        }
+        const QString id = madeByAnEarlierServe(env);
+        QVERIFY2(!id.isEmpty(), "an earlier serve did not make a sandbox with a file");
 
         env.setSbxFaults({QStringLiteral("FAKE_SBX_LS_HIDE=all")});
         {
@@ -144,16 +147,8 @@ private slots:
     {
         TestEnvironment env;
         prepare(env);
-        QString id;
-        {
-            ServerProcess server(env);
-            QVERIFY2(server.start(), qPrintable(server.output()));
-            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
-            QVERIFY(mcp.open());
-            id = sandboxWithAFile(mcp);
-            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
-            QCOMPARE(server.terminate(), 0);
-        }
+        const QString id = madeByAnEarlierServe(env);
+        QVERIFY2(!id.isEmpty(), "an earlier serve did not make a sandbox with a file");
         env.setSbxFaults({QStringLiteral("FAKE_SBX_LS_HIDE=all")});
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
@@ -178,16 +173,8 @@ private slots:
     {
         TestEnvironment env;
         prepare(env);
-        QString id;
-        {
-            ServerProcess server(env);
-            QVERIFY2(server.start(), qPrintable(server.output()));
-            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
-            QVERIFY(mcp.open());
-            id = sandboxWithAFile(mcp);
-            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
-            QCOMPARE(server.terminate(), 0);
-        }
+        const QString id = madeByAnEarlierServe(env);
+        QVERIFY2(!id.isEmpty(), "an earlier serve did not make a sandbox with a file");
         env.setSbxFaults({QStringLiteral("FAKE_SBX_SESSION_EXPIRED=1")});
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
@@ -212,16 +199,8 @@ private slots:
     {
         TestEnvironment env;
         prepare(env);
-        QString id;
-        {
-            ServerProcess server(env);
-            QVERIFY2(server.start(), qPrintable(server.output()));
-            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
-            QVERIFY(mcp.open());
-            id = sandboxWithAFile(mcp);
-            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
-            QCOMPARE(server.terminate(), 0);
-        }
+        const QString id = madeByAnEarlierServe(env);
+        QVERIFY2(!id.isEmpty(), "an earlier serve did not make a sandbox with a file");
         {
             SandboxHarness old(env);
             QString error;
@@ -250,16 +229,8 @@ private slots:
         TestEnvironment env;
         prepare(env);
         env.set(QStringLiteral("CHAT2SBX_SBX_TIMEOUT_SECONDS"), QStringLiteral("1"));
-        QString id;
-        {
-            ServerProcess server(env);
-            QVERIFY2(server.start(), qPrintable(server.output()));
-            McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
-            QVERIFY(mcp.open());
-            id = sandboxWithAFile(mcp);
-            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
-            QCOMPARE(server.terminate(), 0);
-        }
+        const QString id = madeByAnEarlierServe(env);
+        QVERIFY2(!id.isEmpty(), "an earlier serve did not make a sandbox with a file");
         env.setSbxFaults({QStringLiteral("FAKE_SBX_HANG_ALL=1")});
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
