@@ -195,15 +195,6 @@ int CheckpointRepository::pinAsUndo(const QString &id, const QString &sandboxId,
     return released;
 }
 
-QPair<int, qint64> CheckpointRepository::pinnedReady() const
-{
-    QSqlQuery q(m_db.handle());
-    if (q.exec(QStringLiteral("SELECT COUNT(*), COALESCE(SUM(size_bytes), 0) FROM checkpoints WHERE state = 'ready' AND pinned <> 0"))
-        && q.next())
-        return {q.value(0).toInt(), q.value(1).toLongLong()};
-    return {0, 0};
-}
-
 bool CheckpointRepository::setPinned(const QString &id, bool pinned, QString &error)
 {
     QSqlQuery q(m_db.handle());

@@ -4,7 +4,6 @@
 
 #include <QHash>
 #include <QList>
-#include <QPair>
 
 #include <optional>
 
@@ -33,8 +32,6 @@ public:
     // stay, and the budget may evict them). A pin the user or agent asked for (pinned = 1) stays.
     // Returns how many were released, -1 on error.
     int pinAsUndo(const QString &id, const QString &sandboxId, QString &error);
-    // Ready checkpoints that are pinned (either way), and their bytes.
-    QPair<int, qint64> pinnedReady() const;
     bool setPinned(const QString &id, bool pinned, QString &error);
 
     // A restore under way: recorded before the sandbox's VM is removed, ended once it runs from the

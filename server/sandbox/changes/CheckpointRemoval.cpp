@@ -80,13 +80,20 @@ void CheckpointRemoval::dropRow(const Checkpoint &c, const Done &done)
     ChildProcess::run(removeTree(dir), this, [finish](const ChildResult &) { finish(); });
 }
 
-QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep)
+QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep, QString &overBudget)
 {
     const QList<Checkpoint> ready = m_repo.inState(CheckpointState::Ready);   // oldest first
     int count = int(ready.size());
     qint64 bytes = 0;
-    for (const Checkpoint &c : ready)
+    int pinned = 0;
+    qint64 pinnedBytes = 0;
+    for (const Checkpoint &c : ready) {
         bytes += c.sizeBytes;
+        if (c.pinned) {
+            ++pinned;
+            pinnedBytes += c.sizeBytes;
+        }
+    }
     const qint64 maxBytes = qint64(m_config.checkpointMaxGiB) << 30;
     QList<Checkpoint> evicted;
     for (const Checkpoint &c : ready) {
@@ -103,28 +110,19 @@ QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep)
                 qCWarning(lcCheckpointRemoval).noquote() << "removing evicted checkpoint" << id << "failed:" << error;
         });
     }
+    // What the evictions leave (their rows stay ready until sbx removed the templates).
+    overBudget.clear();
+    if (count > m_config.checkpointMaxCount || bytes > maxBytes)
+        overBudget = QStringLiteral("%1 checkpoints (%2 GiB) are kept, more than the budget (checkpointMaxCount %3, checkpointMaxGiB %4): "
+                                    "%5 of them (%6 GiB) are pinned (pin: true, or the undo of a clone restore, one per sandbox) and "
+                                    "the budget never evicts those. Delete or unpin some with sandbox_checkpoint_delete")
+                         .arg(count)
+                         .arg(double(bytes) / double(1 << 30), 0, 'f', 1)
+                         .arg(m_config.checkpointMaxCount)
+                         .arg(m_config.checkpointMaxGiB)
+                         .arg(pinned)
+                         .arg(double(pinnedBytes) / double(1 << 30), 0, 'f', 1);
     return evicted;
-}
-
-QString CheckpointRemoval::overBudgetByPins() const
-{
-    const QList<Checkpoint> ready = m_repo.inState(CheckpointState::Ready);
-    qint64 bytes = 0;
-    for (const Checkpoint &c : ready)
-        bytes += c.sizeBytes;
-    const qint64 maxBytes = qint64(m_config.checkpointMaxGiB) << 30;
-    if (ready.size() <= m_config.checkpointMaxCount && bytes <= maxBytes)
-        return {};
-    const auto [pinned, pinnedBytes] = m_repo.pinnedReady();
-    return QStringLiteral("%1 checkpoints (%2 GiB) are kept, more than the budget (checkpointMaxCount %3, checkpointMaxGiB %4): "
-                          "%5 of them (%6 GiB) are pinned (pin: true, or the undo of a clone restore, one per sandbox) and "
-                          "the budget never evicts those. Delete or unpin some with sandbox_checkpoint_delete")
-        .arg(ready.size())
-        .arg(double(bytes) / double(1 << 30), 0, 'f', 1)
-        .arg(m_config.checkpointMaxCount)
-        .arg(m_config.checkpointMaxGiB)
-        .arg(pinned)
-        .arg(double(pinnedBytes) / double(1 << 30), 0, 'f', 1);
 }
 
 void CheckpointRemoval::sweep()

@@ -29,11 +29,10 @@ public:
 
     using Done = std::function<void(bool ok, const QString &error)>;
     void remove(const Checkpoint &checkpoint, Done done);
-    // The checkpoints evicted (their removal runs on); `keep` are never chosen.
-    QList<Checkpoint> evictOverBudget(const QSet<QString> &keep);
-    // After an eviction: when pinned checkpoints alone keep the total past the budget, what to say
-    // (how many, which settings, what to do); empty otherwise.
-    QString overBudgetByPins() const;
+    // The checkpoints evicted (their removal runs on); `keep` are never chosen. `overBudget`: when
+    // what they leave is still past the budget (pins are never evicted), what to say (how many,
+    // which settings, what to do); empty otherwise.
+    QList<Checkpoint> evictOverBudget(const QSet<QString> &keep, QString &overBudget);
     void sweep();
     // A live fork was made from it: its template stays while the fork lives.
     bool isTemplateOfLiveSandbox(const QString &checkpointId) const;

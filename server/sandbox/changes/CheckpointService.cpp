@@ -377,8 +377,7 @@ void CheckpointService::saveVm(const Checkpoint &c, const std::pair<QStringList,
                 QSet<QString> keep{c.id};
                 for (auto it = self->m_inUse.cbegin(); it != self->m_inUse.cend(); ++it)
                     keep.insert(it.key());
-                o.evicted = self->m_removal->evictOverBudget(keep);
-                o.overBudget = self->m_removal->overBudgetByPins();
+                o.evicted = self->m_removal->evictOverBudget(keep, o.overBudget);
                 done(o);
             };
             // The template's own size (as `sbx template ls` reports it) and the workspace copy, side by
