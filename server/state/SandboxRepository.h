@@ -98,10 +98,10 @@ public:
     bool markUnreachable(const QString &id, const QString &why, qint64 nowMs, QString &error);
     // sbx lists its VM again.
     bool clearUnreachable(const QString &id, qint64 nowMs, QString &error);
-    // A record an older chat2sbx marked failed because sbx stopped listing it gets its state back
-    // (`to`: running or stopped); false (no error) if it was not failed.
     // Its VM was made again from `templateRef` (a restore).
     bool setTemplateRef(const QString &id, const QString &templateRef, QString &error);
+    // A record an older chat2sbx marked failed because sbx stopped listing it gets its state back
+    // (`to`: running or stopped); false (no error) if it was not failed.
     bool recoverFailed(const QString &id, SandboxState to, qint64 nowMs, QString &error);
     // Records why a sandbox is the way it is without changing its state (e.g. idle expiry postponed).
     bool setReason(const QString &id, const QString &reason, qint64 nowMs, QString &error);

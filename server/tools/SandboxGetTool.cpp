@@ -69,29 +69,27 @@ void runSandboxGet(const SandboxToolContext &c, const ToolCall &call)
     QString id;
     if (!args.sandboxId(id))
         return call.responder.error(args.error());
-    {
-        // The record as it is, at once, also while sbx hangs or is missing (then with why).
-        const QString sbxProblem = sbxProblemNow(c);
-        const auto view = c.sandboxes->get(id);
-        if (!view)
-            return call.responder.error(QStringLiteral("unknown sandbox_id %1").arg(id));
-        QJsonObject result = sandboxJson(*view, *c.sandboxes);
-        if (c.checkpoints) {
-            QJsonArray checkpoints;
-            for (const Checkpoint &cp : c.checkpoints->list(id))
-                if (cp.state != CheckpointState::Failed)
-                    checkpoints.append(checkpointJson(cp));
-            result.insert(QStringLiteral("checkpoints"), checkpoints);
-        }
-        QString agentsError;
-        if (!insertAgentsMd(*c.config, result, agentsError))
-            return call.responder.error(agentsError);
-        if (!sbxProblem.isEmpty())
-            result.insert(QStringLiteral("sbx_problem"), sbxProblem);
-        if (!c.network || !view->record.isActive() || !sbxProblem.isEmpty())
-            return call.responder.ok(result);
-        addBlockedHosts(*c.network, id, result, call.responder);
+    // The record as it is, at once, also while sbx hangs or is missing (then with why).
+    const QString sbxProblem = sbxProblemNow(c);
+    const auto view = c.sandboxes->get(id);
+    if (!view)
+        return call.responder.error(QStringLiteral("unknown sandbox_id %1").arg(id));
+    QJsonObject result = sandboxJson(*view, *c.sandboxes);
+    if (c.checkpoints) {
+        QJsonArray checkpoints;
+        for (const Checkpoint &cp : c.checkpoints->list(id))
+            if (cp.state != CheckpointState::Failed)
+                checkpoints.append(checkpointJson(cp));
+        result.insert(QStringLiteral("checkpoints"), checkpoints);
     }
+    QString agentsError;
+    if (!insertAgentsMd(*c.config, result, agentsError))
+        return call.responder.error(agentsError);
+    if (!sbxProblem.isEmpty())
+        result.insert(QStringLiteral("sbx_problem"), sbxProblem);
+    if (!c.network || !view->record.isActive() || !sbxProblem.isEmpty())
+        return call.responder.ok(result);
+    addBlockedHosts(*c.network, id, result, call.responder);
 }
 
 } // namespace

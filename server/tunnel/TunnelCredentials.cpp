@@ -105,7 +105,7 @@ bool TunnelCredentials::readPair(const QString &idPath, const QString &keyPath, 
     error = validate(tunnelId, key, idPath, keyPath);
     if (!error.isEmpty())
         return false;
-    out = TunnelCredentials{tunnelId, key, QFileInfo(idPath).path()};
+    out = TunnelCredentials{tunnelId, key, QFileInfo(idPath).path(), false};
     return true;
 }
 
@@ -127,16 +127,18 @@ void TunnelCredentials::load(const Config &config, Done done)
         if (!r.error.isEmpty()) {
             const QString why = r.notFound ? QStringLiteral("no tunnel credentials in the OS keychain either")
                                            : r.error;
-            done(TunnelCredentials{}, QStringLiteral("%1; %2. Put the tunnel id and key files there, or run "
-                                                     "`chat2sbx tunnel import` on a desktop with a keychain")
-                                          .arg(fileError, why));
+            TunnelCredentials none;
+            none.noFiles = true;
+            done(none, QStringLiteral("%1; %2. Put the tunnel id and key files there, or run "
+                                      "`chat2sbx tunnel import` on a desktop with a keychain")
+                           .arg(fileError, why));
             return;
         }
         const QString origin = QStringLiteral("the OS keychain");
         const QString invalid = validate(r.tunnelId, r.key, origin, origin);
         if (!invalid.isEmpty())
             return done(TunnelCredentials{}, invalid + QStringLiteral(" (run `chat2sbx tunnel import` again)"));
-        done(TunnelCredentials{r.tunnelId, r.key, origin}, QString());
+        done(TunnelCredentials{r.tunnelId, r.key, origin, false}, QString());
     });
 }
 

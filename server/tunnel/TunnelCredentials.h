@@ -16,6 +16,9 @@ struct TunnelCredentials {
     QString tunnelId;
     QString key;
     QString source;   // where they came from, for messages: a directory path or "OS keychain"
+    // load() failed and neither file existed (the keychain had nothing either, or none was there):
+    // never set up, rather than broken.
+    bool noFiles = false;
 
     static QString idFilePath(const Config &config);
     static QString keyFilePath(const Config &config);

@@ -201,12 +201,7 @@ void TunnelSupervisor::start(quint16 mcpPort)
         if (!self || self->m_generation != generation || self->m_stopping)
             return;
         if (!error.isEmpty()) {
-            // Neither file there (and the keychain had nothing): never set up, rather than broken.
-            TunnelCredentials files;
-            QString fileError;
-            bool bothMissing = false;
-            TunnelCredentials::readFiles(self->m_config, files, fileError, &bothMissing);
-            self->m_notSetUp = bothMissing;
+            self->m_notSetUp = credentials.noFiles;
             return self->failPermanently(error);
         }
         self->m_credentials = credentials;

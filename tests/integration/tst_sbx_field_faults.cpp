@@ -46,6 +46,13 @@ int countCalls(const TestEnvironment &env, const QString &command)
     return n;
 }
 
+// What the server's /healthz says of sbx.
+QJsonObject sbxHealth(const TestEnvironment &env)
+{
+    const HttpResult h = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(env.port()), {});
+    return QJsonDocument::fromJson(h.body).object().value(QStringLiteral("sbx")).toObject();
+}
+
 void prepare(TestEnvironment &env)
 {
     env.set(QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate());
@@ -237,15 +244,11 @@ private slots:
         McpTestClient mcp(env.mcpUrl(), QStringLiteral("field-faults"));
         QVERIFY(mcp.open());
         // sbx answers nothing: after a few commands ran into their deadlines the server says so.
-        const auto sbxState = [&] {
-            const HttpResult h = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(env.port()), {});
-            return QJsonDocument::fromJson(h.body).object().value(QStringLiteral("sbx")).toObject();
-        };
-        QVERIFY2(waitFor([&] { return sbxState().value(QStringLiteral("state")).toString() == QLatin1String("not_answering"); },
+        QVERIFY2(waitFor([&] { return sbxHealth(env).value(QStringLiteral("state")).toString() == QLatin1String("not_answering"); },
                          30000),
-                 qPrintable(QJsonDocument(sbxState()).toJson()));
-        QVERIFY2(sbxState().value(QStringLiteral("problem")).toString().contains(QLatin1String("stuck on a lock")),
-                 qPrintable(QJsonDocument(sbxState()).toJson()));
+                 qPrintable(QJsonDocument(sbxHealth(env)).toJson()));
+        QVERIFY2(sbxHealth(env).value(QStringLiteral("problem")).toString().contains(QLatin1String("stuck on a lock")),
+                 qPrintable(QJsonDocument(sbxHealth(env)).toJson()));
         // MCP answers at once meanwhile.
         for (int i = 0; i < 5; ++i) {
             QElapsedTimer t;
@@ -279,8 +282,8 @@ private slots:
 
         // sbx answers again: back to work, nothing removed, the file intact.
         env.setSbxFaults({});
-        QVERIFY2(waitFor([&] { return sbxState().value(QStringLiteral("state")).toString() == QLatin1String("ready"); }, 30000),
-                 qPrintable(QJsonDocument(sbxState()).toJson()));
+        QVERIFY2(waitFor([&] { return sbxHealth(env).value(QStringLiteral("state")).toString() == QLatin1String("ready"); }, 30000),
+                 qPrintable(QJsonDocument(sbxHealth(env)).toJson()));
         QVERIFY(waitFor([&] { return readKept(mcp, id) == QLatin1String("installed"); }, 20000));
         QCOMPARE(countCalls(env, QStringLiteral("rm")), 0);
         QCOMPARE(server.terminate(), 0);
@@ -299,10 +302,6 @@ private slots:
         QVERIFY(mcp.open());
         const QString id = sandboxWithAFile(mcp);
         QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
-        const auto sbxState = [&] {
-            const HttpResult h = httpRequest("GET", QStringLiteral("http://127.0.0.1:%1/healthz").arg(env.port()), {});
-            return QJsonDocument::fromJson(h.body).object().value(QStringLiteral("sbx")).toObject();
-        };
 
         const QString vms = env.sbxState() + QStringLiteral("/sandboxes");
         const QStringList vmsBefore = QDir(vms).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
@@ -318,8 +317,8 @@ private slots:
         QVERIFY2(asked.value(QStringLiteral("isError")).toBool() && text(asked).contains(QLatin1String("never answers that question"))
                      && text(asked).contains(QLatin1String("stops every running sandbox")),
                  qPrintable(mcp.lastBody));
-        QVERIFY2(waitFor([&] { return sbxState().value(QStringLiteral("state")).toString() == QLatin1String("update_pending"); }, 10000),
-                 qPrintable(QJsonDocument(sbxState()).toJson()));
+        QVERIFY2(waitFor([&] { return sbxHealth(env).value(QStringLiteral("state")).toString() == QLatin1String("update_pending"); }, 10000),
+                 qPrintable(QJsonDocument(sbxHealth(env)).toJson()));
         // Nothing stopped the sandbox: its VM still runs and its work goes on through its channel.
         QCOMPARE(readKept(mcp, id), QStringLiteral("installed"));
         // (the fake's own `ls` asks the question too: read its records of the VMs instead)
@@ -348,8 +347,8 @@ private slots:
         env.setSbxFaults({});
         const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("memory"), QStringLiteral("1g")}});
         QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
-        QVERIFY2(waitFor([&] { return sbxState().value(QStringLiteral("state")).toString() == QLatin1String("ready"); }, 20000),
-                 qPrintable(QJsonDocument(sbxState()).toJson()));
+        QVERIFY2(waitFor([&] { return sbxHealth(env).value(QStringLiteral("state")).toString() == QLatin1String("ready"); }, 20000),
+                 qPrintable(QJsonDocument(sbxHealth(env)).toJson()));
         // `sbx rm` ran only for the creates that failed (never for the sandbox that was there).
         QVERIFY(QDir(vms + QLatin1Char('/') + vmsBefore.first()).exists());
         QCOMPARE(countCalls(env, QStringLiteral("stop")), 0);

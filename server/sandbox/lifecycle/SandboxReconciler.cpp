@@ -149,13 +149,13 @@ void SandboxReconciler::apply(const ReconcileAction &a, const QHash<QString, San
             return;
         }
         if (a.listedStatus.isEmpty())
-            markUnreachable(id, views);
-        else if (running)
-            if (const auto v = views.constFind(id); v != views.constEnd()) {
-                SandboxView recovered = *v;
-                recovered.record.state = SandboxState::Running;
-                toAttach.append(m_ops.runningOf(recovered.record, recovered.workspace));
-            }
+            return markUnreachable(id, views);
+        const auto v = views.constFind(id);
+        if (running && v != views.constEnd()) {
+            SandboxView recovered = *v;
+            recovered.record.state = SandboxState::Running;
+            toAttach.append(m_ops.runningOf(recovered.record, recovered.workspace));
+        }
         return;
     }
     case ReconcileAction::KeepLeftover:

@@ -1,6 +1,6 @@
 #include "sandbox/lifecycle/UnreachableDiagnosis.h"
 
-#include <QDateTime>
+#include "core/Clock.h"
 
 namespace chat2sbx {
 namespace {
@@ -23,14 +23,12 @@ ListingDiagnosis diagnoseListing(const QByteArray &lsErr, int listedOfOurs, int 
     d.missing = missing;
     if (missing <= 0)
         return d;
-    d.signedOut = asksToSignIn(lsErr);
-    d.listsNone = listedOfOurs == 0;
     const QString comesBack = QStringLiteral("Nothing was removed: the sandbox comes back as it was once sbx lists it again "
                                              "(chat2sbx asks every %1 s).").arg(recheckSeconds);
-    if (d.signedOut)
+    if (asksToSignIn(lsErr))
         d.why = QStringLiteral("sbx asks you to sign in to Docker again (your Docker session expired) and lists no sandboxes "
                                "until you do: run `sbx login`. ") + comesBack;
-    else if (d.listsNone)
+    else if (listedOfOurs == 0)
         d.why = QStringLiteral("sbx lists none of chat2sbx's %1 sandboxes: its daemon may have lost its sandbox executor, or "
                                "your Docker session expired. Run `sbx login` if it asks you to sign in; otherwise restart "
                                "the daemon (`sbx daemon stop`, then any sbx command) or the computer. ").arg(missing)
@@ -44,7 +42,7 @@ ListingDiagnosis diagnoseListing(const QByteArray &lsErr, int listedOfOurs, int 
 QString unreachableError(const QString &sandboxId, const QString &why, qint64 sinceMs, int lists)
 {
     return QStringLiteral("sandbox %1 is unreachable: sbx has not listed it since %2 (%3 %4 in a row). %5")
-        .arg(sandboxId, QDateTime::fromMSecsSinceEpoch(sinceMs).toUTC().toString(Qt::ISODate))
+        .arg(sandboxId, isoTime(sinceMs))
         .arg(lists)
         .arg(lists == 1 ? QStringLiteral("listing") : QStringLiteral("listings"), why);
 }

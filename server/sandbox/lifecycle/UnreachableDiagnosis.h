@@ -9,9 +9,7 @@ namespace chat2sbx {
 // leaves sandboxes out of its list when the Docker session expired (it then starts a sign-in) or
 // its daemon lost the sandbox executor; both pass and the sandboxes come back as they were.
 struct ListingDiagnosis {
-    bool signedOut = false;   // the listing asked to sign in again
-    bool listsNone = false;   // it listed none of the sandboxes chat2sbx has
-    int missing = 0;          // how many of them it left out
+    int missing = 0;          // how many of chat2sbx's sandboxes it left out
     QString why;              // for every sandbox left out; empty when none was
 };
 

@@ -85,8 +85,6 @@ public:
 
     // False once sbx answered none of the last kStallAfter commands (see the class comment).
     bool answering() const { return m_unansweredInRow < kStallAfter; }
-    int unansweredInRow() const { return m_unansweredInRow; }
-    int waitingCount() const { return int(m_waiting.size()); }
     // The last command's answer asked to restart sbx's daemon after an update; cleared by any
     // command that sbx answered without asking.
     bool updatePending() const { return m_updatePending; }
