@@ -75,6 +75,10 @@ if ((test)); then
   # XEmbed tray, clicks, window properties, screenshots); at-spi2-core: the accessibility bus; dunst: a
   # notification server that draws notifications with buttons
   packages+=(openbox trayer xdotool x11-utils imagemagick at-spi2-core dunst)
+  # gnome-shell + its AppIndicator extension + qt6-wayland: the tray where most sbx users are, a
+  # StatusNotifierItem host on Wayland (tests/desktop/gnome-session.sh; Mesa's software renderer
+  # draws the headless shell); libglib2.0-bin: gdbus and gsettings, which drive it
+  packages+=(gnome-shell gnome-shell-extension-appindicator qt6-wayland libgl1-mesa-dri libglib2.0-bin)
   # iproute2: ss, which the fake tunnel-client's self-test uses to find a listener
   packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq iproute2
              gnome-keyring libsecret-1-0 dbus-daemon chromium shellcheck

@@ -92,6 +92,8 @@ dpkg -x "$deb" "$root"
 for f in usr/bin/chat2sbx \
          usr/share/applications/chat2sbx.desktop \
          usr/share/icons/hicolor/scalable/apps/chat2sbx.svg \
+         usr/share/icons/hicolor/scalable/status/chat2sbx-tray-ready.svg \
+         usr/share/icons/hicolor/scalable/status/chat2sbx-tray-error-attention.svg \
          usr/lib/systemd/user/chat2sbx.service \
          usr/share/doc/chat2sbx/copyright \
          usr/share/doc/chat2sbx/changelog.gz \

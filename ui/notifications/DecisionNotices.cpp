@@ -133,9 +133,12 @@ QSet<QString> DecisionNotices::pendingKeys() const
 void DecisionNotices::withdrawDecided()
 {
     const QSet<QString> pending = pendingKeys();
-    for (const QString &key : m_notifications.shownKeys())
-        if (key != kBurstKey && !pending.contains(key))
+    for (const QString &key : m_notifications.shownKeys()) {
+        // Only the requests' own: a saved file's or a notice's notification is not a decision.
+        const bool request = key.startsWith(kApprovalPrefix) || key.startsWith(kNetworkPrefix);
+        if (request && !pending.contains(key))
             m_notifications.withdraw(key);
+    }
     const qsizetype before = m_burst.size();
     m_burst.erase(std::remove_if(m_burst.begin(), m_burst.end(), [&pending](const Waiting &w) { return !pending.contains(w.key); }),
                   m_burst.end());

@@ -14,10 +14,12 @@
 #include <QPainter>
 
 #include <QGuiApplication>
+#include <QHideEvent>
 #include <QKeyEvent>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSettings>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -122,6 +124,43 @@ NetworkSection &PopupWindow::addNetwork(NetworkModel &model)
     return *m_network;
 }
 
+namespace {
+QSettings windowSettings()
+{
+    return QSettings(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("chat2sbx"), QStringLiteral("tray"));
+}
+const QString kWindowSizeKey = QStringLiteral("window/size");
+} // namespace
+
+void PopupWindow::setPresentation(Presentation presentation)
+{
+    if (presentation == m_presentation)
+        return;
+    const bool shown = isVisible();
+    m_presentation = presentation;
+    if (presentation == Presentation::AppWindow) {
+        setWindowFlags(Qt::Window);
+        setMinimumSize(0, 0);
+        setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
+        fitToContent();
+        const QSize remembered = windowSettings().value(kWindowSizeKey).toSize();
+        if (remembered.isValid())
+            resize(remembered.expandedTo(minimumSize()));
+    } else {
+        setWindowFlags(Qt::Tool | Qt::FramelessWindowHint | Qt::WindowStaysOnTopHint);
+        fitToContent();
+    }
+    if (shown)
+        show();
+}
+
+void PopupWindow::hideEvent(QHideEvent *event)
+{
+    if (m_presentation == Presentation::AppWindow && !event->spontaneous())
+        windowSettings().setValue(kWindowSizeKey, size());
+    QWidget::hideEvent(event);
+}
+
 void PopupWindow::relayout()
 {
     updateTabOrder();
@@ -179,6 +218,13 @@ void PopupWindow::fitToContent()
     QScreen *s = screen() ? screen() : QGuiApplication::primaryScreen();
     if (s)
         height = qMin(height, s->availableGeometry().height() * 9 / 10);
+    if (m_presentation == Presentation::AppWindow) {
+        // The user sizes the window; it starts at what the panel would be and never narrower.
+        setMinimumSize(width, qMin(height, 240));
+        if (!isVisible() && !windowSettings().contains(kWindowSizeKey))
+            resize(width, qMax(height, 480));
+        return;
+    }
     setFixedSize(width, height);
 }
 
@@ -187,6 +233,15 @@ void PopupWindow::showNear(const QRect &anchor)
     // Idle deadlines move without a change signal; a fresh read when the user looks is enough.
     m_sandboxes->rebuild();
     fitToContent();
+    if (m_presentation == Presentation::AppWindow) {
+        // Placed by the desktop; activation as the platform allows it (xdg-activation on Wayland).
+        if (isMinimized())
+            showNormal();
+        show();
+        raise();
+        activateWindow();
+        return;
+    }
     QScreen *s = anchor.isValid() ? QGuiApplication::screenAt(anchor.center()) : nullptr;
     if (!s)
         s = QGuiApplication::primaryScreen();
@@ -220,7 +275,7 @@ bool PopupWindow::event(QEvent *event)
     }
     static const bool managed = QGuiApplication::platformName() != QLatin1String("offscreen")
                                 && QGuiApplication::platformName() != QLatin1String("minimal");
-    if (event->type() == QEvent::WindowDeactivate && isVisible() && managed) {
+    if (event->type() == QEvent::WindowDeactivate && isVisible() && managed && m_presentation == Presentation::AtIcon) {
         QTimer::singleShot(100, this, [this] {
             if (isVisible() && !ownsActiveWindow()) {
                 hide();
@@ -247,6 +302,8 @@ bool PopupWindow::ownsActiveWindow() const
 void PopupWindow::paintEvent(QPaintEvent *event)
 {
     QWidget::paintEvent(event);
+    if (m_presentation == Presentation::AppWindow)
+        return;   // the desktop draws the window's frame
     QPainter painter(this);
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(rect().adjusted(0, 0, -1, -1));

@@ -31,6 +31,15 @@ class PopupWindow : public QWidget {
 public:
     PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, QWidget *parent = nullptr);
 
+    // AtIcon: a frameless panel hanging from the tray icon, closed by a click elsewhere (X11 with
+    // an XEmbed tray, where the icon's geometry is known). AppWindow: the same content in a titled,
+    // resizable window of the desktop's own placing, with a remembered size and closed by Escape or
+    // its close button: where no client places windows (Wayland) or the icon has no geometry
+    // (a StatusNotifierItem host).
+    enum class Presentation { AtIcon, AppWindow };
+    void setPresentation(Presentation presentation);
+    Presentation presentation() const { return m_presentation; }
+
     // Shows, raises and places the window next to `anchor` (the tray icon's geometry; may be empty).
     void showNear(const QRect &anchor);
     ApprovalsSection &approvals() const { return *m_approvals; }
@@ -61,6 +70,7 @@ signals:
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
     bool event(QEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
 
@@ -87,6 +97,7 @@ private:
     NetworkModel *m_networkModel = nullptr;
     QElapsedTimer m_focusClosed;
     QWidget *m_content = nullptr;
+    Presentation m_presentation = Presentation::AtIcon;
 };
 
 } // namespace chat2sbx::ui

@@ -6,7 +6,9 @@
 #include "popup/GlobalInstructions.h"
 #include "popup/PopupWindow.h"
 #include "models/WorkspacesModel.h"
+#include "tray/TrayMenuHead.h"
 #include "tray/TrayResources.h"
+#include "tray/sni/StatusNotifierItem.h"
 
 #include <QAction>
 #include <QDBusConnection>
@@ -30,6 +32,9 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     : QObject(parent), m_approvals(approvals), m_sandboxes(sandboxes), m_status(status), m_paths(paths)
 {
     ensureResources();
+    // The window's app id on Wayland: the desktop matches it to the installed chat2sbx.desktop
+    // for the window's name and icon.
+    QGuiApplication::setDesktopFileName(QStringLiteral("chat2sbx"));
     m_popup = new PopupWindow(approvals, sandboxes, status);
     m_tray = new QSystemTrayIcon(this);
     m_menu = new QMenu;
@@ -41,7 +46,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
         connect(a, &QAction::triggered, this, slot);
         return a;
     };
-    add(QStringLiteral("openPopup"), QStringLiteral("&Open popup"), [this] { openPopup(); });
+    QAction *open = add(QStringLiteral("openPopup"), QStringLiteral("&Open chat2sbx"), [this] { openPopup(); });
     m_menu->addSeparator();
     add(QStringLiteral("editInstructions"), QStringLiteral("&Edit global instructions…"), [this] {
         QString error;
@@ -63,7 +68,23 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     m_autostart->setChecked(Autostart::isEnabled());
     m_menu->addSeparator();
     add(QStringLiteral("quit"), QStringLiteral("&Quit"), [this] { emit quitRequested(); });
-    m_tray->setContextMenu(m_menu);
+    m_menuHead = new TrayMenuHead(*m_menu, open, approvals, sandboxes, status, this);
+    connect(m_menuHead, &TrayMenuHead::openRequested, this, &TrayApp::openPopup);
+    connect(m_menuHead, &TrayMenuHead::failed, this, &TrayApp::reportError);
+    if (sni::StatusNotifierItem::hostAvailable()) {
+        m_sni = new sni::StatusNotifierItem(QStringLiteral("chat2sbx"), *m_menu, QDBusConnection::sessionBus(), this);
+        m_sni->setTitle(QStringLiteral("chat2sbx"));
+        QString error;
+        const QString icons = writeThemeIcons(error);
+        if (icons.isEmpty())
+            reportError(QStringLiteral("the tray icon is drawn from pixmaps only: ") + error);
+        m_sni->setIconThemePath(icons);
+        connect(m_sni, &sni::StatusNotifierItem::activated, this, &TrayApp::togglePopup);
+    } else {
+        m_tray->setContextMenu(m_menu);
+    }
+    if (m_sni || QGuiApplication::platformName().startsWith(QLatin1String("wayland")))
+        m_popup->setPresentation(PopupWindow::Presentation::AppWindow);
     // Where the desktop's notification server has buttons, requests are decided from there too.
     m_desktop = new DesktopNotifications(QDBusConnection::sessionBus(), this);
     m_decisions = new DecisionNotices(*m_desktop, approvals, [this] { openPopup(); }, this);
@@ -72,16 +93,8 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     m_desktop->probe();
 
     connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
-        if (reason != QSystemTrayIcon::Trigger && reason != QSystemTrayIcon::DoubleClick)
-            return;
-        // Qt's own balloon: a click on the icon while it shows is messageClicked (which opened the
-        // popup a moment ago) and then this Trigger, which must not close it again.
-        if (m_popup->isVisible() && m_popupOpened.isValid() && m_popupOpened.elapsed() < 400)
-            return;
-        if (m_popup->isVisible())
-            m_popup->hide();
-        else if (!m_popup->justClosedByFocusLoss())
-            openPopup();
+        if (reason == QSystemTrayIcon::Trigger || reason == QSystemTrayIcon::DoubleClick)
+            togglePopup();
     });
     connect(m_tray, &QSystemTrayIcon::messageClicked, this, &TrayApp::openPopup);
     connect(m_popup, &PopupWindow::copyUrlRequested, this, &TrayApp::copyMcpUrl);
@@ -102,7 +115,32 @@ TrayApp::~TrayApp()
 
 void TrayApp::show()
 {
+    QString error;
+    if (m_sni && m_sni->publish(error))
+        return;
+    if (m_sni) {
+        reportError(error + QStringLiteral("; using the XEmbed tray icon"));
+        delete std::exchange(m_sni, nullptr);
+        m_tray->setContextMenu(m_menu);
+    }
     m_tray->show();
+}
+
+void TrayApp::togglePopup()
+{
+    // Qt's own balloon: a click on the icon while it shows is messageClicked (which opened the
+    // popup a moment ago) and then this Trigger, which must not close it again.
+    if (m_popup->isVisible() && m_popupOpened.isValid() && m_popupOpened.elapsed() < 400)
+        return;
+    if (m_popup->isVisible() && (m_popup->presentation() == PopupWindow::Presentation::AtIcon || m_popup->isActiveWindow()))
+        m_popup->hide();
+    else if (!m_popup->justClosedByFocusLoss())
+        openPopup();
+}
+
+int TrayApp::waiting() const
+{
+    return m_menuHead->waiting();
 }
 
 void TrayApp::setActivityModel(ActivityModel &activity)
@@ -126,18 +164,43 @@ void TrayApp::refreshIcon()
     const StatusInfo s = m_status.status();
     const TrayState state = trayStateOf(s);
     const int pending = static_cast<int>(m_approvals.pending().size());
-    if (state != m_state || (pending > 0) != (m_pending > 0) || m_tray->icon().isNull())
+    const int waiting = m_menuHead->waiting();
+    const bool iconChanged = state != m_state || (pending > 0) != (m_pending > 0) || m_tray->icon().isNull();
+    if (iconChanged)
         m_tray->setIcon(ui::trayIcon(state, pending));
+    m_tray->setToolTip(trayToolTip(s, pending));
+    if (m_sni) {
+        if (iconChanged) {
+            m_sni->setIcon(trayIconName(state, false), ui::trayIcon(state, 0));
+            m_sni->setAttentionIcon(trayIconName(state, true), ui::trayIcon(state, 1));
+        }
+        // NeedsAttention for as long as anything waits, network requests included.
+        m_sni->setNeedsAttention(waiting > 0);
+        QString body = m_menuHead->statusLine();
+        const QString details = trayToolTip(s, 0).section(QLatin1Char('\n'), 1);
+        if (!details.isEmpty())
+            body += QLatin1Char('\n') + details;
+        m_sni->setToolTip(QStringLiteral("chat2sbx"), body);
+    }
     m_state = state;
     m_pending = pending;
-    m_tray->setToolTip(trayToolTip(s, pending));
+}
+
+void TrayApp::showNotice(const QString &title, const QString &body, bool warning, int timeoutMs)
+{
+    if (m_sni && m_desktop->available()) {
+        // No XEmbed icon to hang Qt's balloon from: the desktop's own notification.
+        m_desktop->show(QStringLiteral("notice:") + title, title, body, {});
+        return;
+    }
+    m_tray->showMessage(title, body, warning ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information, timeoutMs);
 }
 
 void TrayApp::addWorkspaces(WorkspacesModel &workspaces)
 {
     m_popup->addWorkspaces(workspaces);
     connect(&workspaces, &WorkspacesModel::notice, this, [this](const QString &title, const QString &body, bool warning) {
-        m_tray->showMessage(title, body, warning ? QSystemTrayIcon::Warning : QSystemTrayIcon::Information, warning ? 0 : 15000);
+        showNotice(title, body, warning, warning ? 0 : 15000);
         emit notified(title, body);
     });
     connect(&workspaces, &WorkspacesModel::fileExported, this, &TrayApp::notifyExport);
@@ -153,7 +216,7 @@ void TrayApp::notifyExport(const QString &hostPath, const QString &sandboxName)
                         {{QStringLiteral("open"), QStringLiteral("Open")}, {QStringLiteral("show"), QStringLiteral("Show in folder")}});
         return;
     }
-    m_tray->showMessage(title, body, QSystemTrayIcon::Information, 15000);
+    showNotice(title, body, false, 15000);
     emit notified(title, body);
 }
 
@@ -196,10 +259,15 @@ void TrayApp::addNetwork(NetworkModel &network)
         if (!row.reason.isEmpty())
             body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
         body += QStringLiteral(" Click to review.");
-        m_tray->showMessage(QStringLiteral("chat2sbx: network access requested"), body, QSystemTrayIcon::Information, 30000);
+        showNotice(QStringLiteral("chat2sbx: network access requested"), body, false, 30000);
         emit notified(QStringLiteral("chat2sbx: network access requested"), body);
     });
+    m_network = &network;
+    m_menuHead->addNetwork(network);
+    connect(&network, &NetworkModel::changed, this, &TrayApp::refreshIcon);
     connect(m_tray, &QSystemTrayIcon::activated, &network, [&network] { network.refreshBlocked(); });
+    if (m_sni)
+        connect(m_sni, &sni::StatusNotifierItem::activated, &network, [&network] { network.refreshBlocked(); });
     network.refreshBlocked();
 }
 
@@ -241,7 +309,7 @@ void TrayApp::reportError(const QString &text)
 {
     const QByteArray b = (QStringLiteral("chat2sbx: ") + text + QLatin1Char('\n')).toUtf8();
     std::fwrite(b.constData(), 1, static_cast<size_t>(b.size()), stderr);
-    m_tray->showMessage(QStringLiteral("chat2sbx"), text, QSystemTrayIcon::Warning, 10000);
+    showNotice(QStringLiteral("chat2sbx"), text, true, 10000);
 }
 
 bool TrayApp::editGlobalInstructions(QString &error)

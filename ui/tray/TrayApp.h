@@ -18,7 +18,11 @@ class ActivityModel;
 class DecisionNotices;
 class DesktopNotifications;
 class PopupWindow;
+class TrayMenuHead;
 class WorkspacesModel;
+namespace sni {
+class StatusNotifierItem;
+}
 
 struct TrayPaths {
     QString dataRoot;        // Open data folder
@@ -26,7 +30,11 @@ struct TrayPaths {
     QString executable;      // for the autostart entry
 };
 
-// The tray icon, its menu, the popup and the approval notifications, over the three models.
+// The tray icon, its menu, the popup and the approval notifications, over the three models. Where
+// the desktop hosts StatusNotifierItems (GNOME Shell with the AppIndicator extension, KDE Plasma)
+// the icon is an item of ours that says NeedsAttention while something waits and whose menu
+// leads with what waits, and the popup is a window of its own; elsewhere it is QSystemTrayIcon's
+// XEmbed icon with the popup hanging from it.
 class TrayApp : public QObject {
     Q_OBJECT
 public:
@@ -45,6 +53,10 @@ public:
     void openPopup();
     PopupWindow &popup() const { return *m_popup; }
     QSystemTrayIcon &trayIcon() const { return *m_tray; }
+    // The StatusNotifierItem, where the desktop hosts them; null on an XEmbed tray.
+    sni::StatusNotifierItem *statusNotifierItem() const { return m_sni; }
+    // What waits for the user: folder and file requests and network requests.
+    int waiting() const;
     QMenu &menu() const { return *m_menu; }
     TrayState state() const { return m_state; }
     int pendingApprovals() const { return m_pending; }
@@ -69,6 +81,9 @@ signals:
 
 private:
     void refreshIcon();
+    void togglePopup();
+    // A message on the desktop: its notification server where there is one, else Qt's balloon.
+    void showNotice(const QString &title, const QString &body, bool warning, int timeoutMs);
     void notifyApproval(const ApprovalRow &row);
     void notifyExport(const QString &hostPath, const QString &sandboxName);
     void onNotificationAction(const QString &key, const QString &action);
@@ -86,6 +101,9 @@ private:
     DesktopNotifications *m_desktop = nullptr;   // the desktop's notification server, when it has buttons
     DecisionNotices *m_decisions = nullptr;
     QMenu *m_menu = nullptr;
+    TrayMenuHead *m_menuHead = nullptr;
+    sni::StatusNotifierItem *m_sni = nullptr;
+    NetworkModel *m_network = nullptr;
     PopupWindow *m_popup = nullptr;
     QAction *m_autostart = nullptr;
     TrayState m_state = TrayState::Stopped;

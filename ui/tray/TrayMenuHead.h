@@ -1,0 +1,53 @@
+#pragma once
+
+#include "models/TrayModels.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+class QAction;
+class QMenu;
+
+namespace chat2sbx::ui {
+
+// The top of the tray menu, the first surface where a click on the icon opens the menu (GNOME
+// Shell, KDE Plasma): a status line ("2 wait for you", "Ready · 3 sandboxes running"), then each
+// waiting request as a submenu that decides it or opens its card. Rebuilt (once per turn of the
+// event loop) whenever the models change; the menu's fixed entries follow below `before`.
+class TrayMenuHead : public QObject {
+    Q_OBJECT
+public:
+    TrayMenuHead(QMenu &menu, QAction *before, ApprovalsModel &approvals, SandboxesModel &sandboxes,
+                 StatusModel &status, QObject *parent = nullptr);
+    void addNetwork(NetworkModel &network);
+    // What waits for the user: folder and file requests, then network requests.
+    int waiting() const;
+    QString statusLine() const;
+    // At most this many requests are listed; the rest are "N more in chat2sbx…".
+    static constexpr int kMaxListed = 6;
+
+signals:
+    void openRequested();
+    void failed(const QString &error);
+
+private:
+    void scheduleRebuild();
+    void rebuild();
+    QAction *addBefore(QAction *action);
+    void addApproval(const ApprovalRow &row);
+    void addNetworkRequest(const NetworkRequestRow &row);
+    QMenu *addRequestMenu(const QString &title, const QString &accessibleName);
+
+    QMenu &m_menu;
+    QPointer<QAction> m_before;
+    ApprovalsModel &m_approvals;
+    SandboxesModel &m_sandboxes;
+    StatusModel &m_status;
+    NetworkModel *m_network = nullptr;
+    QList<QAction *> m_built;   // the actions of the last rebuild, removed by the next
+    QTimer m_rebuild;
+};
+
+} // namespace chat2sbx::ui
