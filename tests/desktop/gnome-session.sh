@@ -27,7 +27,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -m 700 "$work/runtime" "$work/home" "$work/empty" "$work/system-bus" "$work/services"
+mkdir -m 700 "$work/runtime" "$work/home" "$work/services"
 cp /usr/share/dbus-1/services/ca.desrt.dconf.service "$work/services/"
 export XDG_RUNTIME_DIR="$work/runtime" HOME="$work/home"
 unset DISPLAY WAYLAND_DISPLAY
@@ -68,9 +68,11 @@ gsettings set org.gnome.shell welcome-dialog-last-shown-version '999' 2>/dev/nul
 
 as_root=()
 [[ $(id -u) -eq 0 ]] || as_root=(-r)
-unshare "${as_root[@]}" -m sh -c "mount --bind '$work/empty' /run/systemd && mount --bind '$work/system-bus' /run/dbus \
+# A /run of the shell's own: no /run/systemd (so no logind to fail on) and /run/dbus for its
+# system bus, whatever the host (or a debootstrap root) has there.
+unshare "${as_root[@]}" -m sh -c "mount -t tmpfs -o mode=755 chat2sbx-run /run && mkdir /run/dbus \
   && dbus-daemon --system --fork --print-pid=3 3>'$work/system-bus.pid' \
-  && exec gnome-shell --headless --virtual-monitor 1280x800 --wayland" >"$work/shell.log" 2>&1 &
+  && exec gnome-shell --headless --virtual-monitor 1280x800 --wayland --no-x11" >"$work/shell.log" 2>&1 &
 shell_pid=$!
 
 has_owner() { gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \

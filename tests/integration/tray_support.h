@@ -3,6 +3,7 @@
 // For the tray integration tests: one tray session over a real Controller, popup screenshots and
 // settling the widgets between rebuilds.
 #include "McpTestClient.h"
+#include "popup/ApprovalsSection.h"
 #include "popup/PopupWindow.h"
 #include "SandboxHarness.h"
 #include "bindings/ServiceModels.h"
@@ -35,6 +36,8 @@ struct TraySession {
     explicit TraySession(TestEnvironment &e) : env(e)
     {
         pointFakeSbxAt(env);
+        // Decisions at once; the undo window has tests of its own (ui_popup, tray_desktop).
+        ui::ApprovalsSection::setUndoWindowMs(0);
         controller = std::make_unique<Controller>(env.config());
         models = ui::makeServiceModels(*controller);
         tray = std::make_unique<ui::TrayApp>(*models.approvals, *models.sandboxes, *models.status,

@@ -265,6 +265,26 @@ private slots:
                  QStringLiteral("approved"));
     }
 
+    // Opening the popup, which shows the request, withdraws its notification: notifications sat in
+    // the popup's corner over its buttons.
+    void openingThePopupWithdrawsTheRequestsNotifications()
+    {
+        NotifyingTray t;
+        QString error;
+        QVERIFY2(t.up(m_bus.address, error), qPrintable(error));
+        NotificationServerDouble &server = t.server;
+        TraySession &s = *t.session;
+        const QString repo = t.roots + QStringLiteral("/webshop");
+        QVERIFY(QDir().mkpath(repo));
+        s.mcp.callToolResult(QStringLiteral("workspace_request"), {{QStringLiteral("host_path"), repo}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        QTRY_VERIFY_WITH_TIMEOUT(server.lastFor(repo), chat2sbx::test::scaled(5000));
+        const uint id = server.lastFor(repo)->id;
+        s.tray->openPopup();
+        QTRY_VERIFY_WITH_TIMEOUT(server.closedByClient.contains(id), chat2sbx::test::scaled(5000));
+        QCOMPARE(s.models.approvals->pending().size(), 1);   // withdrawn, not decided
+        s.popup().hide();
+    }
+
     // Two requests wait when the tray stops; started again, it shows both cards and notifies again
     // (before, the header counted "2 wait for you" and nothing showed them).
     void waitingRequestsAreShownAndNotifiedAfterARestart()

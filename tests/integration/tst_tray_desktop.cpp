@@ -26,6 +26,7 @@
 #include <QDir>
 #include <QJsonArray>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSystemTrayIcon>
 #include <QTest>
@@ -91,6 +92,7 @@ private slots:
         QVERIFY(QDir().mkpath(thesis));
         env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
         TraySession s(env);
+        ui::ApprovalsSection::setUndoWindowMs(ui::ApprovalsSection::kUndoWindowMs);   // as users have it
         ui::TrayApp &tray = *s.tray;
         ui::ServiceModels &models = s.models;
         McpTestClient &mcp = s.mcp;
@@ -135,13 +137,28 @@ private slots:
                                 .arg(placed.height()).arg(icon.x()).arg(icon.y()).arg(icon.width()).arg(icon.height())));
         QVERIFY2(placed.height() <= ui::PopupWindow::kMaxHeight, qPrintable(QString::number(placed.height())));
 
-        // Approve, found and pressed through the accessibility tree.
+        // Approve, found through the accessibility tree and clicked with the pointer. A second request
+        // waits below it: its buttons must not slide under the pointer (a double click would decide it).
+        const QString other = roots + QStringLiteral("/notes");
+        QVERIFY(QDir().mkpath(other));
+        const QJsonObject second = mcp.callToolResult(QStringLiteral("workspace_request"),
+                                                      {{QStringLiteral("host_path"), other}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        QVERIFY2(!second.value(QStringLiteral("isError")).toBool(), qPrintable(QJsonDocument(second).toJson()));
+        QTRY_VERIFY_WITH_TIMEOUT(popup.approvals().rowCount() == 2, 10000);
+        settleWidgets();
         QAccessibleInterface *approve = findAccessible(QAccessible::queryAccessibleInterface(&popup), QAccessible::Button,
-                                                       QStringLiteral("Approve"));
+                                                       QStringLiteral("Approve direct access to ") + thesis);
         QVERIFY2(approve, "no accessible Approve button in the popup");
-        QVERIFY(approve->actionInterface());
-        approve->actionInterface()->doAction(QAccessibleActionInterface::pressAction());
-        QTRY_COMPARE_WITH_TIMEOUT(models.approvals->pending().size(), 0, 10000);
+        const QPoint pointer = approve->rect().center();   // global, as AT-SPI gives it
+        QVERIFY(runTool(QStringLiteral("xdotool"), {QStringLiteral("mousemove"), QString::number(pointer.x()), QString::number(pointer.y()),
+                                                QStringLiteral("click"), QStringLiteral("1")}));
+        QTRY_VERIFY_WITH_TIMEOUT(popup.findChild<QPushButton *>(QStringLiteral("undo:") + approvalId), 10000);
+        QCOMPARE(models.approvals->pending().size(), 2);   // not yet: the undo window
+        settleWidgets();
+        QWidget *under = QApplication::widgetAt(pointer);
+        QVERIFY2(!qobject_cast<QPushButton *>(under), qPrintable(under ? under->objectName() : QStringLiteral("-")));
+        screenshot(QStringLiteral("desktop_popup_approved_undo"));
+        QTRY_COMPARE_WITH_TIMEOUT(models.approvals->pending().size(), 1, 10000);
         const CliResult listed = runCli(env, {QStringLiteral("approval"), QStringLiteral("list"), QStringLiteral("--json"),
                                               QStringLiteral("--all")}, 30000);
         const QJsonArray approvals = QJsonDocument::fromJson(listed.out).array();

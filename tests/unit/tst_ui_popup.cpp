@@ -97,6 +97,69 @@ private slots:
         ensureResources();
         // The plain tray message is what these tests observe: no desktop notification server.
         qunsetenv("DBUS_SESSION_BUS_ADDRESS");
+        // Decisions at once, but in the test of the undo window itself.
+        ApprovalsSection::setUndoWindowMs(0);
+    }
+
+    // After Approve the card stays where it was, as "Approved: … — Undo" at its height, so the next
+    // card's buttons are not under the pointer; Undo brings the buttons back and nothing is
+    // decided; the decision is made once the window has passed.
+    void aDecisionMovesNothingUnderThePointer()
+    {
+        ApprovalsSection::setUndoWindowMs(1500);
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        PopupWindow popup(approvals, sandboxes, status);
+        approvals.add({QStringLiteral("apr_one"), QStringLiteral("/home/user/src/project"), QStringLiteral("clone"), fixedTime(17, 30)});
+        approvals.add({QStringLiteral("apr_two"), QStringLiteral("/home/user/notes"), QStringLiteral("direct"), fixedTime(17, 31)});
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowActive(&popup));
+        settle();
+        auto *approve = child<QPushButton>(popup, QStringLiteral("approve:apr_one"));
+        const QPoint pointer = approve->mapTo(&popup, approve->rect().center());
+        const int cardHeight = popup.findChild<QWidget *>(QStringLiteral("approval:apr_one"))->height();
+        const QRect nextApprove = child<QPushButton>(popup, QStringLiteral("approve:apr_two"))->geometry().translated(
+            child<QPushButton>(popup, QStringLiteral("approve:apr_two"))->parentWidget()->mapTo(&popup, QPoint()));
+
+        QTest::mouseClick(approve, Qt::LeftButton);
+        settle();
+        QVERIFY(approvals.approved.isEmpty());
+        QWidget *placeholder = popup.findChild<QWidget *>(QStringLiteral("approval:apr_one"));
+        QVERIFY(placeholder);
+        QCOMPARE(placeholder->height(), cardHeight);
+        auto *undo = child<QPushButton>(popup, QStringLiteral("undo:apr_one"));
+        QVERIFY(undo);
+        QVERIFY(undo->hasFocus());
+        QVERIFY(placeholder->findChild<QLabel *>(QStringLiteral("decided"))->text().startsWith(QLatin1String("Approved: ")));
+        // Where the pointer is, nothing to press: not the next card's Approve, not Undo.
+        QWidget *under = popup.childAt(pointer);
+        QVERIFY2(!qobject_cast<QPushButton *>(under), qPrintable(under ? under->objectName() : QStringLiteral("-")));
+        auto *next = child<QPushButton>(popup, QStringLiteral("approve:apr_two"));
+        QCOMPARE(next->geometry().translated(next->parentWidget()->mapTo(&popup, QPoint())), nextApprove);
+        saveScreenshot(popup, QStringLiteral("ui_popup_approved_undo"));
+
+        // Undo: the buttons again, nothing decided.
+        QTest::mouseClick(undo, Qt::LeftButton);
+        settle();
+        QVERIFY(child<QPushButton>(popup, QStringLiteral("approve:apr_one")));
+        QVERIFY(child<QPushButton>(popup, QStringLiteral("approve:apr_one"))->hasFocus());
+        QTest::qWait(1800);
+        QVERIFY(approvals.approved.isEmpty());
+
+        // Approve again and let the window pass: decided, the card gone.
+        QTest::mouseClick(child<QPushButton>(popup, QStringLiteral("approve:apr_one")), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(approvals.approved, QStringList{QStringLiteral("apr_one")}, chat2sbx::test::scaled(5000));
+        QTRY_COMPARE_WITH_TIMEOUT(popup.approvals().rowCount(), 1, chat2sbx::test::scaled(5000));
+        QVERIFY(!popup.findChild<QWidget *>(QStringLiteral("approval:apr_one")));
+
+        // Decided, then the popup closed: made at once, not lost with the window.
+        QTest::mouseClick(child<QPushButton>(popup, QStringLiteral("reject:apr_two")), Qt::LeftButton);
+        QVERIFY(approvals.rejected.isEmpty());
+        popup.hide();
+        QCOMPARE(approvals.rejected, QStringList{QStringLiteral("apr_two")});
+        ApprovalsSection::setUndoWindowMs(0);
     }
 
     void approvalsShowAndDecide()

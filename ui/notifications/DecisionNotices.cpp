@@ -53,6 +53,16 @@ void DecisionNotices::networkRequested(const NetworkRequestRow &row)
     gather({kNetworkPrefix + row.id, QStringLiteral("chat2sbx: network access requested"), body});
 }
 
+void DecisionNotices::withdrawAll()
+{
+    m_gathered.clear();
+    m_gather.stop();
+    m_burst.clear();
+    for (const QString &key : m_notifications.shownKeys())
+        if (key == kBurstKey || key.startsWith(kApprovalPrefix) || key.startsWith(kNetworkPrefix))
+            m_notifications.withdraw(key);
+}
+
 void DecisionNotices::gather(const Waiting &w)
 {
     m_gathered.append(w);

@@ -29,6 +29,9 @@ public:
     // A new request (the models' requested signals); shown after the gathering window.
     void approvalRequested(const ApprovalRow &row);
     void networkRequested(const NetworkRequestRow &row);
+    // The popup shows every waiting request now: their notifications go (they covered its corner),
+    // and those still gathering are not shown. A request that arrives later notifies again.
+    void withdrawAll();
 
 signals:
     // A decision taken from a notification failed: one readable sentence.

@@ -4,6 +4,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QTimer>
+
+#include <algorithm>
 
 namespace chat2sbx::ui {
 
@@ -49,7 +52,29 @@ ApprovalCardText exportText(const ApprovalRow &row)
     return t;
 }
 
+int g_undoWindowMs = ApprovalsSection::kUndoWindowMs;
+
 } // namespace
+
+void ApprovalsSection::setUndoWindowMs(int ms)
+{
+    g_undoWindowMs = ms;
+}
+
+int ApprovalsSection::undoWindowMs()
+{
+    return g_undoWindowMs;
+}
+
+ApprovalsSection::~ApprovalsSection()
+{
+    const QStringList waiting = m_undoable.keys();
+    for (const QString &id : waiting) {
+        const Undoable decision = m_undoable.take(id);
+        QString error;
+        make(id, decision.approve, error);
+    }
+}
 
 ApprovalsSection::ApprovalsSection(ApprovalsModel &model, QWidget *parent)
     : CardList({QStringLiteral("approvals"), QStringLiteral("Approvals"), QStringLiteral("Approvals (%1 pending)"),
@@ -60,6 +85,9 @@ ApprovalsSection::ApprovalsSection(ApprovalsModel &model, QWidget *parent)
 
 void ApprovalsSection::addApprovalCard(const ApprovalRow &row)
 {
+    const auto undoable = m_undoable.constFind(row.id);
+    if (undoable != m_undoable.constEnd())
+        return addDecidedCard(row, *undoable);
     const ApprovalCardText text = row.isExport() ? exportText(row) : folderText(row);
     QWidget *card = makeCard(this, QStringLiteral("approval:") + row.id);
     auto *grid = new QGridLayout(card);
@@ -94,16 +122,94 @@ void ApprovalsSection::addApprovalCard(const ApprovalRow &row)
     grid->addLayout(buttons, 3, 0);
 
     const QString id = row.id;
-    connect(approve, &QPushButton::clicked, this, [this, id] { decide(id, true); });
-    connect(reject, &QPushButton::clicked, this, [this, id] { decide(id, false); });
+    connect(approve, &QPushButton::clicked, this, [this, id, card] { decide(id, true, card->height()); });
+    connect(reject, &QPushButton::clicked, this, [this, id, card] { decide(id, false, card->height()); });
     addCard(card, {approve, reject});
+    if (m_focusAfterRebuild == approve->objectName()) {
+        m_focusAfterRebuild.clear();
+        approve->setFocus();
+    }
 }
 
-void ApprovalsSection::decide(const QString &id, bool approve)
+void ApprovalsSection::addDecidedCard(const ApprovalRow &row, const Undoable &decision)
 {
+    QWidget *card = makeCard(this, QStringLiteral("approval:") + row.id);
+    card->setMinimumHeight(decision.height);
+    auto *line = new QHBoxLayout(card);
+    const QString what = row.isExport() ? (decision.approve ? QStringLiteral("Saving %1") : QStringLiteral("Not saving %1"))
+                                        : (decision.approve ? QStringLiteral("Approved: %1") : QStringLiteral("Rejected: %1"));
+    QLabel *label = makeLabel(what.arg(row.path), card);
+    label->setObjectName(QStringLiteral("decided"));
+    label->setTextFormat(Qt::PlainText);
+    // Undo where the card's text was, on the left: nothing to click where Approve and Reject were.
+    auto *undoButton = new QPushButton(QStringLiteral("&Undo"), card);
+    undoButton->setObjectName(QStringLiteral("undo:") + row.id);
+    undoButton->setAccessibleName(QStringLiteral("Undo: %1").arg(what.arg(row.path)));
+    undoButton->setToolTip(QStringLiteral("Take it back; it is made in a few seconds"));
+    line->addWidget(undoButton);
+    line->addWidget(label, 1);
+    const QString id = row.id;
+    connect(undoButton, &QPushButton::clicked, this, [this, id] { undo(id); });
+    addCard(card, {undoButton});
+    if (m_focusAfterRebuild == undoButton->objectName()) {
+        m_focusAfterRebuild.clear();
+        undoButton->setFocus();
+    }
+}
+
+void ApprovalsSection::decide(const QString &id, bool approve, int cardHeight)
+{
+    if (g_undoWindowMs <= 0 || m_undoable.contains(id)) {
+        m_undoable.insert(id, {approve, cardHeight, nullptr});
+        return commit(id);
+    }
+    auto *timer = new QTimer(this);
+    timer->setSingleShot(true);
+    timer->setInterval(g_undoWindowMs);
+    connect(timer, &QTimer::timeout, this, [this, id] { commit(id); });
+    m_undoable.insert(id, {approve, cardHeight, timer});
+    timer->start();
+    m_focusAfterRebuild = QStringLiteral("undo:") + id;
+    showMessage(QString());
+    rebuild();
+}
+
+void ApprovalsSection::decideNow()
+{
+    const QStringList waiting = m_undoable.keys();
+    for (const QString &id : waiting)
+        commit(id);
+}
+
+void ApprovalsSection::undo(const QString &id)
+{
+    const Undoable decision = m_undoable.take(id);
+    delete decision.timer;
+    m_focusAfterRebuild = QStringLiteral("approve:") + id;
+    rebuild();
+}
+
+bool ApprovalsSection::make(const QString &id, bool approve, QString &error)
+{
+    // Decided meanwhile elsewhere (a notification, the tray menu, the CLI): nothing left to do.
+    const QList<ApprovalRow> pending = m_model.pending();
+    if (std::none_of(pending.cbegin(), pending.cend(), [&id](const ApprovalRow &r) { return r.id == id; }))
+        return true;
+    return approve ? m_model.approve(id, error) : m_model.reject(id, error);
+}
+
+void ApprovalsSection::commit(const QString &id)
+{
+    const Undoable decision = m_undoable.take(id);
+    if (decision.timer)
+        decision.timer->deleteLater();
     QString error;
-    const bool ok = approve ? m_model.approve(id, error) : m_model.reject(id, error);
+    const bool ok = make(id, decision.approve, error);
     showMessage(ok ? QString() : error);
+    // The placeholder goes (or, on an error, the card comes back with its buttons); a decision made
+    // at once left the card as it was, and the model's change rebuilds it.
+    if (decision.timer)
+        rebuild();
 }
 
 } // namespace chat2sbx::ui

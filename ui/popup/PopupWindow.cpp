@@ -156,6 +156,7 @@ void PopupWindow::setPresentation(Presentation presentation)
 
 void PopupWindow::hideEvent(QHideEvent *event)
 {
+    m_approvals->decideNow();
     if (m_presentation == Presentation::AppWindow && !event->spontaneous())
         windowSettings().setValue(kWindowSizeKey, size());
     QWidget::hideEvent(event);

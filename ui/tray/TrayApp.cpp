@@ -151,6 +151,7 @@ void TrayApp::setActivityModel(ActivityModel &activity)
 void TrayApp::openPopup()
 {
     m_popupOpened.start();
+    m_decisions->withdrawAll();
     m_popup->showNear(m_tray->geometry());
 }
 
