@@ -12,6 +12,9 @@ pids=()
 bus_pid=""
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # Gone before the next session starts: an Xvfb still shutting down unlinks the socket of a new one
+  # that took the same display number (openbox then "failed to open the display").
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   [[ -n "$bus_pid" ]] && kill "$bus_pid" 2>/dev/null || true
   rm -rf "$work"
 }
@@ -25,7 +28,9 @@ wait_for() {   # wait_for SECONDS DESCRIPTION COMMAND...
   done
 }
 
-Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+# -noreset: the server does not reset when its last client (xdpyinfo, below) leaves; a reset refused
+# openbox's connection now and then ("Failed to open the display").
+Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp -noreset 3>"$work/display" >"$work/xvfb.log" 2>&1 &
 pids+=($!)
 wait_for 20 "Xvfb" test -s "$work/display"
 export DISPLAY=":$(head -n1 "$work/display")"

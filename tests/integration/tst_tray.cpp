@@ -518,7 +518,9 @@ private slots:
         QTest::mouseClick(s.find<QPushButton>(QStringLiteral("destroy:") + id), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().confirmation(), chat2sbx::test::scaled(5000));
         QMessageBox *box = s.popup().sandboxes().confirmation();
-        QVERIFY(box->text().contains(id));
+        // Asked by the name people read, not the internal id.
+        const QString name = s.models.sandboxes->sandboxes().value(0).name;
+        QVERIFY2(!name.isEmpty() && box->text() == QStringLiteral("Destroy sandbox %1?").arg(name), qPrintable(box->text()));
         QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("confirmDestroy")), Qt::LeftButton);
 
         QTRY_VERIFY_WITH_TIMEOUT(s.popup().sandboxes().rowCount() == 0, chat2sbx::test::scaled(30000));

@@ -23,6 +23,7 @@
 #include <QClipboard>
 #include <QDir>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
 #include <QRegularExpression>
@@ -202,6 +203,60 @@ private slots:
         QCOMPARE(approvals.rejected, QStringList{QStringLiteral("apr_two")});
         QTRY_COMPARE_WITH_TIMEOUT(popup.approvals().rowCount(), 0, chat2sbx::test::scaled(5000));
         QVERIFY(!message->isVisible());
+    }
+
+    // A hundred sandboxes: a bounded number of cards under one group header, the rest found with the
+    // filter; nothing built while the popup is closed.
+    void manySandboxesAreGroupedAndFiltered()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        for (int i = 0; i < 100; ++i) {
+            SandboxRow row;
+            row.id = QStringLiteral("sbx_%1").arg(i, 24, 16, QLatin1Char('0'));
+            row.name = QStringLiteral("scratch-%1").arg(i, 4, 10, QLatin1Char('0'));
+            row.workspace = QStringLiteral("scratch folder");
+            row.workspaceMode = QStringLiteral("managed");
+            row.state = QStringLiteral("running");
+            sandboxes.rows << row;
+        }
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        settle();
+        const auto cards = [&popup] {
+            int n = 0;
+            for (QWidget *w : popup.findChildren<QWidget *>())
+                n += w->objectName().startsWith(QLatin1String("sandbox:")) && w->isVisible() ? 1 : 0;
+            return n;
+        };
+        QCOMPARE(cards(), SandboxesSection::kMaxCards);
+        QCOMPARE(popup.sandboxes().rowCount(), 100);
+        QVERIFY(popup.sandboxes().filter().isVisible());
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("group"))->text(), QStringLiteral("scratch folder — managed (100)"));
+        QVERIFY(child<QLabel>(popup, QStringLiteral("moreSandboxes"))->text().startsWith(QLatin1String("75 more")));
+        saveScreenshot(popup, QStringLiteral("ui_popup_100_sandboxes"));
+
+        popup.sandboxes().filter().setText(QStringLiteral("scratch-0042"));
+        settle();
+        QCOMPARE(cards(), 1);
+        QVERIFY(popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_") + QStringLiteral("%1").arg(42, 24, 16, QLatin1Char('0'))));
+        popup.sandboxes().filter().setText(QStringLiteral("no such thing"));
+        settle();
+        QCOMPARE(cards(), 0);
+        QVERIFY(child<QLabel>(popup, QStringLiteral("noMatch")));
+        popup.sandboxes().filter().clear();
+
+        popup.hide();
+        settle();
+        QCOMPARE(cards(), 0);
+        QCOMPARE(popup.findChildren<QWidget *>(QStringLiteral("title")).size(), 0);   // released, not just hidden
+        popup.showNear({});
+        settle();
+        QCOMPARE(cards(), SandboxesSection::kMaxCards);
+        popup.hide();
     }
 
     // "requested just now" does not stay "just now": the popup writes relative times again while it

@@ -23,6 +23,10 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace chat2sbx::ui {
 
 PopupWindow::PopupWindow(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusModel &status, QWidget *parent)
@@ -125,6 +129,13 @@ NetworkSection &PopupWindow::addNetwork(NetworkModel &model)
 }
 
 namespace {
+void giveMemoryBack()
+{
+#ifdef __GLIBC__
+    malloc_trim(0);   // freed pages go back to the system instead of staying in the process
+#endif
+}
+
 QSettings windowSettings()
 {
     return QSettings(QSettings::IniFormat, QSettings::UserScope, QStringLiteral("chat2sbx"), QStringLiteral("tray"));
@@ -157,6 +168,10 @@ void PopupWindow::setPresentation(Presentation presentation)
 void PopupWindow::hideEvent(QHideEvent *event)
 {
     m_approvals->decideNow();
+    // Hundreds of sandbox cards are the popup's biggest part: gone while it is closed, built again
+    // when it opens (showNear reads the rows afresh anyway), and their memory given back.
+    m_sandboxes->releaseCards();
+    QTimer::singleShot(200, this, [] { giveMemoryBack(); });   // once the cards' deleteLater ran
     if (m_presentation == Presentation::AppWindow && !event->spontaneous())
         windowSettings().setValue(kWindowSizeKey, size());
     QWidget::hideEvent(event);

@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QToolButton>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
@@ -104,13 +105,94 @@ QString checkpointLine(const CheckpointRow &c)
     return parts.join(QStringLiteral(" · "));
 }
 
+// The workspace a sandbox works in, as its group's header says it: "thesis — clone".
+QString groupOf(const SandboxRow &row)
+{
+    const qsizetype idAt = row.workspace.indexOf(QStringLiteral(" (ws_"));
+    QString folder = row.workspace.left(idAt < 0 ? row.workspace.size() : idAt);
+    if (folder.isEmpty())
+        folder = QStringLiteral("no workspace");
+    return row.workspaceMode.isEmpty() ? folder : QStringLiteral("%1 — %2").arg(folder, row.workspaceMode);
+}
+
+bool matches(const SandboxRow &row, const QString &filter)
+{
+    if (filter.isEmpty())
+        return true;
+    for (const QString *field : {&row.name, &row.id, &row.workspace, &row.hostPath, &row.state, &row.createdByConversation,
+                                 &row.lastConversation, &row.forkedFrom})
+        if (field->contains(filter, Qt::CaseInsensitive))
+            return true;
+    return false;
+}
+
 } // namespace
 
 SandboxesSection::SandboxesSection(SandboxesModel &model, QWidget *parent)
     : CardList({QStringLiteral("sandboxes"), QStringLiteral("Sandboxes"), QStringLiteral("Sandboxes (%1)"),
                 QStringLiteral("No sandboxes.")}, parent), m_model(model)
 {
-    follow(m_model, &SandboxesModel::changed, &SandboxesModel::sandboxes, &SandboxesSection::addSandboxCard);
+    m_filter = new QLineEdit(this);
+    m_filter->setObjectName(QStringLiteral("sandboxFilter"));
+    m_filter->setPlaceholderText(QStringLiteral("Filter by name, workspace, conversation or state"));
+    m_filter->setAccessibleName(QStringLiteral("Filter the sandboxes"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->hide();
+    addAboveCards(m_filter);
+    connect(m_filter, &QLineEdit::textChanged, this, &SandboxesSection::rebuild);
+    follow(m_model, &SandboxesModel::changed, [this] { return addCards(); });
+}
+
+int SandboxesSection::addCards()
+{
+    const QList<SandboxRow> rows = m_model.sandboxes();
+    const QString filter = m_filter->text().trimmed();
+    m_filter->setVisible(rows.size() > kFilterFrom || !filter.isEmpty());
+    if (!m_filter->isHidden())
+        addFocus(m_filter);
+    // Grouped by workspace, in the model's order within each group (and of the groups' first rows).
+    QList<QString> groups;
+    QHash<QString, QList<const SandboxRow *>> byGroup;
+    int kept = 0;
+    for (const SandboxRow &row : rows) {
+        if (!matches(row, filter))
+            continue;
+        const QString group = groupOf(row);
+        if (!byGroup.contains(group))
+            groups << group;
+        byGroup[group] << &row;
+        ++kept;
+    }
+    const bool headers = groups.size() > 1 || kept > kFilterFrom;
+    int shown = 0;
+    for (const QString &group : std::as_const(groups)) {
+        if (shown >= kMaxCards)
+            break;
+        const QList<const SandboxRow *> &members = byGroup.value(group);
+        if (headers) {
+            QLabel *header = makeLabel(QStringLiteral("%1 (%2)").arg(group).arg(members.size()), this, true);
+            header->setObjectName(QStringLiteral("group"));
+            header->setTextFormat(Qt::PlainText);
+            addCard(header, {});
+        }
+        for (const SandboxRow *row : members) {
+            if (shown >= kMaxCards)
+                break;
+            addSandboxCard(*row);
+            ++shown;
+        }
+    }
+    if (kept > shown) {
+        QLabel *more = makeLabel(QStringLiteral("%1 more not shown: type in the filter to find one.").arg(kept - shown), this);
+        more->setObjectName(QStringLiteral("moreSandboxes"));
+        addCard(more, {});
+    } else if (kept == 0 && !rows.isEmpty()) {
+        QLabel *none = makeLabel(QStringLiteral("No sandbox matches “%1”.").arg(filter), this);
+        none->setObjectName(QStringLiteral("noMatch"));
+        none->setTextFormat(Qt::PlainText);
+        addCard(none, {});
+    }
+    return static_cast<int>(rows.size());
 }
 
 void SandboxesSection::addSandboxCard(const SandboxRow &row)
@@ -124,7 +206,8 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     toggle->setObjectName(QStringLiteral("expand:") + row.id);
     toggle->setArrowType(expanded ? Qt::DownArrow : Qt::RightArrow);
     toggle->setAutoRaise(true);
-    toggle->setAccessibleName(QStringLiteral("%1 details of sandbox %2").arg(expanded ? QStringLiteral("Hide") : QStringLiteral("Show"), row.id));
+    const QString shownName = row.name.isEmpty() ? row.id : row.name;
+    toggle->setAccessibleName(QStringLiteral("%1 details of sandbox %2").arg(expanded ? QStringLiteral("Hide") : QStringLiteral("Show"), shownName));
     toggle->setToolTip(toggle->accessibleName());
     line->addWidget(toggle, 0, Qt::AlignTop);
 
@@ -163,7 +246,7 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
             m_expanded.insert(id);
         rebuild();
     });
-    connect(destroy, &QPushButton::clicked, this, [this, id, running] { askDestroy(id, running); });
+    connect(destroy, &QPushButton::clicked, this, [this, id, shownName, running] { askDestroy(id, shownName, running); });
     addCard(card, focus);
 }
 
@@ -285,12 +368,12 @@ void SandboxesSection::ask(const QString &title, const QString &question, const 
     box->open();
 }
 
-void SandboxesSection::askDestroy(const QString &id, int runningCommands)
+void SandboxesSection::askDestroy(const QString &id, const QString &name, int runningCommands)
 {
     if (m_confirm)
         return;
     auto *box = new QMessageBox(QMessageBox::Warning, QStringLiteral("Destroy sandbox"),
-                                QStringLiteral("Destroy sandbox %1?").arg(id), QMessageBox::NoButton, this);
+                                QStringLiteral("Destroy sandbox %1?").arg(name), QMessageBox::NoButton, this);
     QString info = QStringLiteral("Its microVM is removed. A managed workspace folder is kept; direct mode already "
                                   "wrote every change to the host folder. A clone lives only in the VM: its commits "
                                   "and uncommitted changes are first saved as branch chat2sbx/%1 in the host "
@@ -301,7 +384,7 @@ void SandboxesSection::askDestroy(const QString &id, int runningCommands)
     box->setInformativeText(info);
     QPushButton *yes = box->addButton(QStringLiteral("&Destroy"), QMessageBox::DestructiveRole);
     yes->setObjectName(QStringLiteral("confirmDestroy"));
-    yes->setAccessibleName(QStringLiteral("Destroy sandbox %1 now").arg(id));
+    yes->setAccessibleName(QStringLiteral("Destroy sandbox %1 now").arg(name));
     QPushButton *no = box->addButton(QStringLiteral("&Cancel"), QMessageBox::RejectRole);
     no->setObjectName(QStringLiteral("cancelDestroy"));
     box->setDefaultButton(no);
@@ -309,18 +392,18 @@ void SandboxesSection::askDestroy(const QString &id, int runningCommands)
     box->setWindowModality(Qt::WindowModal);
     box->setAttribute(Qt::WA_DeleteOnClose);
     m_confirm = box;
-    connect(box, &QMessageBox::buttonClicked, this, [this, id, yes](QAbstractButton *clicked) {
+    connect(box, &QMessageBox::buttonClicked, this, [this, id, name, yes](QAbstractButton *clicked) {
         if (clicked != yes)
             return;
         m_destroying.insert(id);
         showMessage(QString());
         rebuild();
         QPointer<SandboxesSection> self(this);
-        m_model.destroy(id, [self, id](bool ok, const QString &error) {
+        m_model.destroy(id, [self, id, name](bool ok, const QString &error) {
             if (!self)
                 return;
             self->m_destroying.remove(id);
-            self->showMessage(ok ? QString() : QStringLiteral("Could not destroy %1: %2").arg(id, error));
+            self->showMessage(ok ? QString() : QStringLiteral("Could not destroy %1: %2").arg(name, error));
             self->rebuild();
         });
     });

@@ -11,6 +11,8 @@
 
 class QVBoxLayout;
 
+class QLineEdit;
+
 namespace chat2sbx::ui {
 
 // "Sandboxes": one compact line per sandbox (id, state, workspace and its mode, exposed ports as
@@ -23,14 +25,23 @@ class SandboxesSection : public CardList {
     Q_OBJECT
 public:
     explicit SandboxesSection(SandboxesModel &model, QWidget *parent = nullptr);
+
+    // At most this many cards are built (the popup opens at once with hundreds of sandboxes); the
+    // filter narrows the rest down. The filter shows from kFilterFrom sandboxes on.
+    static constexpr int kMaxCards = 25;
+    static constexpr int kFilterFrom = 8;
+    QLineEdit &filter() const { return *m_filter; }
     // The open confirmation, if any (tests answer it).
     QMessageBox *confirmation() const { return m_confirm; }
 
 private:
+    // The cards of the rows the filter keeps, grouped by workspace (a header per group); the
+    // number of sandboxes for the title.
+    int addCards();
     void addSandboxCard(const SandboxRow &row);
     // Under an expanded sandbox: each checkpoint (label, age, size) with Restore…, Fork and Delete….
     void addCheckpoints(QWidget *card, QVBoxLayout *column, const SandboxRow &row, int indent, QList<QWidget *> &focus);
-    void askDestroy(const QString &id, int runningCommands);
+    void askDestroy(const QString &id, const QString &name, int runningCommands);
     // A window-modal question (no nested event loop); `onYes` runs when `yesText` is clicked.
     void ask(const QString &title, const QString &question, const QString &info, const QString &yesText,
              const QString &yesName, const QString &noName, std::function<void()> onYes);
@@ -44,6 +55,7 @@ private:
     QSet<QString> m_checkpointBusy;   // sandbox or checkpoint ids an action of the tray runs on
     QSet<QString> m_expanded;
     QPointer<QMessageBox> m_confirm;
+    QLineEdit *m_filter = nullptr;
 };
 
 } // namespace chat2sbx::ui

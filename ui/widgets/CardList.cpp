@@ -44,6 +44,18 @@ void CardList::addCard(QWidget *card, const QList<QWidget *> &focus)
     m_focus << focus;
 }
 
+void CardList::addAboveCards(QWidget *widget)
+{
+    auto *column = static_cast<QVBoxLayout *>(layout());
+    column->insertWidget(column->indexOf(m_empty), widget);
+}
+
+void CardList::releaseCards()
+{
+    clearCards(m_cards);
+    m_focus.clear();
+}
+
 void CardList::rebuild()
 {
     clearCards(m_cards);

@@ -37,6 +37,8 @@ public:
     // Re-reads the rows from the model (on every change signal, see follow(), and after an action
     // changed what a card shows): the old cards go, the section adds the new ones.
     void rebuild();
+    // The cards go until the next rebuild (the popup closed: their memory is given back).
+    void releaseCards();
 
 signals:
     void rebuilt();
@@ -66,6 +68,10 @@ protected:
     }
     // `focus`: the card's focusable widgets in visual order.
     void addCard(QWidget *card, const QList<QWidget *> &focus);
+    // A focusable widget outside the cards (a filter) in the Tab chain, before the cards added next.
+    void addFocus(QWidget *widget) { m_focus << widget; }
+    // A widget between the message line and the cards (a section's filter).
+    void addAboveCards(QWidget *widget);
     // A line above the cards in `tone`; empty text hides it.
     void showMessage(const QString &text, Tone tone = Tone::Error);
 
