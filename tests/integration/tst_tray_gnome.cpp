@@ -12,8 +12,8 @@
 #include "McpTestClient.h"
 #include "tray_support.h"
 
-#include "tray/sni/SniTypes.h"
-#include "tray/sni/StatusNotifierItem.h"
+#include "tray/SniTypes.h"
+#include "tray/StatusNotifierItem.h"
 
 #include <QApplication>
 #include <QDBusConnection>

@@ -8,7 +8,7 @@
 #include "models/WorkspacesModel.h"
 #include "tray/TrayMenuHead.h"
 #include "tray/TrayResources.h"
-#include "tray/sni/StatusNotifierItem.h"
+#include "tray/StatusNotifierItem.h"
 
 #include <QAction>
 #include <QDBusConnection>

@@ -1,4 +1,4 @@
-#include "tray/sni/SniTypes.h"
+#include "tray/SniTypes.h"
 
 #include <QDBusMetaType>
 

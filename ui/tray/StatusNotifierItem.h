@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tray/sni/SniTypes.h"
+#include "tray/SniTypes.h"
 
 #include <QDBusConnection>
 #include <QDBusObjectPath>

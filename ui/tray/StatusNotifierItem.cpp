@@ -1,6 +1,6 @@
-#include "tray/sni/StatusNotifierItem.h"
+#include "tray/StatusNotifierItem.h"
 
-#include "tray/sni/DBusMenuExporter.h"
+#include "tray/DBusMenuExporter.h"
 
 #include <QCoreApplication>
 #include <QCursor>

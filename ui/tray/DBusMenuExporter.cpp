@@ -1,4 +1,4 @@
-#include "tray/sni/DBusMenuExporter.h"
+#include "tray/DBusMenuExporter.h"
 
 #include <QAction>
 #include <QActionEvent>
