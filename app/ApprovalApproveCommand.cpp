@@ -4,7 +4,6 @@
 #include "ApprovalJson.h"
 #include "ExportDecision.h"
 
-#include "core/Clock.h"
 #include "runtime/Services.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "workspace/ApprovalService.h"
@@ -12,22 +11,19 @@
 namespace chat2sbx::app {
 namespace {
 
-int runApprovalApprove(CommandContext &ctx)
+int approve(CommandContext &ctx, Services &services)
 {
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
         return ctx.usage(QStringLiteral("usage: chat2sbx approval approve <id>"));
     const QString id = ctx.args.first();
-    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
-    QString error;
-    if (!cli.openDatabase(error))
-        return ctx.fail(error);
     if (id.startsWith(QLatin1String("exp_")))
-        return decideExportRequest(ctx, *cli.exportApprovals, id, true);
-    const std::optional<Workspace> ws = cli.approvals->approve(id, QStringLiteral("cli"), error);
+        return decideExportRequest(ctx, *services.exportApprovals, id, true);
+    QString error;
+    const std::optional<Workspace> ws = services.approvals->approve(id, QStringLiteral("cli"), error);
     if (!ws)
         return ctx.fail(error);
     if (ctx.json) {
-        QJsonObject out = approvalToJson(*cli.approvals->find(id));
+        QJsonObject out = approvalToJson(*services.approvals->find(id));
         out.insert(QStringLiteral("workspace_id"), ws->id);
         ctx.printJson(out);
     } else {
@@ -37,7 +33,11 @@ int runApprovalApprove(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("approval approve"), QStringLiteral("approval approve <id>"),
-                                         QStringLiteral("Approve a pending request: a host folder (apr_…) or a file to save (exp_…)"), false, runApprovalApprove});
+                                         QStringLiteral("Approve a pending request: a host folder (apr_…) or a file to save (exp_…)"), false,
+                                         nullptr, {},
+                                         [](CommandContext &ctx, Services &services, std::function<void(int)> done) {
+                                             done(approve(ctx, services));
+                                         }});
 
 } // namespace
 } // namespace chat2sbx::app

@@ -4,7 +4,6 @@
 #include "ApprovalJson.h"
 #include "ExportDecision.h"
 
-#include "core/Clock.h"
 #include "runtime/Services.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "workspace/ApprovalService.h"
@@ -12,20 +11,17 @@
 namespace chat2sbx::app {
 namespace {
 
-int runApprovalReject(CommandContext &ctx)
+int reject(CommandContext &ctx, Services &services)
 {
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
         return ctx.usage(QStringLiteral("usage: chat2sbx approval reject <id>"));
     const QString id = ctx.args.first();
-    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
-    QString error;
-    if (!cli.openDatabase(error))
-        return ctx.fail(error);
     if (id.startsWith(QLatin1String("exp_")))
-        return decideExportRequest(ctx, *cli.exportApprovals, id, false);
-    if (!cli.approvals->reject(id, QStringLiteral("cli"), error))
+        return decideExportRequest(ctx, *services.exportApprovals, id, false);
+    QString error;
+    if (!services.approvals->reject(id, QStringLiteral("cli"), error))
         return ctx.fail(error);
-    const std::optional<Approval> a = cli.approvals->find(id);
+    const std::optional<Approval> a = services.approvals->find(id);
     if (ctx.json)
         ctx.printJson(approvalToJson(*a));
     else
@@ -34,7 +30,11 @@ int runApprovalReject(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("approval reject"), QStringLiteral("approval reject <id>"),
-                                         QStringLiteral("Reject a pending request: a host folder (apr_…) or a file to save (exp_…)"), false, runApprovalReject});
+                                         QStringLiteral("Reject a pending request: a host folder (apr_…) or a file to save (exp_…)"), false,
+                                         nullptr, {},
+                                         [](CommandContext &ctx, Services &services, std::function<void(int)> done) {
+                                             done(reject(ctx, services));
+                                         }});
 
 } // namespace
 } // namespace chat2sbx::app

@@ -1,5 +1,7 @@
 #include "Command.h"
 
+#include "OwnedVerb.h"
+
 #include "core/LogText.h"
 
 #include <QJsonArray>
@@ -20,8 +22,21 @@ QList<CommandSpec> &registry()
 
 bool registerCommand(const CommandSpec &spec)
 {
-    registry().append(spec);
+    CommandSpec registered = spec;
+    if (!registered.run && registered.act) {
+        const QString name = registered.name;
+        registered.run = [name](CommandContext &ctx) { return runOwnedVerb(ctx, name); };
+    }
+    registry().append(registered);
     return true;
+}
+
+const CommandSpec *findCommand(const QString &name)
+{
+    for (const CommandSpec &c : registry())
+        if (c.name == name)
+            return &c;
+    return nullptr;
 }
 
 const QList<CommandSpec> &commands()
@@ -36,6 +51,8 @@ void CommandContext::print(const QString &text) const
 
 void CommandContext::writeOut(const QString &text) const
 {
+    if (sink)
+        return sink(text.endsWith(QLatin1Char('\n')) ? text.toUtf8() : (text + QLatin1Char('\n')).toUtf8(), false);
     const QByteArray bytes = text.toUtf8();
     std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stdout);
     if (!text.endsWith(QLatin1Char('\n')))
@@ -63,6 +80,10 @@ void logLine(const QString &text)
 int CommandContext::fail(const QString &message) const
 {
     const QByteArray bytes = (QStringLiteral("chat2sbx: ") + terminalSafe(message.trimmed()) + QLatin1Char('\n')).toUtf8();
+    if (sink) {
+        sink(bytes, true);
+        return 1;
+    }
     std::fwrite(bytes.constData(), 1, static_cast<size_t>(bytes.size()), stderr);
     std::fflush(stderr);
     return 1;

@@ -9,6 +9,10 @@
 
 #include <functional>
 
+namespace chat2sbx {
+struct Services;
+}
+
 namespace chat2sbx::app {
 
 // What a command gets: its own arguments (after the command words), output mode and configuration.
@@ -17,6 +21,10 @@ struct CommandContext {
     bool json = false;
     Config config;
     QHash<QString, QString> options;   // the command's own options given, by long name (value or empty)
+
+    // Where the output goes when not to this process's stdout and stderr: a verb run by the server
+    // for a CLI on its control channel writes its text into the reply (`error`: stderr).
+    std::function<void(const QByteArray &bytes, bool error)> sink = {};
 
     bool isSet(const QString &option) const { return options.contains(option); }
     QString value(const QString &option) const { return options.value(option); }
@@ -35,13 +43,20 @@ private:
     void writeOut(const QString &text) const;
 };
 
+// A verb that changes state, run against one set of services: the running server's (the CLI sent it
+// over the control channel) or the CLI's own while no server runs. It may finish later; `done`
+// takes the exit code, once.
+using VerbAction = std::function<void(CommandContext &ctx, Services &services, std::function<void(int code)> done)>;
+
 struct CommandSpec {
     QString name;          // "status", "workspace list", ...
     QString usage;         // "workspace add <path> [--mode clone|direct]"
     QString summary;
     bool needsGui = false;
-    std::function<int(CommandContext &)> run;
+    std::function<int(CommandContext &)> run;   // null for a verb: its run is made from `act`
     QList<QCommandLineOption> options = {};   // besides the global --json / --help / --version
+    VerbAction act = {};   // a verb that changes state: one owner acts on it (app/OwnedVerb.h)
+    bool networkServices = false;   // acting without a server, it needs NetworkAccess (the network verbs)
 };
 
 // One line to stderr, as-is (progress and log lines of long-running commands).
@@ -50,5 +65,6 @@ void logLine(const QString &text);
 // Commands register themselves from their own file (see e.g. StatusCommand.cpp).
 bool registerCommand(const CommandSpec &spec);
 const QList<CommandSpec> &commands();
+const CommandSpec *findCommand(const QString &name);
 
 } // namespace chat2sbx::app

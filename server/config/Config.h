@@ -79,6 +79,8 @@ struct Config {
     QString configFilePath;                   // where config.json was looked for
     QString agentsFilePath() const { return dataRoot + QStringLiteral("/AGENTS.md"); }
     QString pidFilePath() const { return stateDir + QStringLiteral("/chat2sbx.pid"); }
+    // The running server's control channel (runtime/ControlChannel): CLI verbs that change state.
+    QString controlSocketPath() const { return stateDir + QStringLiteral("/control.sock"); }
     QString trashDir() const { return dataRoot + QStringLiteral("/trash"); }
     QString mcpUrl() const;
     QString templateRef() const;              // "<templateName>:<version>"

@@ -13,6 +13,7 @@
 #include "runtime/AuditLogSink.h"
 #include "runtime/FdLimit.h"
 #include "runtime/HealthEndpoint.h"
+#include "runtime/ControlChannel.h"
 #include "runtime/PidFile.h"
 #include "runtime/Services.h"
 #include "sandbox/lifecycle/ActivityMonitor.h"
@@ -117,8 +118,20 @@ bool Controller::listen(QString &error)
     return true;
 }
 
+namespace {
+void (*g_controlHandlerInstaller)(Controller &) = nullptr;
+} // namespace
+
+bool Controller::setControlHandlerInstaller(void (*installer)(Controller &))
+{
+    g_controlHandlerInstaller = installer;
+    return true;
+}
+
 void Controller::start()
 {
+    if (!m_controlHandler && g_controlHandlerInstaller)
+        g_controlHandlerInstaller(*this);
     if (m_state == State::Starting || m_state == State::Running)
         return;
     setState(State::Starting);
@@ -130,27 +143,46 @@ void Controller::start()
         if (!openDatabase(error))
             return fail(error);
         m_pidFile = std::make_unique<PidFile>(m_config.pidFilePath());
-        if (!m_pidFile->acquire(error))
-            return fail(error);
-        // Only the server holding the lock writes (and replays) the audit journal.
-        QString journalError;
-        if (!m_services.db->writeAuditRowsAhead(journalError))
-            qCWarning(lcController).noquote() << "audit rows are written straight to the database:" << journalError;
-        // Notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
-        m_services.approvals->startWatching();
-        m_services.network->startWatching();
-        m_services.exportApprovals->startWatching();
-        m_services.checkpoints->reconcile();   // what a crash left half-saved goes, before any tool call
-        m_services.retention->start();
-        m_auditRetention = std::make_unique<AuditRetention>(*m_services.db, m_clock, m_config.auditRetentionDays,
-                                                            m_config.auditMaxRows);
-        m_auditRetention->start();
-        installHealthEndpoint(http(), *this);
-        // sbx present, version, sign-in, template: checked beside reconciliation, logged once.
-        m_services.sbxHealth->start();
-        // Reconcile records with `sbx ls` before listening (a missing sbx only warns).
-        m_services.sandboxes->reconciler().reconcile([this] { afterReconciliation(); });
+        m_lockWait.start();
+        takeLock();
     });
+}
+
+void Controller::takeLock()
+{
+    if (m_state != State::Starting)
+        return;   // stopped while it waited
+    QString error;
+    if (!m_pidFile->acquire(error)) {
+        // A CLI verb acting while no server ran holds the lock until it is done: wait for it.
+        if (PidFile::heldByCommand(m_config.pidFilePath()) && m_lockWait.elapsed() < kWaitForCommandMs) {
+            if (!m_waitedForCommand)
+                qCInfo(lcController).noquote() << QStringLiteral("waiting for a chat2sbx command (PID %1) to finish")
+                                                      .arg(PidFile::runningPid(m_config.pidFilePath()));
+            m_waitedForCommand = true;
+            QTimer::singleShot(kLockRetryMs, this, &Controller::takeLock);
+            return;
+        }
+        return fail(error);
+    }
+    // Only the server holding the lock writes (and replays) the audit journal.
+    QString journalError;
+    if (!m_services.db->writeAuditRowsAhead(journalError))
+        qCWarning(lcController).noquote() << "audit rows are written straight to the database:" << journalError;
+    // Notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
+    m_services.approvals->startWatching();
+    m_services.network->startWatching();
+    m_services.exportApprovals->startWatching();
+    m_services.checkpoints->reconcile();   // what a crash left half-saved goes, before any tool call
+    m_services.retention->start();
+    m_auditRetention = std::make_unique<AuditRetention>(*m_services.db, m_clock, m_config.auditRetentionDays,
+                                                        m_config.auditMaxRows);
+    m_auditRetention->start();
+    installHealthEndpoint(http(), *this);
+    // sbx present, version, sign-in, template: checked beside reconciliation, logged once.
+    m_services.sbxHealth->start();
+    // Reconcile records with `sbx ls` before listening (a missing sbx only warns).
+    m_services.sandboxes->reconciler().reconcile([this] { afterReconciliation(); });
 }
 
 void Controller::afterReconciliation()
@@ -190,6 +222,18 @@ void Controller::listenAndRun()
     if (!listen(error))
         return fail(error);
     m_uptime.start();
+    // From now on the CLI's verbs that change state are requests to this process.
+    m_control = std::make_unique<ControlChannel>(m_config.controlSocketPath());
+    m_control->setHandler([this](const QJsonObject &request, ControlChannel::Reply reply) {
+        if (!m_controlHandler)
+            return reply(ControlChannel::refusal(QStringLiteral("this server takes no commands")));
+        m_controlHandler(request, std::move(reply));
+    });
+    QString controlError;
+    if (!m_control->listen(controlError)) {
+        qCWarning(lcController).noquote() << "no control channel, CLI commands that change state will say so:" << controlError;
+        m_control.reset();
+    }
     qCInfo(lcController).noquote() << "chat2sbx" << CHAT2SBX_VERSION << "listening on"
                                    << QStringLiteral("http://%1:%2/mcp").arg(m_config.host).arg(m_listeningPort);
     setState(State::Running);
@@ -222,6 +266,7 @@ void Controller::stop()
     if (m_state == State::Stopped || m_state == State::Stopping)
         return;
     setState(State::Stopping);
+    m_control.reset();   // a CLI verb now acts only once this server is gone
     QTimer::singleShot(0, this, [this] {
         m_mcp.reset();
         m_dispatcher.reset();

@@ -6,6 +6,7 @@
 #include "runtime/Services.h"
 
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QObject>
 
 #include <functional>
@@ -23,6 +24,7 @@ class ChatGptSilence;
 class ChatGptToolList;
 class SettingsRepository;
 class McpEndpoint;
+class ControlChannel;
 class PidFile;
 class ToolCallRunner;
 
@@ -86,6 +88,21 @@ public:
     TunnelSupervisor &tunnel() { return *m_services.tunnel; }
     // Running commands, their output tails and recent tool calls (the tray's Activity view).
     ActivityMonitor &activity() { return *m_services.activity; }
+    // Every service, for what acts on the server's behalf (the control channel's verbs).
+    Services &services() { return m_services; }
+    // Answers the CLI's requests on the control channel (runtime/ControlChannel), which listens while
+    // the server runs; set before start().
+    void setControlHandler(std::function<void(const QJsonObject &, std::function<void(const QJsonObject &)>)> handler)
+    {
+        m_controlHandler = std::move(handler);
+    }
+    // What the application gives every Controller it makes to answer the control channel
+    // (app/OwnedVerb: the CLI's verbs); registered once, at static initialisation.
+    static bool setControlHandlerInstaller(void (*installer)(Controller &));
+    // How long a starting server waits for a CLI command that holds the lock (acting while no
+    // server ran), asking again every kLockRetryMs.
+    static constexpr qint64 kWaitForCommandMs = 120000;
+    static constexpr int kLockRetryMs = 200;
     // Whether ChatGPT has the tool list served now (status, the tray); exists once started().
     const ChatGptToolList *chatGptToolList() const { return m_chatGptTools.get(); }
     const ChatGptSilence *chatGptSilence() const { return m_chatGptSilence.get(); }
@@ -101,6 +118,7 @@ signals:
 private:
     QHttpServer &http();   // made on first use: listen() binds it, the endpoints install on it
     void setState(State s);
+    void takeLock();   // the rest of start() once the lock is held
     bool openDatabase(QString &error);
     bool listen(QString &error);
     void listenAndRun();
@@ -124,6 +142,10 @@ private:
     std::unique_ptr<ChatGptToolList> m_chatGptTools;
     std::unique_ptr<ChatGptSilence> m_chatGptSilence;
     std::unique_ptr<PidFile> m_pidFile;
+    QElapsedTimer m_lockWait;
+    bool m_waitedForCommand = false;
+    std::unique_ptr<ControlChannel> m_control;
+    std::function<void(const QJsonObject &, std::function<void(const QJsonObject &)>)> m_controlHandler;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
 };

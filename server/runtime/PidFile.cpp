@@ -30,6 +30,19 @@ qint64 PidFile::runningPid(const QString &path)
     return 0;
 }
 
+bool PidFile::heldByCommand(const QString &path)
+{
+    const qint64 pid = runningPid(path);
+    if (pid <= 0)
+        return false;
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+    if (!cmdline.open(QIODevice::ReadOnly))
+        return false;
+    const QList<QByteArray> argv = cmdline.read(4096).split('\0');
+    const QByteArray verb = argv.value(1);
+    return !verb.isEmpty() && verb != "serve" && verb != "tray";
+}
+
 bool PidFile::acquire(QString &error)
 {
     if (m_lock.isLocked())

@@ -20,6 +20,9 @@ public:
 
     // The PID recorded in `path` if that process is alive, else 0.
     static qint64 runningPid(const QString &path);
+    // Whether the live holder of `path` is a CLI command acting while no server ran (it holds the
+    // lock for as long as it acts), not a server (`serve` or `tray`).
+    static bool heldByCommand(const QString &path);
 
 private:
     QString m_path;

@@ -305,7 +305,17 @@ CliResult runProcess(const QString &program, const QStringList &args, const QPro
     p.start(program, args);
     if (!p.waitForStarted(scaled(10000)))
         return r;
-    if (!p.waitForFinished(scaled(timeoutMs))) {
+    // The event loop runs meanwhile: a server in this process (a test's Controller) answers the
+    // CLI's requests on its control channel.
+    QEventLoop loop;
+    QObject::connect(&p, &QProcess::finished, &loop, &QEventLoop::quit);
+    QTimer deadline;
+    deadline.setSingleShot(true);
+    QObject::connect(&deadline, &QTimer::timeout, &loop, &QEventLoop::quit);
+    deadline.start(scaled(timeoutMs));
+    if (p.state() != QProcess::NotRunning)
+        loop.exec();
+    if (p.state() != QProcess::NotRunning) {
         p.kill();
         p.waitForFinished();
         return r;
