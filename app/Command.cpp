@@ -4,6 +4,7 @@
 
 #include "core/LogText.h"
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -42,6 +43,11 @@ const CommandSpec *findCommand(const QString &name)
 const QList<CommandSpec> &commands()
 {
     return registry();
+}
+
+QString CommandContext::currentDirectory() const
+{
+    return workingDirectory.isEmpty() ? QDir::currentPath() : workingDirectory;
 }
 
 void CommandContext::print(const QString &text) const

@@ -25,6 +25,10 @@ struct CommandContext {
     // Where the output goes when not to this process's stdout and stderr: a verb run by the server
     // for a CLI on its control channel writes its text into the reply (`error`: stderr).
     std::function<void(const QByteArray &bytes, bool error)> sink = {};
+    // The directory the user ran the command in (a relative path is relative to it); empty: this
+    // process's.
+    QString workingDirectory = {};
+    QString currentDirectory() const;
 
     bool isSet(const QString &option) const { return options.contains(option); }
     QString value(const QString &option) const { return options.value(option); }

@@ -6,7 +6,6 @@
 #include "runtime/Services.h"
 #include "sandbox/network/NetworkAccess.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -76,24 +75,20 @@ int runList(CommandContext &ctx)
     return 0;
 }
 
-int runAllow(CommandContext &ctx)
+void allow(CommandContext &ctx, Services &n, std::function<void(int)> done)
 {
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
-        return ctx.usage(QStringLiteral("usage: chat2sbx network allow <id> [--always]"));
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx network allow <id> [--always]")));
     const QString id = ctx.args.first();
     const bool always = ctx.isSet(QStringLiteral("always"));
-    Services n(ctx.config, Clock::system(), Services::Profile::CliNetwork);
-    QString error;
-    if (!n.openDatabase(error))
-        return ctx.fail(error);
-    int code = 1;
-    bool finished = false;
-    n.network->allow(id, always, QStringLiteral("cli"), [&](bool ok, const QString &why) {
+    NetworkAccess *network = n.network.get();
+    network->allow(id, always, QStringLiteral("cli"), [&ctx, network, id, always, done](bool ok, const QString &why) {
+        int code = 1;
         if (!ok) {
             code = ctx.fail(why);
         } else {
             code = 0;
-            const std::optional<NetworkRequest> r = n.network->find(id);
+            const std::optional<NetworkRequest> r = network->find(id);
             if (ctx.json && r)
                 ctx.printJson(requestJson(*r));
             else if (r)
@@ -101,23 +96,16 @@ int runAllow(CommandContext &ctx)
                                                                    always ? QStringLiteral("for every sandbox")
                                                                           : QStringLiteral("for sandbox ") + r->sandboxId));
         }
-        finished = true;
-        QCoreApplication::exit(code);
+        done(code);
     });
-    if (!finished)
-        QCoreApplication::exec();
-    return code;
 }
 
-int runDeny(CommandContext &ctx)
+int deny(CommandContext &ctx, Services &n)
 {
     if (ctx.args.size() != 1 || ctx.args.first().startsWith(QLatin1Char('-')))
         return ctx.usage(QStringLiteral("usage: chat2sbx network deny <id>"));
     const QString id = ctx.args.first();
-    Services n(ctx.config, Clock::system(), Services::Profile::CliNetwork);
     QString error;
-    if (!n.openDatabase(error))
-        return ctx.fail(error);
     if (!n.network->deny(id, QStringLiteral("cli"), error))
         return ctx.fail(error);
     if (ctx.json)
@@ -155,32 +143,22 @@ int runRules(CommandContext &ctx)
     return 0;
 }
 
-int runUnrule(CommandContext &ctx)
+void unrule(CommandContext &ctx, Services &n, std::function<void(int)> done)
 {
     bool numeric = false;
     const qint64 ruleId = ctx.args.value(0).toLongLong(&numeric);
     if (ctx.args.size() != 1 || !numeric)
-        return ctx.usage(QStringLiteral("usage: chat2sbx network unrule <rule id>"));
-    Services n(ctx.config, Clock::system(), Services::Profile::CliNetwork);
-    QString error;
-    if (!n.openDatabase(error))
-        return ctx.fail(error);
-    int code = 1;
-    bool finished = false;
-    n.network->removeRule(ruleId, [&](bool ok, const QString &why) {
-        code = ok ? 0 : ctx.fail(why);
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx network unrule <rule id>")));
+    n.network->removeRule(ruleId, [&ctx, ruleId, done](bool ok, const QString &why) {
+        const int code = ok ? 0 : ctx.fail(why);
         if (ok) {
             if (ctx.json)
                 ctx.printJson(QJsonObject{{QStringLiteral("rule_id"), ruleId}, {QStringLiteral("removed"), true}});
             else
                 ctx.print(QStringLiteral("Removed network rule %1").arg(ruleId));
         }
-        finished = true;
-        QCoreApplication::exit(code);
+        done(code);
     });
-    if (!finished)
-        QCoreApplication::exec();
-    return code;
 }
 
 const bool registeredList = registerCommand({QStringLiteral("network list"), QStringLiteral("network list [--all] [--json]"),
@@ -188,14 +166,17 @@ const bool registeredList = registerCommand({QStringLiteral("network list"), QSt
                                              {QCommandLineOption(QStringLiteral("all"), QStringLiteral("decided requests too"))}});
 const bool registeredAllow = registerCommand({QStringLiteral("network allow"), QStringLiteral("network allow <id> [--always]"),
                                               QStringLiteral("Allow a network request (for its sandbox, or --always for all)"),
-                                              false, runAllow,
-                                              {QCommandLineOption(QStringLiteral("always"), QStringLiteral("allow for every sandbox"))}});
+                                              false, nullptr,
+                                              {QCommandLineOption(QStringLiteral("always"), QStringLiteral("allow for every sandbox"))},
+                                              allow, true});
 const bool registeredDeny = registerCommand({QStringLiteral("network deny"), QStringLiteral("network deny <id>"),
-                                             QStringLiteral("Deny a network request"), false, runDeny});
+                                             QStringLiteral("Deny a network request"), false, nullptr, {},
+                                             [](CommandContext &ctx, Services &n, std::function<void(int)> done) { done(deny(ctx, n)); },
+                                             true});
 const bool registeredRules = registerCommand({QStringLiteral("network rules"), QStringLiteral("network rules [--json]"),
                                               QStringLiteral("List the sbx network rules chat2sbx added"), false, runRules});
 const bool registeredUnrule = registerCommand({QStringLiteral("network unrule"), QStringLiteral("network unrule <rule id>"),
-                                               QStringLiteral("Remove a network rule chat2sbx added"), false, runUnrule});
+                                               QStringLiteral("Remove a network rule chat2sbx added"), false, nullptr, {}, unrule, true});
 
 } // namespace
 } // namespace chat2sbx::app

@@ -37,7 +37,8 @@ QJsonObject requestOf(const CommandContext &ctx, const QString &name)
     for (auto it = ctx.options.cbegin(); it != ctx.options.cend(); ++it)
         options.insert(it.key(), it.value());
     return {{QStringLiteral("verb"), name}, {QStringLiteral("args"), QJsonArray::fromStringList(ctx.args)},
-            {QStringLiteral("options"), options}, {QStringLiteral("json"), ctx.json}};
+            {QStringLiteral("options"), options}, {QStringLiteral("json"), ctx.json},
+            {QStringLiteral("cwd"), ctx.currentDirectory()}};
 }
 
 // Sends the verb to the server listening on `path`; NoServer when nobody listens there.
@@ -170,6 +171,7 @@ void serveOwnedVerbs(Controller &controller)
         auto run = std::make_shared<Run>();
         run->ctx.config = controller.config();
         run->ctx.json = request.value(QStringLiteral("json")).toBool();
+        run->ctx.workingDirectory = request.value(QStringLiteral("cwd")).toString();
         for (const QJsonValue &a : request.value(QStringLiteral("args")).toArray())
             run->ctx.args << a.toString();
         const QJsonObject options = request.value(QStringLiteral("options")).toObject();

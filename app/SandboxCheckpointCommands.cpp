@@ -1,10 +1,9 @@
 // `chat2sbx sandbox checkpoint|restore|fork|uncheckpoint`: the tools sandbox_checkpoint,
-// sandbox_restore, sandbox_fork and sandbox_checkpoint_delete from a terminal, run in this process
-// (like `sandbox destroy`). A server running meanwhile does not see this process's hold on the
-// sandbox: a tool call that wakes it during a save makes the save fail cleanly (nothing is left).
+// sandbox_restore, sandbox_fork and sandbox_checkpoint_delete from a terminal. Verbs (app/OwnedVerb):
+// a running server does them with its own CheckpointService, so its holds keep tool calls, sleep
+// and a destroy out of the sandbox while they run; with no server, this process does.
 #include "Command.h"
 
-#include "core/Clock.h"
 #include "core/Ids.h"
 #include "runtime/Services.h"
 #include "sandbox/changes/CheckpointForker.h"
@@ -13,75 +12,34 @@
 #include "sandbox/present/CheckpointJson.h"
 #include "sandbox/present/SandboxNames.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonObject>
 
-#include <memory>
 
 namespace chat2sbx::app {
 namespace {
-
-// The CLI's services and a CheckpointService over them; run() waits for the one callback.
-struct CheckpointCli {
-    explicit CheckpointCli(CommandContext &c) : ctx(c), services(c.config, Clock::system(), Services::Profile::Cli) {}
-
-    bool open()
-    {
-        QString error;
-        if (!services.openDatabase(error)) {
-            code = ctx.fail(error);
-            return false;
-        }
-        checkpoints = std::make_unique<CheckpointService>(ctx.config, *services.db, *services.sandboxes, *services.sbx,
-                                                          Clock::system(), services.cloneWork.get());
-        return true;
-    }
-    // `start` calls back through finish(); an answer given at once needs no event loop.
-    int run(const std::function<void()> &start)
-    {
-        start();
-        if (!finished)
-            QCoreApplication::exec();
-        return code;
-    }
-    void finish(int exitCode)
-    {
-        code = exitCode;
-        finished = true;
-        QCoreApplication::exit(exitCode);
-    }
-
-    CommandContext &ctx;
-    Services services;
-    std::unique_ptr<CheckpointService> checkpoints;
-    int code = 1;
-    bool finished = false;
-};
 
 QString notesText(const QStringList &notes)
 {
     return notes.isEmpty() ? QString() : QStringLiteral("\nnot kept: ") + notes.join(QStringLiteral("; "));
 }
 
-int runCheckpoint(CommandContext &ctx)
+void checkpoint(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
     if (ctx.args.size() != 1 || !isWellFormedId(ctx.args.first(), "sbx_"))
-        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox checkpoint <sandbox id> [--label TEXT] [--pin] [--vm-only] [--docker-images A,B] [--end-running-commands]"));
-    CheckpointCli cli(ctx);
-    if (!cli.open())
-        return cli.code;
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox checkpoint <sandbox id> [--label TEXT] [--pin] [--vm-only] [--docker-images A,B] [--end-running-commands]")));
     const bool pin = ctx.isSet(QStringLiteral("pin"));
-    return cli.run([&] {
-        cli.checkpoints->create(ctx.args.first(), ctx.value(QStringLiteral("label")).simplified(),
+    CheckpointService *checkpoints = services.checkpoints.get();
+    {
+        checkpoints->create(ctx.args.first(), ctx.value(QStringLiteral("label")).simplified(),
                                 ctx.isSet(QStringLiteral("end-running-commands")), nullptr,
-                                [&cli, &ctx, pin](const CheckpointService::Outcome &o) {
+                                [checkpoints, &ctx, pin, done](const CheckpointService::Outcome &o) {
             if (!o.ok)
-                return cli.finish(ctx.fail(QStringLiteral("no checkpoint was made: %1").arg(o.error)));
+                return done(ctx.fail(QStringLiteral("no checkpoint was made: %1").arg(o.error)));
             Checkpoint made = o.checkpoint;
             QString pinError;
-            if (pin && !cli.checkpoints->setPinned(made.id, true, pinError))
-                return cli.finish(ctx.fail(QStringLiteral("checkpoint %1 was made but not pinned: %2").arg(made.id, pinError)));
+            if (pin && !checkpoints->setPinned(made.id, true, pinError))
+                return done(ctx.fail(QStringLiteral("checkpoint %1 was made but not pinned: %2").arg(made.id, pinError)));
             made.pinned = pin;
             QStringList evicted;
             for (const Checkpoint &e : o.evicted)
@@ -98,23 +56,20 @@ int runCheckpoint(CommandContext &ctx)
                               .arg(evicted.isEmpty() ? QString() : QStringLiteral("\nthe budget removed: ") + evicted.join(QStringLiteral(", ")),
                                    notesText(o.notes)));
             }
-            cli.finish(0);
+            done(0);
         }, ctx.isSet(QStringLiteral("vm-only")), ctx.value(QStringLiteral("docker-images")).split(QLatin1Char(','), Qt::SkipEmptyParts));
-    });
+    }
 }
 
-int runRestore(CommandContext &ctx)
+void restore(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
     if (ctx.args.size() != 2 || !isWellFormedId(ctx.args.at(0), "sbx_") || !isWellFormedId(ctx.args.at(1), "ckp_"))
-        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox restore <sandbox id> <checkpoint id> [--end-running-commands]"));
-    CheckpointCli cli(ctx);
-    if (!cli.open())
-        return cli.code;
-    return cli.run([&] {
-        cli.checkpoints->restore(ctx.args.at(0), ctx.args.at(1), ctx.isSet(QStringLiteral("end-running-commands")), nullptr,
-                                 [&cli, &ctx](const CheckpointService::RestoreOutcome &o) {
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox restore <sandbox id> <checkpoint id> [--end-running-commands]")));
+    {
+        services.checkpoints->restore(ctx.args.at(0), ctx.args.at(1), ctx.isSet(QStringLiteral("end-running-commands")), nullptr,
+                                 [&ctx, done](const CheckpointService::RestoreOutcome &o) {
             if (!o.ok)
-                return cli.finish(ctx.fail(o.error));
+                return done(ctx.fail(o.error));
             if (ctx.json)
                 ctx.printJson(QJsonObject{{QStringLiteral("sandbox_id"), ctx.args.at(0)},
                                           {QStringLiteral("checkpoint_id"), o.restored.id},
@@ -124,29 +79,26 @@ int runRestore(CommandContext &ctx)
             else
                 ctx.print(QStringLiteral("sandbox %1 is back at %2 (%3 ms); undo: chat2sbx sandbox restore %1 %4")
                               .arg(ctx.args.at(0), o.restored.id).arg(o.tookMs).arg(o.undo.id));
-            cli.finish(0);
+            done(0);
         });
-    });
+    }
 }
 
-int runFork(CommandContext &ctx)
+void fork(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
     const bool fromSandbox = ctx.args.size() == 1 && isWellFormedId(ctx.args.first(), "sbx_");
     if (ctx.args.size() != 1 || (!fromSandbox && !isWellFormedId(ctx.args.first(), "ckp_")))
-        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox fork <checkpoint id | sandbox id> [--name TEXT] [--docker-images A,B] "
-                                        "[--end-running-commands]"));
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox fork <checkpoint id | sandbox id> [--name TEXT] [--docker-images A,B] "
+                                        "[--end-running-commands]")));
     const QStringList images = ctx.value(QStringLiteral("docker-images")).split(QLatin1Char(','), Qt::SkipEmptyParts);
     if (!images.isEmpty() && !fromSandbox)
-        return ctx.usage(QStringLiteral("--docker-images goes with a sandbox id: a checkpoint keeps the images it was made with"));
-    CheckpointCli cli(ctx);
-    if (!cli.open())
-        return cli.code;
-    return cli.run([&] {
-        cli.checkpoints->forker().fork(fromSandbox ? ctx.args.first() : QString(), fromSandbox ? QString() : ctx.args.first(),
+        return done(ctx.usage(QStringLiteral("--docker-images goes with a sandbox id: a checkpoint keeps the images it was made with")));
+    {
+        services.checkpoints->forker().fork(fromSandbox ? ctx.args.first() : QString(), fromSandbox ? QString() : ctx.args.first(),
                                        ctx.value(QStringLiteral("name")), ctx.isSet(QStringLiteral("end-running-commands")), nullptr,
-                                       [&cli, &ctx](const CheckpointForker::Outcome &o) {
+                                       [&ctx, done](const CheckpointForker::Outcome &o) {
             if (!o.ok)
-                return cli.finish(ctx.fail(o.error));
+                return done(ctx.fail(o.error));
             if (ctx.json)
                 ctx.printJson(QJsonObject{{QStringLiteral("sandbox_id"), o.view.record.id},
                                           {QStringLiteral("sandbox_name"), sandboxShortName(o.view)},
@@ -157,29 +109,26 @@ int runFork(CommandContext &ctx)
                 ctx.print(QStringLiteral("sandbox %1 (%2) is a fork of %3 at %4 (%5 ms)")
                               .arg(o.view.record.id, sandboxShortName(o.view), o.checkpoint.sandboxId, o.checkpoint.id)
                               .arg(o.tookMs));
-            cli.finish(0);
+            done(0);
         }, images);
-    });
+    }
 }
 
-int runUncheckpoint(CommandContext &ctx)
+void uncheckpoint(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
     if (ctx.args.size() != 1 || !isWellFormedId(ctx.args.first(), "ckp_"))
-        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox uncheckpoint <checkpoint id>"));
-    CheckpointCli cli(ctx);
-    if (!cli.open())
-        return cli.code;
-    return cli.run([&] {
-        cli.checkpoints->remove(ctx.args.first(), [&cli, &ctx](bool ok, const QString &error) {
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox uncheckpoint <checkpoint id>")));
+    {
+        services.checkpoints->remove(ctx.args.first(), [&ctx, done](bool ok, const QString &error) {
             if (!ok)
-                return cli.finish(ctx.fail(QStringLiteral("checkpoint %1 was not deleted: %2").arg(ctx.args.first(), error)));
+                return done(ctx.fail(QStringLiteral("checkpoint %1 was not deleted: %2").arg(ctx.args.first(), error)));
             if (ctx.json)
                 ctx.printJson(QJsonObject{{QStringLiteral("checkpoint_id"), ctx.args.first()}, {QStringLiteral("deleted"), true}});
             else
                 ctx.print(QStringLiteral("checkpoint %1 deleted").arg(ctx.args.first()));
-            cli.finish(0);
+            done(0);
         });
-    });
+    }
 }
 
 const QCommandLineOption kEndRunning(QStringLiteral("end-running-commands"),
@@ -187,28 +136,30 @@ const QCommandLineOption kEndRunning(QStringLiteral("end-running-commands"),
 
 const bool registeredCheckpoint = registerCommand(
     {QStringLiteral("sandbox checkpoint"), QStringLiteral("sandbox checkpoint <id> [--label TEXT] [--pin] [--vm-only] [--docker-images A,B] [--end-running-commands]"),
-     QStringLiteral("Save a sandbox as it is now (its disk and a scratch workspace)"), false, runCheckpoint,
+     QStringLiteral("Save a sandbox as it is now (its disk and a scratch workspace)"), false, nullptr,
      {QCommandLineOption(QStringLiteral("label"), QStringLiteral("a few words to recognise it by"), QStringLiteral("text")),
       QCommandLineOption(QStringLiteral("pin"), QStringLiteral("never evicted by the checkpoint budget")),
       QCommandLineOption(QStringLiteral("vm-only"), QStringLiteral("a direct-mode sandbox: only the VM's side (its folder is never copied)")),
       QCommandLineOption(QStringLiteral("docker-images"), QStringLiteral("the sandbox's own Docker images to keep too (docker save)"),
                          QStringLiteral("a,b")),
-      kEndRunning}});
+      kEndRunning},
+     checkpoint});
 const bool registeredRestore = registerCommand(
     {QStringLiteral("sandbox restore"), QStringLiteral("sandbox restore <id> <checkpoint id> [--end-running-commands]"),
-     QStringLiteral("Take a sandbox back to one of its checkpoints (the present is checkpointed first)"), false, runRestore,
-     {kEndRunning}});
+     QStringLiteral("Take a sandbox back to one of its checkpoints (the present is checkpointed first)"), false, nullptr,
+     {kEndRunning}, restore});
 const bool registeredFork = registerCommand(
     {QStringLiteral("sandbox fork"),
      QStringLiteral("sandbox fork <checkpoint id | sandbox id> [--name TEXT] [--docker-images A,B] [--end-running-commands]"),
-     QStringLiteral("Make a new sandbox from a checkpoint (or from one of the sandbox taken now)"), false, runFork,
+     QStringLiteral("Make a new sandbox from a checkpoint (or from one of the sandbox taken now)"), false, nullptr,
      {QCommandLineOption(QStringLiteral("name"), QStringLiteral("a few words to tell the fork apart"), QStringLiteral("text")),
       QCommandLineOption(QStringLiteral("docker-images"), QStringLiteral("with a sandbox id: its own Docker images the fork gets too"),
                          QStringLiteral("a,b")),
-      kEndRunning}});
+      kEndRunning},
+     fork});
 const bool registeredUncheckpoint = registerCommand(
     {QStringLiteral("sandbox uncheckpoint"), QStringLiteral("sandbox uncheckpoint <checkpoint id>"),
-     QStringLiteral("Delete a checkpoint (its saved disk and workspace copy)"), false, runUncheckpoint});
+     QStringLiteral("Delete a checkpoint (its saved disk and workspace copy)"), false, nullptr, {}, uncheckpoint});
 
 } // namespace
 } // namespace chat2sbx::app

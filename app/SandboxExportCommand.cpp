@@ -3,35 +3,29 @@
 // export_file tool (FileExport): a safe name, never over a file, nothing half-written left.
 #include "Command.h"
 
-#include "core/Clock.h"
 #include "core/Ids.h"
 #include "runtime/Services.h"
 #include "sandbox/changes/FileExport.h"
 #include "sandbox/lifecycle/SandboxService.h"
 
-#include <QCoreApplication>
 #include <QJsonObject>
 
 namespace chat2sbx::app {
 namespace {
 
-int runSandboxExport(CommandContext &ctx)
+void exportFile(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
     if (ctx.args.size() != 2)
-        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox export <sandbox id> <path in the sandbox>"));
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox export <sandbox id> <path in the sandbox>")));
     const QString id = ctx.args.at(0), path = ctx.args.at(1);
     if (!isWellFormedId(id, "sbx_"))
-        return ctx.fail(QStringLiteral("'%1' is not a sandbox id (sbx_ followed by 24 hex digits)").arg(id));
-    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
+        return done(ctx.fail(QStringLiteral("'%1' is not a sandbox id (sbx_ followed by 24 hex digits)").arg(id)));
     QString error;
-    if (!cli.openDatabase(error))
-        return ctx.fail(error);
     RunningSandbox sandbox;
-    if (!cli.sandboxes->resolveRunning(id, sandbox, error))
-        return ctx.fail(QStringLiteral("cannot export from %1: %2").arg(id, error));
-    int code = 1;
-    bool finished = false;
-    cli.fileExport->start(sandbox, path, path, [&](const FileExport::Outcome &o) {
+    if (!services.sandboxes->resolveRunning(id, sandbox, error))
+        return done(ctx.fail(QStringLiteral("cannot export from %1: %2").arg(id, error)));
+    services.fileExport->start(sandbox, path, path, [&ctx, id, path, done](const FileExport::Outcome &o) {
+        int code = 1;
         if (!o.ok) {
             code = ctx.fail(QStringLiteral("cannot export %1 from %2: %3; nothing was written").arg(path, id, o.error));
         } else {
@@ -47,17 +41,13 @@ int runSandboxExport(CommandContext &ctx)
                 ctx.print(QStringLiteral("%1%2 → %3 (%4 bytes)").arg(path, o.packed ? QStringLiteral(" (packed as .tar.gz)") : QString(),
                                                                     o.hostPath).arg(o.size));
         }
-        finished = true;
-        QCoreApplication::exit(code);
+        done(code);
     });
-    if (!finished)
-        QCoreApplication::exec();
-    return code;
 }
 
 const bool registered = registerCommand({QStringLiteral("sandbox export"), QStringLiteral("sandbox export <id> <path> [--json]"),
                                          QStringLiteral("Copy a file (a folder as .tar.gz) from a sandbox to the export folder"),
-                                         false, runSandboxExport});
+                                         false, nullptr, {}, exportFile});
 
 } // namespace
 } // namespace chat2sbx::app

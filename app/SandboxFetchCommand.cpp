@@ -3,32 +3,25 @@
 // export_changes tool and the tray's "Fetch as branch"). The host checkout is never touched.
 #include "Command.h"
 
-#include "core/Clock.h"
 #include "core/Ids.h"
 #include "runtime/Services.h"
 #include "sandbox/changes/ChangesService.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonObject>
 
 namespace chat2sbx::app {
 namespace {
 
-int runSandboxFetch(CommandContext &ctx)
+void fetch(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
     if (ctx.args.size() != 1)
-        return ctx.usage(QStringLiteral("usage: chat2sbx sandbox fetch <sandbox id> [--branch NAME]"));
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox fetch <sandbox id> [--branch NAME]")));
     const QString id = ctx.args.first();
     if (!isWellFormedId(id, "sbx_"))
-        return ctx.fail(QStringLiteral("'%1' is not a sandbox id (sbx_ followed by 24 hex digits)").arg(id));
-    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
-    QString error;
-    if (!cli.openDatabase(error))
-        return ctx.fail(error);
-    int code = 1;
-    bool finished = false;
-    cli.changes->exportWork(id, ctx.value(QStringLiteral("branch")), [&](const ChangesService::ExportOutcome &o) {
+        return done(ctx.fail(QStringLiteral("'%1' is not a sandbox id (sbx_ followed by 24 hex digits)").arg(id)));
+    services.changes->exportWork(id, ctx.value(QStringLiteral("branch")), [&ctx, id, done](const ChangesService::ExportOutcome &o) {
+        int code = 1;
         if (!o.ok) {
             code = ctx.fail(QStringLiteral("cannot fetch the work of %1: %2").arg(id, o.error));
         } else {
@@ -57,18 +50,14 @@ int runSandboxFetch(CommandContext &ctx)
                 ctx.print(lines.join(QLatin1Char('\n')));
             }
         }
-        finished = true;
-        QCoreApplication::exit(code);
+        done(code);
     });
-    if (!finished)
-        QCoreApplication::exec();
-    return code;
 }
 
 const bool registered = registerCommand(
     {QStringLiteral("sandbox fetch"), QStringLiteral("sandbox fetch <id> [--branch NAME]"),
-     QStringLiteral("Bring a clone sandbox's work home as branch chat2sbx/<id> of the host repository"), false, runSandboxFetch,
-     {QCommandLineOption(QStringLiteral("branch"), QStringLiteral("branch name (under chat2sbx/)"), QStringLiteral("name"))}});
+     QStringLiteral("Bring a clone sandbox's work home as branch chat2sbx/<id> of the host repository"), false, nullptr,
+     {QCommandLineOption(QStringLiteral("branch"), QStringLiteral("branch name (under chat2sbx/)"), QStringLiteral("name"))}, fetch});
 
 } // namespace
 } // namespace chat2sbx::app

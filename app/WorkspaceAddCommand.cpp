@@ -2,7 +2,6 @@
 // directly (the local user is the one deciding), under the same path policy as approvals.
 #include "Command.h"
 
-#include "core/Clock.h"
 #include "runtime/Services.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "workspace/WorkspaceService.h"
@@ -12,7 +11,7 @@
 namespace chat2sbx::app {
 namespace {
 
-int runWorkspaceAdd(CommandContext &ctx)
+int add(CommandContext &ctx, Services &services)
 {
     const QString usage = QStringLiteral("usage: chat2sbx workspace add <path> [--mode clone|direct]");
     if (ctx.args.size() > 1)
@@ -27,17 +26,14 @@ int runWorkspaceAdd(CommandContext &ctx)
     // A relative path is relative to where the user runs the command; nothing is cleaned lexically,
     // so ".." stays visible to the policy (which refuses it).
     if (!path.startsWith(QLatin1Char('/')))
-        path = QDir::currentPath() + QLatin1Char('/') + path;
+        path = ctx.currentDirectory() + QLatin1Char('/') + path;
 
-    Services cli(ctx.config, Clock::system(), Services::Profile::Cli);
     QString error;
-    if (!cli.openDatabase(error))
-        return ctx.fail(error);
-    const qsizetype before = cli.workspaces->list().size();
-    const std::optional<Workspace> ws = cli.workspaces->registerHost(path, mode, error);
+    const qsizetype before = services.workspaces->list().size();
+    const std::optional<Workspace> ws = services.workspaces->registerHost(path, mode, error);
     if (!ws)
         return ctx.fail(QStringLiteral("cannot add the workspace: %1").arg(error));
-    const bool created = cli.workspaces->list().size() > before;
+    const bool created = services.workspaces->list().size() > before;
     if (ctx.json) {
         QJsonObject out = workspaceJson(WorkspaceOverview{*ws, {}, 0}, Audience::LocalUser);
         out.insert(QStringLiteral("created"), created);
@@ -51,8 +47,11 @@ int runWorkspaceAdd(CommandContext &ctx)
 }
 
 const bool registered = registerCommand({QStringLiteral("workspace add"), QStringLiteral("workspace add <path> [--mode clone|direct]"),
-                                         QStringLiteral("Register a host workspace"), false, runWorkspaceAdd,
-                                         {QCommandLineOption(QStringLiteral("mode"), QStringLiteral("clone or direct"), QStringLiteral("mode"))}});
+                                         QStringLiteral("Register a host workspace"), false, nullptr,
+                                         {QCommandLineOption(QStringLiteral("mode"), QStringLiteral("clone or direct"), QStringLiteral("mode"))},
+                                         [](CommandContext &ctx, Services &services, std::function<void(int)> done) {
+                                             done(add(ctx, services));
+                                         }});
 
 } // namespace
 } // namespace chat2sbx::app

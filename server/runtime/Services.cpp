@@ -94,8 +94,9 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     }
     if (profile != Profile::Cli)
         network = std::make_unique<NetworkAccess>(*db, *sandboxes, *sbx, clock);
+    // The CLI's too: with no server running, its checkpoint verbs act with it.
+    checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock, cloneWork.get());
     if (server) {
-        checkpoints = std::make_unique<CheckpointService>(config, *db, *sandboxes, *sbx, clock, cloneWork.get());
         if (config.checkpointBeforeExpiry)
             sandboxes->setBeforeExpiry([this](const QString &id, std::function<void(const QString &)> proceed) {
                 checkpoints->checkpointBeforeExpiry(id, std::move(proceed));

@@ -75,7 +75,7 @@ struct Services {
     std::unique_ptr<WorkspaceRemoval> removal;
     std::unique_ptr<WarmPool> warm;          // sandboxes made ahead of need; outlives sandboxes
     std::unique_ptr<SandboxService> sandboxes;
-    std::unique_ptr<CheckpointService> checkpoints;   // the server's: sandbox_checkpoint(s)
+    std::unique_ptr<CheckpointService> checkpoints;   // sandbox_checkpoint(s) and the CLI's checkpoint verbs
     std::unique_ptr<SbxHealth> sbxHealth;
     std::unique_ptr<ApprovalService> approvals;
     std::unique_ptr<NetworkAccess> network;   // network requests and the sbx rules chat2sbx added

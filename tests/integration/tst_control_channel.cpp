@@ -13,6 +13,7 @@
 
 #include "runtime/Controller.h"
 #include "runtime/PidFile.h"
+#include "sandbox/changes/CheckpointService.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "workspace/ApprovalService.h"
 
@@ -146,6 +147,27 @@ private slots:
             QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
             QCOMPARE(stateOf(env, id), QStringLiteral("absent"));
         }
+        stopController(controller);
+    }
+
+    // The checkpoint verbs go to the server too: its CheckpointService made it, and holds it.
+    void aCliCheckpointIsMadeByTheServer()
+    {
+        TestEnvironment env;
+        pointFakeSbxAt(env);
+        Controller controller(env.config());
+        QVERIFY(startController(controller));
+        const QString id = createSandbox(env.mcpUrl());
+        QVERIFY(id.startsWith(QLatin1String("sbx_")));
+        const CliResult made = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("checkpoint"), id, QStringLiteral("--label"),
+                                            QStringLiteral("from the terminal"), QStringLiteral("--json")}, 120000);
+        QVERIFY2(made.exitCode == 0, made.err.constData());
+        const QString ckp = QJsonDocument::fromJson(made.out).object().value(QStringLiteral("checkpoint_id")).toString();
+        QVERIFY2(ckp.startsWith(QLatin1String("ckp_")), made.out.constData());
+        QVERIFY(controller.checkpoints().find(ckp).has_value());
+        const CliResult gone = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("uncheckpoint"), ckp}, 60000);
+        QVERIFY2(gone.exitCode == 0, gone.err.constData());
+        QVERIFY(!controller.checkpoints().find(ckp).has_value());
         stopController(controller);
     }
 
