@@ -780,6 +780,11 @@ private slots:
         QCOMPARE(popup.activity()->runningCount(), 1);
         QCOMPARE(popup.activity()->callCount(), 3);
         QCOMPARE(popup.workspaces()->rowCount(), 2);
+        // A scratch folder is named by the sandbox that uses it, not by its ws_ id.
+        auto *trash = popup.findChild<QPushButton *>(QStringLiteral("revoke:ws_0c4a7e1b9d2f5a8c3e6b1d47"));
+        QVERIFY(trash);
+        QVERIFY2(!trash->accessibleName().contains(QLatin1String("ws_")) && trash->accessibleName().startsWith(QLatin1String("Move the scratch folder of ")),
+                 qPrintable(trash->accessibleName()));
         QVERIFY(popup.findChild<QWidget *>(QStringLiteral("networkRequest:net_7d1e0a9c4b3f2e8d5a6c1b09")));
         QVERIFY(popup.findChild<QWidget *>(QStringLiteral("blocked:") + shop));
         QVERIFY(popup.findChild<QWidget *>(QStringLiteral("alwaysRules")));

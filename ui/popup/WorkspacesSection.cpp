@@ -29,6 +29,19 @@ WorkspacesSection::WorkspacesSection(WorkspacesModel &model, QWidget *parent)
     follow(m_model, &WorkspacesModel::changed, &WorkspacesModel::workspaces, &WorkspacesSection::addWorkspaceCard);
 }
 
+namespace {
+// A scratch folder by the sandboxes that use it, not by its ws_ id (for sight and screen readers).
+QString scratchName(const WorkspaceRow &row)
+{
+    if (row.sandboxes.isEmpty())
+        return QStringLiteral("an unused scratch folder");
+    const WorkspaceSandboxRow &first = row.sandboxes.first();
+    const QString name = first.name.isEmpty() ? first.id : first.name;
+    return row.sandboxes.size() == 1 ? QStringLiteral("the scratch folder of %1").arg(name)
+                                     : QStringLiteral("the scratch folder of %1 and %2 more").arg(name).arg(row.sandboxes.size() - 1);
+}
+} // namespace
+
 void WorkspacesSection::addWorkspaceCard(const WorkspaceRow &row)
 {
     const bool managed = row.mode == QLatin1String("managed");
@@ -52,7 +65,7 @@ void WorkspacesSection::addWorkspaceCard(const WorkspaceRow &row)
                                                                                  : QStringLiteral("&Revoke…"),
                                    card);
     revoke->setObjectName(QStringLiteral("revoke:") + row.id);
-    revoke->setAccessibleName(managed ? QStringLiteral("Move workspace %1 to the trash").arg(row.id)
+    revoke->setAccessibleName(managed ? QStringLiteral("Move %1 to the trash").arg(scratchName(row))
                                       : QStringLiteral("Revoke access to %1").arg(row.path));
     revoke->setToolTip(revoke->accessibleName());
     revoke->setEnabled(!busy);
@@ -121,7 +134,7 @@ void WorkspacesSection::askRevoke(const WorkspaceRow &row)
         return;
     const bool managed = row.mode == QLatin1String("managed");
     auto *box = new QMessageBox(QMessageBox::Warning, managed ? QStringLiteral("Move workspace to trash") : QStringLiteral("Revoke access"),
-                                managed ? QStringLiteral("Move workspace %1 to the trash?").arg(row.id)
+                                managed ? QStringLiteral("Move %1 to the trash?").arg(scratchName(row))
                                         : QStringLiteral("Revoke access to %1?").arg(row.path),
                                 QMessageBox::NoButton, this);
     QString info = QStringLiteral("Its sandboxes (%1) are destroyed.").arg(row.sandboxes.size());
