@@ -44,6 +44,14 @@ def project_version():
         return re.search(r"project\(chat2sbx VERSION ([0-9.]+)", f.read()).group(1)
 
 
+def commit():
+    """The commit a run measured, and whether the tree had changes beside it."""
+    def git(*args):
+        return subprocess.run(["git", "-C", HERE, *args], capture_output=True, text=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + (" (with changes)" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def machine():
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
@@ -368,10 +376,12 @@ def bench_sandbox(build, quick):
         bare = loadgen(build, "spawn", "--repeat", repeat, "--label", "bare sbx exec cat",
                        "--", build.sbx, "exec", rt, "cat", path)[0]
         out += [read, bash, bare]
-        for r in (read, bash):
+        # issue 61: read 4 KiB <= 0.4x a bare exec, bash true <= 0.7x
+        for r, goal in ((read, 0.4), (bash, 0.7)):
+            ratio = r["p50_ms"] / bare["p50_ms"]
             out.append({"benchmark": "sandbox_call_ratio", "label": r["label"],
-                        "p50_ratio_vs_bare_exec": round(r["p50_ms"] / bare["p50_ms"], 3),
-                        "goal_met": r["p50_ms"] < bare["p50_ms"]})
+                        "p50_ratio_vs_bare_exec": round(ratio, 3), "goal_ratio": goal,
+                        "goal_met": ratio <= goal})
         log(f"\n  {'what':<22} {'p50 ms':>8} {'p99 ms':>8} {'mean ms':>8}")
         for r in (read, bash, bare):
             log(f"  {r['label']:<22} {r['p50_ms']:>8.3f} {r['p99_ms']:>8.3f} {r['mean_ms']:>8.3f}")
@@ -506,7 +516,7 @@ def bench_scale(build, quick):
                          "sandbox_list", "--repeat", "5" if quick else "20", "--warmup", "2", "--print-result")[0]
         count = len(listed.pop("last_result", {}).get("structuredContent", {}).get("sandboxes", []))
         listed["sandboxes_listed"] = count
-        listed["goal_met"] = count == n and listed["p50_ms"] <= 20   # issue 21: one query, not N+1
+        listed["goal_met"] = count == n and listed["p50_ms"] <= 10   # issue 61 (issue 21: 20 ms)
         create_ms.sort()
         out.append({"benchmark": "scale", "what": f"create {n} sandboxes sequentially (setup)",
                     "seconds": round(create_s, 2), "p50_ms": create_ms[len(create_ms) // 2]})
@@ -528,9 +538,7 @@ def bench_scale(build, quick):
              "reconcile_ms": int(m.group(1)) if m else None, "reattached": int(m.group(2)) if m else None,
              "found_stopped": int(stopped.group(1)) if stopped else None,
              "reconcile_line": m.group(0) if m else None, "settle_before_restart_s": settle_s}
-        # Every record reconciled (re-attached, or found asleep: the fake's auto-stop may have put a VM
-        # whose channel had died to sleep), within 1 s.
-        r["goal_met"] = (r["reattached"] or 0) + (r["found_stopped"] or 0) == n and t_full < 1.0
+        all_reconciled = (r["reattached"] or 0) + (r["found_stopped"] or 0) == n
         # The restart's steps (bench/README.md, "What a restart does"): the sbx ls inside reconcile_ms,
         # timed alone on the same state (median of 3), against the empty start and the whole.
         ls_s = []
@@ -540,7 +548,13 @@ def bench_scale(build, quick):
                            stderr=subprocess.DEVNULL)
             ls_s.append(time.monotonic() - t0)
         r["sbx_ls_ms"] = round(sorted(ls_s)[1] * 1000, 1)
+        # Every record reconciled (re-attached, or found asleep: the fake's auto-stop may have put a VM
+        # whose channel had died to sleep), within the fake's own `sbx ls` time + 0.25 s (issue 61).
+        r["goal_s"] = round(r["sbx_ls_ms"] / 1000 + 0.25, 3)
+        r["goal_met"] = all_reconciled and t_full <= r["goal_s"]
         out.append(r)
+        out.append({"benchmark": "scale", "what": f"a stop with {n} sandboxes settled", "settle_s": settle_s,
+                    "goal_met": settle_s <= 2.0})
         log(f"\n  restart with {n} records: {t_full:.3f} s to /healthz (empty: {t_empty:.3f} s; {settle_s} s to settle "
             f"after the stop); reconcile log: {r['reconcile_line']}")
         log(f"  sandbox_list with {count} sandboxes: p50 {listed['p50_ms']:.1f} ms p99 {listed['p99_ms']:.1f} ms")
@@ -999,14 +1013,16 @@ GOALS = [
      lambda rs: [r for r in rs if r["benchmark"] == "mcp_ratio" and r.get("client", "qt-loadgen") == "qt-loadgen"]),
     ("issue 39: modern (2026-07-28) requests within 10% of legacy calls in throughput and p99",
      lambda rs: [r for r in rs if r["benchmark"] in ("mcp_modern_ratio", "mcp_modern")]),
-    ("3. read 4 KiB and bash true p50 < bare sbx exec cat p50",
+    ("3. read 4 KiB p50 <= 0.4x and bash true <= 0.7x a bare sbx exec cat (issue 61)",
      lambda rs: [r for r in rs if r["benchmark"] == "sandbox_call_ratio"]),
-    ("4. sandbox_list with 1,000 sandboxes p50 <= 20 ms",
+    ("4. sandbox_list with 1,000 sandboxes p50 <= 10 ms (issue 61)",
      lambda rs: [r for r in rs if r["benchmark"] == "tool_call" and r.get("label", "").startswith("sandbox_list with")]),
     ("5. idle memory < 40 MB (kept)",
      lambda rs: [r for r in rs if r["benchmark"] == "memory" and r.get("phase") == "idle"]),
-    ("5. restart with 1,000 records < 1 s (kept)",
+    ("5. restart with 1,000 records <= the fake's own sbx ls + 0.25 s (issue 61)",
      lambda rs: [r for r in rs if r["benchmark"] == "scale" and "start_to_healthz_s" in r]),
+    ("5. a stop with 1,000 sandboxes settled <= 2 s (issue 61)",
+     lambda rs: [r for r in rs if r["benchmark"] == "scale" and "settle_s" in r]),
     ("   bash_poll streaming >= 50 MB/s (issue 10)",
      lambda rs: [r for r in rs if r["benchmark"] == "bash_poll_stream"]),
 ]
@@ -1029,7 +1045,7 @@ def markdown(report):
     """Markdown tables of a results file (for README.md)."""
     rs = report["results"]
     m = report["machine"]
-    lines = [f"Run {m['time_utc']}, {m['cores']} cores, load average at start {m['loadavg']}, "
+    lines = [f"Run {m['time_utc']} of commit {report.get('commit', 'unknown')}, {m['cores']} cores, load average at start {m['loadavg']}, "
              f"at end {report.get('machine_end', {}).get('loadavg')}{' (--quick)' if report.get('quick') else ''}.", ""]
     loads = [r for r in rs if r["benchmark"] == "mcp_load"]
     if loads:
@@ -1113,7 +1129,7 @@ def main():
         return
     build = Build(a.build)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    report = {"machine": machine(), "uname": os.uname().release, "quick": a.quick, "results": []}
+    report = {"machine": machine(), "commit": commit(), "uname": os.uname().release, "quick": a.quick, "results": []}
     names = list(BENCHES) if a.which == "all" else a.which.split(",")
     for n in names:
         if n not in BENCHES:
@@ -1131,9 +1147,15 @@ def main():
             print(json.dumps(r), flush=True)
         report["results"] += rs
     report["machine_end"] = machine()
-    log(f"\n=== goals (load average at start {report['machine']['loadavg']}, at end {report['machine_end']['loadavg']})")
-    for name, verdict in goal_summary(report["results"]):
-        log(f"  {verdict:<13} {name}")
+    log(f"\n=== goals of commit {report['commit']} (load average at start {report['machine']['loadavg']}, "
+        f"at end {report['machine_end']['loadavg']})")
+    summary = goal_summary(report["results"])
+    for name, verdict in summary:
+        log(f"  {'>>> MISSED <<<' if verdict == 'MISSED' else verdict:<14} {name}")
+    missed = [name.strip() for name, verdict in summary if verdict == "MISSED"]
+    if missed:
+        log(f"\n*** {len(missed)} goal{'s' if len(missed) > 1 else ''} MISSED by commit {report['commit']}: "
+            + "; ".join(missed) + " ***")
     if a.out:
         with open(a.out, "w") as f:
             json.dump(report, f, indent=1)
