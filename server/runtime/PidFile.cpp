@@ -38,9 +38,12 @@ bool PidFile::heldByCommand(const QString &path)
     QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
     if (!cmdline.open(QIODevice::ReadOnly))
         return false;
+    // The command word may follow global options (`chat2sbx --json serve`): any word of the line.
     const QList<QByteArray> argv = cmdline.read(4096).split('\0');
-    const QByteArray verb = argv.value(1);
-    return !verb.isEmpty() && verb != "serve" && verb != "tray";
+    for (qsizetype i = 1; i < argv.size(); ++i)
+        if (argv.at(i) == "serve" || argv.at(i) == "tray")
+            return false;
+    return argv.size() > 1;
 }
 
 bool PidFile::acquire(QString &error)
