@@ -169,10 +169,10 @@ void Controller::takeLock()
     QString journalError;
     if (!m_services.db->writeAuditRowsAhead(journalError))
         qCWarning(lcController).noquote() << "audit rows are written straight to the database:" << journalError;
-    // Notice CLI decisions (data_version poll) and sweep managed workspaces hourly.
-    m_services.approvals->startWatching();
-    m_services.network->startWatching();
-    m_services.exportApprovals->startWatching();
+    // Requests pending from before count as announced; managed workspaces are swept hourly.
+    m_services.approvals->start();
+    m_services.network->start();
+    m_services.exportApprovals->start();
     m_services.checkpoints->reconcile();   // what a crash left half-saved goes, before any tool call
     m_services.retention->start();
     m_auditRetention = std::make_unique<AuditRetention>(*m_services.db, m_clock, m_config.auditRetentionDays,
@@ -275,8 +275,6 @@ void Controller::stop()
         m_services.sleep->stop();
         m_services.sandboxes->reconciler().shutdown();
         m_services.sbxHealth->stop();
-        m_services.approvals->stopWatching();
-        m_services.network->stopWatching();
         m_services.retention->stop();
         if (m_auditRetention)
             m_auditRetention->stop();

@@ -98,9 +98,4 @@ int ApprovalRepository::decide(const QString &id, ApprovalState state, qint64 de
     return q.numRowsAffected() > 0 ? 1 : 0;
 }
 
-qint64 ApprovalRepository::externalChangeCounter() const
-{
-    return m_db.externalChangeCounter();
-}
-
 } // namespace chat2sbx

@@ -26,9 +26,6 @@ public:
     int decide(const QString &id, ApprovalState state, qint64 decidedAt, const QString &decidedBy,
                const QString &workspaceId, QString &error);
 
-    // SQLite's PRAGMA data_version for this connection: it changes whenever another connection
-    // (another process such as the CLI) commits to the database. -1 on error.
-    qint64 externalChangeCounter() const;
 
 private:
     // Outlives this: a repository is a member or a local of the database's user.

@@ -368,13 +368,4 @@ bool Database::migrateLocked(QString &error)
     return true;
 }
 
-qint64 Database::externalChangeCounter()
-{
-    NoWaitScope noWait(*this);
-    QSqlQuery q(m_db);
-    if (q.exec(QStringLiteral("PRAGMA data_version")) && q.next())
-        return q.value(0).toLongLong();
-    return -1;
-}
-
 } // namespace chat2sbx

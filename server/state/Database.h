@@ -53,10 +53,6 @@ public:
     // folds in what a previous server left there. False with an error: rows go straight to the table.
     bool writeAuditRowsAhead(QString &error);
     AuditJournal *auditJournal() const { return m_auditJournal.get(); }
-    // SQLite's PRAGMA data_version for this connection: it changes whenever another connection (the
-    // CLI) commits. Polled every second: when another process holds the database this skips the
-    // round (-1) rather than wait. -1 on error.
-    qint64 externalChangeCounter();
     // A transaction is open on this connection (SQLite is not in autocommit mode).
     bool inTransaction() const;
     // Counts the statements this connection runs from now on (SQLite's statement trace): what tests

@@ -142,9 +142,4 @@ bool ExportRequestRepository::closeAllOf(const QString &sandboxId, QString &erro
                      {sandboxId}, error, QStringLiteral("cannot close the export requests: %1"));
 }
 
-qint64 ExportRequestRepository::externalChangeCounter() const
-{
-    return m_db.externalChangeCounter();
-}
-
 } // namespace chat2sbx

@@ -29,8 +29,6 @@ public:
     // Requests of a destroyed sandbox: pending ones are closed, nothing waits for them any more.
     bool closeAllOf(const QString &sandboxId, QString &error);
 
-    // SQLite's PRAGMA data_version for this connection (changes when another process commits). -1 on error.
-    qint64 externalChangeCounter() const;
 
 private:
     Database &m_db;

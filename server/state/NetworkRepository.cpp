@@ -131,9 +131,4 @@ bool NetworkRepository::removeRulesOfRequest(const QString &requestId, QString &
                      QStringLiteral("cannot forget the network rules: %1"));
 }
 
-qint64 NetworkRepository::externalChangeCounter() const
-{
-    return m_db.externalChangeCounter();
-}
-
 } // namespace chat2sbx

@@ -25,8 +25,6 @@ public:
     bool removeRule(qint64 id, QString &error);
     bool removeRulesOfRequest(const QString &requestId, QString &error);
 
-    qint64 externalChangeCounter() const;
-
 private:
     Database &m_db;
 };

@@ -52,7 +52,6 @@ ToolDefinition networkRequestDefinition()
 
 void runNetworkRequest(const ToolCall &call, NetworkAccess &network)
 {
-    network.checkForExternalChanges();
     ToolArgs args(call.arguments);
     QString sandboxId, reason;
     if (!args.sandboxId(sandboxId) || !args.string(QStringLiteral("reason"), reason, kMaxNetworkReasonChars * 4,

@@ -3,7 +3,6 @@
 #include "mcp/ToolRegistry.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "tools/ToolArgs.h"
-#include "workspace/ApprovalService.h"
 #include "workspace/WorkspaceService.h"
 
 #include <QJsonArray>
@@ -42,9 +41,8 @@ ToolDefinition workspaceListDefinition()
     return d;
 }
 
-void runWorkspaceList(const ToolCall &call, WorkspaceService &workspaces, ApprovalService &approvals)
+void runWorkspaceList(const ToolCall &call, WorkspaceService &workspaces)
 {
-    approvals.checkForExternalChanges();
     QJsonArray items;
     for (const WorkspaceOverview &o : workspaces.overview())
         items.append(workspaceJson(o));
@@ -53,10 +51,10 @@ void runWorkspaceList(const ToolCall &call, WorkspaceService &workspaces, Approv
 
 } // namespace
 
-void addWorkspaceListTool(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals)
+void addWorkspaceListTool(ToolRegistry &registry, WorkspaceService &workspaces)
 {
     registry.add(workspaceListDefinition(),
-                 [&workspaces, &approvals](const ToolCall &call) { runWorkspaceList(call, workspaces, approvals); });
+                 [&workspaces](const ToolCall &call) { runWorkspaceList(call, workspaces); });
 }
 
 } // namespace chat2sbx

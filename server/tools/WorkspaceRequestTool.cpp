@@ -56,7 +56,6 @@ ToolDefinition workspaceRequestDefinition()
 
 void runWorkspaceRequest(const ToolCall &call, WorkspaceService &workspaces, ApprovalService &approvals)
 {
-    approvals.checkForExternalChanges();
     ToolArgs args(call.arguments);
     QString path, modeName, reason;
     // PathPolicy::kMaxPathBytes counts bytes, the schema's maxLength characters: ToolArgs checks the bytes.

@@ -4,7 +4,7 @@ namespace chat2sbx {
 
 void registerWorkspaceTools(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals)
 {
-    addWorkspaceListTool(registry, workspaces, approvals);
+    addWorkspaceListTool(registry, workspaces);
     addWorkspaceRequestTool(registry, workspaces, approvals);
 }
 

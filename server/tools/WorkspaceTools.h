@@ -11,7 +11,7 @@ class WorkspaceService;
 void registerWorkspaceTools(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals);
 
 // The family's tools, one file each (<Name>Tool.cpp: definition and handler).
-void addWorkspaceListTool(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals);
+void addWorkspaceListTool(ToolRegistry &registry, WorkspaceService &workspaces);
 void addWorkspaceRequestTool(ToolRegistry &registry, WorkspaceService &workspaces, ApprovalService &approvals);
 
 } // namespace chat2sbx

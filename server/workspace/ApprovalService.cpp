@@ -13,7 +13,6 @@ namespace chat2sbx {
 ApprovalService::ApprovalService(WorkspaceService &workspaces, Database &db, Clock &clock, QObject *parent)
     : QObject(parent), m_workspaces(workspaces), m_clock(clock), m_repo(db)
 {
-    connect(&m_watch, &QTimer::timeout, this, [this] { checkForExternalChanges(); });
 }
 
 ApprovalService::RequestOutcome ApprovalService::request(const QString &hostPath, WorkspaceMode mode, const QString &reason,
@@ -179,17 +178,10 @@ QList<Approval> ApprovalService::list() const
     return m_repo.list(false);
 }
 
-void ApprovalService::startWatching(int intervalMs)
+void ApprovalService::start()
 {
     rememberSnapshot();
     markSeenAsAnnounced();
-    m_lastCounter = m_repo.externalChangeCounter();
-    m_watch.start(intervalMs);
-}
-
-void ApprovalService::stopWatching()
-{
-    m_watch.stop();
 }
 
 void ApprovalService::rememberSnapshot()
@@ -220,32 +212,6 @@ void ApprovalService::announce(const QString &id)
         return;
     m_announced.insert(id);
     emit approvalRequested(id);
-}
-
-bool ApprovalService::checkForExternalChanges()
-{
-    const qint64 counter = m_repo.externalChangeCounter();
-    if (counter < 0 || counter == m_lastCounter)
-        return false;
-    if (m_lastCounter < 0) {
-        // First look: this is the baseline, not a change.
-        m_lastCounter = counter;
-        rememberSnapshot();
-        markSeenAsAnnounced();
-        return false;
-    }
-    m_lastCounter = counter;
-    const QHash<QString, ApprovalState> before = m_snapshot;
-    rememberSnapshot();
-    m_workspaces.notifyChanged();
-    if (before == m_snapshot)
-        return true;
-    for (auto it = m_snapshot.cbegin(); it != m_snapshot.cend(); ++it) {
-        if (it.value() == ApprovalState::Pending)
-            announce(it.key());
-    }
-    emit approvalsChanged();
-    return true;
 }
 
 } // namespace chat2sbx

@@ -7,7 +7,6 @@
 #include <QHash>
 #include <QObject>
 #include <QSet>
-#include <QTimer>
 
 #include <optional>
 
@@ -24,10 +23,10 @@ class WorkspaceService;
 // Public API for the tray:
 //   pending() / list() / find()            what to show
 //   approve(id, "tray") / reject(id, "tray") the buttons; errors are one readable sentence
-//   approvalsChanged()                      re-read the list (also fires for CLI decisions)
+//   approvalsChanged()                      re-read the list (CLI decisions too: the server makes them)
 //   approvalRequested(id)                   a new request arrived: e.g. show a notification
-// Decisions made by another process (the CLI writes the same SQLite file) are noticed by a cheap
-// poll of SQLite's data_version once startWatching() has been called.
+// While a server runs it is the only process that writes approvals (the CLI's verbs are requests on
+// its control channel), so nothing is polled.
 class ApprovalService : public QObject {
     Q_OBJECT
 public:
@@ -65,12 +64,9 @@ public:
     QList<Approval> pending() const;
     QList<Approval> list() const;   // every approval, oldest first
 
-    // Polls for changes other processes committed (default every second); emits approvalsChanged
-    // (and WorkspaceService::workspacesChanged) when there are any.
-    void startWatching(int intervalMs = 1000);
-    void stopWatching();
-    // One poll, for tests and for callers that want fresh state now. Returns true if something changed.
-    bool checkForExternalChanges();
+    // The server's start: requests already pending (from before a restart) count as announced;
+    // the tray shows and notifies them itself.
+    void start();
 
 signals:
     void approvalsChanged();
@@ -87,8 +83,6 @@ private:
     WorkspaceService &m_workspaces;
     Clock &m_clock;
     ApprovalRepository m_repo;
-    QTimer m_watch;
-    qint64 m_lastCounter = -1;
     QHash<QString, ApprovalState> m_snapshot;
     // Pending approvals approvalRequested was emitted for (or that were pending before the watch
     // began); a decided one leaves the set. At most kMaxPending ids are pending at once.

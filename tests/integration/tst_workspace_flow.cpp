@@ -79,7 +79,7 @@ private slots:
         changed.clear();
         const CliResult approve = runCli(env, {"approval", "approve", approvalId});
         QCOMPARE(approve.exitCode, 0);
-        // The running server notices the CLI's decision by itself (data_version poll).
+        // The running server made the CLI's decision itself (on its control channel).
         QVERIFY(waitFor([&] { return changed.count() > 0; }, 10000));
         QCOMPARE(controller.approvals().find(approvalId)->state, ApprovalState::Approved);
 

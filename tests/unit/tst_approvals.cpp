@@ -288,50 +288,6 @@ private slots:
         QVERIFY(m_server->workspaces->checkBeforeUse(*managed, error));
         QVERIFY(QFileInfo(managed->hostPath).isDir());
     }
-
-    void decisionsFromAnotherProcessAreNoticed()
-    {
-        ApprovalService &svc = *m_server->approvals;
-        svc.startWatching(20);
-        const QString id = svc.request(m_root + "/app", WorkspaceMode::Clone).approval.id;
-        QSignalSpy changed(&svc, &ApprovalService::approvalsChanged);
-        QSignalSpy wsChanged(m_server->workspaces.get(), &WorkspaceService::workspacesChanged);
-        QVERIFY(!svc.checkForExternalChanges());   // its own writes are not "external"
-        {
-            Side cli(m_config, Clock::system());
-            QString error;
-            QVERIFY2(cli.approvals->approve(id, "cli", error), qPrintable(error));
-        }
-        QVERIFY(changed.wait(5000));
-        QCOMPARE(changed.count(), 1);
-        QVERIFY(wsChanged.count() >= 1);
-        QCOMPARE(svc.find(id)->state, ApprovalState::Approved);
-        QCOMPARE(svc.request(m_root + "/app", WorkspaceMode::Clone).status, Status::Approved);
-        svc.stopWatching();
-    }
-
-    void requestsFromAnotherProcessAreAnnounced()
-    {
-        ApprovalService &svc = *m_server->approvals;
-        QSignalSpy requested(&svc, &ApprovalService::approvalRequested);
-        svc.startWatching(60'000);   // polled by hand below
-        Side other(m_config, m_clock);
-        const QString id = other.approvals->request(m_root + "/notes", WorkspaceMode::Direct).approval.id;
-        QVERIFY(svc.checkForExternalChanges());
-        QCOMPARE(requested.count(), 1);
-        QCOMPARE(requested.at(0).at(0).toString(), id);
-        QVERIFY(!svc.checkForExternalChanges());
-        // Each approval is announced once, however many later changes the poll sees while it waits.
-        const QString second = other.approvals->request(m_root + "/app", WorkspaceMode::Clone).approval.id;
-        QVERIFY(svc.checkForExternalChanges());
-        QCOMPARE(requested.count(), 2);
-        QCOMPARE(requested.at(1).at(0).toString(), second);
-        QString error;
-        QVERIFY2(other.approvals->reject(second, "cli", error), qPrintable(error));
-        QVERIFY(svc.checkForExternalChanges());
-        QCOMPARE(requested.count(), 2);
-        svc.stopWatching();
-    }
 };
 
 QTEST_GUILESS_MAIN(TestApprovals)

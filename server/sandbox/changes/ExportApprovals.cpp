@@ -8,7 +8,6 @@ namespace chat2sbx {
 ExportApprovals::ExportApprovals(Database &db, Clock &clock, QObject *parent)
     : QObject(parent), m_clock(clock), m_repo(db)
 {
-    connect(&m_watch, &QTimer::timeout, this, [this] { checkForExternalChanges(); });
 }
 
 bool ExportApprovals::covers(const ExportRequest &approved, qint64 size)
@@ -136,35 +135,14 @@ void ExportApprovals::forgetSandboxes(const std::function<bool(const QString &)>
         changedHere();
 }
 
-void ExportApprovals::startWatching(int intervalMs)
+void ExportApprovals::start()
 {
     for (const ExportRequest &r : m_repo.list(true))
         m_knownPending.insert(r.id);
-    m_lastCounter = m_repo.externalChangeCounter();
-    m_watch.start(intervalMs);
-}
-
-bool ExportApprovals::checkForExternalChanges()
-{
-    const qint64 counter = m_repo.externalChangeCounter();
-    if (counter < 0 || counter == m_lastCounter)
-        return false;
-    m_lastCounter = counter;
-    QSet<QString> pendingNow;
-    for (const ExportRequest &r : m_repo.list(true))
-        pendingNow.insert(r.id);
-    const QSet<QString> before = std::exchange(m_knownPending, pendingNow);
-    for (const QString &id : pendingNow)
-        if (!before.contains(id))
-            emit exportRequested(id);
-    if (before != pendingNow)
-        emit requestsChanged();
-    return true;
 }
 
 void ExportApprovals::changedHere()
 {
-    // This connection's own commits do not move data_version: only the CLI's are seen by the poll.
     emit requestsChanged();
 }
 

@@ -5,7 +5,6 @@
 
 #include <QObject>
 #include <QSet>
-#include <QTimer>
 
 #include <functional>
 #include <optional>
@@ -18,9 +17,9 @@ class Database;
 // Exports that wait for the user (exportNeedsApproval; a file over a budget with exportOverBudget
 // "ask"). FileExport asks pass() before it copies; the user decides in the tray, from a
 // notification or with `chat2sbx approval approve|reject <exp_…>`; the agent's next export_file of
-// the same path learns the decision. Like a folder request: nothing is decided by a timeout, every
-// change is committed before a method returns or a signal is emitted, and decisions the CLI commits
-// are noticed by a poll of SQLite's data_version once startWatching() has been called.
+// the same path learns the decision. Like a folder request: nothing is decided by a timeout, and
+// every change is committed before a method returns or a signal is emitted (the CLI's decisions are
+// made by the server on its control channel: nothing is polled).
 class ExportApprovals : public QObject {
     Q_OBJECT
 public:
@@ -54,8 +53,8 @@ public:
     // Closes the requests of sandboxes `isGone` names (destroyed): nothing waits for them any more.
     void forgetSandboxes(const std::function<bool(const QString &sandboxId)> &isGone);
 
-    void startWatching(int intervalMs = 1000);
-    bool checkForExternalChanges();
+    // The server's start: the requests already pending count as announced.
+    void start();
 
 signals:
     void requestsChanged();
@@ -67,8 +66,6 @@ private:
 
     Clock &m_clock;
     ExportRequestRepository m_repo;
-    QTimer m_watch;
-    qint64 m_lastCounter = -1;
     QSet<QString> m_knownPending;
 };
 

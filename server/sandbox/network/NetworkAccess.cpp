@@ -41,7 +41,6 @@ bool alreadyRemoved(const SbxResult &r)
 NetworkAccess::NetworkAccess(Database &db, SandboxService &sandboxes, SbxDriver &sbx, Clock &clock, QObject *parent)
     : QObject(parent), m_db(db), m_sandboxes(sandboxes), m_sbx(sbx), m_clock(clock), m_repo(db)
 {
-    connect(&m_watch, &QTimer::timeout, this, [this] { checkForExternalChanges(); });
     connect(&m_sandboxes, &SandboxService::sandboxesChanged, this, &NetworkAccess::sweepRules);
 }
 
@@ -287,31 +286,11 @@ void NetworkAccess::blockedHosts(const QString &sandboxId,
     });
 }
 
-void NetworkAccess::startWatching(int intervalMs)
+void NetworkAccess::start()
 {
     for (const NetworkRequest &r : m_repo.list(true))
         m_knownPending.insert(r.id);
-    m_lastCounter = m_repo.externalChangeCounter();
-    m_watch.start(intervalMs);
     sweepRules();
-}
-
-bool NetworkAccess::checkForExternalChanges()
-{
-    const qint64 counter = m_repo.externalChangeCounter();
-    if (counter < 0 || counter == m_lastCounter)
-        return false;
-    m_lastCounter = counter;
-    QSet<QString> now;
-    for (const NetworkRequest &r : m_repo.list(true)) {
-        now.insert(r.id);
-        if (!m_knownPending.contains(r.id))
-            emit requested(r.id);
-    }
-    m_knownPending = now;
-    sweepRules();
-    emit changed();
-    return true;
 }
 
 void NetworkAccess::audit(const QString &what, const QString &sandboxId, const QString &summary, const QString &outcome,

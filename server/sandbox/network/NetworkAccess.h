@@ -6,7 +6,6 @@
 
 #include <QObject>
 #include <QSet>
-#include <QTimer>
 
 #include <functional>
 #include <optional>
@@ -65,13 +64,13 @@ public:
     // The sandbox's recently blocked hosts from `sbx policy log <rt> --json` (newest first, unique).
     void blockedHosts(const QString &sandboxId, std::function<void(const QStringList &hosts, const QString &error)> done);
 
-    // Removes the rules of sandboxes that are destroyed or gone. Runs at start, whenever the
-    // sandboxes change, and on every poll.
+    // Removes the rules of sandboxes that are destroyed or gone. Runs at start and whenever the
+    // sandboxes change.
     void sweepRules();
 
-    void startWatching(int intervalMs = 1000);
-    void stopWatching() { m_watch.stop(); }
-    bool checkForExternalChanges();
+    // The server's start: the requests already pending count as announced, and the rules of
+    // sandboxes gone meanwhile go. (The CLI's decisions are the server's own: nothing is polled.)
+    void start();
 
 signals:
     void changed();
@@ -89,8 +88,6 @@ private:
     SbxDriver &m_sbx;
     Clock &m_clock;
     NetworkRepository m_repo;
-    QTimer m_watch;
-    qint64 m_lastCounter = -1;
     QSet<QString> m_knownPending;
     QSet<qint64> m_removing;
 };
