@@ -71,6 +71,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     m_menuHead = new TrayMenuHead(*m_menu, open, approvals, sandboxes, status, this);
     connect(m_menuHead, &TrayMenuHead::openRequested, this, &TrayApp::openPopup);
     connect(m_menuHead, &TrayMenuHead::failed, this, &TrayApp::reportError);
+    connect(m_menuHead, &TrayMenuHead::rebuilt, this, &TrayApp::refreshItemSummary);
     if (sni::StatusNotifierItem::hostAvailable()) {
         m_sni = new sni::StatusNotifierItem(QStringLiteral("chat2sbx"), *m_menu, QDBusConnection::sessionBus(), this);
         m_sni->setTitle(QStringLiteral("chat2sbx"));
@@ -105,6 +106,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     m_noticeWindow.setInterval(kApprovalNoticeWindowMs);
     connect(&m_noticeWindow, &QTimer::timeout, this, &TrayApp::endApprovalNoticeWindow);
     refreshIcon();
+    refreshItemSummary();
 }
 
 TrayApp::~TrayApp()
@@ -165,7 +167,6 @@ void TrayApp::refreshIcon()
     const StatusInfo s = m_status.status();
     const TrayState state = trayStateOf(s);
     const int pending = static_cast<int>(m_approvals.pending().size());
-    const int waiting = m_menuHead->waiting();
     const bool iconChanged = state != m_state || (pending > 0) != (m_pending > 0) || m_tray->icon().isNull();
     if (iconChanged)
         m_tray->setIcon(ui::trayIcon(state, pending));
@@ -175,16 +176,22 @@ void TrayApp::refreshIcon()
             m_sni->setIcon(trayIconName(state, false), ui::trayIcon(state, 0));
             m_sni->setAttentionIcon(trayIconName(state, true), ui::trayIcon(state, 1));
         }
-        // NeedsAttention for as long as anything waits, network requests included.
-        m_sni->setNeedsAttention(waiting > 0);
-        QString body = m_menuHead->statusLine();
-        const QString details = trayToolTip(s, 0).section(QLatin1Char('\n'), 1);
-        if (!details.isEmpty())
-            body += QLatin1Char('\n') + details;
-        m_sni->setToolTip(QStringLiteral("chat2sbx"), body);
     }
     m_state = state;
     m_pending = pending;
+}
+
+void TrayApp::refreshItemSummary()
+{
+    if (!m_sni)
+        return;
+    // NeedsAttention for as long as anything waits, network requests included.
+    m_sni->setNeedsAttention(m_menuHead->waiting() > 0);
+    QString body = m_menuHead->statusLine();
+    const QString details = trayToolTip(m_status.status(), 0).section(QLatin1Char('\n'), 1);
+    if (!details.isEmpty())
+        body += QLatin1Char('\n') + details;
+    m_sni->setToolTip(QStringLiteral("chat2sbx"), body);
 }
 
 void TrayApp::showNotice(const QString &title, const QString &body, bool warning, int timeoutMs)
@@ -263,9 +270,7 @@ void TrayApp::addNetwork(NetworkModel &network)
         showNotice(QStringLiteral("chat2sbx: network access requested"), body, false, 30000);
         emit notified(QStringLiteral("chat2sbx: network access requested"), body);
     });
-    m_network = &network;
     m_menuHead->addNetwork(network);
-    connect(&network, &NetworkModel::changed, this, &TrayApp::refreshIcon);
     connect(m_tray, &QSystemTrayIcon::activated, &network, [&network] { network.refreshBlocked(); });
     if (m_sni)
         connect(m_sni, &sni::StatusNotifierItem::activated, &network, [&network] { network.refreshBlocked(); });

@@ -81,6 +81,8 @@ signals:
 
 private:
     void refreshIcon();
+    // The item's attention and tooltip, from the menu's last rebuild (one read of the models).
+    void refreshItemSummary();
     void togglePopup();
     // A message on the desktop: its notification server where there is one, else Qt's balloon.
     void showNotice(const QString &title, const QString &body, bool warning, int timeoutMs);
@@ -103,7 +105,6 @@ private:
     QMenu *m_menu = nullptr;
     TrayMenuHead *m_menuHead = nullptr;
     sni::StatusNotifierItem *m_sni = nullptr;
-    NetworkModel *m_network = nullptr;
     PopupWindow *m_popup = nullptr;
     QAction *m_autostart = nullptr;
     TrayState m_state = TrayState::Stopped;

@@ -53,19 +53,6 @@ void TrayMenuHead::addNetwork(NetworkModel &network)
     rebuild();
 }
 
-int TrayMenuHead::waiting() const
-{
-    return static_cast<int>(m_approvals.pending().size() + (m_network ? m_network->pending().size() : 0));
-}
-
-QString TrayMenuHead::statusLine() const
-{
-    int running = 0;
-    for (const SandboxRow &row : m_sandboxes.sandboxes())
-        running += row.state == QLatin1String("running") ? 1 : 0;
-    return trayStatusLine(m_status.status(), waiting(), running);
-}
-
 void TrayMenuHead::scheduleRebuild()
 {
     if (!m_rebuild.isActive())
@@ -92,14 +79,21 @@ void TrayMenuHead::rebuild()
     }
     m_built.clear();
 
-    auto *line = new QAction(oneLine(statusLine()), &m_menu);
+    // The models are read once a rebuild; the summary the tray item shows comes from the same read.
+    const QList<ApprovalRow> approvals = m_approvals.pending();
+    const QList<NetworkRequestRow> network = m_network ? m_network->pending() : QList<NetworkRequestRow>{};
+    int running = 0;
+    for (const SandboxRow &row : m_sandboxes.sandboxes())
+        running += row.state == QLatin1String("running") ? 1 : 0;
+    m_waiting = static_cast<int>(approvals.size() + network.size());
+    m_statusLine = trayStatusLine(m_status.status(), m_waiting, running);
+
+    auto *line = new QAction(oneLine(m_statusLine), &m_menu);
     line->setObjectName(QStringLiteral("statusLine"));
     line->setEnabled(false);
     addBefore(line);
 
     int listed = 0;
-    const QList<ApprovalRow> approvals = m_approvals.pending();
-    const QList<NetworkRequestRow> network = m_network ? m_network->pending() : QList<NetworkRequestRow>{};
     for (const ApprovalRow &row : approvals)
         if (listed++ < kMaxListed)
             addApproval(row);
@@ -115,6 +109,7 @@ void TrayMenuHead::rebuild()
     auto *separator = new QAction(&m_menu);
     separator->setSeparator(true);
     addBefore(separator);
+    emit rebuilt();
 }
 
 QMenu *TrayMenuHead::addRequestMenu(const QString &title, const QString &accessibleName)

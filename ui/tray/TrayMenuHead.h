@@ -22,14 +22,17 @@ public:
     TrayMenuHead(QMenu &menu, QAction *before, ApprovalsModel &approvals, SandboxesModel &sandboxes,
                  StatusModel &status, QObject *parent = nullptr);
     void addNetwork(NetworkModel &network);
-    // What waits for the user: folder and file requests, then network requests.
-    int waiting() const;
-    QString statusLine() const;
+    // As of the last rebuild: what waits for the user (folder, file and network requests) and the
+    // status line.
+    int waiting() const { return m_waiting; }
+    QString statusLine() const { return m_statusLine; }
     // At most this many requests are listed; the rest are "N more in chat2sbx…".
     static constexpr int kMaxListed = 6;
 
 signals:
     void openRequested();
+    // The menu was built again; waiting() and statusLine() are current.
+    void rebuilt();
     void failed(const QString &error);
 
 private:
@@ -47,6 +50,8 @@ private:
     StatusModel &m_status;
     NetworkModel *m_network = nullptr;
     QList<QAction *> m_built;   // the actions of the last rebuild, removed by the next
+    int m_waiting = 0;
+    QString m_statusLine;
     QTimer m_rebuild;
 };
 
