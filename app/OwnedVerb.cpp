@@ -46,7 +46,6 @@ Sent sendToServer(const CommandContext &ctx, const QString &name, const QString 
 {
     QLocalSocket socket;
     QByteArray received;
-    Sent outcome = Sent::NoServer;
     bool connected = false;
     QTimer deadline;
     deadline.setSingleShot(true);
@@ -89,8 +88,7 @@ Sent sendToServer(const CommandContext &ctx, const QString &name, const QString 
     writeRaw(r.value(QStringLiteral("stdout")).toString(), stdout);
     writeRaw(r.value(QStringLiteral("stderr")).toString(), stderr);
     code = r.value(QStringLiteral("exit")).toInt(1);
-    outcome = Sent::Answered;
-    return outcome;
+    return Sent::Answered;
 }
 
 // No server: this process holds the lock (a server starting meanwhile waits) and acts itself.

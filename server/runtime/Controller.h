@@ -92,7 +92,8 @@ public:
     Services &services() { return m_services; }
     // Answers the CLI's requests on the control channel (runtime/ControlChannel), which listens while
     // the server runs; set before start().
-    void setControlHandler(std::function<void(const QJsonObject &, std::function<void(const QJsonObject &)>)> handler)
+    using ControlHandler = std::function<void(const QJsonObject &request, std::function<void(const QJsonObject &reply)> reply)>;
+    void setControlHandler(ControlHandler handler)
     {
         m_controlHandler = std::move(handler);
     }
@@ -145,7 +146,7 @@ private:
     QElapsedTimer m_lockWait;
     bool m_waitedForCommand = false;
     std::unique_ptr<ControlChannel> m_control;
-    std::function<void(const QJsonObject &, std::function<void(const QJsonObject &)>)> m_controlHandler;
+    ControlHandler m_controlHandler;
     quint16 m_listeningPort = 0;
     QElapsedTimer m_uptime;
 };

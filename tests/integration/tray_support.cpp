@@ -8,6 +8,11 @@
 #include <QSignalSpy>
 #include <QWidget>
 
+#include <cstdio>
+#include <vector>
+
+#include <unistd.h>
+
 namespace chat2sbx::test {
 
 QString saveScreenshot(QWidget &widget, const QString &name)
@@ -28,24 +33,16 @@ void settleWidgets()
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
 }
 
-bool startController(Controller &controller, QString &error)
+int execInside(const char *sessionScript, const char *what, int argc, char **argv)
 {
-    QSignalSpy started(&controller, &Controller::started);
-    controller.start();
-    if (!started.wait(30000)) {
-        error = QStringLiteral("the controller did not start");
-        return false;
-    }
-    return true;
-}
-
-void stopController(Controller &controller)
-{
-    if (controller.state() == Controller::State::Stopped)
-        return;
-    QSignalSpy stopped(&controller, &Controller::stopped);
-    controller.stop();
-    stopped.wait(15000);
+    const QByteArray script = qgetenv("CHAT2SBX_TEST_SOURCE_DIR") + "/tests/desktop/" + sessionScript;
+    std::vector<char *> args = {const_cast<char *>("bash"), const_cast<char *>(script.constData())};
+    for (int i = 0; i < argc; ++i)
+        args.push_back(argv[i]);
+    args.push_back(nullptr);
+    execvp("bash", args.data());
+    perror(what);
+    return 1;
 }
 
 } // namespace chat2sbx::test

@@ -2,6 +2,7 @@
 
 // For the tray integration tests: one tray session over a real Controller, popup screenshots and
 // settling the widgets between rebuilds.
+#include "ControllerSupport.h"
 #include "McpTestClient.h"
 #include "popup/ApprovalsSection.h"
 #include "popup/PopupWindow.h"
@@ -26,10 +27,9 @@ QString saveScreenshot(QWidget &widget, const QString &name);
 // Lets deleteLater'd cards of a previous rebuild go before widgets are looked up.
 void settleWidgets();
 
-// Starts the controller and waits for it (30 s); false with `error` when it did not start.
-bool startController(Controller &controller, QString &error);
-// Stops a controller that is not stopped and waits for it (15 s).
-void stopController(Controller &controller);
+// For a test that runs on a desktop of its own: runs this test again (argv) inside
+// tests/desktop/<sessionScript>; returns only when that could not start (1, `what` says so).
+int execInside(const char *sessionScript, const char *what, int argc, char **argv);
 
 // One tray session: Controller + service models + TrayApp + an initialized MCP client.
 struct TraySession {

@@ -8,6 +8,7 @@
 // - kill -9 of `chat2sbx serve` while a CLI destroy is in flight: the CLI says so, and the server
 //   started again leaves nothing half-done;
 // - the socket is the user's alone (0600), and another user cannot use it.
+#include "ControllerSupport.h"
 #include "SandboxHarness.h"
 #include "McpTestClient.h"
 
@@ -31,21 +32,6 @@ using namespace chat2sbx;
 using namespace chat2sbx::test;
 
 namespace {
-
-bool startController(Controller &controller)
-{
-    QSignalSpy started(&controller, &Controller::started);
-    QSignalSpy failed(&controller, &Controller::failed);
-    controller.start();
-    return waitFor([&] { return started.count() > 0 || failed.count() > 0; }, 30000) && failed.isEmpty();
-}
-
-void stopController(Controller &controller)
-{
-    QSignalSpy stopped(&controller, &Controller::stopped);
-    controller.stop();
-    waitFor([&] { return stopped.count() > 0; }, 15000);
-}
 
 // A sandbox made through MCP on the server at `url`; its id.
 QString createSandbox(const QString &url)
@@ -84,7 +70,8 @@ private slots:
         env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
         pointFakeSbxAt(env);
         Controller controller(env.config());
-        QVERIFY(startController(controller));
+        QString error;
+        QVERIFY2(startController(controller, error), qPrintable(error));
         // 0600, in the state directory.
         const QFileInfo socket(env.config().controlSocketPath());
         QVERIFY(socket.exists());
@@ -120,7 +107,8 @@ private slots:
         TestEnvironment env;
         pointFakeSbxAt(env);
         Controller controller(env.config());
-        QVERIFY(startController(controller));
+        QString error;
+        QVERIFY2(startController(controller, error), qPrintable(error));
         const QString id = createSandbox(env.mcpUrl());
         QVERIFY(id.startsWith(QLatin1String("sbx_")));
         // A checkpoint job's hold, as CheckpointService takes it.
@@ -156,7 +144,8 @@ private slots:
         TestEnvironment env;
         pointFakeSbxAt(env);
         Controller controller(env.config());
-        QVERIFY(startController(controller));
+        QString error;
+        QVERIFY2(startController(controller, error), qPrintable(error));
         const QString id = createSandbox(env.mcpUrl());
         QVERIFY(id.startsWith(QLatin1String("sbx_")));
         const CliResult made = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("checkpoint"), id, QStringLiteral("--label"),
@@ -178,7 +167,8 @@ private slots:
         QString id;
         {
             Controller controller(env.config());
-            QVERIFY(startController(controller));
+            QString error;
+        QVERIFY2(startController(controller, error), qPrintable(error));
             id = createSandbox(env.mcpUrl());
             QVERIFY(id.startsWith(QLatin1String("sbx_")));
             stopController(controller);
@@ -240,7 +230,8 @@ private slots:
         TestEnvironment env;
         pointFakeSbxAt(env);
         Controller controller(env.config());
-        QVERIFY(startController(controller));
+        QString error;
+        QVERIFY2(startController(controller, error), qPrintable(error));
         // nobody (65534) connects to the socket: refused by the file's mode before any byte.
         const QString script = QStringLiteral("import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect(sys.argv[1])\n"
                                               " s.sendall(b'{\"verb\":\"approval approve\",\"args\":[\"x\"]}\\n')\n print(s.recv(4096).decode())\n"

@@ -245,16 +245,8 @@ private slots:
 // Runs again inside a desktop of its own unless it is in one already.
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("CHAT2SBX_DESKTOP_SESSION")) {
-        const QByteArray script = qgetenv("CHAT2SBX_TEST_SOURCE_DIR") + "/tests/desktop/desktop-session.sh";
-        std::vector<char *> args = {const_cast<char *>("bash"), const_cast<char *>(script.constData())};
-        for (int i = 0; i < argc; ++i)
-            args.push_back(argv[i]);
-        args.push_back(nullptr);
-        execvp("bash", args.data());
-        perror("tray desktop test: bash");
-        return 1;
-    }
+    if (qEnvironmentVariableIsEmpty("CHAT2SBX_DESKTOP_SESSION"))
+        return execInside("desktop-session.sh", "tray desktop test: bash", argc, argv);
     QApplication app(argc, argv);
     QApplication::setQuitOnLastWindowClosed(false);
     TestTrayDesktop test;

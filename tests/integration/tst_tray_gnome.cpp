@@ -268,16 +268,8 @@ private slots:
 // Runs again inside a GNOME Shell of its own unless it is in one already.
 int main(int argc, char **argv)
 {
-    if (qEnvironmentVariableIsEmpty("CHAT2SBX_GNOME_SESSION")) {
-        const QByteArray script = qgetenv("CHAT2SBX_TEST_SOURCE_DIR") + "/tests/desktop/gnome-session.sh";
-        std::vector<char *> args = {const_cast<char *>("bash"), const_cast<char *>(script.constData())};
-        for (int i = 0; i < argc; ++i)
-            args.push_back(argv[i]);
-        args.push_back(nullptr);
-        execvp("bash", args.data());
-        perror("tray gnome test: bash");
-        return 1;
-    }
+    if (qEnvironmentVariableIsEmpty("CHAT2SBX_GNOME_SESSION"))
+        return execInside("gnome-session.sh", "tray gnome test: bash", argc, argv);
     QApplication app(argc, argv);
     QApplication::setQuitOnLastWindowClosed(false);
     TestTrayGnome test;

@@ -10,6 +10,12 @@ namespace {
 const QString kBurstKey = QStringLiteral("requests");
 const QString kApprovalPrefix = QStringLiteral("approval:");
 const QString kNetworkPrefix = QStringLiteral("network:");
+
+// A request's own notification (a folder, file or network request), not a saved file's or a notice.
+bool isRequestKey(const QString &key)
+{
+    return key.startsWith(kApprovalPrefix) || key.startsWith(kNetworkPrefix);
+}
 } // namespace
 
 DecisionNotices::DecisionNotices(DesktopNotifications &notifications, ApprovalsModel &approvals,
@@ -59,7 +65,7 @@ void DecisionNotices::withdrawAll()
     m_gather.stop();
     m_burst.clear();
     for (const QString &key : m_notifications.shownKeys())
-        if (key == kBurstKey || key.startsWith(kApprovalPrefix) || key.startsWith(kNetworkPrefix))
+        if (key == kBurstKey || isRequestKey(key))
             m_notifications.withdraw(key);
 }
 
@@ -144,9 +150,7 @@ void DecisionNotices::withdrawDecided()
 {
     const QSet<QString> pending = pendingKeys();
     for (const QString &key : m_notifications.shownKeys()) {
-        // Only the requests' own: a saved file's or a notice's notification is not a decision.
-        const bool request = key.startsWith(kApprovalPrefix) || key.startsWith(kNetworkPrefix);
-        if (request && !pending.contains(key))
+        if (isRequestKey(key) && !pending.contains(key))
             m_notifications.withdraw(key);
     }
     const qsizetype before = m_burst.size();
