@@ -6,7 +6,6 @@
 
 #include "core/Ids.h"
 #include "runtime/Services.h"
-#include "sandbox/changes/CheckpointForker.h"
 #include "sandbox/changes/CheckpointService.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/CheckpointJson.h"
@@ -24,16 +23,25 @@ QString notesText(const QStringList &notes)
     return notes.isEmpty() ? QString() : QStringLiteral("\nnot kept: ") + notes.join(QStringLiteral("; "));
 }
 
+RunningCommands runningCommandsOf(const CommandContext &ctx)
+{
+    return ctx.isSet(QStringLiteral("end-running-commands")) ? RunningCommands::MayEnd : RunningCommands::Refuse;
+}
+
 void checkpoint(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
     if (ctx.args.size() != 1 || !isWellFormedId(ctx.args.first(), "sbx_"))
         return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox checkpoint <sandbox id> [--label TEXT] [--pin] [--vm-only] [--docker-images A,B] [--end-running-commands]")));
     const bool pin = ctx.isSet(QStringLiteral("pin"));
     CheckpointService *checkpoints = services.checkpoints.get();
+    CheckpointRequest request;
+    request.sandboxId = ctx.args.first();
+    request.label = ctx.value(QStringLiteral("label")).simplified();
+    request.running = runningCommandsOf(ctx);
+    request.scope = ctx.isSet(QStringLiteral("vm-only")) ? CheckpointScope::VmOnly : CheckpointScope::Everything;
+    request.dockerImages = ctx.value(QStringLiteral("docker-images")).split(QLatin1Char(','), Qt::SkipEmptyParts);
     {
-        checkpoints->create(ctx.args.first(), ctx.value(QStringLiteral("label")).simplified(),
-                                ctx.isSet(QStringLiteral("end-running-commands")), nullptr,
-                                [checkpoints, &ctx, pin, done](const CheckpointService::Outcome &o) {
+        checkpoints->create(request, {}, [checkpoints, &ctx, pin, done](const CheckpointOutcome &o) {
             if (!o.ok)
                 return done(ctx.fail(QStringLiteral("no checkpoint was made: %1").arg(o.error)));
             Checkpoint made = o.checkpoint;
@@ -57,7 +65,7 @@ void checkpoint(CommandContext &ctx, Services &services, std::function<void(int)
                                    notesText(o.notes)));
             }
             done(0);
-        }, ctx.isSet(QStringLiteral("vm-only")), ctx.value(QStringLiteral("docker-images")).split(QLatin1Char(','), Qt::SkipEmptyParts));
+        });
     }
 }
 
@@ -66,8 +74,11 @@ void restore(CommandContext &ctx, Services &services, std::function<void(int)> d
     if (ctx.args.size() != 2 || !isWellFormedId(ctx.args.at(0), "sbx_") || !isWellFormedId(ctx.args.at(1), "ckp_"))
         return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox restore <sandbox id> <checkpoint id> [--end-running-commands]")));
     {
-        services.checkpoints->restore(ctx.args.at(0), ctx.args.at(1), ctx.isSet(QStringLiteral("end-running-commands")), nullptr,
-                                 [&ctx, done](const CheckpointService::RestoreOutcome &o) {
+        RestoreRequest request;
+        request.sandboxId = ctx.args.at(0);
+        request.checkpointId = ctx.args.at(1);
+        request.running = runningCommandsOf(ctx);
+        services.checkpoints->restore(request, {}, [&ctx, done](const RestoreOutcome &o) {
             if (!o.ok)
                 return done(ctx.fail(o.error));
             if (ctx.json)
@@ -94,9 +105,12 @@ void fork(CommandContext &ctx, Services &services, std::function<void(int)> done
     if (!images.isEmpty() && !fromSandbox)
         return done(ctx.usage(QStringLiteral("--docker-images goes with a sandbox id: a checkpoint keeps the images it was made with")));
     {
-        services.checkpoints->forker().fork(fromSandbox ? ctx.args.first() : QString(), fromSandbox ? QString() : ctx.args.first(),
-                                       ctx.value(QStringLiteral("name")), ctx.isSet(QStringLiteral("end-running-commands")), nullptr,
-                                       [&ctx, done](const CheckpointForker::Outcome &o) {
+        ForkRequest request;
+        (fromSandbox ? request.sandboxId : request.checkpointId) = ctx.args.first();
+        request.name = ctx.value(QStringLiteral("name"));
+        request.running = runningCommandsOf(ctx);
+        request.dockerImages = images;
+        services.checkpoints->fork(request, {}, [&ctx, done](const ForkOutcome &o) {
             if (!o.ok)
                 return done(ctx.fail(o.error));
             if (ctx.json)
@@ -110,7 +124,7 @@ void fork(CommandContext &ctx, Services &services, std::function<void(int)> done
                               .arg(o.view.record.id, sandboxShortName(o.view), o.checkpoint.sandboxId, o.checkpoint.id)
                               .arg(o.tookMs));
             done(0);
-        }, images);
+        });
     }
 }
 

@@ -127,7 +127,7 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         registerImportFileTool(tools, *sandboxes, *channels, import);
         registerExportFileTool(tools, *sandboxes, *channels, *fileExport);
         // A server killed mid-copy left a hidden staged file in the export folder: gone after an hour.
-        HostExportFile::removeStale(config.exportDir, 60);
+        HostExportFile::removeStale(config.exportDir, 60, clock.nowMs());
         activity = std::make_unique<ActivityMonitor>(*db, *sandboxes, *bashSessions, *channels);
         // Idle sandboxes sleep (VM stopped, files kept) and wake on their next tool call.
         sleep = std::make_unique<SandboxSleep>(*sandboxes, *channels, *bashSessions, *sbx, clock);

@@ -1,5 +1,6 @@
 #include "tunnel/TunnelSupervisor.h"
 
+#include "core/Clock.h"
 #include "tunnel/TunnelClientLaunch.h"
 
 #include <QDateTime>
@@ -45,7 +46,7 @@ bool isFinalReadinessFailure(const QString &body)
            || body.startsWith(QLatin1String("oauth discovery failed"));
 }
 
-qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
+qint64 nowMs() { return Clock::system().nowMs(); }
 
 } // namespace
 

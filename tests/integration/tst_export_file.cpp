@@ -308,7 +308,7 @@ private slots:
         QVERIFY(real.open(QIODevice::ReadWrite));
         QVERIFY(real.setFileTime(QDateTime::currentDateTimeUtc().addSecs(-2 * 3600), QFileDevice::FileModificationTime));
         real.close();
-        QCOMPARE(HostExportFile::removeStale(dir, 60), 1);
+        QCOMPARE(HostExportFile::removeStale(dir, 60, QDateTime::currentMSecsSinceEpoch()), 1);
         QCOMPARE(QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot),
                  QStringList({".new.pdf.chat2sbx-part-3c4d", "old.pdf"}));
     }
@@ -369,7 +369,7 @@ private slots:
         QVERIFY(old.open(QIODevice::ReadWrite));
         QVERIFY(old.setFileTime(QDateTime::currentDateTimeUtc().addSecs(-2 * 3600), QFileDevice::FileModificationTime));
         old.close();
-        QCOMPARE(HostExportFile::removeStale(dir, 60), 1);
+        QCOMPARE(HostExportFile::removeStale(dir, 60, QDateTime::currentMSecsSinceEpoch()), 1);
         QVERIFY(QFile::resize(ws("dist/image.iso"), 3 * 1024 * 1024));
         const CliResult again = runCli(f.env, {QStringLiteral("sandbox"), QStringLiteral("export"), f.id(), QStringLiteral("dist/image.iso")}, 60000);
         QVERIFY2(again.exitCode == 0, again.err.constData());

@@ -17,7 +17,12 @@
 #    SandboxChannel (the long-lived `sbx exec -i`) and TunnelSupervisor (the supervised tunnel-client);
 #  - no file is longer than 600 lines (one clear purpose per file): the C++ of server/, ui/ and app/,
 #    and the scripts and pages (.sh, .html, .js, .mjs, .css) under server/ and resources/;
-#  - none of them names an issue number (they belong in commit trailers).
+#  - none of them names an issue number (they belong in commit trailers);
+#  - shell run in a VM lives in linted files (a room's vm/*.sh, named by inVmScript()): no `sh -c`
+#    or `bash -c` in C++ takes a script written inline, and no raw-string script is embedded;
+#  - every MCP tool is defined in a file of its own, server/tools/<Name>Tool.cpp, one tool each;
+#  - server/ reads the time only through core/Clock (tests move it): no QDateTime::current*,
+#    std::chrono clocks' now() or time().
 # Usage: cmake -DROOT=<tree holding server/> -P check_layering.cmake
 cmake_policy(SET CMP0057 NEW)
 if(NOT ROOT)
@@ -86,6 +91,49 @@ function(check_issue_numbers rel)
   set(violations "${violations}" PARENT_SCOPE)
 endfunction()
 
+# Shell run in a VM is linted (lint.shellcheck) only when it lives in a .sh file: C++ names it with
+# inVmScript() after `sh -c` / `bash -c`, and embeds no raw-string script.
+set(shell_pattern "QStringLiteral\\(\"(ba)?sh\"\\),[ \t]*QStringLiteral\\(\"-l?c\"\\)|R\"(SH|BASH|SCRIPT)\\(")
+function(check_inline_shell rel)
+  file(STRINGS ${ROOT}/${rel} shells REGEX "${shell_pattern}")
+  foreach(line ${shells})
+    if(NOT line MATCHES "inVmScript\\(" OR line MATCHES "R\"(SH|BASH|SCRIPT)\\(")
+      string(STRIP "${line}" line)
+      list(APPEND violations "${rel}: runs shell written inline: in-VM shell lives in a linted vm/*.sh file named by inVmScript() (${line})")
+    endif()
+  endforeach()
+  set(violations "${violations}" PARENT_SCOPE)
+endfunction()
+
+# One MCP tool per server/tools/<Name>Tool.cpp, and none defined elsewhere.
+function(check_tool_definitions rel)
+  if(NOT rel MATCHES "^server/tools/.*\\.cpp$")
+    return()
+  endif()
+  file(STRINGS ${ROOT}/${rel} names REGEX "\\.name[ \t]*=[ \t]*QStringLiteral\\(\"")
+  list(LENGTH names count)
+  if(rel MATCHES "Tool\\.cpp$" AND count GREATER 1)
+    list(APPEND violations "${rel}: defines ${count} tools: one tool per <Name>Tool.cpp")
+  elseif(NOT rel MATCHES "Tool\\.cpp$" AND count GREATER 0)
+    list(APPEND violations "${rel}: defines a tool outside a <Name>Tool.cpp: give it a file of its own")
+  endif()
+  set(violations "${violations}" PARENT_SCOPE)
+endfunction()
+
+# The time in server/ comes from core/Clock (a test's clock moves; the system's does not).
+set(clock_pattern "QDateTime::current|QDate::currentDate|QTime::currentTime|_clock::now|std::time[ \t]*\\(|[^A-Za-z_:.>]time[ \t]*\\((nullptr|NULL|0)\\)|gettimeofday|clock_gettime")
+function(check_clock rel)
+  if(rel MATCHES "^server/core/Clock\\.")
+    return()
+  endif()
+  file(STRINGS ${ROOT}/${rel} reads REGEX "${clock_pattern}")
+  foreach(line ${reads})
+    string(STRIP "${line}" line)
+    list(APPEND violations "${rel}: reads the time outside core/Clock: take a Clock (${line})")
+  endforeach()
+  set(violations "${violations}" PARENT_SCOPE)
+endfunction()
+
 function(check_processes rel)
   list(FIND process_owners "${rel}" owner)
   if(owner EQUAL -1)
@@ -122,6 +170,9 @@ foreach(rel ${sources})
   endif()
   check_length("${rel}")
   check_issue_numbers("${rel}")
+  check_inline_shell("${rel}")
+  check_tool_definitions("${rel}")
+  check_clock("${rel}")
   file(STRINGS ${ROOT}/${rel} includes REGEX "^[ \t]*#[ \t]*include")
   foreach(line ${includes})
     if(line MATCHES "#[ \t]*include[ \t]*\"([A-Za-z_/]+)\\.h\"" AND DEFINED rank_${layer})
@@ -171,6 +222,7 @@ foreach(rel ${front_ends})
   check_length("${rel}")
   check_issue_numbers("${rel}")
   check_processes("${rel}")
+  check_inline_shell("${rel}")
   set(room "")
   if(dir STREQUAL "ui")
     if(rel MATCHES "^ui/([a-z]+)/[^/]+$")

@@ -2,7 +2,6 @@
 
 #include "core/LogText.h"
 
-#include "sandbox/changes/CheckpointForker.h"
 #include "sandbox/changes/CheckpointService.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxNames.h"
@@ -101,7 +100,11 @@ void ServiceSandboxesModel::restore(const QString &sandboxId, const QString &che
     if (!m_checkpoints)
         return done(false, QStringLiteral("checkpoints are not available here"));
     // The tray is the user's own act: commands still running may end (the confirmation said so).
-    m_checkpoints->restore(sandboxId, checkpointId, true, nullptr, [done](const CheckpointService::RestoreOutcome &o) {
+    RestoreRequest request;
+    request.sandboxId = sandboxId;
+    request.checkpointId = checkpointId;
+    request.running = RunningCommands::MayEnd;
+    m_checkpoints->restore(request, {}, [done](const RestoreOutcome &o) {
         done(o.ok, o.ok ? QStringLiteral("back at %1; undo: restore %2").arg(o.restored.id, o.undo.id) : o.error);
     });
 }
@@ -110,7 +113,9 @@ void ServiceSandboxesModel::fork(const QString &checkpointId, ResultCallback don
 {
     if (!m_checkpoints)
         return done(false, QStringLiteral("checkpoints are not available here"));
-    m_checkpoints->forker().fork({}, checkpointId, {}, false, nullptr, [done](const CheckpointForker::Outcome &o) {
+    ForkRequest request;
+    request.checkpointId = checkpointId;
+    m_checkpoints->fork(request, {}, [done](const ForkOutcome &o) {
         done(o.ok, o.ok ? QStringLiteral("forked as %1").arg(sandboxShortName(o.view)) : o.error);
     });
 }

@@ -2,6 +2,8 @@
 
 #include "config/Config.h"
 #include "core/Clock.h"
+#include "sandbox/changes/CheckpointJobs.h"
+#include "sandbox/changes/CheckpointTaker.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
@@ -17,9 +19,9 @@ namespace {
 Q_LOGGING_CATEGORY(lcFork, "chat2sbx.checkpoint")
 } // namespace
 
-CheckpointForker::CheckpointForker(const Config &config, CheckpointService &checkpoints, Database &db, SandboxService &sandboxes,
-                                   WorkspaceCopy &copy, Clock &clock, QObject *parent)
-    : QObject(parent), m_config(config), m_checkpoints(checkpoints), m_repo(db), m_sandboxes(sandboxes), m_copy(copy), m_clock(clock)
+CheckpointForker::CheckpointForker(CheckpointJobs &jobs, CheckpointTaker &taker, QObject *parent)
+    : QObject(parent), m_jobs(jobs), m_taker(taker), m_config(jobs.config()), m_repo(jobs.repo()), m_sandboxes(jobs.sandboxes()),
+      m_copy(jobs.copy()), m_clock(jobs.clock())
 {
 }
 
@@ -30,10 +32,11 @@ QString CheckpointForker::limitError() const
         .arg(m_config.maxActiveSandboxes);
 }
 
-void CheckpointForker::fork(const QString &sandboxId, const QString &checkpointId, const QString &name, bool endRunningCommands,
-                            std::function<void(const Checkpoint &)> started, Done done, const QStringList &dockerImages)
+void CheckpointForker::fork(const ForkRequest &request, CheckpointStarted started, ForkDone done)
 {
-    Outcome refused;
+    const QString &sandboxId = request.sandboxId;
+    const QString &checkpointId = request.checkpointId;
+    ForkOutcome refused;
     if (sandboxId.isEmpty() == checkpointId.isEmpty()) {
         refused.error = QStringLiteral("give either sandbox_id (a checkpoint of it is taken now) or checkpoint_id, not both");
         return done(refused);
@@ -43,10 +46,10 @@ void CheckpointForker::fork(const QString &sandboxId, const QString &checkpointI
         return done(refused);
     }
     const qint64 startedAt = m_clock.nowMs();
-    const QString forkName = name.simplified().left(kMaxNameChars);
+    const QString forkName = request.name.simplified().left(kMaxForkNameChars);
     if (!checkpointId.isEmpty()) {
         const std::optional<Checkpoint> c = m_repo.find(checkpointId);
-        refused.error = CheckpointService::whyNotUsable(c, checkpointId);
+        refused.error = CheckpointJobs::whyNotUsable(c, checkpointId);
         if (!refused.error.isEmpty())
             return done(refused);
         if (started)
@@ -61,32 +64,35 @@ void CheckpointForker::fork(const QString &sandboxId, const QString &checkpointI
         return done(refused);
     }
     QPointer<CheckpointForker> self(this);
-    m_checkpoints.create(
-        sandboxId, forkName.isEmpty() ? QStringLiteral("for a fork") : QStringLiteral("for the fork %1").arg(forkName),
-        endRunningCommands, started,
-        [self, forkName, startedAt, done](const CheckpointService::Outcome &made) {
+    CheckpointRequest checkpoint;
+    checkpoint.sandboxId = sandboxId;
+    checkpoint.label = forkName.isEmpty() ? QStringLiteral("for a fork") : QStringLiteral("for the fork %1").arg(forkName);
+    checkpoint.running = request.running;
+    checkpoint.dockerImages = request.dockerImages;
+    m_taker.take(
+        checkpoint, started,
+        [self, forkName, startedAt, done](const CheckpointOutcome &made) {
             if (!self)
                 return;
             if (!made.ok) {
-                Outcome o;
+                ForkOutcome o;
                 o.error = QStringLiteral("no fork was made: the checkpoint to fork from failed (%1)").arg(made.error);
                 return done(o);
             }
             self->forkFrom(made.checkpoint, true, forkName, startedAt, done);
-        },
-        false, dockerImages);
+        });
 }
 
-void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &name, qint64 startedAt, Done done)
+void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &name, qint64 startedAt, ForkDone done)
 {
     QPointer<CheckpointForker> guard(this);
-    m_checkpoints.markInUse(c.id);   // the budget leaves it alone until the fork is made
-    done = [guard, id = c.id, done](const Outcome &o) {
+    m_jobs.markInUse(c.id);   // the budget leaves it alone until the fork is made
+    done = [guard, id = c.id, done](const ForkOutcome &o) {
         if (guard)
-            guard->m_checkpoints.unmarkInUse(id);
+            guard->m_jobs.unmarkInUse(id);
         done(o);
     };
-    Outcome o;
+    ForkOutcome o;
     o.checkpoint = c;
     o.checkpointMade = made;
     if (!c.cloneState.isEmpty())
@@ -112,7 +118,7 @@ void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &n
         if (!self)
             return;
         // A fork that is not made leaves nothing: its workspace copy and record go again.
-        const auto discard = [self, wsId, done](const Outcome &failed) {
+        const auto discard = [self, wsId, done](const ForkOutcome &failed) {
             if (self)
                 self->discardWorkspace(wsId);
             done(failed);
@@ -124,7 +130,7 @@ void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &n
         SandboxCreateRequest request;
         request.workspaceId = wsId;
         request.templateRef = c.templateRef;
-        self->create(request, c, o, name, startedAt, [discard, done](const Outcome &forked) {
+        self->create(request, c, o, name, startedAt, [discard, done](const ForkOutcome &forked) {
             forked.ok ? done(forked) : discard(forked);
         });
     });
@@ -144,10 +150,10 @@ void CheckpointForker::discardWorkspace(const QString &workspaceId)
     });
 }
 
-void CheckpointForker::forkClone(const Checkpoint &c, Outcome o, const QString &name, qint64 startedAt, Done done)
+void CheckpointForker::forkClone(const Checkpoint &c, ForkOutcome o, const QString &name, qint64 startedAt, ForkDone done)
 {
     const std::optional<SandboxView> parent = m_sandboxes.get(c.sandboxId);
-    CloneCheckpointWork *work = m_checkpoints.cloneWork();
+    CloneCheckpointWork *work = m_jobs.cloneWork();
     if (!parent || !parent->workspace || parent->workspace->mode != WorkspaceMode::Clone || !work
         || !CloneCheckpointWork::holdsState(c.cloneState)) {
         o.error = QStringLiteral("the clone's git state of checkpoint %1 is missing from the host").arg(c.id);
@@ -173,18 +179,18 @@ void CheckpointForker::forkClone(const Checkpoint &c, Outcome o, const QString &
     });
 }
 
-void CheckpointForker::create(const SandboxCreateRequest &made, const Checkpoint &c, Outcome o, const QString &name,
-                              qint64 startedAt, Done done)
+void CheckpointForker::create(const SandboxCreateRequest &made, const Checkpoint &c, ForkOutcome o, const QString &name,
+                              qint64 startedAt, ForkDone done)
 {
     QPointer<CheckpointForker> self(this);
     const bool clone = made.alongside;
     SandboxCreateRequest request = made;
-    if (CheckpointService::needsFill(c)) {
+    if (CheckpointJobs::needsFill(c)) {
         // A clone's work and the images kept go into the fork before it counts as made.
         request.prepare = [self, c](const RunningSandbox &running, std::function<void(bool, const QString &)> prepared) {
             if (!self)
                 return prepared(false, QStringLiteral("chat2sbx is stopping"));
-            self->m_checkpoints.fillNewVm(running, c, std::move(prepared));
+            self->m_jobs.fillNewVm(running, c, std::move(prepared));
         };
     }
     m_sandboxes.create(request, [self, c, o, name, startedAt, done, clone](const SandboxOutcome &created) mutable {

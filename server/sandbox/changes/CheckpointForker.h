@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sandbox/changes/CheckpointService.h"
+#include "sandbox/changes/CheckpointRequests.h"
 #include "sandbox/lifecycle/SandboxOutcome.h"
 #include "state/CheckpointRepository.h"
 
@@ -9,8 +9,9 @@
 namespace chat2sbx {
 
 struct Config;
+class CheckpointJobs;
+class CheckpointTaker;
 class Clock;
-class Database;
 class SandboxService;
 class WorkspaceCopy;
 
@@ -25,40 +26,26 @@ class WorkspaceCopy;
 class CheckpointForker : public QObject {
     Q_OBJECT
 public:
-    CheckpointForker(const Config &config, CheckpointService &checkpoints, Database &db, SandboxService &sandboxes,
-                     WorkspaceCopy &copy, Clock &clock, QObject *parent = nullptr);
+    CheckpointForker(CheckpointJobs &jobs, CheckpointTaker &taker, QObject *parent = nullptr);
 
-    struct Outcome {
-        bool ok = false;
-        QString error;
-        SandboxView view;            // the new sandbox
-        Checkpoint checkpoint;       // what it was made from
-        bool checkpointMade = false; // the checkpoint was taken for this fork
-        qint64 tookMs = 0;
-        QStringList notes;
-    };
-    using Done = std::function<void(const Outcome &)>;
 
-    // Exactly one of sandboxId and checkpointId. `endRunningCommands`: only when a checkpoint is taken.
-    // `dockerImages` (with sandboxId): the sandbox's own Docker images the checkpoint keeps for the fork.
-    void fork(const QString &sandboxId, const QString &checkpointId, const QString &name, bool endRunningCommands,
-              std::function<void(const Checkpoint &)> started, Done done, const QStringList &dockerImages = {});
+    void fork(const ForkRequest &request, CheckpointStarted started, ForkDone done);
 
-    static constexpr int kMaxNameChars = 100;
 
 private:
-    void forkFrom(const Checkpoint &checkpoint, bool made, const QString &name, qint64 startedAt, Done done);
-    void forkClone(const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt, Done done);
+    void forkFrom(const Checkpoint &checkpoint, bool made, const QString &name, qint64 startedAt, ForkDone done);
+    void forkClone(const Checkpoint &checkpoint, ForkOutcome o, const QString &name, qint64 startedAt, ForkDone done);
     // A managed workspace made for a fork that was not made: its record and folder go (unless a
     // failed sandbox record names it: then it goes with that record).
     void discardWorkspace(const QString &workspaceId);
-    void create(const SandboxCreateRequest &made, const Checkpoint &checkpoint, Outcome o, const QString &name, qint64 startedAt,
-                Done done);
+    void create(const SandboxCreateRequest &made, const Checkpoint &checkpoint, ForkOutcome o, const QString &name, qint64 startedAt,
+                ForkDone done);
     QString limitError() const;
 
+    CheckpointJobs &m_jobs;
+    CheckpointTaker &m_taker;
     const Config &m_config;
-    CheckpointService &m_checkpoints;
-    CheckpointRepository m_repo;
+    CheckpointRepository &m_repo;
     SandboxService &m_sandboxes;
     WorkspaceCopy &m_copy;
     Clock &m_clock;

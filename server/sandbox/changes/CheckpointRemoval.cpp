@@ -37,6 +37,24 @@ bool CheckpointRemoval::isTemplateOfLiveSandbox(const QString &checkpointId) con
     return m_repo.isTemplateOfLiveSandbox(checkpointId);
 }
 
+void CheckpointRemoval::removeAsked(const QString &checkpointId, const QSet<QString> &inUse, Done done)
+{
+    const std::optional<Checkpoint> c = m_repo.find(checkpointId);
+    QString refusal;
+    if (!c)
+        refusal = QStringLiteral("unknown checkpoint_id %1").arg(checkpointId);
+    else if (c->state == CheckpointState::Saving)
+        refusal = QStringLiteral("checkpoint %1 is still being saved: delete it once it is ready").arg(c->id);
+    else if (inUse.contains(c->id) || m_repo.pendingRestoreUsing(c->id))
+        refusal = QStringLiteral("checkpoint %1 is being restored or forked right now").arg(c->id);
+    else if (isTemplateOfLiveSandbox(c->id))
+        refusal = QStringLiteral("checkpoint %1 is the template a sandbox still runs from (a fork of it, or one restored to it), "
+                                 "and sbx cannot save that sandbox again without it: destroy that sandbox first").arg(c->id);
+    if (!refusal.isEmpty())
+        return done(false, refusal);
+    remove(*c, std::move(done));
+}
+
 void CheckpointRemoval::remove(const Checkpoint &c, Done done)
 {
     if (m_removing.contains(c.id))

@@ -29,6 +29,9 @@ public:
 
     using Done = std::function<void(bool ok, const QString &error)>;
     void remove(const Checkpoint &checkpoint, Done done);
+    // One asked for by id: refused while it is saving, restored to, forked from (`inUse`) or the
+    // template of a sandbox that still lives.
+    void removeAsked(const QString &checkpointId, const QSet<QString> &inUse, Done done);
     // The checkpoints evicted (their removal runs on); `keep` are never chosen. `overBudget`: when
     // what they leave is still past the budget (pins are never evicted), what to say (how many,
     // which settings, what to do); empty otherwise.

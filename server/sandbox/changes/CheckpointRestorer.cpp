@@ -1,6 +1,8 @@
 #include "sandbox/changes/CheckpointRestorer.h"
 
 #include "core/Clock.h"
+#include "sandbox/changes/CheckpointJobs.h"
+#include "sandbox/changes/CheckpointTaker.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
 #include "sandbox/changes/WorkspaceCopy.h"
 #include "sandbox/lifecycle/SandboxService.h"
@@ -17,9 +19,9 @@ Q_LOGGING_CATEGORY(lcRestore, "chat2sbx.checkpoint")
 const QString kRestoringFor = QStringLiteral("being restored");
 } // namespace
 
-CheckpointRestorer::CheckpointRestorer(CheckpointService &checkpoints, Database &db, SandboxService &sandboxes,
-                                       WorkspaceCopy &copy, Clock &clock, QObject *parent)
-    : QObject(parent), m_checkpoints(checkpoints), m_repo(db), m_sessions(db), m_sandboxes(sandboxes), m_copy(copy), m_clock(clock)
+CheckpointRestorer::CheckpointRestorer(CheckpointJobs &jobs, CheckpointTaker &taker, QObject *parent)
+    : QObject(parent), m_jobs(jobs), m_taker(taker), m_repo(jobs.repo()), m_sandboxes(jobs.sandboxes()), m_copy(jobs.copy()),
+      m_clock(jobs.clock())
 {
 }
 
@@ -28,12 +30,12 @@ QString CheckpointRestorer::refusal(const QString &sandboxId, const std::optiona
     const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
     if (!view || !view->workspace)
         return QStringLiteral("unknown sandbox_id %1").arg(sandboxId);
-    if (const QString why = CheckpointService::whyNotUsable(c, checkpointId); !why.isEmpty())
+    if (const QString why = CheckpointJobs::whyNotUsable(c, checkpointId); !why.isEmpty())
         return why;
     if (c->sandboxId != sandboxId)
         return QStringLiteral("checkpoint %1 is of sandbox %2, not %3: restore it into %2").arg(c->id, c->sandboxId, sandboxId);
     const Workspace &w = *view->workspace;
-    if (w.mode == WorkspaceMode::Clone && (!m_checkpoints.cloneWork() || !CloneCheckpointWork::holdsState(c->cloneState)))
+    if (w.mode == WorkspaceMode::Clone && (!m_jobs.cloneWork() || !CloneCheckpointWork::holdsState(c->cloneState)))
         return QStringLiteral("the clone's git state of checkpoint %1 is missing from the host").arg(c->id);
     if (w.isManaged() && !c->workspaceCopy.isEmpty() && !QFileInfo(c->workspaceCopy).isDir())
         return QStringLiteral("the workspace copy of checkpoint %1 is missing from the host").arg(c->id);
@@ -42,34 +44,35 @@ QString CheckpointRestorer::refusal(const QString &sandboxId, const std::optiona
     return {};
 }
 
-void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
-                                 std::function<void(const Checkpoint &)> started, CheckpointService::RestoreDone done)
+void CheckpointRestorer::restore(const RestoreRequest &request, RestoreStarted started, RestoreDone done)
 {
-    CheckpointService::RestoreOutcome refused;
+    const QString &sandboxId = request.sandboxId;
+    const QString &checkpointId = request.checkpointId;
+    RestoreOutcome refused;
     const std::optional<Checkpoint> target = m_repo.find(checkpointId);
     refused.error = refusal(sandboxId, target, checkpointId);
-    if (refused.error.isEmpty() && !endRunningCommands && m_sessions.hasRunning(sandboxId))
+    if (refused.error.isEmpty() && request.running == RunningCommands::Refuse && m_jobs.sessions().hasRunning(sandboxId))
         refused.error = QStringLiteral("commands still run in sandbox %1 (bash_list shows them); a restore stops the sandbox and "
                                        "ends them: wait for them, or call again with end_running_commands: true").arg(sandboxId);
     if (!refused.error.isEmpty())
         return done(refused);
     QPointer<CheckpointRestorer> self(this);
-    m_checkpoints.markInUse(checkpointId);   // the budget leaves it alone until the restore ends
-    done = [self, checkpointId, done](const CheckpointService::RestoreOutcome &o) {
+    m_jobs.markInUse(checkpointId);   // the budget leaves it alone until the restore ends
+    done = [self, checkpointId, done](const RestoreOutcome &o) {
         if (self)
-            self->m_checkpoints.unmarkInUse(checkpointId);
+            self->m_jobs.unmarkInUse(checkpointId);
         done(o);
     };
     if (target->cloneState.isEmpty())
         return begin(sandboxId, *target, std::move(started), std::move(done));
     // A clone's saved work builds on commits of the host repository: checked before anything changes.
     const QString repository = m_sandboxes.get(sandboxId)->workspace->hostPath;
-    m_checkpoints.cloneWork()->checkHost(repository, target->cloneState, [self, sandboxId, target = *target, started, done](
+    m_jobs.cloneWork()->checkHost(repository, target->cloneState, [self, sandboxId, target = *target, started, done](
                                                                              bool ok, const QString &error) {
         if (!self)
             return;
         if (!ok) {
-            CheckpointService::RestoreOutcome o;
+            RestoreOutcome o;
             o.restored = target;
             o.error = error;
             return done(o);
@@ -78,22 +81,26 @@ void CheckpointRestorer::restore(const QString &sandboxId, const QString &checkp
     });
 }
 
-void CheckpointRestorer::begin(const QString &sandboxId, const Checkpoint &target, std::function<void(const Checkpoint &)> started,
-                               CheckpointService::RestoreDone done)
+void CheckpointRestorer::begin(const QString &sandboxId, const Checkpoint &target, RestoreStarted started,
+                               RestoreDone done)
 {
     const qint64 startedAt = m_clock.nowMs();
     const bool clone = !target.cloneState.isEmpty();
     QPointer<CheckpointRestorer> self(this);
     // What is there now is saved first: the restore can be undone, and a failed one is put back.
-    m_checkpoints.createHeld(
-        sandboxId,
-        target.label.isEmpty() ? QStringLiteral("before restoring %1").arg(target.id)
-                               : QStringLiteral("before restoring “%1”").arg(target.label.left(100)),
-        true,
-        [self, sandboxId, target, started, done, startedAt, clone](const CheckpointService::Outcome &undo) {
+    CheckpointRequest present;
+    present.sandboxId = sandboxId;
+    present.label = target.label.isEmpty() ? QStringLiteral("before restoring %1").arg(target.id)
+                                           : QStringLiteral("before restoring “%1”").arg(target.label.left(100));
+    present.running = RunningCommands::MayEnd;   // checked above: the caller said they may end, or none run
+    present.scope = CheckpointScope::VmOnly;     // a direct folder is the user's own, and left as it is
+    present.after = AfterSave::KeepHeld;         // the restore goes on with it
+    m_taker.take(
+        present, {},
+        [self, sandboxId, target, started, done, startedAt, clone](const CheckpointOutcome &undo) {
             if (!self)
                 return;
-            CheckpointService::RestoreOutcome o;
+            RestoreOutcome o;
             o.restored = target;
             if (!undo.ok) {
                 o.error = QStringLiteral("nothing was changed: the sandbox as it is now could not be checkpointed first (%1)")
@@ -102,7 +109,7 @@ void CheckpointRestorer::begin(const QString &sandboxId, const Checkpoint &targe
             }
             // The only copy of a clone's work not yet exported: never the budget's to evict.
             QString pinError;
-            if (clone && !self->m_checkpoints.pinAsUndo(undo.checkpoint.id, sandboxId, pinError))
+            if (clone && !self->m_jobs.pinAsUndo(undo.checkpoint.id, sandboxId, pinError))
                 qCWarning(lcRestore).noquote() << "the undo checkpoint" << undo.checkpoint.id << "is not pinned:" << pinError;
             const CheckpointRepository::PendingRestore pending{sandboxId, target.id, undo.checkpoint.id, self->m_clock.nowMs()};
             QString error;
@@ -119,9 +126,9 @@ void CheckpointRestorer::begin(const QString &sandboxId, const Checkpoint &targe
 }
 
 void CheckpointRestorer::apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs,
-                               CheckpointService::RestoreDone done)
+                               RestoreDone done)
 {
-    CheckpointService::RestoreOutcome o;
+    RestoreOutcome o;
     o.restored = m_repo.find(pending.checkpointId).value_or(Checkpoint{});
     o.undo = m_repo.find(pending.undoCheckpointId).value_or(Checkpoint{});
     QPointer<CheckpointRestorer> self(this);
@@ -199,14 +206,14 @@ void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint 
 
 void CheckpointRestorer::fillNewVm(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done)
 {
-    if (!CheckpointService::needsFill(checkpoint))
+    if (!CheckpointJobs::needsFill(checkpoint))
         return done(true, QString());
     // Woken for this job only: the sandbox stays held until the restore ends.
     RunningSandbox running;
     QString error;
     if (!m_sandboxes.resolveHeld(sandboxId, running, error))
         return done(false, error);
-    m_checkpoints.fillNewVm(running, checkpoint, std::move(done));
+    m_jobs.fillNewVm(running, checkpoint, std::move(done));
 }
 
 void CheckpointRestorer::end(const QString &sandboxId)
@@ -215,7 +222,7 @@ void CheckpointRestorer::end(const QString &sandboxId)
     if (!m_repo.endRestore(sandboxId, error))
         qCWarning(lcRestore).noquote() << error;   // the next start repeats the restore: the same result
     m_sandboxes.release(sandboxId);
-    emit m_checkpoints.checkpointsChanged(sandboxId);
+    m_jobs.announce(sandboxId);
 }
 
 void CheckpointRestorer::finishInterrupted()
@@ -234,7 +241,7 @@ void CheckpointRestorer::finishInterrupted()
                 self->m_repo.endRestore(pending.sandboxId, endError);
                 return;
             }
-            self->apply(pending, pending.startedAt, [](const CheckpointService::RestoreOutcome &o) {
+            self->apply(pending, pending.startedAt, [](const RestoreOutcome &o) {
                 if (!o.ok)
                     qCWarning(lcRestore).noquote() << o.error;
             });

@@ -1,15 +1,15 @@
 #pragma once
 
-#include "sandbox/changes/CheckpointService.h"
-#include "state/BashSessionRepository.h"
+#include "sandbox/changes/CheckpointRequests.h"
 #include "state/CheckpointRepository.h"
 
 #include <QObject>
 
 namespace chat2sbx {
 
+class CheckpointJobs;
+class CheckpointTaker;
 class Clock;
-class Database;
 class SandboxService;
 class WorkspaceCopy;
 
@@ -29,11 +29,9 @@ class WorkspaceCopy;
 class CheckpointRestorer : public QObject {
     Q_OBJECT
 public:
-    CheckpointRestorer(CheckpointService &checkpoints, Database &db, SandboxService &sandboxes, WorkspaceCopy &copy, Clock &clock,
-                       QObject *parent = nullptr);
+    CheckpointRestorer(CheckpointJobs &jobs, CheckpointTaker &taker, QObject *parent = nullptr);
 
-    void restore(const QString &sandboxId, const QString &checkpointId, bool endRunningCommands,
-                 std::function<void(const Checkpoint &undo)> started, CheckpointService::RestoreDone done);
+    void restore(const RestoreRequest &request, RestoreStarted started, RestoreDone done);
     // Start-up: restores a crash interrupted are finished (or put back).
     void finishInterrupted();
 
@@ -41,18 +39,18 @@ private:
     using StepDone = std::function<void(bool ok, const QString &error)>;
     // Steps 1 and 2 once the checks passed.
     void begin(const QString &sandboxId, const Checkpoint &target, std::function<void(const Checkpoint &)> started,
-               CheckpointService::RestoreDone done);
+               RestoreDone done);
     // Steps 3 and 4 for a sandbox already held stopped with its row written.
-    void apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs, CheckpointService::RestoreDone done);
+    void apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs, RestoreDone done);
     void replaceWith(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done);
-    // The new VM gets what its template does not hold (CheckpointService::fillNewVm).
+    // The new VM gets what its template does not hold (CheckpointJobs::fillNewVm).
     void fillNewVm(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done);
     void end(const QString &sandboxId);
     QString refusal(const QString &sandboxId, const std::optional<Checkpoint> &checkpoint, const QString &checkpointId) const;
 
-    CheckpointService &m_checkpoints;
-    CheckpointRepository m_repo;
-    BashSessionRepository m_sessions;
+    CheckpointJobs &m_jobs;
+    CheckpointTaker &m_taker;
+    CheckpointRepository &m_repo;
     SandboxService &m_sandboxes;
     WorkspaceCopy &m_copy;
     Clock &m_clock;

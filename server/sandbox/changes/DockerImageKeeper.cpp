@@ -1,5 +1,6 @@
 #include "sandbox/changes/DockerImageKeeper.h"
 
+#include "sandbox/sbx/InVmScript.h"
 #include "sandbox/sbx/SbxDriver.h"
 
 #include <QRegularExpression>
@@ -8,19 +9,12 @@ namespace chat2sbx {
 
 namespace {
 
-// $1: the checkpoint id; the rest: image references. The archive appears under its name only whole.
-const char kSave[] = "set -e; d=\"$HOME/.chat2sbx/docker-images\"; mkdir -p \"$d\"; f=\"$d/$1.tar\"; shift; "
-                     "docker save -o \"$f.partial\" -- \"$@\" >/dev/null; mv -f \"$f.partial\" \"$f\"; stat -c %s \"$f\"";
-const char kLoad[] = "f=\"$HOME/.chat2sbx/docker-images/$1.tar\"; "
-                     "[ -f \"$f\" ] || { echo \"the saved Docker images are not in this sandbox's disk\" >&2; exit 3; }; "
-                     "docker load -i \"$f\" && rm -f \"$f\"";
-const char kDrop[] = "rm -f \"$HOME/.chat2sbx/docker-images/$1.tar\" \"$HOME/.chat2sbx/docker-images/$1.tar.partial\"";
-
-QStringList script(const char *body, const QString &checkpointId, const QStringList &more = {})
+// vm/docker-images.sh <op> <checkpoint id> [image]...
+QStringList script(const char *op, const QString &checkpointId, const QStringList &images = {})
 {
-    return QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QString::fromLatin1(body), QStringLiteral("chat2sbx-docker"),
-                       checkpointId}
-           + more;
+    return QStringList{QStringLiteral("bash"), QStringLiteral("-c"), inVmScript(QStringLiteral("docker-images.sh")),
+                       QStringLiteral("chat2sbx-docker"), QString::fromLatin1(op), checkpointId}
+           + images;
 }
 
 QString firstLine(const QByteArray &bytes)
@@ -69,7 +63,7 @@ void DockerImageKeeper::save(const QString &runtimeName, const QString &checkpoi
 {
     SbxExecSpec spec;
     spec.runtimeName = runtimeName;
-    spec.command = script(kSave, checkpointId, images);
+    spec.command = script("save", checkpointId, images);
     m_sbx.exec(spec, [done](const SbxResult &r) {
         bool number = false;
         const qint64 bytes = r.out.trimmed().toLongLong(&number);
@@ -84,7 +78,7 @@ void DockerImageKeeper::load(const QString &runtimeName, const QString &checkpoi
 {
     SbxExecSpec spec;
     spec.runtimeName = runtimeName;
-    spec.command = script(kLoad, checkpointId);
+    spec.command = script("load", checkpointId);
     m_sbx.exec(spec, [done](const SbxResult &r) {
         done(r.ok, r.ok ? QString()
                         : QStringLiteral("docker load of the kept images failed: %1").arg(firstLine(r.err.isEmpty() ? r.out : r.err)));
@@ -95,7 +89,7 @@ void DockerImageKeeper::drop(const QString &runtimeName, const QString &checkpoi
 {
     SbxExecSpec spec;
     spec.runtimeName = runtimeName;
-    spec.command = script(kDrop, checkpointId);
+    spec.command = script("drop", checkpointId);
     m_sbx.exec(spec, [done](const SbxResult &r) { done(r.ok, r.ok ? QString() : firstLine(r.err)); }, 120000);
 }
 

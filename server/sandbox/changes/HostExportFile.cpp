@@ -126,10 +126,10 @@ bool HostExportFile::commit(QString &finalPath, QString &error)
     return false;
 }
 
-int HostExportFile::removeStale(const QString &dir, int minutes)
+int HostExportFile::removeStale(const QString &dir, int minutes, qint64 nowMs)
 {
     int removed = 0;
-    const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(-60LL * minutes);
+    const QDateTime before = QDateTime::fromMSecsSinceEpoch(nowMs - 60000LL * minutes, Qt::UTC);
     const QFileInfoList staged = QDir(dir).entryInfoList({QStringLiteral(".*.chat2sbx-part-*")}, QDir::Files | QDir::Hidden);
     for (const QFileInfo &f : staged)
         if (f.lastModified().toUTC() < before && QFile::remove(f.absoluteFilePath()))

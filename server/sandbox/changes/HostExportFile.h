@@ -21,7 +21,7 @@ public:
     static QString numberedName(const QString &name, int n);
     // Removes the staged files in `dir` nobody wrote to for `minutes` (a server killed mid-copy);
     // returns how many. Named files are never touched.
-    static int removeStale(const QString &dir, int minutes);
+    static int removeStale(const QString &dir, int minutes, qint64 nowMs);
 
     bool open(const QString &dir, const QString &name, QString &error);
     bool write(const QByteArray &part, QString &error);

@@ -2,6 +2,7 @@
 
 #include "core/LogText.h"
 #include "sandbox/channel/HelperFrame.h"
+#include "sandbox/sbx/InVmScript.h"
 #include "sandbox/sbx/SbxDriver.h"
 
 #include <QFile>
@@ -22,11 +23,6 @@ Q_LOGGING_CATEGORY(lcChannel, "chat2sbx.channel")
 
 namespace {
 
-// Runs in the VM before the helper exists: reads exactly <size> bytes of script from stdin, installs
-// it atomically (a running helper keeps reading its old inode) and execs it with the rest of argv.
-const char kBootstrap[] =
-    "set -e; d=\"$HOME/.chat2sbx\"; mkdir -p \"$d\"; t=\"$d/helper.sh.$$\"; "
-    "head -c \"$1\" >\"$t\"; mv -f \"$t\" \"$d/helper.sh\"; shift; exec bash \"$d/helper.sh\" \"$@\"";
 
 } // namespace
 
@@ -53,7 +49,7 @@ QStringList SandboxChannel::helperCommands()
 
 QStringList SandboxChannel::bootstrapCommand(const RunningSandbox &sandbox, qsizetype scriptSize, const QString &owner)
 {
-    return {QStringLiteral("bash"), QStringLiteral("-c"), QString::fromLatin1(kBootstrap),
+    return {QStringLiteral("bash"), QStringLiteral("-c"), inVmScript(QStringLiteral("bootstrap.sh")),
             QStringLiteral("chat2sbx-boot"), QString::number(scriptSize), sandbox.workspacePath,
             sandbox.managedWorkspace ? QStringLiteral("1") : QStringLiteral("0"), owner};
 }

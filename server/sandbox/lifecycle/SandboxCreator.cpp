@@ -210,7 +210,7 @@ void SandboxCreator::attachCreated(const QString &id)
     // No control channel wired in: a plain health check that the sandbox runs commands.
     SbxExecSpec check;
     check.runtimeName = r->runtimeName;
-    check.command = {QStringLiteral("bash"), QStringLiteral("-lc"), QStringLiteral("echo ok")};
+    check.command = {QStringLiteral("echo"), QStringLiteral("ok")};
     m_ops.sbx().exec(check, [attached](const SbxResult &result) {
         if (!result.ok)
             return attached(false, QStringLiteral("health check failed: %1").arg(result.error));

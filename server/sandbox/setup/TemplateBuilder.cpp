@@ -2,6 +2,7 @@
 
 #include "core/Ids.h"
 #include "sandbox/channel/SandboxChannel.h"
+#include "sandbox/sbx/InVmScript.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "sandbox/sbx/SbxPreflight.h"
 #include "sandbox/sbx/SbxVersion.h"
@@ -17,28 +18,8 @@
 namespace chat2sbx {
 namespace {
 
-// What the in-sandbox helper needs: bash, coreutils, grep, findutils and git;
-// the exact programs are SandboxChannel::helperCommands(). Installed with the distribution's package
-// manager when missing, then verified. A fixed script ("@NEED@" is that fixed list), never built from input.
 // Builder sandboxes are named so; one that outlived its run is removed by the next run.
 constexpr char kBuilderPrefix[] = "chat2sbx-setup-";
-
-const char kProvisionScript[] = R"SH(set -e
-need="bash @NEED@"
-missing=""
-for c in $need; do command -v "$c" >/dev/null 2>&1 || missing="$missing $c"; done
-if [ -n "$missing" ]; then
-  echo "installing:$missing"
-  if command -v apt-get >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bash coreutils util-linux grep findutils git tar gzip
-  elif command -v apk >/dev/null 2>&1; then apk add --no-cache bash coreutils util-linux grep findutils git tar gzip
-  elif command -v dnf >/dev/null 2>&1; then dnf install -y bash coreutils util-linux grep findutils git tar gzip
-  else echo "no supported package manager to install:$missing" >&2; exit 1; fi
-fi
-for c in $need; do command -v "$c" >/dev/null 2>&1 || { echo "still missing: $c" >&2; exit 1; }; done
-test "$(printf 'chat2sbx' | base64)" = "Y2hhdDJzYng="
-echo "helper prerequisites present: $need"
-)SH";
 
 } // namespace
 
@@ -224,9 +205,12 @@ private:
         SbxExecSpec spec;
         spec.runtimeName = m_builder;
         spec.asRoot = true;
-        const QString script = QString::fromLatin1(kProvisionScript)
-                                   .replace(QStringLiteral("@NEED@"), SandboxChannel::helperCommands().join(QLatin1Char(' ')));
-        spec.command = {QStringLiteral("sh"), QStringLiteral("-c"), script};
+        // vm/provision.sh: what the in-sandbox helper needs (the exact programs are
+        // SandboxChannel::helperCommands()), installed with the distribution's package manager when
+        // missing, then verified.
+        spec.command = QStringList{QStringLiteral("sh"), QStringLiteral("-c"), inVmScript(QStringLiteral("provision.sh")),
+                                   QStringLiteral("chat2sbx-provision")}
+                       + SandboxChannel::helperCommands();
         m_sbx.exec(spec, [this](const SbxResult &r) {
             if (stoppedByCancel(true))
                 return;
