@@ -29,6 +29,9 @@ struct CommandContext {
     // process's.
     QString workingDirectory = {};
     QString currentDirectory() const;
+    // Set when the running server acts on the verb: its tunnel connects again with the credentials
+    // stored now (`tunnel import`). Empty when the CLI acts itself (the next server reads them).
+    std::function<void()> reconnectTunnel = {};
 
     bool isSet(const QString &option) const { return options.contains(option); }
     QString value(const QString &option) const { return options.value(option); }

@@ -170,6 +170,7 @@ void serveOwnedVerbs(Controller &controller)
         run->ctx.config = controller.config();
         run->ctx.json = request.value(QStringLiteral("json")).toBool();
         run->ctx.workingDirectory = request.value(QStringLiteral("cwd")).toString();
+        run->ctx.reconnectTunnel = [&controller] { controller.reconnectTunnel(); };
         for (const QJsonValue &a : request.value(QStringLiteral("args")).toArray())
             run->ctx.args << a.toString();
         const QJsonObject options = request.value(QStringLiteral("options")).toObject();

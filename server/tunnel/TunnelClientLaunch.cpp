@@ -1,6 +1,32 @@
 #include "tunnel/TunnelClientLaunch.h"
 
+#include <QFileInfo>
+#include <QHostAddress>
+
 namespace chat2sbx {
+
+QString TunnelClientLaunch::whyNotRunnable(const QString &program)
+{
+    const QFileInfo info(program);
+    if (!info.exists())
+        return QStringLiteral("tunnel-client not found at %1 (install it, set CHAT2SBX_TUNNEL_CLIENT, "
+                              "or run local-only with CHAT2SBX_ENABLE_TUNNEL=0)").arg(program);
+    if (!info.isFile() || !info.isExecutable())
+        return QStringLiteral("%1 is not an executable file (CHAT2SBX_TUNNEL_CLIENT)").arg(program);
+    return {};
+}
+
+QString TunnelClientLaunch::mcpUrlFor(const QString &listenHost, quint16 port)
+{
+    QString host = listenHost;
+    const QHostAddress address(host);
+    if (host == QLatin1String("localhost") || address == QHostAddress::AnyIPv4 || address == QHostAddress::Any
+        || address == QHostAddress::AnyIPv6)
+        host = QStringLiteral("127.0.0.1");
+    else if (host.contains(QLatin1Char(':')))
+        host = QStringLiteral("[%1]").arg(host);
+    return QStringLiteral("http://%1:%2/mcp").arg(host).arg(port);
+}
 
 const QString TunnelClientLaunch::keyVariable = QStringLiteral("CHAT2SBX_TUNNEL_KEY");
 const QString TunnelClientLaunch::localTokenVariable = QStringLiteral("CHAT2SBX_LOCAL_TOKEN");

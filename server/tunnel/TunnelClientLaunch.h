@@ -22,6 +22,12 @@ struct TunnelClientLaunch {
     QString localTokenHeader;      // empty: no --mcp.extra-headers
     qint64 startupWaitMs = 0;      // --mcp.startup-wait-timeout; 0: not passed
 
+    // The MCP endpoint on `host` (the server's listen address; a wildcard or localhost is reached
+    // on 127.0.0.1, an IPv6 address in brackets) and `port`.
+    static QString mcpUrlFor(const QString &host, quint16 port);
+    // Why `program` cannot be run (missing, not an executable file) and what to do; empty when it can.
+    static QString whyNotRunnable(const QString &program);
+
     QStringList runArguments() const;
     // `doctor --explain` with the same configuration (doctor validates it and probes the MCP endpoint).
     QStringList doctorArguments() const;

@@ -2,27 +2,22 @@
 
 #include "config/Config.h"
 #include "tunnel/RestartBackoff.h"
-#include "tunnel/TunnelClientOutput.h"
+#include "tunnel/TunnelClientProcess.h"
 #include "tunnel/TunnelCredentials.h"
-#include "tunnel/TunnelHealthDetails.h"
+#include "tunnel/TunnelHealthProbe.h"
 
 #include <QElapsedTimer>
 #include <QJsonObject>
-#include <QNetworkAccessManager>
 #include <QObject>
-#include <QPointer>
-#include <QProcess>
 #include <QTimer>
-
-#include <functional>
-
-class QNetworkReply;
 
 namespace chat2sbx {
 
 // Keeps `tunnel-client run` (OpenAI Secure MCP Tunnel, reference/tunnel-client.md) alive next to the MCP
-// endpoint, and says whether ChatGPT can actually reach us. With TunnelDoctor the only code that starts
-// tunnel-client (path: Config::tunnelClient; argv and environment: TunnelClientLaunch).
+// endpoint, and says whether ChatGPT can actually reach us: the state machine over TunnelClientProcess
+// (the child: launch, stop, output lines) and TunnelHealthProbe (readyz, metrics, health details). With
+// TunnelDoctor the only code that starts tunnel-client (path: Config::tunnelClient; argv and
+// environment: TunnelClientLaunch).
 //
 // States (all asynchronous, nothing blocks the event loop):
 //   Starting      the client runs; /readyz not 200 yet, or no control-plane poll has succeeded yet
@@ -95,18 +90,9 @@ private:
     void launch();
     void restartClient(const QString &why);
     void pollHealth();
-    void onReadyz(int status, const QString &body, const QString &error);
-    void onMetrics(const QByteArray &body);
-    void readDetails();
-    // GET `path` of this client's health listener (one request at a time: m_poll); `then` runs only
-    // while the same client process runs (not after a restart or stop).
-    void getHealth(const QString &path, std::function<void(QNetworkReply *)> then);
     void evaluate();
-    bool readHealthUrlFile();
-    void onChildOutput();
+    void onLines(const QList<TunnelClientLine> &lines);
     void onChildFinished(const QString &why);
-    QString masked(QString text) const;
-    QString mcpServerUrl() const;
     QString healthUrlFilePath() const;
 
     Config m_config;
@@ -118,27 +104,18 @@ private:
     QString m_detail;
     QString m_lastError;
     QString m_lastErrorLine;       // the client's last error/warning line
-    QString m_readinessDetail;
     QString m_restartReason;       // set when we terminate the client to start it again
-    QString m_healthBase;          // http://127.0.0.1:<port>, from --health.url-file
-    bool m_readyzOk = false;
     bool m_notSetUp = false;
-    double m_lastPollSuccessS = 0; // the gauge: Unix seconds of the last successful poll, 0 none
-    enum class DetailsRoute { Unknown, Served, Absent } m_detailsRoute = DetailsRoute::Unknown;   // v0.0.14 and older: 404
-    std::optional<TunnelHealthDetails> m_details;
     TunnelClientLine m_pollFailure;
     qint64 m_pollFailureAtMs = 0;  // wall clock of m_pollFailure, 0 none
-    QByteArray m_outputBuffer;
     int m_restarts = 0;
     bool m_stopping = false;
-    quint64 m_generation = 0;
-    QProcess *m_process = nullptr;
-    QNetworkAccessManager m_nam;
-    QPointer<QNetworkReply> m_poll;
+    quint64 m_generation = 0;      // a start: credentials read for an earlier one are dropped
+    TunnelClientProcess m_client;
+    TunnelHealthProbe m_health;
     QTimer m_pollTimer;
     QTimer m_readyDeadline;
     QTimer m_restartTimer;
-    QTimer m_killTimer;
     QElapsedTimer m_readySince;
     RestartBackoff m_backoff;
 };

@@ -282,6 +282,47 @@ private slots:
         QVERIFY(session.waitForFinished(10000));
     }
 
+    // One owner: with serve running, `tunnel import` goes to it over the control channel; the server
+    // stores the credentials and connects its tunnel with them at once, no restart of serve.
+    void tunnelImportWhileServeRunsConnectsAtOnce()
+    {
+        TestEnvironment env;
+        enableTunnel(env, false, false);   // nothing set up yet: the tunnel waits for credentials
+        const QString secrets = env.root() + "/secrets";
+        const QString runtimeDir = env.root() + "/xdg-runtime";
+        QVERIFY(QDir().mkpath(runtimeDir));
+        QVERIFY(QFile::setPermissions(runtimeDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
+        env.set("XDG_RUNTIME_DIR", runtimeDir);
+        QProcess session;
+        session.setProcessEnvironment(env.processEnvironment());
+        session.start(QStringLiteral("dbus-run-session"),
+                      {QStringLiteral("--"), QStringLiteral("bash"), sourceDir() + "/tests/integration/tunnel_keychain_session.sh"});
+        QByteArray line;
+        QVERIFY(waitFor([&] {
+            line += session.readAllStandardOutput();
+            return line.contains('\n') || session.state() == QProcess::NotRunning;
+        }, 15000));
+        QVERIFY2(line.startsWith("DBUS_SESSION_BUS_ADDRESS="), (line + session.readAllStandardError()).constData());
+        env.set("DBUS_SESSION_BUS_ADDRESS", QString::fromUtf8(line.trimmed().mid(25)));
+
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        QVERIFY2(waitFor([&] { return tunnelState(env) == "failed"; }, 10000), qPrintable(server.output()));
+        QVERIFY(writeFile(secrets + "/tunnel-id", kTunnelId.toUtf8() + "\n"));
+        QVERIFY(writeFile(secrets + "/key", kKey.toUtf8() + "\n"));
+
+        const CliResult imported = runCli(env, {"tunnel", "import", "--json"});
+        QVERIFY2(imported.exitCode == 0, imported.err.constData());
+        const QJsonObject out = QJsonDocument::fromJson(imported.out).object();
+        QVERIFY2(out.value("imported").toBool() && out.value("server_reconnecting").toBool(), imported.out.constData());
+        QVERIFY(!QFileInfo::exists(secrets + "/key") && !QFileInfo::exists(secrets + "/tunnel-id"));
+        QVERIFY2(waitFor([&] { return tunnelState(env) == "connected"; }, 20000), qPrintable(server.output()));
+        noKeyAnywhere(env, server);
+        QCOMPARE(server.terminate(), 0);
+        session.closeWriteChannel();
+        QVERIFY(session.waitForFinished(10000));
+    }
+
     void malformedTunnelIdIsAClearError()
     {
         TestEnvironment env;
