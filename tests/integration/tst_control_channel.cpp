@@ -102,6 +102,54 @@ private slots:
         QVERIFY(!QFileInfo::exists(env.config().controlSocketPath()));
     }
 
+    // `chat2sbx sandbox pause`, through the server and with none: a running command is named and
+    // the pause refused until --end-running-commands; the next tool call wakes the sandbox.
+    void aPauseNamesRunningCommandsAndTheNextCallWakes()
+    {
+        TestEnvironment env;
+        pointFakeSbxAt(env);
+        Controller controller(env.config());
+        QString error;
+        QVERIFY2(startController(controller, error), qPrintable(error));
+        const QString id = createSandbox(env.mcpUrl());
+        QVERIFY(id.startsWith(QLatin1String("sbx_")));
+        McpTestClient mcp(env.mcpUrl());
+        QVERIFY(mcp.open());
+        const QJsonObject started = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                               {QStringLiteral("command"), QStringLiteral("sleep 300")},
+                                                                               {QStringLiteral("yield_time_ms"), 200}}, 30000);
+        QCOMPARE(started.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+
+        const CliResult refused = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("pause"), id});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("sleep 300") && refused.err.contains("--end-running-commands"), refused.err.constData());
+        QCOMPARE(stateOf(env, id), QStringLiteral("running"));
+
+        const CliResult paused = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("pause"), id, QStringLiteral("--end-running-commands"),
+                                              QStringLiteral("--json")});
+        QVERIFY2(paused.exitCode == 0, paused.err.constData());
+        const QJsonObject out = QJsonDocument::fromJson(paused.out).object();
+        QVERIFY(out.value(QStringLiteral("paused")).toBool());
+        QCOMPARE(out.value(QStringLiteral("commands_ended")).toInt(), 1);
+        QCOMPARE(stateOf(env, id), QStringLiteral("stopped"));
+        const CliResult again = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("pause"), id});
+        QVERIFY2(again.exitCode == 0 && again.out.contains("paused already"), again.out.constData());
+
+        // The next tool call wakes it.
+        const QJsonObject woke = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                            {QStringLiteral("command"), QStringLiteral("echo awake")}}, 60000);
+        QVERIFY2(!woke.value(QStringLiteral("isError")).toBool(), QJsonDocument(woke).toJson().constData());
+        QCOMPARE(stateOf(env, id), QStringLiteral("running"));
+
+        // No server: the CLI pauses it itself.
+        stopController(controller);
+        const CliResult alone = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("pause"), id});
+        QVERIFY2(alone.exitCode == 0, alone.err.constData());
+        QCOMPARE(stateOf(env, id), QStringLiteral("stopped"));
+        const CliResult unknown = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("pause"), QStringLiteral("sbx_000000000000000000000000")});
+        QCOMPARE(unknown.exitCode, 1);
+    }
+
     void aCliDestroyDoesNotRaceACheckpoint()
     {
         TestEnvironment env;

@@ -335,6 +335,50 @@ private slots:
         saveScreenshot(popup, QStringLiteral("ui_popup_after_destroy"));
     }
 
+    // Pause on a running sandbox: at once when nothing runs; while commands run they are named and
+    // the user confirms first; an asleep sandbox has no Pause.
+    void pauseNamesRunningCommandsFirst()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        SandboxRow busy;
+        busy.id = QStringLiteral("sbx_busy");
+        busy.name = QStringLiteral("thesis");
+        busy.state = QStringLiteral("running");
+        busy.runningCommands = 1;
+        SandboxRow asleep;
+        asleep.id = QStringLiteral("sbx_asleep");
+        asleep.state = QStringLiteral("stopped");
+        sandboxes.rows = {busy, asleep};
+        sandboxes.runningIn = {QStringLiteral("npm test (bash_1)")};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        settle();
+        QVERIFY(!popup.findChild<QPushButton *>(QStringLiteral("pause:sbx_asleep")));
+        auto *pause = child<QPushButton>(popup, QStringLiteral("pause:sbx_busy"));
+        QVERIFY(pause->accessibleName().contains(QLatin1String("thesis")));
+
+        QTest::mouseClick(pause, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QMessageBox *box = popup.sandboxes().confirmation();
+        QVERIFY2(box->informativeText().contains(QLatin1String("npm test (bash_1)")), qPrintable(box->informativeText()));
+        saveScreenshot(*box, QStringLiteral("ui_popup_pause_confirmation"));
+        QTest::mouseClick(box->findChild<QPushButton *>(QStringLiteral("cancelPause")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QCOMPARE(sandboxes.pauseCalls, QStringList{QStringLiteral("sbx_busy refuse")});
+        QCOMPARE(sandboxes.rows.first().state, QStringLiteral("running"));
+
+        QTest::mouseClick(child<QPushButton>(popup, QStringLiteral("pause:sbx_busy")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(popup.sandboxes().confirmation(), chat2sbx::test::scaled(5000));
+        QTest::mouseClick(popup.sandboxes().confirmation()->findChild<QPushButton *>(QStringLiteral("confirmPause")), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(sandboxes.pauseCalls.size(), 3, chat2sbx::test::scaled(5000));
+        QCOMPARE(sandboxes.pauseCalls.last(), QStringLiteral("sbx_busy end"));
+        QTRY_VERIFY_WITH_TIMEOUT(!popup.findChild<QPushButton *>(QStringLiteral("pause:sbx_busy")), chat2sbx::test::scaled(5000));
+    }
+
     void checkpointsAreRestoredForkedAndDeletedFromTheirSandbox()
     {
         FakeApprovals approvals;
@@ -452,16 +496,18 @@ private slots:
         auto *copy = child<QPushButton>(popup, QStringLiteral("copyUrl"));
         approve->setFocus();
         QCOMPARE(approve->nextInFocusChain(), reject);
-        // A sandbox row: its details expander, then Destroy.
+        // A running sandbox's row: its details expander, Pause, then Destroy.
         auto *expand = child<QToolButton>(popup, QStringLiteral("expand:sbx_k"));
+        auto *pause = child<QPushButton>(popup, QStringLiteral("pause:sbx_k"));
         QCOMPARE(reject->nextInFocusChain(), expand);
-        QCOMPARE(expand->nextInFocusChain(), destroy);
+        QCOMPARE(expand->nextInFocusChain(), pause);
+        QCOMPARE(pause->nextInFocusChain(), destroy);
         // Rows rebuilt after a change keep the visual order.
         approvals.add({QStringLiteral("apr_k2"), QStringLiteral("/srv/other"), QStringLiteral("direct"), fixedTime(9, 5)});
         auto *reject2 = child<QPushButton>(popup, QStringLiteral("reject:apr_k2"));
         auto *destroy2 = child<QPushButton>(popup, QStringLiteral("destroy:sbx_k"));
         QVERIFY(reject2 && destroy2);
-        QCOMPARE(reject2->nextInFocusChain()->nextInFocusChain(), destroy2);
+        QCOMPARE(reject2->nextInFocusChain()->nextInFocusChain()->nextInFocusChain(), destroy2);
         QVERIFY(copy->focusPolicy() & Qt::TabFocus);
 
         QTest::keyClick(&popup, Qt::Key_Escape);

@@ -54,6 +54,19 @@ public:
         pendingId = id;
         pendingDone = std::move(done);
     }
+    QStringList pauseCalls;        // "sbx_… refuse" or "sbx_… end"
+    QStringList runningIn;         // what pause() answers runs while not told it may end
+    void pause(const QString &id, bool endRunningCommands, PauseCallback done) override
+    {
+        pauseCalls << QStringLiteral("%1 %2").arg(id, endRunningCommands ? QStringLiteral("end") : QStringLiteral("refuse"));
+        if (!endRunningCommands && !runningIn.isEmpty())
+            return done(false, QStringLiteral("commands still run"), runningIn);
+        for (SandboxRow &r : rows)
+            if (r.id == id)
+                r.state = QStringLiteral("stopped");
+        emit changed();
+        done(true, QString(), {});
+    }
     QStringList checkpointCalls;   // "restore sbx_… ckp_…", "fork ckp_…", "delete ckp_…"
     void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) override
     {

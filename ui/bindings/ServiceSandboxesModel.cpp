@@ -95,6 +95,17 @@ void ServiceSandboxesModel::destroy(const QString &id, ResultCallback done)
     });
 }
 
+void ServiceSandboxesModel::pause(const QString &id, bool endRunningCommands, PauseCallback done)
+{
+    PauseRequest request;
+    request.sandboxId = id;
+    request.running = endRunningCommands ? RunningCommands::MayEnd : RunningCommands::Refuse;
+    QPointer<ServiceSandboxesModel> self(this);
+    m_service.pause(request, [self, done = std::move(done)](const PauseOutcome &o) {
+        done(o.ok, self ? self->m_service.publicText(o.error) : o.error, o.runningCommands);
+    });
+}
+
 void ServiceSandboxesModel::restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done)
 {
     if (!m_checkpoints)

@@ -20,6 +20,7 @@ public:
     explicit ServiceSandboxesModel(SandboxService &service, QObject *parent = nullptr);
     QList<SandboxRow> sandboxes() const override;
     void destroy(const QString &id, ResultCallback done) override;
+    void pause(const QString &id, bool endRunningCommands, PauseCallback done) override;
     void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) override;
     void fork(const QString &checkpointId, ResultCallback done) override;
     void deleteCheckpoint(const QString &checkpointId, ResultCallback done) override;

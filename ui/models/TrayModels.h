@@ -130,6 +130,10 @@ public:
     // A new sandbox from the checkpoint; `done`'s text names it.
     virtual void fork(const QString &checkpointId, ResultCallback done) = 0;
     virtual void deleteCheckpoint(const QString &checkpointId, ResultCallback done) = 0;
+    // Pause: its VM stops, its files are kept, the next tool call wakes it. Refused while commands run
+    // unless `endRunningCommands`: `running` then names them (for the confirmation), else is empty.
+    using PauseCallback = std::function<void(bool ok, const QString &error, const QStringList &running)>;
+    virtual void pause(const QString &id, bool endRunningCommands, PauseCallback done) = 0;
 
 signals:
     void changed();

@@ -225,6 +225,16 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     destroy->setAccessibleName(QStringLiteral("Destroy sandbox %1").arg(row.name.isEmpty() ? row.id : row.name));
     destroy->setToolTip(destroy->accessibleName());
     destroy->setEnabled(!busy);
+    QPushButton *pause = nullptr;
+    if (row.state == QLatin1String("running") && !busy) {
+        const bool pausing = m_pausing.contains(row.id);
+        pause = new QPushButton(pausing ? QStringLiteral("Pausing…") : QStringLiteral("&Pause"), card);
+        pause->setObjectName(QStringLiteral("pause:") + row.id);
+        pause->setAccessibleName(QStringLiteral("Pause sandbox %1 (its files are kept; the next tool call wakes it)").arg(shownName));
+        pause->setToolTip(pause->accessibleName());
+        pause->setEnabled(!pausing);
+        line->addWidget(pause, 0, Qt::AlignTop);
+    }
     line->addWidget(destroy, 0, Qt::AlignTop);
     column->addLayout(line);
 
@@ -235,7 +245,10 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     detail->setContentsMargins(toggle->sizeHint().width(), 0, 0, 0);
     detail->setVisible(expanded);
     column->addWidget(detail);
-    QList<QWidget *> focus{toggle, destroy};
+    QList<QWidget *> focus{toggle};
+    if (pause)
+        focus << pause;
+    focus << destroy;
     if (expanded)
         addCheckpoints(card, column, row, toggle->sizeHint().width(), focus);
 
@@ -247,6 +260,8 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
         rebuild();
     });
     connect(destroy, &QPushButton::clicked, this, [this, id, shownName, running] { askDestroy(id, shownName, running); });
+    if (pause)
+        connect(pause, &QPushButton::clicked, this, [this, id, shownName] { pauseSandbox(id, shownName, false); });
     addCard(card, focus);
 }
 
@@ -366,6 +381,34 @@ void SandboxesSection::ask(const QString &title, const QString &question, const 
             onYes();
     });
     box->open();
+}
+
+void SandboxesSection::pauseSandbox(const QString &id, const QString &name, bool endRunningCommands)
+{
+    m_pausing.insert(id);
+    showMessage(QString());
+    rebuild();
+    QPointer<SandboxesSection> self(this);
+    m_model.pause(id, endRunningCommands, [self, id, name](bool ok, const QString &error, const QStringList &running) {
+        if (!self)
+            return;
+        self->m_pausing.remove(id);
+        self->rebuild();
+        if (!ok && !running.isEmpty()) {   // the running commands named first, then confirmed
+            return self->ask(QStringLiteral("Pause sandbox"), QStringLiteral("Pause sandbox %1?").arg(name),
+                             QStringLiteral("Pausing stops its VM, which ends what still runs in it:\n%1\n\nIts files are kept; "
+                                            "the next tool call wakes it.").arg(running.join(QLatin1Char('\n'))),
+                             QStringLiteral("&Pause"), QStringLiteral("confirmPause"), QStringLiteral("cancelPause"),
+                             [self, id, name] {
+                                 if (self)
+                                     self->pauseSandbox(id, name, true);
+                             });
+        }
+        if (ok)
+            self->showMessage(QStringLiteral("%1 is paused: its files are kept, the next tool call wakes it").arg(name), Tone::Success);
+        else
+            self->showMessage(QStringLiteral("Could not pause %1: %2").arg(name, error));
+    });
 }
 
 void SandboxesSection::askDestroy(const QString &id, const QString &name, int runningCommands)

@@ -42,6 +42,8 @@ private:
     // Under an expanded sandbox: each checkpoint (label, age, size) with Restore…, Fork and Delete….
     void addCheckpoints(QWidget *card, QVBoxLayout *column, const SandboxRow &row, int indent, QList<QWidget *> &focus);
     void askDestroy(const QString &id, const QString &name, int runningCommands);
+    // Pause; while commands run the user sees them named and confirms first.
+    void pauseSandbox(const QString &id, const QString &name, bool endRunningCommands);
     // A window-modal question (no nested event loop); `onYes` runs when `yesText` is clicked.
     void ask(const QString &title, const QString &question, const QString &info, const QString &yesText,
              const QString &yesName, const QString &noName, std::function<void()> onYes);
@@ -52,6 +54,7 @@ private:
     // Outlives this: the models are owned by ServiceModels (TrayCommand), made before the tray and its popup.
     SandboxesModel &m_model;
     QSet<QString> m_destroying;
+    QSet<QString> m_pausing;
     QSet<QString> m_checkpointBusy;   // sandbox or checkpoint ids an action of the tray runs on
     QSet<QString> m_expanded;
     QPointer<QMessageBox> m_confirm;

@@ -42,6 +42,16 @@ inline QString sandboxSlept(qint64 idleSeconds)
     return QStringLiteral("put to sleep after %1 s without a tool call (sandboxSleepSeconds) to free its memory").arg(idleSeconds);
 }
 
+inline QString sandboxPaused()
+{
+    return QStringLiteral("paused by the user (files kept; the next tool call wakes it)");
+}
+
+inline QString sessionLostPaused()
+{
+    return QStringLiteral("the user paused the sandbox, which ended the command (files are kept)");
+}
+
 // A woken VM whose host folder changed while it started: stopped again before anything ran in it.
 inline QString wakeRefused(const QString &why)
 {

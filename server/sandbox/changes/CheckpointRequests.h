@@ -11,9 +11,6 @@ namespace chat2sbx {
 
 // What the checkpoint jobs are asked and what they answer: named fields, never positional bools.
 
-// Commands still running in a sandbox end when its VM stops for a job: refused unless the caller says
-// they may end.
-enum class RunningCommands { Refuse, MayEnd };
 // A direct-mode sandbox's folder is the user's own and never copied: its checkpoint is refused
 // unless only the VM's side (installed packages, HOME) is asked for.
 enum class CheckpointScope { Everything, VmOnly };

@@ -4,6 +4,7 @@
 #include "state/SandboxRepository.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <functional>
 
@@ -35,5 +36,23 @@ struct SandboxOutcome {
 };
 
 using SandboxDone = std::function<void(const SandboxOutcome &)>;
+
+// Commands still running in a sandbox end when its VM stops (a pause, a checkpoint): refused unless
+// the caller says they may end.
+enum class RunningCommands { Refuse, MayEnd };
+
+// Pause (the user's word for sleep): the VM stopped, files kept, the next tool call wakes it.
+struct PauseRequest {
+    QString sandboxId;
+    RunningCommands running = RunningCommands::Refuse;
+};
+
+struct PauseOutcome {
+    bool ok = false;
+    QString error;                 // readable, says what to do
+    QStringList runningCommands;   // refused for them: what runs (to name, then confirm)
+    bool alreadyPaused = false;    // ok: it was asleep already
+    int commandsEnded = 0;         // ok: commands the pause ended
+};
 
 } // namespace chat2sbx

@@ -38,6 +38,7 @@ public:
     Clock &clock() const { return m_clock; }
     SandboxRepository &records() { return m_repo; }
     const SandboxRepository &records() const { return m_repo; }
+    const BashSessionRepository &sessions() const { return m_sessions; }
     qint64 idleMs() const { return m_config.sandboxIdleSeconds * 1000; }
 
     void setAttacher(RuntimeAttacher *attacher) { m_attacher = attacher; }

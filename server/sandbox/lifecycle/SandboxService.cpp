@@ -156,6 +156,48 @@ WorkspaceService &SandboxService::workspaces() const
     return m_ops->workspaces();
 }
 
+void SandboxService::pause(const PauseRequest &request, std::function<void(const PauseOutcome &)> done)
+{
+    const QString &id = request.sandboxId;
+    PauseOutcome o;
+    const auto r = m_ops->records().find(id);
+    QList<BashSessionRecord> running;
+    if (r && r->state == SandboxState::Running)
+        for (const BashSessionRecord &s : m_ops->sessions().listForSandbox(id, 0))
+            if (!s.exited)
+                running.append(s);
+    if (!r || r->state == SandboxState::Destroyed)
+        o.error = QStringLiteral("unknown sandbox_id %1 (`chat2sbx sandbox list` shows the sandboxes)").arg(id);
+    else if (r->state == SandboxState::Stopped) {
+        o.ok = true;
+        o.alreadyPaused = true;
+    } else if (r->state != SandboxState::Running)
+        o.error = QStringLiteral("sandbox %1 is %2: only a running sandbox can be paused").arg(id, sandboxStateName(r->state));
+    else if (!m_ops->heldFor(id).isEmpty())
+        o.error = QStringLiteral("sandbox %1 is %2: try again when that is done").arg(id, m_ops->heldFor(id));
+    else if (m_creator->isCreating(id) || m_destroyer->isDestroying(id))
+        o.error = QStringLiteral("sandbox %1 is being created or destroyed").arg(id);
+    else if (!running.isEmpty() && request.running == RunningCommands::Refuse) {
+        for (const BashSessionRecord &s : running)
+            o.runningCommands << QStringLiteral("%1 (%2)").arg(s.command.simplified().left(80), s.id);
+        o.error = QStringLiteral("%1 still running in sandbox %2, and pausing ends %3: %4. Pause anyway to end %3 "
+                                 "(--end-running-commands), or wait until %5 done")
+                      .arg(running.size() == 1 ? QStringLiteral("a command is") : QStringLiteral("%1 commands are").arg(running.size()),
+                           id, running.size() == 1 ? QStringLiteral("it") : QStringLiteral("them"),
+                           o.runningCommands.join(QStringLiteral("; ")),
+                           running.size() == 1 ? QStringLiteral("it is") : QStringLiteral("they are"));
+    } else {
+        o.ok = true;
+        o.commandsEnded = static_cast<int>(running.size());
+        // Answered once `sbx stop` returned (a CLI acting alone exits right after).
+        if (m_sleeper->pause(id, [done, o] { done(o); }))
+            return;
+        o = PauseOutcome();
+        o.error = QStringLiteral("sandbox %1 changed meanwhile: look again with `chat2sbx sandbox list`").arg(id);
+    }
+    QTimer::singleShot(0, this, [done, o] { done(o); });
+}
+
 QString SandboxService::heldFor(const QString &sandboxId) const
 {
     return m_ops->heldFor(sandboxId);

@@ -72,6 +72,12 @@ public:
     // Publishes (or returns the existing mapping of) a sandbox port; a different host address or
     // port than an existing mapping has is an error that says which one exists.
     void expose(const QString &sandboxId, const ExposeRequest &request, std::function<void(const ExposeOutcome &)> done);
+    // Pause (the user's word for sleep): the VM stops, files are kept, the next tool call wakes it.
+    // This is where "is it safe now" is decided: refused while the sandbox is being created,
+    // destroyed or held for a job, and while commands run in it unless the request says they may
+    // end (the refusal names them, so the caller can ask the user first). A sandbox asleep already is
+    // ok (alreadyPaused). Answers on a later turn of the event loop.
+    void pause(const PauseRequest &request, std::function<void(const PauseOutcome &)> done);
     // Calls back at once when sbx is available; otherwise reconciles first.
     void ensureAvailable(std::function<void(bool ok, const QString &error)> done);
 

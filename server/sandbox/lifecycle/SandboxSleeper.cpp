@@ -45,24 +45,36 @@ std::optional<RunningSandbox> SandboxSleeper::runningSandbox(const QString &sand
 
 bool SandboxSleeper::putToSleep(const QString &sandboxId)
 {
+    const int sleepSeconds = m_ops.config().sandboxSleepSeconds;
+    return stop(sandboxId, stopReasons::sandboxSlept(sleepSeconds), stopReasons::sessionLostStopped(),
+                QStringLiteral("goes to sleep after %1 s without a tool call (files kept; the next tool call wakes it)").arg(sleepSeconds));
+}
+
+bool SandboxSleeper::pause(const QString &sandboxId, std::function<void()> stopped)
+{
+    return stop(sandboxId, stopReasons::sandboxPaused(), stopReasons::sessionLostPaused(),
+                QStringLiteral("is paused by the user (files kept; the next tool call wakes it)"), std::move(stopped));
+}
+
+bool SandboxSleeper::stop(const QString &sandboxId, const QString &reason, const QString &sessionsLost, const QString &logText,
+                          std::function<void()> stopped)
+{
     const auto r = m_ops.records().find(sandboxId);
     if (!r || r->state != SandboxState::Running || isInFlight(sandboxId) || !m_ops.heldFor(sandboxId).isEmpty())
         return false;
-    const int sleepSeconds = m_ops.config().sandboxSleepSeconds;
     const qint64 now = m_ops.clock().nowMs();
     QString error;
     // Persisted before acting: after a crash before `sbx stop` ran, reconciliation finishes the stop.
-    if (!m_ops.records().markStopped(sandboxId, now, stopReasons::sandboxSlept(sleepSeconds), now, error)) {
+    if (!m_ops.records().markStopped(sandboxId, now, reason, now, error)) {
         if (!error.isEmpty())
-            qCWarning(lcSandbox).noquote() << "cannot put" << sandboxId << "to sleep:" << error;
+            qCWarning(lcSandbox).noquote() << "cannot stop" << sandboxId << ":" << error;
         return false;
     }
-    m_ops.markSessionsLost(sandboxId, stopReasons::sessionLostStopped(), now);
+    m_ops.markSessionsLost(sandboxId, sessionsLost, now);
     m_ops.detach(sandboxId);
-    qCInfo(lcSandbox).noquote() << "sandbox" << sandboxId << "goes to sleep after" << sleepSeconds
-                                << "s without a tool call (files kept; the next tool call wakes it)";
+    qCInfo(lcSandbox).noquote() << "sandbox" << sandboxId << logText;
     emit m_ops.sandboxesChanged();
-    m_ops.stopRuntime(sandboxId, r->runtimeName);
+    m_ops.stopRuntime(sandboxId, r->runtimeName, std::move(stopped));
     return true;
 }
 

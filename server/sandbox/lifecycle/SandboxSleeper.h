@@ -30,6 +30,9 @@ public:
     std::optional<RunningSandbox> runningSandbox(const QString &sandboxId) const;
     // running -> stopped (persisted first), channel closed, `sbx stop`. False if it was not running.
     bool putToSleep(const QString &sandboxId);
+    // The same at the user's word (SandboxService::pause checked first that it is safe now);
+    // `stopped` once `sbx stop` returned.
+    bool pause(const QString &sandboxId, std::function<void()> stopped);
     // Its VM was found stopped after its channel exited at `exitedAt`: the sessions started before
     // are lost; the sandbox is stopped, or, when a tool call has already started the channel (and so
     // the VM) again, stays running with both times recorded.
@@ -37,6 +40,8 @@ public:
 
 private:
     bool isInFlight(const QString &sandboxId) const;
+    bool stop(const QString &sandboxId, const QString &reason, const QString &sessionsLost, const QString &logText,
+              std::function<void()> stopped = nullptr);
 
     // Outlive this: SandboxService declares them first.
     SandboxRuntimeOps &m_ops;
