@@ -41,9 +41,13 @@ endfunction()
 # (in anonymous namespaces) repeat names of other files, which a batch would see as redefinitions.
 # A new file that collides fails the build with "redefinition of ..."; rename the name or list the file.
 option(CHAT2SBX_UNITY "Compile each library's files in batches (faster clean builds)" ON)
+# 0: one batch per library. Which files share a batch shifts as files are added, so a clash of
+# file-local names shows up in some later, unrelated change; in one batch every clash shows at once
+# (the release preset is configured so: CI's release and Debian 13 builds).
+set(CHAT2SBX_UNITY_BATCH_SIZE 16 CACHE STRING "Files per unity batch (0: one batch per library)")
 function(chat2sbx_unity target)
   if(CHAT2SBX_UNITY)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${CHAT2SBX_UNITY_BATCH_SIZE})
     if(ARGN)
       set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
     endif()

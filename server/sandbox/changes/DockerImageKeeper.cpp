@@ -17,7 +17,7 @@ QStringList script(const char *op, const QString &checkpointId, const QStringLis
            + images;
 }
 
-QString firstLine(const QByteArray &bytes)
+QString outputFirstLine(const QByteArray &bytes)
 {
     return QString::fromUtf8(bytes).trimmed().section(QLatin1Char('\n'), 0, 0).left(300);
 }
@@ -69,7 +69,7 @@ void DockerImageKeeper::save(const QString &runtimeName, const QString &checkpoi
         const qint64 bytes = r.out.trimmed().toLongLong(&number);
         if (!r.ok || !number)
             return done(false, 0, QStringLiteral("docker save of the images failed: %1").arg(r.ok ? QStringLiteral("no size came back")
-                                                                                               : firstLine(r.err.isEmpty() ? r.out : r.err)));
+                                                                                               : outputFirstLine(r.err.isEmpty() ? r.out : r.err)));
         done(true, bytes, QString());
     }, kTimeoutMs);
 }
@@ -81,7 +81,7 @@ void DockerImageKeeper::load(const QString &runtimeName, const QString &checkpoi
     spec.command = script("load", checkpointId);
     m_sbx.exec(spec, [done](const SbxResult &r) {
         done(r.ok, r.ok ? QString()
-                        : QStringLiteral("docker load of the kept images failed: %1").arg(firstLine(r.err.isEmpty() ? r.out : r.err)));
+                        : QStringLiteral("docker load of the kept images failed: %1").arg(outputFirstLine(r.err.isEmpty() ? r.out : r.err)));
     }, kTimeoutMs);
 }
 
@@ -90,7 +90,7 @@ void DockerImageKeeper::drop(const QString &runtimeName, const QString &checkpoi
     SbxExecSpec spec;
     spec.runtimeName = runtimeName;
     spec.command = script("drop", checkpointId);
-    m_sbx.exec(spec, [done](const SbxResult &r) { done(r.ok, r.ok ? QString() : firstLine(r.err)); }, 120000);
+    m_sbx.exec(spec, [done](const SbxResult &r) { done(r.ok, r.ok ? QString() : outputFirstLine(r.err)); }, 120000);
 }
 
 } // namespace chat2sbx
