@@ -357,6 +357,11 @@ private slots:
         popup.showNear({});
         QVERIFY(QTest::qWaitForWindowExposed(&popup));
         settle();
+        // Pause sits with a row's details: none while collapsed, none on an asleep row.
+        QVERIFY(!popup.findChild<QPushButton *>(QStringLiteral("pause:sbx_busy")));
+        QTest::mouseClick(child<QToolButton>(popup, QStringLiteral("expand:sbx_busy")), Qt::LeftButton);
+        QTest::mouseClick(child<QToolButton>(popup, QStringLiteral("expand:sbx_asleep")), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(popup.findChild<QPushButton *>(QStringLiteral("pause:sbx_busy")), chat2sbx::test::scaled(5000));
         QVERIFY(!popup.findChild<QPushButton *>(QStringLiteral("pause:sbx_asleep")));
         auto *pause = child<QPushButton>(popup, QStringLiteral("pause:sbx_busy"));
         QVERIFY(pause->accessibleName().contains(QLatin1String("thesis")));
@@ -496,18 +501,21 @@ private slots:
         auto *copy = child<QPushButton>(popup, QStringLiteral("copyUrl"));
         approve->setFocus();
         QCOMPARE(approve->nextInFocusChain(), reject);
-        // A running sandbox's row: its details expander, Pause, then Destroy.
+        // A sandbox row: its details expander, then Destroy.
         auto *expand = child<QToolButton>(popup, QStringLiteral("expand:sbx_k"));
-        auto *pause = child<QPushButton>(popup, QStringLiteral("pause:sbx_k"));
         QCOMPARE(reject->nextInFocusChain(), expand);
-        QCOMPARE(expand->nextInFocusChain(), pause);
-        QCOMPARE(pause->nextInFocusChain(), destroy);
+        QCOMPARE(expand->nextInFocusChain(), destroy);
         // Rows rebuilt after a change keep the visual order.
         approvals.add({QStringLiteral("apr_k2"), QStringLiteral("/srv/other"), QStringLiteral("direct"), fixedTime(9, 5)});
         auto *reject2 = child<QPushButton>(popup, QStringLiteral("reject:apr_k2"));
         auto *destroy2 = child<QPushButton>(popup, QStringLiteral("destroy:sbx_k"));
         QVERIFY(reject2 && destroy2);
-        QCOMPARE(reject2->nextInFocusChain()->nextInFocusChain()->nextInFocusChain(), destroy2);
+        QCOMPARE(reject2->nextInFocusChain()->nextInFocusChain(), destroy2);
+        // Expanded, a running row's Pause follows Destroy, as it is drawn below it.
+        QTest::mouseClick(child<QToolButton>(popup, QStringLiteral("expand:sbx_k")), Qt::LeftButton);
+        auto *destroy3 = child<QPushButton>(popup, QStringLiteral("destroy:sbx_k"));
+        QTRY_VERIFY_WITH_TIMEOUT(popup.findChild<QPushButton *>(QStringLiteral("pause:sbx_k")), chat2sbx::test::scaled(5000));
+        QCOMPARE(destroy3->nextInFocusChain(), child<QPushButton>(popup, QStringLiteral("pause:sbx_k")));
         QVERIFY(copy->focusPolicy() & Qt::TabFocus);
 
         QTest::keyClick(&popup, Qt::Key_Escape);

@@ -225,16 +225,6 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     destroy->setAccessibleName(QStringLiteral("Destroy sandbox %1").arg(row.name.isEmpty() ? row.id : row.name));
     destroy->setToolTip(destroy->accessibleName());
     destroy->setEnabled(!busy);
-    QPushButton *pause = nullptr;
-    if (row.state == QLatin1String("running") && !busy) {
-        const bool pausing = m_pausing.contains(row.id);
-        pause = new QPushButton(pausing ? QStringLiteral("Pausing…") : QStringLiteral("&Pause"), card);
-        pause->setObjectName(QStringLiteral("pause:") + row.id);
-        pause->setAccessibleName(QStringLiteral("Pause sandbox %1 (its files are kept; the next tool call wakes it)").arg(shownName));
-        pause->setToolTip(pause->accessibleName());
-        pause->setEnabled(!pausing);
-        line->addWidget(pause, 0, Qt::AlignTop);
-    }
     line->addWidget(destroy, 0, Qt::AlignTop);
     column->addLayout(line);
 
@@ -245,10 +235,23 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     detail->setContentsMargins(toggle->sizeHint().width(), 0, 0, 0);
     detail->setVisible(expanded);
     column->addWidget(detail);
-    QList<QWidget *> focus{toggle};
-    if (pause)
+    QList<QWidget *> focus{toggle, destroy};
+    // The row's own actions sit with its details, so a collapsed row stays one line.
+    QPushButton *pause = nullptr;
+    if (expanded && row.state == QLatin1String("running") && !busy) {
+        const bool pausing = m_pausing.contains(row.id);
+        auto *actions = new QHBoxLayout;
+        actions->setContentsMargins(toggle->sizeHint().width(), 2, 0, 0);
+        pause = new QPushButton(pausing ? QStringLiteral("Pausing…") : QStringLiteral("&Pause"), card);
+        pause->setObjectName(QStringLiteral("pause:") + row.id);
+        pause->setAccessibleName(QStringLiteral("Pause sandbox %1 (its files are kept; the next tool call wakes it)").arg(shownName));
+        pause->setToolTip(pause->accessibleName());
+        pause->setEnabled(!pausing);
+        actions->addWidget(pause);
+        actions->addStretch(1);
+        column->addLayout(actions);
         focus << pause;
-    focus << destroy;
+    }
     if (expanded)
         addCheckpoints(card, column, row, toggle->sizeHint().width(), focus);
 
