@@ -7,6 +7,7 @@
 #include "sandbox/sbx/SbxPreflight.h"
 #include "sandbox/sbx/SbxVersion.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QJsonValue>
@@ -244,6 +245,140 @@ private slots:
         QVERIFY(lines.contains("HOME=" + qgetenv("HOME")));
         QVERIFY2(!r.out.contains("secret-key"), r.out.constData());
         QVERIFY(!r.out.contains("UNRELATED_VARIABLE"));
+    }
+
+    // sbx-cloud.md: the cloud argv never carries a local-only flag; -u is rejected there.
+    void cloudArgs()
+    {
+        SbxCloudCreateSpec spec;
+        spec.name = "chat2sbx-abc123";
+        spec.size = "medium";
+        spec.ttlSeconds = 5400;
+        spec.onTimeout = "stop";
+        QCOMPARE(sbxCloudCreateArgs(spec), (QStringList{"--cloud", "create", "--name", "chat2sbx-abc123", "--cpus", "4", "--memory", "8g",
+                                                        "--ttl", "5400s", "--on-timeout", "stop", "shell"}));
+        spec.size.clear();
+        spec.ttlSeconds = 0;
+        spec.onTimeout.clear();
+        QCOMPARE(sbxCloudCreateArgs(spec), (QStringList{"--cloud", "create", "--name", "chat2sbx-abc123", "shell"}));
+        SbxExecSpec e;
+        e.cloud = true;
+        e.asRoot = true;
+        e.interactive = true;
+        e.runtimeName = "sbx_0123456789ab";
+        e.command = {"id", "-u"};
+        QCOMPARE(SbxDriver::execArgs(e), (QStringList{"--cloud", "exec", "-i", "sbx_0123456789ab", "sudo", "-n", "--", "id", "-u"}));
+        QCOMPARE(sbxCloudSizes().size(), 5);
+        QCOMPARE(sbxCloudSize("xl")->memoryMib, 32768);
+        QVERIFY(!sbxCloudSize("huge"));
+        QVERIFY(sbxCloudSizeRank("small") < sbxCloudSizeRank("large"));
+    }
+
+    // Every UNKNOWN shape of the page is read: the create output, the ls envelope and field names,
+    // the ttl output in JSON and in text.
+    void cloudParsers()
+    {
+        QCOMPARE(parseSbxCloudId("sbx_0123456789ab\n", ""), QStringLiteral("sbx_0123456789ab"));
+        QCOMPARE(parseSbxCloudId("Creating cloud sandbox x (small)...\nCloud sandbox sbx_a1b2c3d4 is running\n", ""),
+                 QStringLiteral("sbx_a1b2c3d4"));
+        QCOMPARE(parseSbxCloudId("", "progress...\nsbx_ffff0000 ready"), QStringLiteral("sbx_ffff0000"));
+        QVERIFY(parseSbxCloudId("created\n", "").isEmpty());
+
+        for (const QByteArray &json :
+             {QByteArray(R"({"sandboxes":[{"id":"sbx_1","name":"a","status":"running","cpus":2,"memory_mib":4096,"expires_at":"2026-12-06T10:00:00Z"}]})"),
+              QByteArray(R"([{"ID":"sbx_1","displayName":"a","state":"RUNNING","expiresAt":1796551200}])"),
+              QByteArray(R"({"items":[{"sandboxId":"sbx_1","name":"a","status":"running","expiration":"2026-12-06T10:00:00.000Z"}]})")}) {
+            QList<SbxCloudInfo> rows;
+            QVERIFY2(parseSbxCloudList(json, rows), json.constData());
+            QCOMPARE(rows.size(), 1);
+            QCOMPARE(rows.first().id, QStringLiteral("sbx_1"));
+            QCOMPARE(rows.first().name, QStringLiteral("a"));
+            QCOMPARE(rows.first().status, QStringLiteral("running"));
+            QVERIFY2(rows.first().expiresAtMs > 0, json.constData());
+        }
+        QList<SbxCloudInfo> none;
+        QVERIFY(!parseSbxCloudList("ID NAME STATUS\n", none));
+        QVERIFY(parseSbxCloudList(R"({"sandboxes":[{"name":"no id"}]})", none) && none.isEmpty());   // unread, never gone
+
+        SbxCloudTtl json;
+        QVERIFY(parseSbxCloudTtl(R"({"id":"sbx_1","expires_at":"2026-12-06T10:00:00Z","max_expires_at":"2026-12-07T08:00:00Z"})", json));
+        QCOMPARE(json.maxExpiresAtMs - json.expiresAtMs, 22LL * 3600 * 1000);
+        SbxCloudTtl text;
+        QVERIFY(parseSbxCloudTtl("sbx_1 expires at 2026-12-06T10:00:00Z; at most 2026-12-07T08:00:00Z (24h after creation)\n", text));
+        QCOMPARE(text.expiresAtMs, json.expiresAtMs);
+        QCOMPARE(text.maxExpiresAtMs, json.maxExpiresAtMs);
+        QCOMPARE(parseSbxCloudUrl("https://abc-8080.sandboxes.docker.invalid\n"), QStringLiteral("https://abc-8080.sandboxes.docker.invalid"));
+        QCOMPARE(parseSbxCloudUrl("Published 8080/tcp at https://x.example/ (public)"), QStringLiteral("https://x.example/"));
+    }
+
+    // Against the fake's cloud store: create, list, exec, ttl, stop and resume, rm.
+    void fakeCloudCalls()
+    {
+        TestEnvironment env;
+        qputenv("FAKE_SBX_STATE", env.sbxState().toUtf8());
+        SbxDriver d(fakeSbxPath(), fakeSbxVariables());
+        SbxCloudCreateSpec spec;
+        spec.name = "chat2sbx-cloud0test";
+        spec.size = "micro";
+        spec.ttlSeconds = 3600;
+        QString id;
+        SbxResult created = runOne([&](SbxDriver::Callback cb) {
+            d.cloudCreate(spec, [&, cb](const SbxResult &r, const QString &made) {
+                id = made;
+                cb(r);
+            });
+        });
+        QVERIFY2(created.ok, qPrintable(created.error));
+        QVERIFY(id.startsWith("sbx_"));
+        QList<SbxCloudInfo> rows;
+        SbxResult listed = runOne([&](SbxDriver::Callback cb) {
+            d.cloudList([&, cb](const SbxResult &r, const QList<SbxCloudInfo> &l) {
+                rows = l;
+                cb(r);
+            });
+        });
+        QVERIFY2(listed.ok, qPrintable(listed.error));
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(rows.first().name, spec.name);
+        QCOMPARE(rows.first().memoryMib, 2048);
+        SbxExecSpec e;
+        e.cloud = true;
+        e.runtimeName = spec.name;   // by name as well as by id
+        e.command = {"sh", "-c", "cat; echo \" $0\"", "arg"};
+        e.stdinData = "in";
+        SbxResult x = runOne([&](SbxDriver::Callback cb) { d.exec(e, cb); });
+        QVERIFY2(x.ok, qPrintable(x.error));
+        QCOMPARE(x.out, QByteArray("in arg\n"));
+        e.asRoot = true;
+        e.stdinData.clear();
+        e.command = {"true"};
+        SbxResult root = runOne([&](SbxDriver::Callback cb) { d.exec(e, cb); });
+        QVERIFY(root.ok || root.error.contains("sudo"));   // no -u: the fake host may have no sudo
+        SbxCloudTtl ttl;
+        SbxResult extended = runOne([&](SbxDriver::Callback cb) {
+            d.cloudTtl(id, 3600, [&, cb](const SbxResult &r, const SbxCloudTtl &t) {
+                ttl = t;
+                cb(r);
+            });
+        });
+        QVERIFY2(extended.ok, qPrintable(extended.error));
+        QVERIFY(ttl.expiresAtMs > QDateTime::currentMSecsSinceEpoch() + 3600 * 1000);
+        QVERIFY(ttl.maxExpiresAtMs >= ttl.expiresAtMs);
+        QVERIFY(runOne([&](SbxDriver::Callback cb) { d.cloudStop(id, cb); }).ok);
+        QString resumed;
+        QVERIFY(runOne([&](SbxDriver::Callback cb) {
+                    d.cloudResume(spec.name, [&, cb](const SbxResult &r, const QString &i) {
+                        resumed = i;
+                        cb(r);
+                    });
+                }).ok);
+        QCOMPARE(resumed, id);
+        QVERIFY(runOne([&](SbxDriver::Callback cb) { d.cloudRemove(id, cb); }).ok);
+        // The plan missing: one readable error quoting sbx.
+        env.setSbxFaults({"FAKE_SBX_CLOUD_NO_PLAN=1"});
+        SbxResult noPlan = runOne([&](SbxDriver::Callback cb) { d.cloudDiagnose(cb); });
+        QVERIFY(!noPlan.ok);
+        qunsetenv("FAKE_SBX_STATE");
     }
 
     void fakeCalls()

@@ -78,16 +78,21 @@ QStringList SbxDriver::createArgs(const SbxCreateSpec &spec)
 
 QStringList SbxDriver::execArgs(const SbxExecSpec &spec)
 {
-    QStringList args{QStringLiteral("exec")};
+    QStringList args;
+    if (spec.cloud)
+        args << QStringLiteral("--cloud");
+    args << QStringLiteral("exec");
     if (spec.interactive)
         args << QStringLiteral("-i");
-    if (spec.asRoot)
+    if (spec.asRoot && !spec.cloud)
         args << QStringLiteral("-u") << QStringLiteral("root");
     for (const QString &name : spec.envNames)
         args << QStringLiteral("-e") << name;
     if (!spec.workdir.isEmpty())
         args << QStringLiteral("-w") << spec.workdir;
     args << spec.runtimeName;
+    if (spec.asRoot && spec.cloud)
+        args << QStringLiteral("sudo") << QStringLiteral("-n") << QStringLiteral("--");
     args << spec.command;
     return args;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "sandbox/sbx/SbxCloud.h"
+
 #include <QByteArray>
 #include <QElapsedTimer>
 #include <QList>
@@ -55,6 +57,9 @@ struct SbxExecSpec {
     QStringList envNames;     // -e NAME (values come from the child environment)
     QString workdir;          // -w DIR
     QByteArray stdinData;     // written then stdin closed; exec() adds -i when there is any
+    // A cloud sandbox (`sbx --cloud exec`, runtimeName its sbx_ id): -u is rejected there, so asRoot
+    // runs the command under `sudo -n` in the VM instead.
+    bool cloud = false;
 };
 
 // The ONLY code that starts `sbx`. Every call is an argv list with a timeout, runs on the event loop
@@ -126,6 +131,22 @@ public:
     void policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done);
     void policyRemove(const QString &runtimeName, const QString &host, Callback done);
     void policyLog(const QString &runtimeName, int limit, Callback done);
+
+    // Cloud sandboxes (`sbx --cloud …`, reference/sbx-cloud.md; SbxDriverCloud.cpp). Never a
+    // local-only flag, never a command that prompts (rm gets --force).
+    void cloudCreate(const SbxCloudCreateSpec &spec, std::function<void(const SbxResult &, const QString &id)> done);
+    // `run --detached --name`: starts a stopped cloud sandbox again (the same id).
+    void cloudResume(const QString &name, std::function<void(const SbxResult &, const QString &id)> done);
+    void cloudList(std::function<void(const SbxResult &, const QList<SbxCloudInfo> &)> done);
+    void cloudStop(const QString &id, Callback done);
+    void cloudRemove(const QString &id, Callback done);
+    // Shows the expiry (extendSeconds 0) or extends it by extendSeconds.
+    void cloudTtl(const QString &id, qint64 extendSeconds, std::function<void(const SbxResult &, const SbxCloudTtl &)> done);
+    void cloudPublish(const QString &id, int port, std::function<void(const SbxResult &, const QString &url)> done);
+    void cloudUnpublish(const QString &id, int port, Callback done);
+    // One side "<id>:/absolute/path" in the VM, the other a host path.
+    void cloudCopy(const QString &from, const QString &to, Callback done);
+    void cloudDiagnose(Callback done);
 
     // Starts a long-lived `sbx exec -i ...` child (the sandbox control channel) in `process`, which the
     // caller created and owns; it watches the child and applies its own per-request timeouts.

@@ -213,7 +213,11 @@ int cmdExec(const Context &ctx, const QStringList &args)
         ensureIdleWatcher(ctx, req.runtime);
         proxyPort = ensureProxy(ctx, req.runtime);
     }
+    return execInSandbox(ctx, meta, req, proxyPort);
+}
 
+int execInSandbox(const Context &ctx, const SandboxMeta &meta, const ExecRequest &req, int proxyPort)
+{
     const QString dir = ctx.state.sandboxDir(req.runtime);
     const QString home = dir + QStringLiteral("/home");
     const QString tmp = dir + QStringLiteral("/tmp");

@@ -18,6 +18,12 @@ struct ExecRequest
     QStringList command;
 };
 
+// The second half of exec, once the sandbox runs: the environment, bubblewrap, stdin, then execve
+// (returns only when that fails). `proxyPort` 0: no policy proxy.
+struct Context;
+struct SandboxMeta;
+int execInSandbox(const Context &ctx, const SandboxMeta &meta, const ExecRequest &req, int proxyPort);
+
 // Returns false with *error ("unknown flag: -x") or *usage set when the command line is malformed.
 bool parseExecArgs(const QStringList &args, ExecRequest *req, QString *error, bool *usage);
 

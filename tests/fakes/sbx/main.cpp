@@ -1,5 +1,6 @@
 // Test double of Docker Sandboxes' `sbx` CLI for chat2sbx. See README.md.
 #include "CallLog.h"
+#include "Cloud.h"
 #include "Commands.h"
 #include "Daemon.h"
 #include "Faults.h"
@@ -95,8 +96,12 @@ int main(int argc, char **argv)
     }
     if (command == QLatin1String("exec"))
         return cmdExec(ctx, rest);  // before QCoreApplication: the process is replaced
+    if (command == QLatin1String("--cloud") && !rest.isEmpty() && rest.first() == QLatin1String("exec"))
+        return cmdCloud(ctx, rest);
 
     QCoreApplication app(argc, argv);
+    if (command == QLatin1String("--cloud"))
+        return cmdCloud(ctx, rest);
     if (command == QLatin1String("version"))
         return cmdVersion(ctx, rest);
     if (command == QLatin1String("template"))

@@ -1,0 +1,154 @@
+#include "sandbox/sbx/SbxCloud.h"
+
+#include "sandbox/sbx/SbxJson.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+namespace chat2sbx {
+
+namespace {
+
+QJsonValue firstOf(const QJsonObject &o, std::initializer_list<const char *> keys)
+{
+    for (const char *key : keys) {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (!v.isUndefined() && !v.isNull())
+            return v;
+    }
+    return {};
+}
+
+// ISO 8601 text or Unix seconds (or milliseconds); 0 when neither.
+qint64 timeOf(const QJsonValue &v)
+{
+    if (v.isDouble()) {
+        const double n = v.toDouble();
+        return n > 1e12 ? static_cast<qint64>(n) : n > 0 ? static_cast<qint64>(n * 1000) : 0;
+    }
+    const QDateTime t = QDateTime::fromString(v.toString(), Qt::ISODateWithMs);
+    return t.isValid() ? t.toMSecsSinceEpoch() : 0;
+}
+
+} // namespace
+
+const QList<SbxCloudSize> &sbxCloudSizes()
+{
+    static const QList<SbxCloudSize> sizes{{QStringLiteral("micro"), 1, 2048},
+                                           {QStringLiteral("small"), 2, 4096},
+                                           {QStringLiteral("medium"), 4, 8192},
+                                           {QStringLiteral("large"), 8, 16384},
+                                           {QStringLiteral("xl"), 16, 32768}};
+    return sizes;
+}
+
+std::optional<SbxCloudSize> sbxCloudSize(const QString &name)
+{
+    for (const SbxCloudSize &s : sbxCloudSizes())
+        if (s.name == name)
+            return s;
+    return std::nullopt;
+}
+
+int sbxCloudSizeRank(const QString &name)
+{
+    for (int i = 0; i < sbxCloudSizes().size(); ++i)
+        if (sbxCloudSizes().at(i).name == name)
+            return i;
+    return -1;
+}
+
+QStringList sbxCloudCreateArgs(const SbxCloudCreateSpec &spec)
+{
+    QStringList args{QStringLiteral("--cloud"), QStringLiteral("create"), QStringLiteral("--name"), spec.name};
+    if (const std::optional<SbxCloudSize> size = sbxCloudSize(spec.size)) {
+        args << QStringLiteral("--cpus") << QString::number(size->cpus) << QStringLiteral("--memory")
+             << QStringLiteral("%1g").arg(size->memoryMib / 1024);
+    }
+    if (spec.ttlSeconds > 0)
+        args << QStringLiteral("--ttl") << QStringLiteral("%1s").arg(spec.ttlSeconds);
+    if (!spec.onTimeout.isEmpty())
+        args << QStringLiteral("--on-timeout") << spec.onTimeout;
+    args << QStringLiteral("shell");
+    return args;
+}
+
+QString parseSbxCloudId(const QByteArray &out, const QByteArray &err)
+{
+    static const QRegularExpression id(QStringLiteral("\\b(sbx_[A-Za-z0-9]{4,64})\\b"));
+    for (const QByteArray &text : {out, err}) {
+        const QRegularExpressionMatch m = id.match(QString::fromUtf8(text));
+        if (m.hasMatch())
+            return m.captured(1);
+    }
+    return {};
+}
+
+bool parseSbxCloudList(const QByteArray &json, QList<SbxCloudInfo> &out)
+{
+    const QJsonDocument doc = parseSbxJson(json);
+    QJsonArray rows;
+    if (doc.isArray())
+        rows = doc.array();
+    else if (doc.isObject() && doc.object().value(QStringLiteral("sandboxes")).isArray())
+        rows = doc.object().value(QStringLiteral("sandboxes")).toArray();
+    else if (doc.isObject() && doc.object().value(QStringLiteral("items")).isArray())
+        rows = doc.object().value(QStringLiteral("items")).toArray();
+    else
+        return false;
+    for (const QJsonValue &v : rows) {
+        const QJsonObject o = v.toObject();
+        SbxCloudInfo info;
+        info.id = firstOf(o, {"id", "ID", "sandboxId", "sandbox_id"}).toString();
+        info.name = firstOf(o, {"name", "displayName", "display_name"}).toString();
+        if (!info.id.startsWith(QLatin1String("sbx_")) && info.name.startsWith(QLatin1String("sbx_")))
+            std::swap(info.id, info.name);
+        if (!info.id.startsWith(QLatin1String("sbx_")))
+            continue;   // not a row this reader understands: left out, never taken for gone
+        info.status = firstOf(o, {"status", "state"}).toString().toLower();
+        info.cpus = firstOf(o, {"cpus", "cpu"}).toInt();
+        info.memoryMib = firstOf(o, {"memory_mib", "memoryMib", "memory_mb"}).toInt();
+        info.expiresAtMs = timeOf(firstOf(o, {"expires_at", "expiresAt", "expiration", "expires"}));
+        for (const QJsonValue &p : firstOf(o, {"ports"}).toArray()) {
+            const QJsonObject po = p.toObject();
+            SbxCloudPort port{firstOf(po, {"port", "number", "sandbox_port"}).toInt(), firstOf(po, {"url", "URL"}).toString()};
+            if (port.port > 0)
+                info.ports.append(port);
+        }
+        out.append(info);
+    }
+    return true;
+}
+
+bool parseSbxCloudTtl(const QByteArray &out, SbxCloudTtl &ttl)
+{
+    const QJsonDocument doc = parseSbxJson(out);
+    if (doc.isObject()) {
+        const QJsonObject o = doc.object();
+        ttl.expiresAtMs = timeOf(firstOf(o, {"expires_at", "expiresAt", "expiration"}));
+        ttl.maxExpiresAtMs = timeOf(firstOf(o, {"max_expires_at", "maxExpiresAt", "max_expiration", "ceiling"}));
+        return ttl.expiresAtMs > 0 || ttl.maxExpiresAtMs > 0;
+    }
+    static const QRegularExpression iso(QStringLiteral("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(?:\\.\\d+)?(?:Z|[+-]\\d\\d:\\d\\d)"));
+    QList<qint64> times;
+    for (auto it = iso.globalMatch(QString::fromUtf8(out)); it.hasNext();)
+        times << timeOf(it.next().captured(0));
+    if (times.size() >= 2) {
+        ttl.expiresAtMs = times.at(0);
+        ttl.maxExpiresAtMs = times.at(1);
+    } else if (times.size() == 1) {
+        ttl.maxExpiresAtMs = times.at(0);   // "no deadline while stopped; at most …"
+    }
+    return !times.isEmpty();
+}
+
+QString parseSbxCloudUrl(const QByteArray &out)
+{
+    static const QRegularExpression url(QStringLiteral("https://[^\\s\"'<>]+"));
+    const QRegularExpressionMatch m = url.match(QString::fromUtf8(out));
+    return m.hasMatch() ? m.captured(0) : QString();
+}
+
+} // namespace chat2sbx
