@@ -22,6 +22,15 @@ struct Config {
     QString secretDir;                // ~/.secrets/tunnel-client
     int maxActiveSandboxes = 0;       // 0: unlimited
     int warmSandboxes = 1;            // sandboxes created ahead of need (WarmPool); 0: none
+    // Docker's cloud sandboxes (`sbx --cloud`, billed per second while they run): off unless turned
+    // on; where a sandbox_create without a placement goes (local, cloud, or auto: the cloud when local
+    // sbx is not usable here or the local limit is reached); how many may be active, how large, and
+    // the time-to-live they are made with (seconds, at most 24 h).
+    bool cloudSandboxes = false;
+    QString defaultPlacement = QStringLiteral("local");
+    int cloudMaxSandboxes = 3;
+    QString cloudMaxSize = QStringLiteral("small");
+    qint64 cloudDefaultTtlSeconds = 3600;
     QString sbxPath = QStringLiteral("sbx");
 
     // Beyond the README table; all overridable the same way.

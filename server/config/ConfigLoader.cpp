@@ -232,6 +232,11 @@ const QList<Setting> &settings()
         {"CHAT2SBX_CHECKPOINT_MAX_COUNT", "checkpointMaxCount", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.checkpointMaxCount = static_cast<int>(qMin<qint64>(v.toLongLong(), 10000)); }},
         {"CHAT2SBX_CHECKPOINT_MAX_GIB", "checkpointMaxGiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.checkpointMaxGiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1 << 20)); }},
         {"CHAT2SBX_CHECKPOINT_BEFORE_EXPIRY", "checkpointBeforeExpiry", Kind::Bool, [](Config &c, const QVariant &v) { c.checkpointBeforeExpiry = v.toBool(); }},
+        {"CHAT2SBX_CLOUD_SANDBOXES", "cloudSandboxes", Kind::Bool, [](Config &c, const QVariant &v) { c.cloudSandboxes = v.toBool(); }},
+        {"CHAT2SBX_DEFAULT_PLACEMENT", "defaultPlacement", Kind::String, [](Config &c, const QVariant &v) { c.defaultPlacement = v.toString(); }},
+        {"CHAT2SBX_CLOUD_MAX_SANDBOXES", "cloudMaxSandboxes", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudMaxSandboxes = static_cast<int>(qMin<qint64>(v.toLongLong(), 1000)); }},
+        {"CHAT2SBX_CLOUD_MAX_SIZE", "cloudMaxSize", Kind::String, [](Config &c, const QVariant &v) { c.cloudMaxSize = v.toString(); }},
+        {"CHAT2SBX_CLOUD_DEFAULT_TTL", "cloudDefaultTtl", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudDefaultTtlSeconds = qMin<qint64>(v.toLongLong(), 24 * 3600); }},
         {"CHAT2SBX_AUDIT_MAX_ROWS", "auditMaxRows", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.auditMaxRows = static_cast<int>(qMin<qint64>(v.toLongLong(), 100000000)); }},
     };
     return table;
@@ -337,6 +342,20 @@ bool ConfigLoader::load(const QProcessEnvironment &env, const QString &homeDir, 
         error = QStringLiteral("invalid exportOverBudget \"%1\" (config.json or CHAT2SBX_EXPORT_OVER_BUDGET): must be \"ask\" "
                                "(an export over a budget waits for the user's approval) or \"refuse\"")
                     .arg(c.exportOverBudget.left(200));
+        return false;
+    }
+    if (c.defaultPlacement != QLatin1String("local") && c.defaultPlacement != QLatin1String("cloud")
+        && c.defaultPlacement != QLatin1String("auto")) {
+        error = QStringLiteral("invalid defaultPlacement \"%1\" (config.json or CHAT2SBX_DEFAULT_PLACEMENT): must be \"local\", "
+                               "\"cloud\" or \"auto\" (the cloud when local sbx cannot run sandboxes here)")
+                    .arg(c.defaultPlacement.left(200));
+        return false;
+    }
+    static const QStringList sizes{QStringLiteral("micro"), QStringLiteral("small"), QStringLiteral("medium"), QStringLiteral("large"),
+                                   QStringLiteral("xl")};
+    if (!sizes.contains(c.cloudMaxSize)) {
+        error = QStringLiteral("invalid cloudMaxSize \"%1\" (config.json or CHAT2SBX_CLOUD_MAX_SIZE): must be one of %2")
+                    .arg(c.cloudMaxSize.left(200), sizes.join(QStringLiteral(", ")));
         return false;
     }
     if (c.host != QLatin1String("localhost") && QHostAddress(c.host).isNull()) {

@@ -234,6 +234,14 @@ const QList<QStringList> &schemaMigrations()
             // a checkpoint that is one is kept while the sandbox lives (NULL: made by an older version).
             QStringLiteral("ALTER TABLE sandboxes ADD COLUMN template_ref TEXT"),
         },
+        // 16: where a sandbox runs: this computer, or Docker's cloud (its compute size, and when its
+        //     time-to-live ends and at the latest can end: 24 h from creation).
+        {
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN placement TEXT NOT NULL DEFAULT 'local'"),
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN cloud_size TEXT"),
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN expires_at INTEGER"),
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN expires_ceiling_at INTEGER"),
+        },
     };
     return migrations;
 }

@@ -14,7 +14,8 @@ namespace {
 
 const char kColumns[] =
     "id, workspace_id, runtime_name, state, memory, failure_reason, created_at, updated_at, last_activity_at, idle_deadline,"
-    " slept_at, woke_at, sleep_reason, unreachable_since, unreachable_lists, unreachable_why, template_ref";
+    " slept_at, woke_at, sleep_reason, unreachable_since, unreachable_lists, unreachable_why, template_ref,"
+    " placement, cloud_size, expires_at, expires_ceiling_at";
 
 // Row: QSqlQuery or SqliteStatement (the list's join).
 template <class Row>
@@ -38,6 +39,10 @@ SandboxRecord fromRow(const Row &q)
     r.unreachableLists = q.value(14).toInt();
     r.unreachableWhy = q.value(15).toString();
     r.templateRef = q.value(16).toString();
+    r.placement = q.value(17).toString() == QLatin1String("cloud") ? QStringLiteral("cloud") : QStringLiteral("local");
+    r.cloudSize = q.value(18).toString();
+    r.expiresAt = q.value(19).isNull() ? 0 : q.value(19).toLongLong();
+    r.expiresCeilingAt = q.value(20).isNull() ? 0 : q.value(20).toLongLong();
     return r;
 }
 
@@ -61,7 +66,7 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
 {
     limitReached = false;
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,? "
+    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,? "
                              "WHERE ? <= 0 OR (SELECT COUNT(*) FROM sandboxes WHERE state IN %2) < ?")
                   .arg(QLatin1String(kColumns), activeSandboxStatesSql()));
     q.addBindValue(r.id);
@@ -81,6 +86,10 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
     q.addBindValue(r.unreachableLists);
     q.addBindValue(nullIfEmpty(r.unreachableWhy));
     q.addBindValue(nullIfEmpty(r.templateRef));
+    q.addBindValue(r.placement);
+    q.addBindValue(nullIfEmpty(r.cloudSize));
+    q.addBindValue(r.expiresAt ? QVariant(r.expiresAt) : QVariant());
+    q.addBindValue(r.expiresCeilingAt ? QVariant(r.expiresCeilingAt) : QVariant());
     q.addBindValue(limit);
     q.addBindValue(limit);
     if (!run(q, error))
@@ -109,14 +118,15 @@ std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString 
     auto st = m_db.prepared(QStringLiteral(
         "SELECT s.id, s.workspace_id, s.runtime_name, s.state, s.memory, s.failure_reason, s.created_at,"
         " s.updated_at, s.last_activity_at, s.idle_deadline, s.slept_at, s.woke_at, s.sleep_reason, s.unreachable_since,"
-        " s.unreachable_lists, s.unreachable_why, s.template_ref, w.mode, w.host_path"
+        " s.unreachable_lists, s.unreachable_why, s.template_ref, s.placement, s.cloud_size, s.expires_at, s.expires_ceiling_at,"
+        " w.mode, w.host_path"
         " FROM sandboxes s LEFT JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?"));
     QSqlQuery &q = st.query();
     q.bindValue(0, id);
     if (!q.exec() || !q.next())
         return std::nullopt;
-    workspaceMode = q.value(17).toString();
-    workspacePath = q.value(18).toString();
+    workspaceMode = q.value(21).toString();
+    workspacePath = q.value(22).toString();
     return fromRow(q);
 }
 
@@ -330,6 +340,16 @@ bool SandboxRepository::setTemplateRef(const QString &id, const QString &templat
     QSqlQuery q(m_db.handle());
     q.prepare(QStringLiteral("UPDATE sandboxes SET template_ref = ? WHERE id = ?"));
     q.addBindValue(nullIfEmpty(templateRef));
+    q.addBindValue(id);
+    return run(q, error);
+}
+
+bool SandboxRepository::setExpiry(const QString &id, qint64 expiresAt, qint64 ceilingAt, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("UPDATE sandboxes SET expires_at = ?, expires_ceiling_at = COALESCE(?, expires_ceiling_at) WHERE id = ?"));
+    q.addBindValue(expiresAt > 0 ? QVariant(expiresAt) : QVariant());
+    q.addBindValue(ceilingAt > 0 ? QVariant(ceilingAt) : QVariant());
     q.addBindValue(id);
     return run(q, error);
 }

@@ -33,6 +33,14 @@ struct SandboxRecord {
     int unreachableLists = 0;
     QString unreachableWhy;
     QString templateRef;      // the template its VM was made from (empty: unknown, an older record)
+    // Where it runs: this computer ("local") or Docker's cloud ("cloud", `sbx --cloud`, billed while
+    // it runs), its compute size there, and when its time-to-live ends (0: not known or none armed)
+    // and at the latest can end (24 h from creation; extensions only forward).
+    QString placement = QStringLiteral("local");
+    QString cloudSize;
+    qint64 expiresAt = 0;
+    qint64 expiresCeilingAt = 0;
+    bool isCloud() const { return placement == QLatin1String("cloud"); }
 
     // What maxActiveSandboxes counts and what holds a workspace (state/SandboxState.h).
     bool isActive() const { return isActiveSandboxState(state); }
@@ -100,6 +108,8 @@ public:
     bool clearUnreachable(const QString &id, qint64 nowMs, QString &error);
     // Its VM was made again from `templateRef` (a restore).
     bool setTemplateRef(const QString &id, const QString &templateRef, QString &error);
+    // A cloud sandbox's time-to-live as sbx last said it (0: unchanged).
+    bool setExpiry(const QString &id, qint64 expiresAt, qint64 ceilingAt, QString &error);
     // A record an older chat2sbx marked failed because sbx stopped listing it gets its state back
     // (`to`: running or stopped); false (no error) if it was not failed.
     bool recoverFailed(const QString &id, SandboxState to, qint64 nowMs, QString &error);

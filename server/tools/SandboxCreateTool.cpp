@@ -2,6 +2,7 @@
 
 #include "config/Config.h"
 #include "mcp/ToolRegistry.h"
+#include "sandbox/lifecycle/SandboxReconciler.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "tools/MemoryArgument.h"
@@ -9,12 +10,48 @@
 #include "tools/ToolArgs.h"
 
 #include <QPointer>
+#include <QRegularExpression>
 
 namespace chat2sbx {
 namespace {
 
 constexpr int kMaxWorkspaceIdChars = 27;   // ws_ + 24 hex digits
 constexpr int kMaxMemoryChars = 16;
+constexpr int kMaxTtlChars = 16;
+
+// "2h", "90m", "1h30m", "45s" (as sbx takes them); 0 when it is not one.
+qint64 ttlSecondsOf(const QString &text)
+{
+    static const QRegularExpression whole(QStringLiteral("^(?:[0-9]{1,5}[hms])+$"), QRegularExpression::CaseInsensitiveOption);
+    if (!whole.match(text).hasMatch())
+        return 0;
+    static const QRegularExpression part(QStringLiteral("([0-9]+)([hms])"), QRegularExpression::CaseInsensitiveOption);
+    qint64 seconds = 0;
+    for (auto it = part.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QChar unit = m.captured(2).toLower().at(0);
+        seconds += m.captured(1).toLongLong() * (unit == QLatin1Char('h') ? 3600 : unit == QLatin1Char('m') ? 60 : 1);
+    }
+    return seconds;
+}
+
+// Where a create without `placement` goes: defaultPlacement; `auto` is the cloud (when the user turned
+// cloud sandboxes on) while local sbx cannot run sandboxes here or the local limit is reached.
+QString placementFor(const SandboxToolContext &c, const QString &asked)
+{
+    if (!asked.isEmpty())
+        return asked;
+    const Config &config = *c.config;
+    if (config.defaultPlacement != QLatin1String("auto"))
+        return config.defaultPlacement;
+    if (!config.cloudSandboxes)
+        return QStringLiteral("local");
+    int local = 0;
+    for (const SandboxView &v : c.sandboxes->list())
+        local += !v.record.isCloud() && v.record.isActive() ? 1 : 0;
+    const bool localFull = config.maxActiveSandboxes > 0 && local >= config.maxActiveSandboxes;
+    return !c.sandboxes->reconciler().isSbxAvailable() || localFull ? QStringLiteral("cloud") : QStringLiteral("local");
+}
 
 ToolDefinition sandboxCreateDefinition()
 {
@@ -25,14 +62,29 @@ ToolDefinition sandboxCreateDefinition()
         "Use this when you need a computer to run commands, build or test code, or edit files: it starts (or reuses) a "
         "disposable Linux microVM with its own Docker Engine, working on a workspace folder, and returns its sandbox_id "
         "for the shell and file tools. Without workspace_id you get a new empty workspace. If agents_md is returned, "
-        "follow those instructions.");
+        "follow those instructions. placement cloud (when the user allows it) runs it in Docker's cloud instead of this "
+        "computer: billed while it runs, a size instead of memory, a time-to-live (default 1h, at most 24h), and its files "
+        "live only in its VM there (no host folder).");
     const QJsonObject memory = schema::str(QStringLiteral("Memory for the VM: a whole number with k, m or g, from 512m to 32g "
                                                           "(e.g. 512m, 4g). Omit for the default."),
                                            kMaxMemoryChars);
     const QJsonObject workspaceId = schema::id(QStringLiteral("ws_"),
                                                QStringLiteral("An existing workspace (ws_...). Omit to get a new, empty managed "
                                                               "workspace. If the workspace already has a running sandbox, that one is returned."));
-    d.inputSchema = schema::object({{QStringLiteral("workspace_id"), workspaceId}, {QStringLiteral("memory"), memory}}, {});
+    d.inputSchema = schema::object(
+        {{QStringLiteral("workspace_id"), workspaceId},
+         {QStringLiteral("memory"), memory},
+         {QStringLiteral("placement"), schema::oneOf({QStringLiteral("local"), QStringLiteral("cloud")},
+                                                     QStringLiteral("Where it runs: this computer (local) or Docker's cloud. Omit for the "
+                                                                    "user's default"))},
+         {QStringLiteral("size"), schema::oneOf({QStringLiteral("micro"), QStringLiteral("small"), QStringLiteral("medium"),
+                                                 QStringLiteral("large"), QStringLiteral("xl")},
+                                                QStringLiteral("Cloud only: micro 1 CPU/2 GiB, small 2/4 (default), medium 4/8, large "
+                                                               "8/16, xl 16/32"))},
+         {QStringLiteral("ttl"), schema::str(QStringLiteral("Cloud only: how long it may live, e.g. 30m, 2h (default 1h, at most 24h "
+                                                            "from creation; chat2sbx extends it while it is used)"),
+                                             kMaxTtlChars)}},
+        {});
     QJsonObject extra = agentsMdProperty();
     extra.insert(QStringLiteral("reused"), schema::boolean(QStringLiteral("true when the workspace's running sandbox was returned")));
     d.outputSchema = sandboxSummarySchema(extra);
@@ -47,11 +99,22 @@ void runSandboxCreate(const SandboxToolContext &c, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
     SandboxService::CreateRequest request;
-    QString memory, error;
+    QString memory, error, placement, ttl;
     if (!args.string(QStringLiteral("workspace_id"), request.workspaceId, kMaxWorkspaceIdChars,
                      ToolArgs::Presence::Optional)
-        || !args.string(QStringLiteral("memory"), memory, kMaxMemoryChars, ToolArgs::Presence::Optional))
+        || !args.string(QStringLiteral("memory"), memory, kMaxMemoryChars, ToolArgs::Presence::Optional)
+        || !args.string(QStringLiteral("placement"), placement, 8, ToolArgs::Presence::Optional)
+        || !args.string(QStringLiteral("size"), request.size, 8, ToolArgs::Presence::Optional)
+        || !args.string(QStringLiteral("ttl"), ttl, kMaxTtlChars, ToolArgs::Presence::Optional))
         return call.responder.error(args.error());
+    if (!placement.isEmpty() && placement != QLatin1String("local") && placement != QLatin1String("cloud"))
+        return call.responder.error(QStringLiteral("placement must be local or cloud"));
+    request.placement = placementFor(c, placement);
+    const bool cloud = request.placement == QLatin1String("cloud");
+    if (!cloud && (!request.size.isEmpty() || !ttl.isEmpty()))
+        return call.responder.error(QStringLiteral("size and ttl are for a cloud sandbox (placement cloud); a local one takes memory"));
+    if (!ttl.isEmpty() && (request.ttlSeconds = ttlSecondsOf(ttl)) <= 0)
+        return call.responder.error(QStringLiteral("ttl \"%1\" is not a duration such as 30m, 2h or 1h30m").arg(ttl.left(kMaxTtlChars)));
     // Which sizes sbx takes (512m to 32g in k, m or g) is more than a schema can say.
     if (call.arguments.contains(QStringLiteral("memory")) && !parseMemoryArgument(memory, request.memory, error))
         return call.responder.error(error);
@@ -63,7 +126,7 @@ void runSandboxCreate(const SandboxToolContext &c, const ToolCall &call)
         "sbx has not finished creating the sandbox after %1 s; it goes on in the background. Call sandbox_list in a "
         "minute: the sandbox shows as creating, then running (use it) or failed (with the reason; sandbox_destroy clears "
         "it). Do not call sandbox_create again for the same workspace meanwhile.").arg(c.config->sandboxAnswerWithinMs / 1000));
-    whenSbxAvailable(c, call, [c, call, request, agents] {
+    const auto create = [c, call, request, agents] {
         QPointer<SandboxService> service(c.sandboxes);
         c.sandboxes->create(request, [service, call, agents](const SandboxService::Outcome &o) {
             if (!service)
@@ -80,7 +143,10 @@ void runSandboxCreate(const SandboxToolContext &c, const ToolCall &call)
                 result.insert(it.key(), it.value());
             call.responder.ok(result);
         });
-    });
+    };
+    if (cloud)
+        return create();   // the cloud answers for itself: local sbx need not be usable here
+    whenSbxAvailable(c, call, create);
 }
 
 } // namespace

@@ -384,6 +384,36 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!popup.findChild<QPushButton *>(QStringLiteral("pause:sbx_busy")), chat2sbx::test::scaled(5000));
     }
 
+    // A cloud sandbox says so on its line, with its size and when its time-to-live ends.
+    void cloudRowsSayWhereAndUntilWhen()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        SandboxRow cloud;
+        cloud.id = QStringLiteral("sbx_cloud");
+        cloud.name = QStringLiteral("scratch-1");
+        cloud.state = QStringLiteral("running");
+        cloud.workspaceMode = QStringLiteral("managed");
+        cloud.cloudSize = QStringLiteral("micro");
+        cloud.expiresAtMs = fixedTime(14, 30);
+        SandboxRow local = cloud;
+        local.id = QStringLiteral("sbx_local");
+        local.cloudSize.clear();
+        local.expiresAtMs = 0;
+        sandboxes.rows = {cloud, local};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        settle();
+        const QString cloudTitle = popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_cloud"))->findChild<QLabel *>(QStringLiteral("title"))->text();
+        QVERIFY2(cloudTitle.contains(QStringLiteral("cloud micro · until 14:30")), qPrintable(cloudTitle));
+        const QString localTitle = popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_local"))->findChild<QLabel *>(QStringLiteral("title"))->text();
+        QVERIFY2(!localTitle.contains(QLatin1String("cloud")), qPrintable(localTitle));
+        saveScreenshot(popup, QStringLiteral("ui_popup_cloud_row"));
+    }
+
     void checkpointsAreRestoredForkedAndDeletedFromTheirSandbox()
     {
         FakeApprovals approvals;

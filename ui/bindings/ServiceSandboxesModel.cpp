@@ -58,6 +58,10 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
         row.sleptAtMs = r.sleptAt;
         row.wokeAtMs = r.wokeAt;
         row.memory = r.memory;
+        if (r.isCloud()) {
+            row.cloudSize = r.cloudSize.isEmpty() ? QStringLiteral("small") : r.cloudSize;
+            row.expiresAtMs = r.state == SandboxState::Running ? r.expiresAt : 0;
+        }
         row.idleDeadlineMs = r.state == SandboxState::Running ? r.idleDeadline : 0;
         for (const SandboxPortRecord &p : v.ports) {
             const PortView port = presentPort(p.sandboxPort, p.hostIp, p.hostPort);

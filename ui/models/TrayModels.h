@@ -65,6 +65,8 @@ struct SandboxRow {
     QList<CheckpointRow> checkpoints = {};   // oldest first
     QString forkedFrom = {};     // a fork: the short name of the sandbox it was made from
     QString restoringTo = {};    // a restore under way: the checkpoint it goes back to
+    QString cloudSize = {};      // in Docker's cloud: its size (empty: on this computer)
+    qint64 expiresAtMs = 0;      // in the cloud: when its time-to-live ends (0: not known)
 };
 
 // One step of the first-run guide (server: runtime/SetupChecklist, the same list `chat2sbx status` prints).

@@ -40,6 +40,11 @@ QString summaryHtml(const SandboxRow &row)
         ws << row.workspaceMode.toHtmlEscaped();
     if (!ws.isEmpty())
         parts << ws.join(QStringLiteral(" · "));
+    // Billed while it runs, and gone or stopped when its time-to-live ends: both in view.
+    if (!row.cloudSize.isEmpty())
+        parts << toneHtml(Tone::Warning, row.expiresAtMs > 0 ? QStringLiteral("cloud %1 · until %2").arg(row.cloudSize.toHtmlEscaped(),
+                                                                                                       clockTime(row.expiresAtMs))
+                                                             : QStringLiteral("cloud %1").arg(row.cloudSize.toHtmlEscaped()));
     QStringList links;
     for (const PortLink &p : row.portLinks) {
         QString link = QStringLiteral("<a href=\"%1\">%2→%3:%4</a>").arg(p.url.toHtmlEscaped()).arg(p.sandboxPort)

@@ -254,6 +254,7 @@ void SandboxChannel::startChild()
     const QByteArray script = helperScript();
     SbxExecSpec spec;
     spec.runtimeName = m_sandbox.runtimeName;
+    spec.cloud = m_sandbox.cloud;
     spec.command = bootstrapCommand(m_sandbox, script.size(), m_options.owner);
     ++m_starts;
     m_healthy = false;

@@ -32,6 +32,8 @@ struct RunningSandbox {
     QString runtimeName;     // internal sbx name: never put it in a tool result
     QString workspacePath;   // absolute path of the workspace inside the VM (the mount point)
     bool managedWorkspace = false;
+    // In Docker's cloud (`sbx --cloud exec`): no host mount, its workspace is ~/workspace in the VM.
+    bool cloud = false;
     bool wokeFromSleep = false;   // resolving it woke a stopped sandbox (the first request takes longer)
     std::shared_ptr<StartCheck> startCheck;   // set with wokeFromSleep for a host folder
 };

@@ -48,6 +48,8 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
         o.error = error;
         done(o);
     };
+    if (request.placement == QLatin1String("cloud"))
+        return createInCloud(request, std::move(done));
     if (!m_reconciler.isSbxAvailable())
         return failNow(m_reconciler.unavailableError());
     const Config &config = m_ops.config();

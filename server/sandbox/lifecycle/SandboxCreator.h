@@ -1,6 +1,7 @@
 #pragma once
 
 #include "sandbox/lifecycle/SandboxOutcome.h"
+#include "sandbox/sbx/SbxCloud.h"
 
 #include <QHash>
 #include <QList>
@@ -36,6 +37,10 @@ signals:
 
 private:
     QString limitError() const;
+    // placement "cloud" (SandboxCreatorCloud.cpp): refused with the setting that refuses it, else the
+    // record first, `sbx --cloud create`, its time-to-live read back, then attached as any sandbox.
+    void createInCloud(const SandboxCreateRequest &request, SandboxDone done);
+    void createCloudRuntime(const QString &id, const SbxCloudCreateSpec &spec, bool retried);
     void attachCreated(const QString &id);
     void becomeRunning(const QString &id);
     void failCreate(const QString &id, const QString &reason);

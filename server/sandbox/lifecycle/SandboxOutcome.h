@@ -18,6 +18,11 @@ struct SandboxCreateRequest {
     QString templateRef;   // empty: the pinned template; a checkpoint's (a fork) never takes a warm sandbox
     // A clone workspace's second sandbox (a fork: each clone is private), not a reuse of the one it has.
     bool alongside = false;
+    // "cloud": in Docker's cloud (`sbx --cloud`), with a compute size (empty: small) and a
+    // time-to-live in seconds (0: cloudDefaultTtl); empty or "local": on this computer.
+    QString placement;
+    QString size;
+    qint64 ttlSeconds = 0;
     // Runs once the new VM answers, before the sandbox counts as running (a fork puts its clone's work
     // back): a failure fails the create, and a crash meanwhile leaves a create that start-up clears.
     std::function<void(const RunningSandbox &, std::function<void(bool ok, const QString &error)>)> prepare;

@@ -1,6 +1,7 @@
 #include "sandbox/lifecycle/SandboxReconciler.h"
 #include "sandbox/lifecycle/SandboxServiceLog.h"
 
+#include "config/Config.h"
 #include "core/Clock.h"
 #include "sandbox/bash/StopReasons.h"
 #include "sandbox/channel/RuntimeAttacher.h"
@@ -34,6 +35,12 @@ SandboxReconciler::SandboxReconciler(SandboxRuntimeOps &ops, QObject *parent) : 
 {
     m_retryTimer.setSingleShot(true);
     connect(&m_retryTimer, &QTimer::timeout, this, [this] { reconcile(nullptr); });
+    m_cloudTimer.setInterval(m_retryIntervalMs);
+    connect(&m_cloudTimer, &QTimer::timeout, this, &SandboxReconciler::reconcileCloud);
+    // While cloud sandboxes are allowed, the cloud is listed every interval (a quick no-op without any):
+    // expiry happens there, not here.
+    if (ops.config().cloudSandboxes)
+        m_cloudTimer.start();
 }
 
 void SandboxReconciler::setJobs(const SandboxCreator &creator, SandboxDestroyer &destroyer, SandboxIdleExpiry &idle)
@@ -82,6 +89,7 @@ void SandboxReconciler::reconcile(std::function<void()> done)
                                                << self->m_retryIntervalMs / 1000 << "s):" << r.error;
             self->m_warnedUnavailable = true;
             self->m_retryTimer.start(self->m_retryIntervalMs);
+            self->reconcileCloud();   // the cloud answers for its own sandboxes
             self->finishReconcile();
             return;
         }
@@ -251,6 +259,8 @@ void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes, con
     loaded.reserve(views.size());
     for (const SandboxView &v : views) {
         const SandboxRecord &r = v.record;
+        if (r.isCloud())
+            continue;   // not in `sbx ls`: reconcileCloud reads `sbx --cloud ls`
         ReconcileRecord rec{r.id, r.runtimeName, r.state, false,
                             m_creator->isCreating(r.id) || m_destroyer->isDestroying(r.id) || !m_ops.heldFor(r.id).isEmpty()};
         if (r.state == SandboxState::Failed) {
@@ -292,6 +302,7 @@ void SandboxReconciler::reconcileWith(const QList<SbxRuntimeInfo> &runtimes, con
         m_attachQueue += toAttach;
         attachQueued();
     }
+    reconcileCloud();
     finishReconcile();
 }
 
@@ -329,6 +340,7 @@ void SandboxReconciler::shutdown()
 {
     m_idle->stop();
     m_retryTimer.stop();
+    m_cloudTimer.stop();
     m_attachQueue.clear();
     m_followUps.clear();
     if (WarmPool *warm = m_ops.warmPool())

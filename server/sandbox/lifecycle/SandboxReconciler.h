@@ -2,6 +2,7 @@
 
 #include "sandbox/channel/SandboxResolver.h"
 #include "sandbox/lifecycle/UnreachableDiagnosis.h"
+#include "sandbox/sbx/SbxCloud.h"
 #include "state/SandboxRepository.h"
 
 #include <QElapsedTimer>
@@ -33,7 +34,11 @@ public:
     // The jobs reconciliation consults (in flight) and drives (interrupted destroys, the idle timer);
     // set once by SandboxService, before the first reconcile.
     void setJobs(const SandboxCreator &creator, SandboxDestroyer &destroyer, SandboxIdleExpiry &idle);
-    void setRetryIntervalMs(int ms) { m_retryIntervalMs = ms; }
+    void setRetryIntervalMs(int ms)
+    {
+        m_retryIntervalMs = ms;
+        m_cloudTimer.setInterval(ms);
+    }
 
     // `done` runs once records and runtimes agree, or when sbx turned out to be unavailable (then
     // records stay untouched and it retries later). Starts the idle timer.
@@ -51,6 +56,13 @@ public:
 
 private:
     void reconcileWith(const QList<SbxRuntimeInfo> &runtimes, const QByteArray &listErr);
+    // Cloud sandboxes against `sbx --cloud ls` (SandboxReconcilerCloud.cpp), apart from the local
+    // ones: one backend that does not answer never marks the other's sandboxes gone. A sandbox the
+    // cloud removed (its time-to-live ended, or removed outside chat2sbx) is marked so, never made
+    // again; one the cloud stopped is stopped; an interrupted create is removed from the cloud.
+    // Again every retry interval while cloud sandboxes are active.
+    void reconcileCloud();
+    void applyCloudRow(const SandboxRecord &r, const SbxCloudInfo *row);
     void markUnreachable(const QString &id, const QHash<QString, SandboxView> &views);
     // views: the records reconciliation loaded, by id (one query for all, not one per re-attach).
     void apply(const ReconcileAction &action, const QHash<QString, SandboxView> &views, QList<RunningSandbox> &toAttach);
@@ -81,6 +93,8 @@ private:
     QList<std::function<void(std::function<void()> finished)>> m_followUps;
     int m_followUpsRunning = 0;
     QTimer m_retryTimer;
+    QTimer m_cloudTimer;
+    bool m_cloudListing = false;
     int m_retryIntervalMs = 30000;
 };
 

@@ -38,6 +38,12 @@ RunningSandbox SandboxRuntimeOps::runningOf(const SandboxRecord &r, const std::o
     RunningSandbox s;
     s.sandboxId = r.id;
     s.runtimeName = r.runtimeName;
+    if (r.isCloud()) {   // no host mount: the work lives in the VM (the helper makes ~/workspace)
+        s.cloud = true;
+        s.workspacePath = QStringLiteral("~/workspace");
+        s.managedWorkspace = true;
+        return s;
+    }
     if (w) {
         s.workspacePath = w->hostPath;
         s.managedWorkspace = w->isManaged();
@@ -76,6 +82,24 @@ void SandboxRuntimeOps::removeRuntime(const QString &runtimeName, std::function<
     if (runtimeName.isEmpty())
         return done(true, {});
     QPointer<SandboxRuntimeOps> self(this);
+    if (isCloudRuntime(runtimeName)) {
+        m_sbx.cloudRemove(runtimeName, [self, runtimeName, done](const SbxResult &r) {
+            if (!self)
+                return;
+            if (r.ok)
+                return done(true, {});
+            // Gone already (its TTL ended and the cloud deleted it) counts as removed: the cloud's list says.
+            self->m_sbx.cloudList([runtimeName, done, rmError = r.error](const SbxResult &lr, const QList<SbxCloudInfo> &items) {
+                if (!lr.ok)
+                    return done(false, rmError);
+                for (const SbxCloudInfo &i : items)
+                    if (i.name == runtimeName)
+                        return done(false, rmError);
+                done(true, {});
+            });
+        });
+        return;
+    }
     m_sbx.remove(runtimeName, [self, runtimeName, done](const SbxResult &r) {
         if (!self)
             return;
@@ -97,7 +121,10 @@ void SandboxRuntimeOps::stopRuntime(const QString &id, const QString &runtimeNam
 {
     m_stopsInFlight.insert(id);
     QPointer<SandboxRuntimeOps> self(this);
-    m_sbx.stop(runtimeName, [self, id, finished](const SbxResult &r) {
+    const auto stop = [this, runtimeName](SbxDriver::Callback cb) {
+        isCloudRuntime(runtimeName) ? m_sbx.cloudStop(runtimeName, std::move(cb)) : m_sbx.stop(runtimeName, std::move(cb));
+    };
+    stop([self, id, finished](const SbxResult &r) {
         if (!self)
             return;
         self->m_stopsInFlight.remove(id);

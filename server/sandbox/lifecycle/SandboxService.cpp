@@ -275,7 +275,8 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
         m_reconciler->reconcile(nullptr);   // ask sbx again now: the next call finds it back as soon as sbx lists it
         return false;
     }
-    const bool available = m_reconciler->isSbxAvailable();
+    // A cloud sandbox answers through the cloud, whether or not local sbx does here.
+    const bool available = r->isCloud() || m_reconciler->isSbxAvailable();
     bool woke = false;
     std::shared_ptr<StartCheck> startCheck;
     if (r->state == SandboxState::Stopped && available) {
@@ -297,6 +298,11 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
     out.runtimeName = r->runtimeName;
     out.workspacePath = path;
     out.managedWorkspace = mode == workspaceModeName(WorkspaceMode::Managed);
+    if (r->isCloud()) {   // no host mount: its workspace is ~/workspace in the VM
+        out.cloud = true;
+        out.workspacePath = QStringLiteral("~/workspace");
+        out.managedWorkspace = true;
+    }
     out.wokeFromSleep = woke;
     out.startCheck = startCheck;
     // Renewing is a write: at most about once a second per sandbox (waking renewed it).

@@ -11,5 +11,12 @@ namespace chat2sbx {
 Q_DECLARE_LOGGING_CATEGORY(lcSandbox)
 
 inline const QString kRuntimePrefix = QStringLiteral("chat2sbx-");
+// A cloud sandbox's name in Docker's cloud (`sbx --cloud`): chat2sbx-cloud-<hex>, so every runtime
+// operation knows which backend to ask (local names are chat2sbx-<hex>, which never holds "cloud").
+inline const QString kCloudRuntimePrefix = QStringLiteral("chat2sbx-cloud-");
+inline bool isCloudRuntime(const QString &runtimeName)
+{
+    return runtimeName.startsWith(kCloudRuntimePrefix);
+}
 
 } // namespace chat2sbx

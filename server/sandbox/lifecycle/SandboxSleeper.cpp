@@ -29,8 +29,9 @@ bool SandboxSleeper::isInFlight(const QString &sandboxId) const
 QStringList SandboxSleeper::sleepCandidates() const
 {
     QStringList out;
+    // A cloud sandbox is not put to sleep: its time-to-live ends it (a stopped one costs a resume).
     for (const SandboxRecord &r : m_ops.records().idleSince(m_ops.clock().nowMs() - sleepMs()))
-        if (!isInFlight(r.id))
+        if (!isInFlight(r.id) && !r.isCloud())
             out.append(r.id);
     return out;
 }

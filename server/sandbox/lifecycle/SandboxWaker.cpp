@@ -31,7 +31,10 @@ bool SandboxWaker::wake(const SandboxRecord &r, std::shared_ptr<StartCheck> &sta
                                "seconds and it wakes up").arg(r.id);
         return false;
     }
-    const std::optional<Workspace> w = m_ops.workspaces().find(r.workspaceId);
+    if (r.isCloud() && !resumeCloud(r, error))
+        return false;
+    // A cloud sandbox has no host folder: nothing of this computer is shared with it.
+    const std::optional<Workspace> w = r.isCloud() ? std::nullopt : m_ops.workspaces().find(r.workspaceId);
     // Armed before the check: a swap between it and the VM's start (when sbx shares the folder) is seen.
     const std::shared_ptr<FolderSwapWatch> swapWatch = w ? m_ops.workspaces().watchForMount(*w) : nullptr;
     if (w && !checkHostFolder(r.id, *w, error)) {
@@ -73,8 +76,33 @@ bool SandboxWaker::wake(const SandboxRecord &r, std::shared_ptr<StartCheck> &sta
     }
     qCInfo(lcSandbox).noquote() << "waking sandbox" << r.id << "for a tool call";
     emit m_ops.sandboxesChanged();
-    checkPortsAfterWake(r.id, r.runtimeName);
+    if (!r.isCloud())
+        checkPortsAfterWake(r.id, r.runtimeName);
     return true;
+}
+
+bool SandboxWaker::resumeCloud(const SandboxRecord &r, QString &error)
+{
+    if (m_resumed.remove(r.id))
+        return true;
+    error = QStringLiteral("sandbox %1 was stopped in Docker's cloud (%2); chat2sbx is starting it again there, which takes a "
+                           "little while: call again in a few seconds")
+                .arg(r.id, r.sleepReason.isEmpty() ? QStringLiteral("its time-to-live ended") : r.sleepReason);
+    if (m_resuming.contains(r.id))
+        return false;
+    m_resuming.insert(r.id);
+    QPointer<SandboxWaker> self(this);
+    m_ops.sbx().cloudResume(r.runtimeName, [self, id = r.id](const SbxResult &result, const QString &) {
+        if (!self)
+            return;
+        self->m_resuming.remove(id);
+        if (result.ok)
+            self->m_resumed.insert(id);
+        else
+            qCWarning(lcSandbox).noquote() << "starting cloud sandbox" << id << "again failed:" << result.error;
+        emit self->m_ops.sandboxesChanged();
+    });
+    return false;
 }
 
 void SandboxWaker::refuseWake(const QString &sandboxId, const QString &why)

@@ -5,6 +5,7 @@
 #include "state/Workspace.h"
 
 #include <QObject>
+#include <QSet>
 #include <QString>
 
 #include <memory>
@@ -34,6 +35,11 @@ private:
     // The start check failed: back to stopped, with why, before anything of a tool call ran in it.
     void refuseWake(const QString &sandboxId, const QString &why);
     void checkPortsAfterWake(const QString &id, const QString &runtimeName);
+    // A stopped cloud sandbox is started again in the cloud first (`sbx --cloud run --detached`,
+    // its exec does not start it): the call that finds it stopped is told to call again.
+    bool resumeCloud(const SandboxRecord &r, QString &error);
+    QSet<QString> m_resuming;
+    QSet<QString> m_resumed;
 
     // Outlives this: SandboxService declares it first.
     SandboxRuntimeOps &m_ops;

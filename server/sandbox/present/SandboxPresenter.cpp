@@ -6,6 +6,7 @@
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/ports/ExposedPort.h"
 #include "sandbox/present/SandboxSleepJson.h"
+#include "sandbox/sbx/SbxCloud.h"
 #include "state/SandboxRepository.h"
 #include "workspace/WorkspaceService.h"
 
@@ -41,8 +42,26 @@ QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes
         {QStringLiteral("state"), sandboxStateName(r.state)},
         {QStringLiteral("memory"), memoryText(r.memory)},
         {QStringLiteral("created_at"), isoTime(r.createdAt)},
+        {QStringLiteral("placement"), r.placement},
     };
-    if (view.workspace) {
+    if (r.isCloud()) {
+        // Billed while it runs; its work lives in the VM in the cloud, not on this computer.
+        const std::optional<SbxCloudSize> size = sbxCloudSize(r.cloudSize.isEmpty() ? QStringLiteral("small") : r.cloudSize);
+        if (size)
+            o.insert(QStringLiteral("memory"), QStringLiteral("%1 GiB").arg(size->memoryMib / 1024));
+        QJsonObject cloud{{QStringLiteral("size"), size ? size->name : r.cloudSize},
+                          {QStringLiteral("cpus"), size ? size->cpus : 0},
+                          {QStringLiteral("work_lives"), QStringLiteral("in the VM in Docker's cloud (no folder of this computer)")}};
+        if (r.expiresAt > 0 && (r.state == SandboxState::Running || r.state == SandboxState::Creating))
+            cloud.insert(QStringLiteral("expires_at"), isoTime(r.expiresAt));
+        if (r.expiresCeilingAt > 0)
+            cloud.insert(QStringLiteral("expires_at_latest"), isoTime(r.expiresCeilingAt));
+        o.insert(QStringLiteral("cloud"), cloud);
+    }
+    if (view.workspace && r.isCloud()) {
+        o.insert(QStringLiteral("workspace_mode"), workspaceModeName(view.workspace->mode));
+        o.insert(QStringLiteral("workspace_path"), QStringLiteral("~/workspace"));
+    } else if (view.workspace) {
         o.insert(QStringLiteral("workspace_mode"), workspaceModeName(view.workspace->mode));
         o.insert(QStringLiteral("workspace_path"), view.workspace->pathInSandbox());
         if (audience == Audience::LocalUser)

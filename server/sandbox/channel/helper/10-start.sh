@@ -30,6 +30,12 @@ exec {NAPFD}<> <(:)
 nap() { read -r -t "$1" -u "$NAPFD" _ 2>/dev/null; return 0; }
 command -v rg >/dev/null 2>&1 && HAVE_RG=1
 
+# A cloud sandbox has no host mount: its workspace is a folder of the VM, given as ~/workspace.
+# shellcheck disable=SC2088 # the literal "~/" the host sent, not a tilde for the shell to expand
+if [ "${WS_REAL:0:2}" = "~/" ]; then
+    WS_REAL="$HOME/${WS_REAL:2}"
+    mkdir -p "$WS_REAL" || exit 3
+fi
 if [ "$MANAGED" = 1 ] && [ -n "$WS_REAL" ]; then
     if [ -L "$HOME/workspace" ] || [ ! -e "$HOME/workspace" ]; then
         ln -sfn "$WS_REAL" "$HOME/workspace"

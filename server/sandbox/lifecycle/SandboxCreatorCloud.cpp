@@ -1,0 +1,131 @@
+// SandboxCreator's cloud path: a sandbox in Docker's cloud (`sbx --cloud`, reference/sbx-cloud.md).
+#include "sandbox/lifecycle/SandboxCreator.h"
+#include "sandbox/lifecycle/SandboxServiceLog.h"
+
+#include "config/Config.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
+#include "sandbox/lifecycle/SandboxRuntimeOps.h"
+#include "sandbox/sbx/SbxDriver.h"
+#include "workspace/WorkspaceService.h"
+
+#include <QPointer>
+
+namespace chat2sbx {
+
+void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxDone done)
+{
+    const auto failNow = [&done](const QString &error) {
+        SandboxOutcome o;
+        o.error = error;
+        done(o);
+    };
+    const Config &config = m_ops.config();
+    SandboxRepository &repo = m_ops.records();
+    if (!config.cloudSandboxes)
+        return failNow(QStringLiteral("cloud sandboxes are off (cloudSandboxes, CHAT2SBX_CLOUD_SANDBOXES): they run in Docker's "
+                                      "cloud and are billed per second while they run. The user turns them on with "
+                                      "\"cloudSandboxes\": true in config.json; until then, create a local sandbox"));
+    if (!request.workspaceId.isEmpty()) {
+        const std::optional<Workspace> w = m_ops.workspaces().find(request.workspaceId);
+        if (!w)
+            return failNow(QStringLiteral("unknown workspace_id %1").arg(request.workspaceId));
+        if (w->mode == WorkspaceMode::Direct)
+            return failNow(QStringLiteral("workspace %1 is the user's own folder on this computer (direct mode): a cloud sandbox "
+                                          "has no host mount, so it cannot work on it. Create a local sandbox for it")
+                               .arg(w->id));
+        if (w->mode == WorkspaceMode::Clone)
+            return failNow(QStringLiteral("a clone workspace in the cloud is not supported yet: create a local sandbox for "
+                                          "workspace %1, or a cloud sandbox with its own scratch workspace (no workspace_id)")
+                               .arg(w->id));
+        return failNow(QStringLiteral("a cloud sandbox starts with its own scratch workspace in its VM: call sandbox_create with "
+                                      "placement cloud and no workspace_id"));
+    }
+    if (!request.memory.isEmpty())
+        return failNow(QStringLiteral("memory does not apply in the cloud: choose a size (micro 1 CPU/2 GiB, small 2/4, medium "
+                                      "4/8, large 8/16, xl 16/32)"));
+    const QString size = request.size.isEmpty() ? QStringLiteral("small") : request.size;
+    if (sbxCloudSizeRank(size) < 0)
+        return failNow(QStringLiteral("unknown size %1: micro, small, medium, large or xl").arg(size));
+    if (sbxCloudSizeRank(size) > sbxCloudSizeRank(config.cloudMaxSize))
+        return failNow(QStringLiteral("size %1 is larger than the user allows (cloudMaxSize %2, CHAT2SBX_CLOUD_MAX_SIZE): "
+                                      "choose %2 or smaller").arg(size, config.cloudMaxSize));
+    const qint64 ttl = request.ttlSeconds > 0 ? request.ttlSeconds : config.cloudDefaultTtlSeconds;
+    if (ttl > kSbxCloudMaxTtlSeconds)
+        return failNow(QStringLiteral("a cloud sandbox lives at most 24 hours from its creation: ask for a ttl of 24h or less"));
+    int activeInCloud = 0;
+    for (const SandboxRecord &r : repo.list(false))
+        activeInCloud += r.isCloud() && r.isActive() ? 1 : 0;
+    if (activeInCloud >= config.cloudMaxSandboxes)
+        return failNow(QStringLiteral("the limit of %1 active cloud sandboxes (cloudMaxSandboxes, CHAT2SBX_CLOUD_MAX_SANDBOXES) is "
+                                      "reached: destroy one with sandbox_destroy first").arg(config.cloudMaxSandboxes));
+
+    QString error;
+    const std::optional<Workspace> workspace = m_ops.workspaces().createManaged(error);
+    if (!workspace)
+        return failNow(error);
+    const qint64 now = m_ops.clock().nowMs();
+    SandboxRecord r;
+    r.id = newId("sbx_");
+    r.workspaceId = workspace->id;
+    r.runtimeName = kCloudRuntimePrefix + randomHex(8);
+    r.state = SandboxState::Creating;
+    r.placement = QStringLiteral("cloud");
+    r.cloudSize = size;
+    r.expiresAt = now + ttl * 1000;   // until the cloud says it (read back once made)
+    r.expiresCeilingAt = now + kSbxCloudMaxTtlSeconds * 1000;
+    r.createdAt = r.updatedAt = r.lastActivityAt = now;
+    r.idleDeadline = now + m_ops.idleMs();
+    bool limitReached = false;
+    // Recorded before the cloud is asked: a crash during the create leaves a record the next start
+    // finds, and its runtime name, which the cloud lists, so nothing is left running unseen.
+    if (!repo.insertWithinLimit(r, config.maxActiveSandboxes, limitReached, error))
+        return failNow(limitReached ? limitError() : error);
+    m_ops.workspaces().touch(workspace->id);
+    m_creating.insert(r.id, {std::move(done)});
+    emit m_ops.sandboxesChanged();
+    qCInfo(lcSandbox).noquote() << "creating" << r.id << "in Docker's cloud as" << r.runtimeName << "(" << size << ", ttl" << ttl << "s)";
+    SbxCloudCreateSpec spec;
+    spec.name = r.runtimeName;
+    spec.size = size;
+    spec.ttlSeconds = ttl;
+    spec.onTimeout = QStringLiteral("stop");   // expiry keeps its files where the account can stop
+    createCloudRuntime(r.id, spec, false);
+}
+
+void SandboxCreator::createCloudRuntime(const QString &id, const SbxCloudCreateSpec &spec, bool retried)
+{
+    QPointer<SandboxCreator> self(this);
+    m_ops.sbx().cloudCreate(spec, [self, id, spec, retried](const SbxResult &result, const QString &) {
+        if (!self)
+            return;
+        if (!result.ok) {
+            // An account that cannot stop sandboxes refuses --on-timeout stop: made again with the
+            // server's default, where expiry deletes (the sandbox's reason says so).
+            if (!retried && !spec.onTimeout.isEmpty() && result.error.contains(QLatin1String("on-timeout"))) {
+                SbxCloudCreateSpec plain = spec;
+                plain.onTimeout.clear();
+                qCWarning(lcSandbox).noquote() << "this Docker account cannot stop cloud sandboxes: when the time-to-live of"
+                                               << id << "ends, Docker's cloud deletes it and its files";
+                return self->createCloudRuntime(id, plain, true);
+            }
+            return self->failCreate(id, result.error);
+        }
+        const auto r = self->m_ops.records().find(id);
+        const QString runtime = r ? r->runtimeName : spec.name;
+        self->m_ops.sbx().cloudTtl(runtime, 0, [self, id](const SbxResult &read, const SbxCloudTtl &ttl) {
+            if (!self)
+                return;
+            if (read.ok && (ttl.expiresAtMs > 0 || ttl.maxExpiresAtMs > 0)) {
+                QString error;
+                if (!self->m_ops.records().setExpiry(id, ttl.expiresAtMs, ttl.maxExpiresAtMs, error))
+                    qCWarning(lcSandbox).noquote() << error;
+            } else if (!read.ok) {
+                qCWarning(lcSandbox).noquote() << "the time-to-live of cloud sandbox" << id << "is not known:" << read.error;
+            }
+            self->attachCreated(id);
+        });
+    });
+}
+
+} // namespace chat2sbx

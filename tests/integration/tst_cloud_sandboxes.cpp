@@ -1,0 +1,295 @@
+// Sandboxes in Docker's cloud (reference/sbx-cloud.md), through a real `chat2sbx serve` over MCP
+// against the fake sbx's cloud store:
+// - a cloud scratch sandbox: bash, write and read, a long command polled, destroy; placement, size
+//   and expiry shown; nothing of it in the local `sbx ls`, no internal name in any answer;
+// - refusals that name the setting: cloud sandboxes off, a size over cloudMaxSize, size or ttl for a
+//   local sandbox, a ttl past 24 h;
+// - `auto` placement goes to the cloud when local sbx does not answer, and that host serves sandboxes;
+// - expiry seen by the reconciler: stopped by the cloud (then started again on the next call), or
+//   deleted by it (marked gone, never made again);
+// - kill -9 of serve during a cloud create: the next start removes what the cloud made.
+#include "McpTestClient.h"
+#include "SandboxHarness.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+QJsonArray cloudRows(const TestEnvironment &env)
+{
+    const CliResult r = runFakeSbx(env, {QStringLiteral("--cloud"), QStringLiteral("ls"), QStringLiteral("--json")});
+    return QJsonDocument::fromJson(r.out).object().value(QStringLiteral("sandboxes")).toArray();
+}
+
+QJsonObject listed(const TestEnvironment &env, const QString &id)
+{
+    const CliResult r = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("list"), QStringLiteral("--json")});
+    for (const QJsonValue &v : QJsonDocument::fromJson(r.out).object().value(QStringLiteral("sandboxes")).toArray())
+        if (v.toObject().value(QStringLiteral("sandbox_id")).toString() == id)
+            return v.toObject();
+    return {};
+}
+
+void enableCloud(TestEnvironment &env)
+{
+    env.set(QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate());
+    env.set(QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("1"));
+    env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
+    env.set(QStringLiteral("CHAT2SBX_SBX_RECHECK_SECONDS"), QStringLiteral("1"));
+}
+
+QJsonObject structured(const QJsonObject &result)
+{
+    return result.value(QStringLiteral("structuredContent")).toObject();
+}
+
+QString text(const QJsonObject &result)
+{
+    return result.value(QStringLiteral("content")).toArray().first().toObject().value(QStringLiteral("text")).toString();
+}
+
+} // namespace
+
+class TestCloudSandboxes : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
+    }
+
+    void aCloudScratchSandboxWorksAndGoes()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_MAX_SIZE"), QStringLiteral("medium"));
+        SandboxHarness observer(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+
+        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"),
+                                                    {{QStringLiteral("placement"), QStringLiteral("cloud")},
+                                                     {QStringLiteral("size"), QStringLiteral("micro")},
+                                                     {QStringLiteral("ttl"), QStringLiteral("2h")}});
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QJsonObject s = structured(made);
+        const QString id = s.value(QStringLiteral("sandbox_id")).toString();
+        QCOMPARE(s.value(QStringLiteral("state")).toString(), QStringLiteral("running"));
+        QCOMPARE(s.value(QStringLiteral("placement")).toString(), QStringLiteral("cloud"));
+        QCOMPARE(s.value(QStringLiteral("cloud")).toObject().value(QStringLiteral("size")).toString(), QStringLiteral("micro"));
+        QVERIFY2(!s.value(QStringLiteral("cloud")).toObject().value(QStringLiteral("expires_at")).toString().isEmpty(), qPrintable(mcp.lastBody));
+        QCOMPARE(s.value(QStringLiteral("workspace_path")).toString(), QStringLiteral("~/workspace"));
+        observer.checkLeaks(mcp.lastBody);
+        // In the cloud's list, with the size asked for and the time-to-live; not in the local one.
+        const QJsonArray rows = cloudRows(env);
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(rows.first().toObject().value(QStringLiteral("memory_mib")).toInt(), 2048);
+        QVERIFY(observer.runtimes().isEmpty());
+
+        const QJsonObject bash = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                          {QStringLiteral("command"), QStringLiteral("echo hi > f.txt; cat f.txt; pwd")}});
+        QVERIFY2(!bash.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QVERIFY2(structured(bash).value(QStringLiteral("output")).toString().startsWith(QLatin1String("hi\n")), qPrintable(mcp.lastBody));
+        observer.checkLeaks(mcp.lastBody);
+        const QJsonObject wrote = mcp.callToolResult(QStringLiteral("write"), {{QStringLiteral("sandbox_id"), id},
+                                                                            {QStringLiteral("path"), QStringLiteral("notes/plan.md")},
+                                                                            {QStringLiteral("content"), QStringLiteral("step 1\n")}});
+        QVERIFY2(!wrote.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QJsonObject read = mcp.callToolResult(QStringLiteral("read"), {{QStringLiteral("sandbox_id"), id},
+                                                                          {QStringLiteral("path"), QStringLiteral("~/workspace/notes/plan.md")}});
+        QVERIFY2(text(read).contains(QLatin1String("step 1")), qPrintable(mcp.lastBody));
+
+        // A long command: answered while it runs, then polled to its end.
+        const QJsonObject started = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                             {QStringLiteral("command"), QStringLiteral("sleep 1.5; echo done")},
+                                                                             {QStringLiteral("yield_time_ms"), 200}});
+        QCOMPARE(structured(started).value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+        const QString session = structured(started).value(QStringLiteral("session_id")).toString();
+        QString status, output;
+        QVERIFY(waitFor([&] {
+            const QJsonObject p = mcp.callToolResult(QStringLiteral("bash_poll"), {{QStringLiteral("sandbox_id"), id},
+                                                                                 {QStringLiteral("session_id"), session},
+                                                                                 {QStringLiteral("yield_time_ms"), 1000}});
+            status = structured(p).value(QStringLiteral("status")).toString();
+            output += structured(p).value(QStringLiteral("output")).toString();
+            return status == QLatin1String("exited");
+        }, 30000));
+        QVERIFY2(output.contains(QLatin1String("done")), qPrintable(output));
+
+        QCOMPARE(listed(env, id).value(QStringLiteral("placement")).toString(), QStringLiteral("cloud"));
+        const QJsonObject destroyed = mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}});
+        QVERIFY2(!destroyed.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QVERIFY(cloudRows(env).isEmpty());
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void refusalsNameTheSetting()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("0"));
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const auto create = [&](const QJsonObject &args) { return mcp.callToolResult(QStringLiteral("sandbox_create"), args); };
+        QJsonObject r = create({{QStringLiteral("placement"), QStringLiteral("cloud")}});
+        QVERIFY(r.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(r).contains(QLatin1String("cloudSandboxes")) && text(r).contains(QLatin1String("billed")), qPrintable(text(r)));
+        r = create({{QStringLiteral("size"), QStringLiteral("micro")}});
+        QVERIFY2(r.value(QStringLiteral("isError")).toBool() && text(r).contains(QLatin1String("placement cloud")), qPrintable(text(r)));
+        QVERIFY(cloudRows(env).isEmpty());
+        QCOMPARE(server.terminate(), 0);
+
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("1"));
+        ServerProcess again(env);
+        QVERIFY2(again.start(), qPrintable(again.output()));
+        McpTestClient mcp2(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp2.open());
+        r = mcp2.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")},
+                                                                 {QStringLiteral("size"), QStringLiteral("large")}});
+        QVERIFY2(r.value(QStringLiteral("isError")).toBool() && text(r).contains(QLatin1String("cloudMaxSize")), qPrintable(text(mcp2.callToolResult(QStringLiteral("sandbox_list")))));
+        r = mcp2.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")},
+                                                                 {QStringLiteral("ttl"), QStringLiteral("25h")}});
+        QVERIFY2(r.value(QStringLiteral("isError")).toBool() && text(r).contains(QLatin1String("24 hours")), qPrintable(text(r)));
+        QVERIFY(cloudRows(env).isEmpty());
+        QCOMPARE(again.terminate(), 0);
+    }
+
+    // A host whose local sbx does not answer (no KVM, no local runtime) but whose cloud does.
+    void autoPlacementServesFromTheCloudWhenLocalSbxFails()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        env.set(QStringLiteral("CHAT2SBX_DEFAULT_PLACEMENT"), QStringLiteral("auto"));
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_FAIL_LS=ERROR: 500 Internal Server Error: failed to start runtime: no sandbox executor available")});
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"));
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(structured(made).value(QStringLiteral("placement")).toString(), QStringLiteral("cloud"));
+        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        const QJsonObject bash = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                          {QStringLiteral("command"), QStringLiteral("echo from the cloud")}});
+        QVERIFY2(structured(bash).value(QStringLiteral("output")).toString().contains(QLatin1String("from the cloud")), qPrintable(mcp.lastBody));
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void expiryIsSeenNeverRecreated()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        // An hour of the cloud's time is 3.6 s here.
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_TIME_SCALE=0.001")});
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")},
+                                                                                     {QStringLiteral("ttl"), QStringLiteral("1h")}});
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        // Stopped by the cloud (--on-timeout stop): seen within a few listings, files kept.
+        QVERIFY2(waitFor([&] { return listed(env, id).value(QStringLiteral("state")).toString() == QLatin1String("stopped"); }, 20000),
+                 qPrintable(QJsonDocument(listed(env, id)).toJson()));
+        QVERIFY(QJsonDocument(listed(env, id)).toJson().contains("time-to-live"));
+        QCOMPARE(cloudRows(env).size(), 1);
+        // The next call starts it again in the cloud (it says to call again meanwhile).
+        QString out;
+        QVERIFY(waitFor([&] {
+            const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                            {QStringLiteral("command"), QStringLiteral("echo back")}});
+            out = r.value(QStringLiteral("isError")).toBool() ? text(r) : structured(r).value(QStringLiteral("output")).toString();
+            return out.startsWith(QLatin1String("back"));
+        }, 20000));
+        QCOMPARE(cloudRows(env).size(), 1);   // the same sandbox, not a new one
+        QCOMPARE(server.terminate(), 0);
+
+        // An account that cannot stop: expiry deletes, and the record says it is gone.
+        TestEnvironment env2;
+        enableCloud(env2);
+        env2.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_TIME_SCALE=0.001"), QStringLiteral("FAKE_SBX_CLOUD_NO_STOP=1")});
+        ServerProcess server2(env2);
+        QVERIFY2(server2.start(), qPrintable(server2.output()));
+        McpTestClient mcp2(env2.mcpUrl(), "cloud-test");
+        QVERIFY(mcp2.open());
+        const QJsonObject made2 = mcp2.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")},
+                                                                                       {QStringLiteral("ttl"), QStringLiteral("1h")}});
+        QVERIFY2(!made2.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp2.lastBody));
+        const QString id2 = structured(made2).value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY2(waitFor([&] { return listed(env2, id2).isEmpty(); }, 20000), qPrintable(QJsonDocument(listed(env2, id2)).toJson()));
+        const QJsonObject gone = mcp2.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id2}});
+        QVERIFY2(QJsonDocument(gone).toJson().contains("gone from Docker's cloud"), qPrintable(mcp2.lastBody));
+        QTest::qWait(2500);   // more listings: still nothing made again
+        QVERIFY(cloudRows(env2).isEmpty());
+        QCOMPARE(server2.terminate(), 0);
+    }
+
+    // The page leaves `sbx --cloud exec -i` UNKNOWN on stdin's end, stderr and the exit status: the
+    // channel frames every message, so each variant works the same.
+    void theChannelCopesWithEachExecVariant_data()
+    {
+        QTest::addColumn<QString>("fault");
+        QTest::newRow("as documented locally") << QString();
+        QTest::newRow("stdin's end not passed on") << QStringLiteral("FAKE_SBX_CLOUD_EXEC_NO_EOF=1");
+        QTest::newRow("exit status always 0") << QStringLiteral("FAKE_SBX_CLOUD_EXEC_NO_EXIT_STATUS=1");
+        QTest::newRow("stderr merged into stdout") << QStringLiteral("FAKE_SBX_CLOUD_EXEC_MERGE_STDERR=1");
+    }
+    void theChannelCopesWithEachExecVariant()
+    {
+        QFETCH(QString, fault);
+        TestEnvironment env;
+        enableCloud(env);
+        if (!fault.isEmpty())
+            env.setSbxFaults({fault});
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        for (int i = 0; i < 3; ++i) {
+            const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                            {QStringLiteral("command"), QStringLiteral("echo out%1; echo err%1 >&2; exit 3").arg(i)}});
+            QVERIFY2(structured(r).value(QStringLiteral("output")).toString().contains(QStringLiteral("out%1").arg(i)), qPrintable(mcp.lastBody));
+            QCOMPARE(structured(r).value(QStringLiteral("exit_code")).toInt(), 3);
+        }
+        const QJsonObject destroyed = mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}});
+        QVERIFY2(!destroyed.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void killDuringACloudCreateLeavesNoOrphan()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_CREATE_DELAY_MS=8000")});
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "cloud-test");
+            QVERIFY(mcp.open());
+            const auto reply = mcp.callToolAsync(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
+            QVERIFY(waitFor([&] { return cloudRows(env).size() == 1; }, 20000));   // made in the cloud, not answered yet
+            server.kill9();
+        }
+        env.setSbxFaults({});
+        ServerProcess again(env);
+        QVERIFY2(again.start(), qPrintable(again.output()));
+        QVERIFY2(waitFor([&] { return cloudRows(env).isEmpty(); }, 20000), qPrintable(again.output()));
+        QCOMPARE(again.terminate(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCloudSandboxes)
+#include "tst_cloud_sandboxes.moc"
