@@ -11,6 +11,7 @@
 #include "McpTestClient.h"
 #include "SandboxHarness.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
@@ -266,6 +267,40 @@ private slots:
         }
         const QJsonObject destroyed = mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}});
         QVERIFY2(!destroyed.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    // In use, its time-to-live moves forward (chat2sbx extends it), never past 24 h from creation.
+    void theTtlIsExtendedWhileInUseNeverPastTheCeiling()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_TIME_SCALE=0.0002")});   // an hour: 0.72 s; 24 h: 17.3 s
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_DEFAULT_TTL"), QStringLiteral("14400"));   // each extension: 4 h, 2.9 s here
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        QCOMPARE(cloudRows(env).size(), 1);
+        const QString cloudId = cloudRows(env).first().toObject().value(QStringLiteral("id")).toString();
+        QElapsedTimer used;
+        used.start();
+        // Used for longer than its first time-to-live (2.9 s), and past its ceiling (17.3 s).
+        while (used.elapsed() < 20000) {
+            const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                            {QStringLiteral("command"), QStringLiteral("true")}});
+            if (used.elapsed() < 12000)   // well past its first time-to-live, well before its ceiling
+                QVERIFY2(!r.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+            const CliResult ttl = runFakeSbx(env, {QStringLiteral("--cloud"), QStringLiteral("ttl"), cloudId, QStringLiteral("--json")});
+            const QJsonObject t = QJsonDocument::fromJson(ttl.out).object();
+            if (!t.value(QStringLiteral("expires_at")).isNull())   // ISO 8601 UTC: compared as text
+                QVERIFY2(t.value(QStringLiteral("expires_at")).toString() <= t.value(QStringLiteral("max_expires_at")).toString(), ttl.out.constData());
+            QTest::qWait(300);
+        }
+        QVERIFY2(server.output().contains(QLatin1String("is in use: its time-to-live now ends")), qPrintable(server.output()));
         QCOMPARE(server.terminate(), 0);
     }
 

@@ -1,4 +1,6 @@
 #include "sandbox/lifecycle/SandboxService.h"
+
+#include "sandbox/lifecycle/CloudTtlKeeper.h"
 #include "sandbox/lifecycle/SandboxServiceLog.h"
 
 #include "core/Clock.h"
@@ -33,7 +35,8 @@ SandboxService::SandboxService(const Config &config, Database &db, WorkspaceServ
       m_destroyer(std::make_unique<SandboxDestroyer>(*m_ops, *m_reconciler)),
       m_idle(std::make_unique<SandboxIdleExpiry>(*m_ops, *m_reconciler, *m_destroyer)),
       m_waker(std::make_unique<SandboxWaker>(*m_ops)),
-      m_sleeper(std::make_unique<SandboxSleeper>(*m_ops, *m_creator, *m_destroyer))
+      m_sleeper(std::make_unique<SandboxSleeper>(*m_ops, *m_creator, *m_destroyer)),
+      m_cloudTtl(std::make_unique<CloudTtlKeeper>(*m_ops))
 {
     m_reconciler->setJobs(*m_creator, *m_destroyer, *m_idle);
     connect(m_ops.get(), &SandboxRuntimeOps::sandboxesChanged, this, &SandboxService::sandboxesChanged);
@@ -309,6 +312,8 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
     const qint64 now = m_ops->clock().nowMs();
     if (!woke && (now - r->lastActivityAt >= 1000 || r->idleDeadline < now + m_ops->idleMs() - 1000))
         m_ops->renewNow(sandboxId);
+    if (r->isCloud())
+        m_cloudTtl->inUse(*r);
     return true;
 }
 

@@ -30,6 +30,7 @@ class SandboxIdleExpiry;
 class SandboxReconciler;
 class SandboxRuntimeOps;
 class SandboxSleeper;
+class CloudTtlKeeper;
 class SandboxWaker;
 class SbxDriver;
 class WarmPool;
@@ -141,6 +142,7 @@ private:
     std::unique_ptr<SandboxIdleExpiry> m_idle;
     std::unique_ptr<SandboxWaker> m_waker;
     std::unique_ptr<SandboxSleeper> m_sleeper;
+    std::unique_ptr<CloudTtlKeeper> m_cloudTtl;
 };
 
 } // namespace chat2sbx
