@@ -1111,13 +1111,88 @@ def markdown(report):
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- 9. cloud sandboxes (sbx --cloud)
+def bench_cloud(build, quick):
+    """Cloud sandboxes on the fake's realistic cloud profile (350 ms a cloud command, 8 s a create: stated
+    assumptions, the docs give no figures): create to the first `bash`, `bash true` through the kept
+    channel against a per-call `sbx --cloud exec`, and sandbox_list with cloud and local sandboxes side by
+    side. The seeding runs without the profile (faults.env switches it per command)."""
+    repeat = "20" if quick else "100"
+    each = 5 if quick else 50
+    env = {"CHAT2SBX_CLOUD_SANDBOXES": "1", "CHAT2SBX_CLOUD_MAX_SANDBOXES": "1000", "CHAT2SBX_CLOUD_MAX_SIZE": "xl",
+           "FAKE_SBX_IDLE_STOP_MS": "off", "CHAT2SBX_WARM_SANDBOXES": "0"}
+    serve = Serve(build, extra_env=env)
+    faults = os.path.join(serve.sbx_state, "faults.env")
+
+    def profile(on):
+        with open(faults, "w") as f:
+            f.write("FAKE_SBX_CLOUD_MAX_CONCURRENT=100000\n" + ("FAKE_SBX_PROFILE=realistic\n" if on else ""))
+
+    out = []
+    try:
+        profile(True)
+        serve.start()
+        rpc = Rpc(build, serve.url)
+        t0 = time.monotonic()
+        sc, err, _ = rpc.tool("sandbox_create", {"placement": "cloud"})
+        if err:
+            return [unsupported("cloud", f"a cloud sandbox_create fails: {err}")]
+        sid = sc["sandbox_id"]
+        _, err, _ = rpc.tool("bash", {"sandbox_id": sid, "command": "true"})
+        if err:
+            return [unsupported("cloud", f"bash in a cloud sandbox fails: {err}")]
+        first = (time.monotonic() - t0) * 1000
+        out.append({"benchmark": "cloud", "label": "cloud create to first bash", "ms": round(first, 1)})
+        log(f"  cloud create to first bash: {first:.0f} ms (a realistic create is 8 s)")
+        rpc.close()
+        bash = loadgen(build, "call", "--url", serve.url, "--label", "cloud bash true (channel)", "--tool", "bash",
+                       "--args", json.dumps({"sandbox_id": sid, "command": "true"}), "--repeat", repeat)[0]
+        cloud_name = [r for r in json.loads(subprocess.run([build.sbx, "--cloud", "ls", "--json"], env=serve.env(),
+                                                           stdout=subprocess.PIPE, text=True).stdout)["sandboxes"]][0]["name"]
+        os.environ["FAKE_SBX_STATE"] = serve.sbx_state
+        bare = loadgen(build, "spawn", "--repeat", str(max(5, int(repeat) // 5)), "--label", "sbx --cloud exec true (per call)",
+                       "--", build.sbx, "--cloud", "exec", cloud_name, "true")[0]
+        out += [bash, bare]
+        out.append({"benchmark": "cloud_channel_ratio", "label": "cloud bash true vs a per-call sbx --cloud exec",
+                    "p50_ratio_vs_per_call_exec": round(bash["p50_ms"] / bare["p50_ms"], 3)})
+        # sandbox_list with `each` cloud and `each` local sandboxes (seeded without the profile)
+        profile(False)
+        rpc = Rpc(build, serve.url)
+        for i in range(each):
+            for placement in ("cloud", "local"):
+                if placement == "cloud" and i == 0:
+                    continue   # the one made above
+                _, err, _ = rpc.tool("sandbox_create", {"placement": placement})
+                if err:
+                    return out + [unsupported("cloud", f"seeding {placement} sandbox {i} fails: {err}")]
+        rpc.close()
+        profile(True)
+        listing = loadgen(build, "call", "--url", serve.url, "--label", f"sandbox_list {each} cloud + {each} local",
+                          "--tool", "sandbox_list", "--args", "{}", "--repeat", repeat)[0]
+        out.append(listing)
+        log(f"\n  {'what':<40} {'p50 ms':>8} {'p99 ms':>8}")
+        for r in (bash, bare, listing):
+            log(f"  {r['label']:<40} {r['p50_ms']:>8.3f} {r['p99_ms']:>8.3f}")
+        return out
+    finally:
+        subprocess.run([build.sbx, "--cloud", "ls", "-q"], env=serve.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cloud_dir = os.path.join(serve.sbx_state, "cloud", "sandboxes")
+        serve.stop()
+        if os.path.isdir(cloud_dir):
+            for cid in os.listdir(cloud_dir):
+                subprocess.run([build.sbx, "--cloud", "rm", "--force", cid], env=serve.env(),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        serve.destroy()
+
+
 BENCHES = {"mcp": bench_mcp, "sandbox": bench_sandbox, "stream": bench_stream, "memory": bench_memory,
-           "scale": bench_scale, "create": bench_create, "realistic": bench_realistic, "checkpoint": bench_checkpoint}
+           "scale": bench_scale, "create": bench_create, "realistic": bench_realistic, "checkpoint": bench_checkpoint,
+           "cloud": bench_cloud}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale,create,realistic,checkpoint (comma-separated)")
+    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale,create,realistic,checkpoint,cloud (comma-separated)")
     ap.add_argument("file", nargs="?", help="markdown: the results file to render")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build", "release"))
     ap.add_argument("--out")
