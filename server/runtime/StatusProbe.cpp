@@ -97,9 +97,24 @@ void StatusProbe::checkSbx()
 {
     // The running server's cached check when it gave one; else ask sbx now.
     if (m_report.sbx.checked())
-        return finish();
+        return checkCloud();
     checkSbxStatus(*m_sbx, m_config.templateRef(), [this](const SbxStatus &status) {
         m_report.sbx = status;
+        checkCloud();
+    });
+}
+
+void StatusProbe::checkCloud()
+{
+    m_report.cloudEnabled = m_config.cloudSandboxes;
+    if (!m_config.cloudSandboxes)
+        return finish();
+    m_sbx->cloudDiagnose([this](const SbxResult &r) {
+        m_report.cloudState = r.ok ? QStringLiteral("ready") : QStringLiteral("not usable");
+        if (!r.ok)   // sbx's own words: the check that failed and what it says to do
+            m_report.cloudDetail = QString::fromUtf8(r.out + r.err).simplified().left(500);
+        if (!r.ok && m_report.cloudDetail.isEmpty())
+            m_report.cloudDetail = r.error;
         finish();
     });
 }

@@ -36,6 +36,7 @@ private:
     };
     void get(const QString &path, const QList<QPair<QByteArray, QByteArray>> &headers, std::function<void(const Answer &)> done);
     void probeMcp();
+    void checkCloud();
     void checkSbx();
     void finish();
 

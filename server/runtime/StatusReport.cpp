@@ -33,6 +33,15 @@ bool StatusReport::tunnelHealthy() const
     return !tunnelEnabled || tunnelState == QLatin1String("connected");
 }
 
+QString StatusReport::cloudProblem() const
+{
+    if (!cloudEnabled || cloudState == QLatin1String("ready"))
+        return {};
+    return QStringLiteral("cloud sandboxes are on but Docker's cloud is not usable: %1 (activate a Docker Agentic Platform "
+                          "subscription for the account `sbx login` uses; `sbx --cloud diagnose` says which check fails)")
+        .arg(cloudDetail.isEmpty() ? cloudState : cloudDetail);
+}
+
 QStringList StatusReport::problems() const
 {
     QStringList out;
@@ -42,6 +51,8 @@ QStringList StatusReport::problems() const
                         : QStringLiteral("server is not running"));
         if (!sbxProblem.isEmpty())
             out << sbxProblem;
+        if (!cloudProblem().isEmpty())
+            out << cloudProblem();
         return out;
     }
     if (!mcpReachable)
@@ -59,6 +70,8 @@ QStringList StatusReport::problems() const
     }
     if (!sbxProblem.isEmpty())
         out << sbxProblem;
+    if (!cloudProblem().isEmpty())
+        out << cloudProblem();
     if (unreachableSandboxes > 0)
         out << QStringLiteral("%1 %2 unreachable: %3")
                    .arg(unreachableSandboxes)
@@ -125,6 +138,9 @@ QJsonObject StatusReport::toCliJson() const
         {QStringLiteral("mcp"), mcp},
         {QStringLiteral("tunnel"), tunnelOut},
         {QStringLiteral("sbx"), sbx.toJson(false)},
+        {QStringLiteral("cloud"), QJsonObject{{QStringLiteral("enabled"), cloudEnabled},
+                                              {QStringLiteral("state"), cloudState},
+                                              {QStringLiteral("detail"), cloudDetail.isEmpty() ? QJsonValue() : QJsonValue(cloudDetail)}}},
         {QStringLiteral("sandboxes"), QJsonObject{
              {QStringLiteral("active"), countOrNull(activeSandboxes)},
              {QStringLiteral("limit"), sandboxLimitJson(maxActiveSandboxes)},
@@ -199,6 +215,10 @@ QString StatusReport::toText() const
     text += QStringLiteral("sbx:        %1\n").arg(sbx.summary());
     if (sbx.checked() && !sbx.currentProblem().isEmpty())
         text += QStringLiteral("sbx:        %1\n").arg(sbx.currentProblem());
+    text += QStringLiteral("cloud:      %1\n")
+                .arg(!cloudEnabled ? QStringLiteral("off (optional: cloudSandboxes in config.json; billed per second while they run)")
+                     : cloudState == QLatin1String("ready") ? QStringLiteral("ready (sbx --cloud diagnose passes)")
+                                                            : QStringLiteral("not usable: %1").arg(cloudDetail));
     const QString limit = sandboxLimitText(maxActiveSandboxes);
     text += QStringLiteral("sandboxes:  %1 active / limit %2; %3 of %4 warm (ready to hand over)\n")
                 .arg(countOrUnknown(activeSandboxes), limit, countOrUnknown(warmSandboxes))

@@ -45,6 +45,11 @@ struct StatusReport {
 
     // Docker Sandboxes: the running server's cached check, or the CLI's own when no server gave one.
     SbxStatus sbx;
+    // Docker's cloud sandboxes (an optional setup: off unless cloudSandboxes): `sbx --cloud diagnose`
+    // asked when on. cloudState: "off", "ready", "not usable" (cloudDetail: what sbx said).
+    bool cloudEnabled = false;
+    QString cloudState = QStringLiteral("off");
+    QString cloudDetail;
 
     // Whether ChatGPT has the tool list served now (ChatGptToolList): "unknown" (no server answered),
     // "never_fetched", "current" or "changed"; when it fetched the list it has (0: never/unknown).
@@ -69,6 +74,8 @@ struct StatusReport {
     bool tunnelHealthy() const;
     // What is wrong with something enabled, one short sentence each; empty: everything is healthy.
     QStringList problems() const;
+    // cloudEnabled but Docker's cloud does not answer as it must: what and what to do; else empty.
+    QString cloudProblem() const;
     // What the user should do although nothing is broken, one sentence each (a changed tool list).
     QStringList notices() const;
     // chatGptToolList in words, with the step to take when it changed.

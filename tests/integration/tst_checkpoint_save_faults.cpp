@@ -15,6 +15,8 @@
 #include <QFileInfo>
 #include <QtTest>
 
+#include <optional>
+
 #include <algorithm>
 
 using namespace chat2sbx;
@@ -25,7 +27,8 @@ class TestCheckpointSaveFaults : public QObject {
 
     TestEnvironment env;
     std::unique_ptr<SandboxHarness> h;
-    std::unique_ptr<CheckpointService> checkpoints;
+    // The service under test, over the harness's services (the product builds it in runtime/Services).
+    std::optional<CheckpointService> checkpoints;
     QString id, runtime;
 
     // The sandbox answers a command in its VM (woken when asleep).
@@ -47,7 +50,7 @@ private slots:
         env.set(QStringLiteral("FAKE_SBX_IDLE_STOP_MS"), QStringLiteral("off"));
         h = std::make_unique<SandboxHarness>(env);
         QVERIFY(h->opened);
-        checkpoints = std::make_unique<CheckpointService>(h->config, h->db, *h->sandboxes, *h->sbx, h->clock, nullptr);
+        checkpoints.emplace(h->config, h->db, *h->sandboxes, *h->sbx, h->clock, nullptr);
         registerCheckpointTools(h->tools, *checkpoints, *h->sandboxes, h->config);
         QVERIFY(h->reconcile());
         const CallResult created = h->call(QStringLiteral("sandbox_create"), {}, scaled(60000));

@@ -17,6 +17,8 @@
 #include <QJsonObject>
 #include <QtTest>
 
+#include <optional>
+
 using namespace chat2sbx;
 using namespace chat2sbx::test;
 
@@ -25,7 +27,8 @@ class TestCheckpoints : public QObject {
 
     TestEnvironment env;
     std::unique_ptr<SandboxHarness> h;
-    std::unique_ptr<CheckpointService> checkpoints;
+    // The service under test, over the harness's services (the product builds it in runtime/Services).
+    std::optional<CheckpointService> checkpoints;
     QString id, runtime, workspace;
 
     QString sbxHome() const { return env.sbxState() + QStringLiteral("/sandboxes/") + runtime + QStringLiteral("/home"); }
@@ -38,7 +41,7 @@ private slots:
         env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), env.root() + QStringLiteral("/projects"));
         h = std::make_unique<SandboxHarness>(env);
         QVERIFY(h->opened);
-        checkpoints = std::make_unique<CheckpointService>(h->config, h->db, *h->sandboxes, *h->sbx, h->clock, nullptr);
+        checkpoints.emplace(h->config, h->db, *h->sandboxes, *h->sbx, h->clock, nullptr);
         registerCheckpointTools(h->tools, *checkpoints, *h->sandboxes, h->config);
         QVERIFY(h->reconcile());
         const CallResult created = h->call(QStringLiteral("sandbox_create"), {}, scaled(60000));

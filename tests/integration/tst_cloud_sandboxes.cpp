@@ -164,6 +164,26 @@ private slots:
         QCOMPARE(again.terminate(), 0);
     }
 
+    // `chat2sbx status`: an optional row, off by default; once on, `sbx --cloud diagnose` decides.
+    void statusSaysWhetherTheCloudIsUsable()
+    {
+        TestEnvironment env;
+        env.set(QStringLiteral("CHAT2SBX_ENABLE_TUNNEL"), QStringLiteral("0"));
+        CliResult r = runCli(env, {QStringLiteral("status"), QStringLiteral("--json")});
+        QCOMPARE(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("cloud")).toObject().value(QStringLiteral("state")).toString(),
+                 QStringLiteral("off"));
+        QVERIFY(runCli(env, {QStringLiteral("status")}).out.contains("cloud:      off"));
+        enableCloud(env);
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_NO_PLAN=1")});
+        r = runCli(env, {QStringLiteral("status")});
+        QVERIFY2(r.out.contains("cloud:      not usable") && r.out.contains("Agentic Platform"), r.out.constData());
+        QVERIFY2(r.err.contains("Docker's cloud is not usable"), r.err.constData());
+        env.setSbxFaults({});
+        r = runCli(env, {QStringLiteral("status"), QStringLiteral("--json")});
+        QCOMPARE(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("cloud")).toObject().value(QStringLiteral("state")).toString(),
+                 QStringLiteral("ready"));
+    }
+
     // A host whose local sbx does not answer (no KVM, no local runtime) but whose cloud does.
     void autoPlacementServesFromTheCloudWhenLocalSbxFails()
     {
