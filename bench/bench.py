@@ -558,9 +558,50 @@ def bench_scale(build, quick):
         log(f"\n  restart with {n} records: {t_full:.3f} s to /healthz (empty: {t_empty:.3f} s; {settle_s} s to settle "
             f"after the stop); reconcile log: {r['reconcile_line']}")
         log(f"  sandbox_list with {count} sandboxes: p50 {listed['p50_ms']:.1f} ms p99 {listed['p99_ms']:.1f} ms")
+        if not quick:
+            out.append(list_ten_thousand(build, serve))
         return out
     finally:
         serve.destroy()
+
+
+def list_ten_thousand(build, serve, total=10000):
+    """sandbox_list with `total` sandboxes through MCP. Ten thousand live VMs (a channel and a helper each)
+    do not fit a 2-core machine, so the records beyond the ones made over MCP are written into the stopped
+    server's database as sleeping sandboxes, each with a stopped sandbox of the fake's (`sbx ls` lists it,
+    so the restart keeps it as it is); the answer is the same query and JSON as for live ones."""
+    import sqlite3
+    serve.stop()
+    settle_after_stop()
+    db = sqlite3.connect(os.path.join(serve.home, ".chat2sbx", "state", "chat2sbx.sqlite"))
+    have = db.execute("SELECT COUNT(*) FROM sandboxes WHERE state <> 'destroyed'").fetchone()[0]
+    now = int(time.time() * 1000)
+    ws_root = os.path.join(serve.home, ".chat2sbx", "workspaces")
+    rows_ws, rows_sb = [], []
+    for i in range(have, total):
+        ws, sid, rt = f"ws_{i:024x}", f"sbx_{i:024x}", f"chat2sbx-seed{i:08x}"
+        folder = os.path.join(ws_root, ws)
+        os.makedirs(folder, exist_ok=True)
+        rows_ws.append((ws, "managed", folder, f"scratch-{i}", now, now))
+        rows_sb.append((sid, ws, rt, "stopped", now, now, now, now + 86400000, now, "put to sleep (seeded)"))
+        d = os.path.join(serve.sbx_state, "sandboxes", rt)
+        os.makedirs(os.path.join(d, "home"), exist_ok=True)
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump({"name": rt, "template": "", "memory": "", "clone": False, "workspace": folder, "mount_source": folder,
+                       "status": "stopped", "created": "2026-12-06T00:00:00Z", "ports": []}, f)
+    db.executemany("INSERT INTO workspaces (id, mode, host_path, display_name, created_at, last_used_at) VALUES (?,?,?,?,?,?)", rows_ws)
+    db.executemany("INSERT INTO sandboxes (id, workspace_id, runtime_name, state, created_at, updated_at, last_activity_at,"
+                   " idle_deadline, slept_at, sleep_reason) VALUES (?,?,?,?,?,?,?,?,?,?)", rows_sb)
+    db.commit()
+    db.close()
+    serve.start(timeout=600)
+    listed = loadgen(build, "call", "--url", serve.url, "--label", f"sandbox_list with {total}", "--tool", "sandbox_list",
+                     "--repeat", "10", "--warmup", "2", "--print-result")[0]
+    count = len(listed.pop("last_result", {}).get("structuredContent", {}).get("sandboxes", []))
+    listed["sandboxes_listed"] = count
+    listed["goal_met"] = count == total and listed["p50_ms"] <= 60
+    log(f"  sandbox_list with {count} sandboxes: p50 {listed['p50_ms']:.1f} ms p99 {listed['p99_ms']:.1f} ms (goal 60 ms)")
+    return listed
 
 
 # ---------------------------------------------------------------- 6. sandbox_create: cold, warm running, warm asleep
@@ -1016,7 +1057,9 @@ GOALS = [
     ("3. read 4 KiB p50 <= 0.4x and bash true <= 0.7x a bare sbx exec cat (issue 61)",
      lambda rs: [r for r in rs if r["benchmark"] == "sandbox_call_ratio"]),
     ("4. sandbox_list with 1,000 sandboxes p50 <= 10 ms (issue 61)",
-     lambda rs: [r for r in rs if r["benchmark"] == "tool_call" and r.get("label", "").startswith("sandbox_list with")]),
+     lambda rs: [r for r in rs if r["benchmark"] == "tool_call" and r.get("label", "") == "sandbox_list with 1000"]),
+    ("   sandbox_list with 10,000 sandboxes p50 <= 60 ms (issue 61)",
+     lambda rs: [r for r in rs if r["benchmark"] == "tool_call" and r.get("label", "") == "sandbox_list with 10000"]),
     ("5. idle memory < 40 MB (kept)",
      lambda rs: [r for r in rs if r["benchmark"] == "memory" and r.get("phase") == "idle"]),
     ("5. restart with 1,000 records <= the fake's own sbx ls + 0.25 s (issue 61)",
