@@ -131,6 +131,37 @@ private slots:
         QCOMPARE(server.terminate(), 0);
     }
 
+    // Pause works on a cloud sandbox as on a local one: `sbx --cloud stop`, then the next call starts it
+    // again there (billing stops meanwhile).
+    void aCloudSandboxPausesAndComesBack()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY(!mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                           {QStringLiteral("command"), QStringLiteral("echo kept > k.txt")}})
+                     .value(QStringLiteral("isError")).toBool(true));
+        const CliResult paused = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("pause"), id});
+        QVERIFY2(paused.exitCode == 0, paused.err.constData());
+        QCOMPARE(listed(env, id).value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
+        QCOMPARE(cloudRows(env).first().toObject().value(QStringLiteral("status")).toString(), QStringLiteral("stopped"));
+        QString out;
+        QVERIFY(waitFor([&] {
+            const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                            {QStringLiteral("command"), QStringLiteral("cat k.txt")}});
+            out = r.value(QStringLiteral("isError")).toBool() ? text(r) : structured(r).value(QStringLiteral("output")).toString();
+            return out.startsWith(QLatin1String("kept"));
+        }, 20000));
+        QCOMPARE(cloudRows(env).first().toObject().value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+        QCOMPARE(server.terminate(), 0);
+    }
+
     void refusalsNameTheSetting()
     {
         TestEnvironment env;
