@@ -130,6 +130,16 @@ std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString 
     return fromRow(q);
 }
 
+QList<SandboxRecord> SandboxRepository::listCloud() const
+{
+    if (!m_db.isOpen())
+        return {};
+    QSqlQuery q(m_db.handle());
+    q.prepare(QStringLiteral("SELECT %1 FROM sandboxes WHERE placement = 'cloud' AND state <> 'destroyed' ORDER BY created_at, id")
+                  .arg(QLatin1String(kColumns)));
+    return all(q);
+}
+
 QList<SandboxRecord> SandboxRepository::list(bool includeDestroyed) const
 {
     if (!m_db.isOpen())

@@ -79,6 +79,9 @@ public:
     std::optional<SandboxRecord> findWithWorkspace(const QString &id, QString &workspaceMode, QString &workspacePath) const;
     // Every sandbox except destroyed ones (unless asked), oldest first.
     QList<SandboxRecord> list(bool includeDestroyed = false) const;
+    // The cloud sandboxes that are not destroyed, oldest first: what the cloud's reconciliation and its
+    // limit read, without every local record.
+    QList<SandboxRecord> listCloud() const;
     // list() with each sandbox's workspace and ports, in one query (sandbox_list, the tray).
     QList<SandboxView> listViews() const;
     QList<SandboxRecord> inState(SandboxState state) const;

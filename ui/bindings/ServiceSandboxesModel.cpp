@@ -59,7 +59,7 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
         row.wokeAtMs = r.wokeAt;
         row.memory = r.memory;
         if (r.isCloud()) {
-            row.cloudSize = r.cloudSize.isEmpty() ? QStringLiteral("small") : r.cloudSize;
+            row.cloudSize = r.cloudSize;
             row.expiresAtMs = r.state == SandboxState::Running ? r.expiresAt : 0;
         }
         row.idleDeadlineMs = r.state == SandboxState::Running ? r.idleDeadline : 0;

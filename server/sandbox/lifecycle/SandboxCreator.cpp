@@ -34,6 +34,19 @@ SandboxCreator::SandboxCreator(SandboxRuntimeOps &ops, const SandboxReconciler &
 {
 }
 
+SandboxRecord SandboxCreator::newRecord(const QString &workspaceId, const QString &runtimePrefix) const
+{
+    const qint64 now = m_ops.clock().nowMs();
+    SandboxRecord r;
+    r.id = newId("sbx_");
+    r.workspaceId = workspaceId;
+    r.runtimeName = runtimePrefix + randomHex(8);
+    r.state = SandboxState::Creating;
+    r.createdAt = r.updatedAt = r.lastActivityAt = now;
+    r.idleDeadline = now + m_ops.idleMs();
+    return r;
+}
+
 QString SandboxCreator::limitError() const
 {
     return QStringLiteral("the limit of %1 active sandboxes (maxActiveSandboxes, CHAT2SBX_MAX_ACTIVE_SANDBOXES) is reached; "
@@ -128,16 +141,9 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
     if (!workspaces.checkBeforeUse(*workspace, error))
         return failNow(error);
 
-    const qint64 now = m_ops.clock().nowMs();
-    SandboxRecord r;
-    r.id = newId("sbx_");
-    r.workspaceId = workspace->id;
-    r.runtimeName = kRuntimePrefix + randomHex(8);
-    r.state = SandboxState::Creating;
+    SandboxRecord r = newRecord(workspace->id, kRuntimePrefix);
     r.memory = request.memory;
     r.templateRef = request.templateRef.isEmpty() ? config.templateRef() : request.templateRef;
-    r.createdAt = r.updatedAt = r.lastActivityAt = now;
-    r.idleDeadline = now + m_ops.idleMs();
     bool limitReached = false;
     if (!repo.insertWithinLimit(r, config.maxActiveSandboxes, limitReached, error))
         return failNow(limitReached ? limitError() : error);

@@ -37,6 +37,8 @@ signals:
 
 private:
     QString limitError() const;
+    // A new record, creating, for `workspaceId`, named with `runtimePrefix` and a random suffix.
+    SandboxRecord newRecord(const QString &workspaceId, const QString &runtimePrefix) const;
     // placement "cloud" (SandboxCreatorCloud.cpp): refused with the setting that refuses it, else the
     // record first, `sbx --cloud create`, its time-to-live read back, then attached as any sandbox.
     void createInCloud(const SandboxCreateRequest &request, SandboxDone done);

@@ -3,8 +3,6 @@
 #include "sandbox/lifecycle/SandboxServiceLog.h"
 
 #include "config/Config.h"
-#include "core/Clock.h"
-#include "core/Ids.h"
 #include "sandbox/lifecycle/SandboxRuntimeOps.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "workspace/WorkspaceService.h"
@@ -54,8 +52,8 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
     if (ttl > kSbxCloudMaxTtlSeconds)
         return failNow(QStringLiteral("a cloud sandbox lives at most 24 hours from its creation: ask for a ttl of 24h or less"));
     int activeInCloud = 0;
-    for (const SandboxRecord &r : repo.list(false))
-        activeInCloud += r.isCloud() && r.isActive() ? 1 : 0;
+    for (const SandboxRecord &r : repo.listCloud())
+        activeInCloud += r.isActive() ? 1 : 0;
     if (activeInCloud >= config.cloudMaxSandboxes)
         return failNow(QStringLiteral("the limit of %1 active cloud sandboxes (cloudMaxSandboxes, CHAT2SBX_CLOUD_MAX_SANDBOXES) is "
                                       "reached: destroy one with sandbox_destroy first").arg(config.cloudMaxSandboxes));
@@ -64,18 +62,11 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
     const std::optional<Workspace> workspace = m_ops.workspaces().createManaged(error);
     if (!workspace)
         return failNow(error);
-    const qint64 now = m_ops.clock().nowMs();
-    SandboxRecord r;
-    r.id = newId("sbx_");
-    r.workspaceId = workspace->id;
-    r.runtimeName = kCloudRuntimePrefix + randomHex(8);
-    r.state = SandboxState::Creating;
+    SandboxRecord r = newRecord(workspace->id, kCloudRuntimePrefix);
     r.placement = QStringLiteral("cloud");
     r.cloudSize = size;
-    r.expiresAt = now + ttl * 1000;   // until the cloud says it (read back once made)
-    r.expiresCeilingAt = now + kSbxCloudMaxTtlSeconds * 1000;
-    r.createdAt = r.updatedAt = r.lastActivityAt = now;
-    r.idleDeadline = now + m_ops.idleMs();
+    r.expiresAt = r.createdAt + ttl * 1000;   // until the cloud says it (read back once made)
+    r.expiresCeilingAt = r.createdAt + kSbxCloudMaxTtlSeconds * 1000;
     bool limitReached = false;
     // Recorded before the cloud is asked: a crash during the create leaves a record the next start
     // finds, and its runtime name, which the cloud lists, so nothing is left running unseen.
@@ -101,7 +92,7 @@ void SandboxCreator::createCloudRuntime(const QString &id, const SbxCloudCreateS
             return;
         if (!result.ok) {
             // An account that cannot stop sandboxes refuses --on-timeout stop: made again with the
-            // server's default, where expiry deletes (the sandbox's reason says so).
+            // server's default, where expiry deletes (logged; the reconciler marks it gone then).
             if (!retried && !spec.onTimeout.isEmpty() && result.error.contains(QLatin1String("on-timeout"))) {
                 SbxCloudCreateSpec plain = spec;
                 plain.onTimeout.clear();

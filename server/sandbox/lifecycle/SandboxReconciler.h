@@ -9,6 +9,7 @@
 #include <QHash>
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <functional>
@@ -95,6 +96,7 @@ private:
     QTimer m_retryTimer;
     QTimer m_cloudTimer;
     bool m_cloudListing = false;
+    QSet<QString> m_cloudAttached;   // cloud sandboxes this process re-attached
     int m_retryIntervalMs = 30000;
 };
 

@@ -26,10 +26,7 @@ const QString kStoppedByCloud = QStringLiteral(
 
 void SandboxReconciler::reconcileCloud()
 {
-    bool any = false;
-    for (const SandboxRecord &r : m_ops.records().list(false))
-        any = any || r.isCloud();
-    if (!any)
+    if (m_ops.records().listCloud().isEmpty())
         return;
     if (!m_cloudTimer.isActive())
         m_cloudTimer.start();
@@ -49,8 +46,8 @@ void SandboxReconciler::reconcileCloud()
         QHash<QString, SbxCloudInfo> byName;
         for (const SbxCloudInfo &row : rows)
             byName.insert(row.name, row);
-        for (const SandboxRecord &r : self->m_ops.records().list(false)) {
-            if (!r.isCloud() || self->m_creator->isCreating(r.id) || self->m_destroyer->isDestroying(r.id)
+        for (const SandboxRecord &r : self->m_ops.records().listCloud()) {
+            if (self->m_creator->isCreating(r.id) || self->m_destroyer->isDestroying(r.id)
                 || !self->m_ops.heldFor(r.id).isEmpty())
                 continue;
             const auto it = byName.constFind(r.runtimeName);
@@ -90,8 +87,11 @@ void SandboxReconciler::applyCloudRow(const SandboxRecord &r, const SbxCloudInfo
             qCWarning(lcSandbox).noquote() << error;
         return;
     }
-    if (r.state == SandboxState::Running && row->status == QLatin1String("running") && m_ops.attacher()) {
-        m_attachQueue.append(m_ops.runningOf(r, m_ops.workspaces().find(r.workspaceId)));
+    // Re-attached once by this process (after a restart); later a tool call opens the channel itself.
+    if (r.state == SandboxState::Running && row->status == QLatin1String("running") && m_ops.attacher()
+        && !m_cloudAttached.contains(r.id)) {
+        m_cloudAttached.insert(r.id);
+        m_attachQueue.append(m_ops.runningOf(r, std::nullopt));
         attachQueued();
     }
 }

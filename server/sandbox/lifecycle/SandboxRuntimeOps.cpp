@@ -35,18 +35,20 @@ SandboxView SandboxRuntimeOps::viewOf(const SandboxRecord &r) const
 
 RunningSandbox SandboxRuntimeOps::runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const
 {
+    return w ? runningOf(r, w->hostPath, w->isManaged()) : runningOf(r, QString(), false);
+}
+
+RunningSandbox SandboxRuntimeOps::runningOf(const SandboxRecord &r, const QString &workspacePath, bool managedWorkspace)
+{
     RunningSandbox s;
     s.sandboxId = r.id;
     s.runtimeName = r.runtimeName;
+    s.workspacePath = workspacePath;
+    s.managedWorkspace = managedWorkspace;
     if (r.isCloud()) {   // no host mount: the work lives in the VM (the helper makes ~/workspace)
         s.cloud = true;
         s.workspacePath = QStringLiteral("~/workspace");
         s.managedWorkspace = true;
-        return s;
-    }
-    if (w) {
-        s.workspacePath = w->hostPath;
-        s.managedWorkspace = w->isManaged();
     }
     return s;
 }

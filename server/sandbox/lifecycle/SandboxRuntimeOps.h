@@ -50,6 +50,9 @@ public:
 
     SandboxView viewOf(const SandboxRecord &r) const;
     RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;
+    // The same from the workspace's folder and whether it is managed (SandboxService::resolveRunning
+    // reads them with the record, in one query). A cloud sandbox's workspace is ~/workspace in its VM.
+    static RunningSandbox runningOf(const SandboxRecord &r, const QString &workspacePath, bool managedWorkspace);
 
     void persist(const QString &id, SandboxState state, const QString &reason);
     void renewNow(const QString &id);

@@ -296,16 +296,7 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
         error = m_reconciler->unavailableError();
         return false;
     }
-    out = RunningSandbox{};
-    out.sandboxId = r->id;
-    out.runtimeName = r->runtimeName;
-    out.workspacePath = path;
-    out.managedWorkspace = mode == workspaceModeName(WorkspaceMode::Managed);
-    if (r->isCloud()) {   // no host mount: its workspace is ~/workspace in the VM
-        out.cloud = true;
-        out.workspacePath = QStringLiteral("~/workspace");
-        out.managedWorkspace = true;
-    }
+    out = SandboxRuntimeOps::runningOf(*r, path, mode == workspaceModeName(WorkspaceMode::Managed));
     out.wokeFromSleep = woke;
     out.startCheck = startCheck;
     // Renewing is a write: at most about once a second per sandbox (waking renewed it).

@@ -46,7 +46,7 @@ QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes
     };
     if (r.isCloud()) {
         // Billed while it runs; its work lives in the VM in the cloud, not on this computer.
-        const std::optional<SbxCloudSize> size = sbxCloudSize(r.cloudSize.isEmpty() ? QStringLiteral("small") : r.cloudSize);
+        const std::optional<SbxCloudSize> size = sbxCloudSize(r.cloudSize);
         if (size)
             o.insert(QStringLiteral("memory"), QStringLiteral("%1 GiB").arg(size->memoryMib / 1024));
         QJsonObject cloud{{QStringLiteral("size"), size ? size->name : r.cloudSize},
