@@ -54,6 +54,27 @@ QString text(const QJsonObject &result)
     return result.value(QStringLiteral("content")).toArray().first().toObject().value(QStringLiteral("text")).toString();
 }
 
+// The sandbox_id of a sandbox_create in the cloud that succeeded (`extra`: size, ttl); empty when it
+// failed (the client's lastBody says why).
+QString createInCloud(McpTestClient &mcp, QJsonObject extra = {})
+{
+    extra.insert(QStringLiteral("placement"), QStringLiteral("cloud"));
+    const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), extra);
+    return made.value(QStringLiteral("isError")).toBool(true) ? QString()
+                                                              : structured(made).value(QStringLiteral("sandbox_id")).toString();
+}
+
+// Calls bash until its output starts with `expected`: a stopped cloud sandbox first answers that it is
+// being started again, to call again.
+bool bashAnswers(McpTestClient &mcp, const QString &id, const QString &command, const QString &expected)
+{
+    return waitFor([&] {
+        const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                        {QStringLiteral("command"), command}});
+        return !r.value(QStringLiteral("isError")).toBool() && structured(r).value(QStringLiteral("output")).toString().startsWith(expected);
+    }, 20000);
+}
+
 } // namespace
 
 class TestCloudSandboxes : public QObject {
@@ -141,9 +162,8 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.output()));
         McpTestClient mcp(env.mcpUrl(), "cloud-test");
         QVERIFY(mcp.open());
-        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
-        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
-        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        const QString id = createInCloud(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
         QVERIFY(!mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
                                                            {QStringLiteral("command"), QStringLiteral("echo kept > k.txt")}})
                      .value(QStringLiteral("isError")).toBool(true));
@@ -151,13 +171,7 @@ private slots:
         QVERIFY2(paused.exitCode == 0, paused.err.constData());
         QCOMPARE(listed(env, id).value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
         QCOMPARE(cloudRows(env).first().toObject().value(QStringLiteral("status")).toString(), QStringLiteral("stopped"));
-        QString out;
-        QVERIFY(waitFor([&] {
-            const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
-                                                                            {QStringLiteral("command"), QStringLiteral("cat k.txt")}});
-            out = r.value(QStringLiteral("isError")).toBool() ? text(r) : structured(r).value(QStringLiteral("output")).toString();
-            return out.startsWith(QLatin1String("kept"));
-        }, 20000));
+        QVERIFY(bashAnswers(mcp, id, QStringLiteral("cat k.txt"), QStringLiteral("kept")));
         QCOMPARE(cloudRows(env).first().toObject().value(QStringLiteral("status")).toString(), QStringLiteral("running"));
         QCOMPARE(server.terminate(), 0);
     }
@@ -246,23 +260,15 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.output()));
         McpTestClient mcp(env.mcpUrl(), "cloud-test");
         QVERIFY(mcp.open());
-        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")},
-                                                                                     {QStringLiteral("ttl"), QStringLiteral("1h")}});
-        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
-        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        const QString id = createInCloud(mcp, {{QStringLiteral("ttl"), QStringLiteral("1h")}});
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
         // Stopped by the cloud (--on-timeout stop): seen within a few listings, files kept.
         QVERIFY2(waitFor([&] { return listed(env, id).value(QStringLiteral("state")).toString() == QLatin1String("stopped"); }, 20000),
                  qPrintable(QJsonDocument(listed(env, id)).toJson()));
         QVERIFY(QJsonDocument(listed(env, id)).toJson().contains("time-to-live"));
         QCOMPARE(cloudRows(env).size(), 1);
         // The next call starts it again in the cloud (it says to call again meanwhile).
-        QString out;
-        QVERIFY(waitFor([&] {
-            const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
-                                                                            {QStringLiteral("command"), QStringLiteral("echo back")}});
-            out = r.value(QStringLiteral("isError")).toBool() ? text(r) : structured(r).value(QStringLiteral("output")).toString();
-            return out.startsWith(QLatin1String("back"));
-        }, 20000));
+        QVERIFY(bashAnswers(mcp, id, QStringLiteral("echo back"), QStringLiteral("back")));
         QCOMPARE(cloudRows(env).size(), 1);   // the same sandbox, not a new one
         QCOMPARE(server.terminate(), 0);
 
@@ -274,10 +280,8 @@ private slots:
         QVERIFY2(server2.start(), qPrintable(server2.output()));
         McpTestClient mcp2(env2.mcpUrl(), "cloud-test");
         QVERIFY(mcp2.open());
-        const QJsonObject made2 = mcp2.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")},
-                                                                                       {QStringLiteral("ttl"), QStringLiteral("1h")}});
-        QVERIFY2(!made2.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp2.lastBody));
-        const QString id2 = structured(made2).value(QStringLiteral("sandbox_id")).toString();
+        const QString id2 = createInCloud(mcp2, {{QStringLiteral("ttl"), QStringLiteral("1h")}});
+        QVERIFY2(!id2.isEmpty(), qPrintable(mcp2.lastBody));
         QVERIFY2(waitFor([&] { return listed(env2, id2).isEmpty(); }, 20000), qPrintable(QJsonDocument(listed(env2, id2)).toJson()));
         const QJsonObject gone = mcp2.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id2}});
         QVERIFY2(QJsonDocument(gone).toJson().contains("gone from Docker's cloud"), qPrintable(mcp2.lastBody));
@@ -307,9 +311,8 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.output()));
         McpTestClient mcp(env.mcpUrl(), "cloud-test");
         QVERIFY(mcp.open());
-        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
-        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
-        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        const QString id = createInCloud(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
         for (int i = 0; i < 3; ++i) {
             const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
                                                                             {QStringLiteral("command"), QStringLiteral("echo out%1; echo err%1 >&2; exit 3").arg(i)}});
@@ -332,9 +335,8 @@ private slots:
         QVERIFY2(server.start(), qPrintable(server.output()));
         McpTestClient mcp(env.mcpUrl(), "cloud-test");
         QVERIFY(mcp.open());
-        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
-        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
-        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        const QString id = createInCloud(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
         QCOMPARE(cloudRows(env).size(), 1);
         const QString cloudId = cloudRows(env).first().toObject().value(QStringLiteral("id")).toString();
         QElapsedTimer used;

@@ -57,6 +57,29 @@ class TestTunnel : public QObject {
         env.set("CHAT2SBX_SECRET_DIR", secrets);
         env.set("FAKE_TUNNEL_LOG", logPath(env));
     }
+
+    // A throwaway Secret Service (gnome-keyring on a private D-Bus session, run by `session`) that
+    // `env`'s processes use as their keychain.
+    void startKeychainSession(TestEnvironment &env, QProcess &session)
+    {
+        for (const char *tool : {"dbus-run-session", "gnome-keyring-daemon"})
+            QVERIFY2(!QStandardPaths::findExecutable(tool).isEmpty(),
+                     qPrintable(QStringLiteral("%1 is missing (installers/deps.sh --test installs it)").arg(tool)));
+        const QString runtimeDir = env.root() + "/xdg-runtime";
+        QVERIFY(QDir().mkpath(runtimeDir));
+        QVERIFY(QFile::setPermissions(runtimeDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
+        env.set("XDG_RUNTIME_DIR", runtimeDir);
+        session.setProcessEnvironment(env.processEnvironment());
+        session.start(QStringLiteral("dbus-run-session"),
+                      {QStringLiteral("--"), QStringLiteral("bash"), sourceDir() + "/tests/integration/tunnel_keychain_session.sh"});
+        QByteArray line;
+        QVERIFY(waitFor([&] {
+            line += session.readAllStandardOutput();
+            return line.contains('\n') || session.state() == QProcess::NotRunning;
+        }, 15000));
+        QVERIFY2(line.startsWith("DBUS_SESSION_BUS_ADDRESS="), (line + session.readAllStandardError()).constData());
+        env.set("DBUS_SESSION_BUS_ADDRESS", QString::fromUtf8(line.trimmed().mid(25)));
+    }
     static QString logPath(const TestEnvironment &env) { return env.root() + "/fake-tunnel.log"; }
 
     void noKeyAnywhere(const TestEnvironment &env, const ServerProcess &server)
@@ -243,28 +266,13 @@ private slots:
     // tunnel becomes ready, the key on no command line and in no output.
     void tunnelImportMovesIntoTheKeychainAndServeUsesIt()
     {
-        for (const char *tool : {"dbus-run-session", "gnome-keyring-daemon"})
-            QVERIFY2(!QStandardPaths::findExecutable(tool).isEmpty(),
-                     qPrintable(QStringLiteral("%1 is missing (installers/deps.sh --test installs it)").arg(tool)));
         TestEnvironment env;
         enableTunnel(env);
         const QString secrets = env.root() + "/secrets";
-        const QString runtimeDir = env.root() + "/xdg-runtime";
-        QVERIFY(QDir().mkpath(runtimeDir));
-        QVERIFY(QFile::setPermissions(runtimeDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
-        env.set("XDG_RUNTIME_DIR", runtimeDir);
-
         QProcess session;
-        session.setProcessEnvironment(env.processEnvironment());
-        session.start(QStringLiteral("dbus-run-session"),
-                      {QStringLiteral("--"), QStringLiteral("bash"), sourceDir() + "/tests/integration/tunnel_keychain_session.sh"});
-        QByteArray line;
-        QVERIFY(waitFor([&] {
-            line += session.readAllStandardOutput();
-            return line.contains('\n') || session.state() == QProcess::NotRunning;
-        }, 15000));
-        QVERIFY2(line.startsWith("DBUS_SESSION_BUS_ADDRESS="), (line + session.readAllStandardError()).constData());
-        env.set("DBUS_SESSION_BUS_ADDRESS", QString::fromUtf8(line.trimmed().mid(25)));
+        startKeychainSession(env, session);
+        if (QTest::currentTestFailed())
+            return;
 
         const CliResult imported = runCli(env, {"tunnel", "import"});
         QVERIFY2(imported.exitCode == 0, imported.err.constData());
@@ -289,21 +297,10 @@ private slots:
         TestEnvironment env;
         enableTunnel(env, false, false);   // nothing set up yet: the tunnel waits for credentials
         const QString secrets = env.root() + "/secrets";
-        const QString runtimeDir = env.root() + "/xdg-runtime";
-        QVERIFY(QDir().mkpath(runtimeDir));
-        QVERIFY(QFile::setPermissions(runtimeDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
-        env.set("XDG_RUNTIME_DIR", runtimeDir);
         QProcess session;
-        session.setProcessEnvironment(env.processEnvironment());
-        session.start(QStringLiteral("dbus-run-session"),
-                      {QStringLiteral("--"), QStringLiteral("bash"), sourceDir() + "/tests/integration/tunnel_keychain_session.sh"});
-        QByteArray line;
-        QVERIFY(waitFor([&] {
-            line += session.readAllStandardOutput();
-            return line.contains('\n') || session.state() == QProcess::NotRunning;
-        }, 15000));
-        QVERIFY2(line.startsWith("DBUS_SESSION_BUS_ADDRESS="), (line + session.readAllStandardError()).constData());
-        env.set("DBUS_SESSION_BUS_ADDRESS", QString::fromUtf8(line.trimmed().mid(25)));
+        startKeychainSession(env, session);
+        if (QTest::currentTestFailed())
+            return;
 
         ServerProcess server(env);
         QVERIFY2(server.start(), qPrintable(server.output()));
