@@ -77,8 +77,9 @@ if ((test)); then
   packages+=(openbox trayer xdotool x11-utils imagemagick at-spi2-core dunst)
   # gnome-shell + its AppIndicator extension + qt6-wayland: the tray where most sbx users are, a
   # StatusNotifierItem host on Wayland (tests/desktop/gnome-session.sh; Mesa's software renderer
-  # draws the headless shell); libglib2.0-bin: gdbus and gsettings, which drive it
-  packages+=(gnome-shell gnome-shell-extension-appindicator qt6-wayland libgl1-mesa-dri libglib2.0-bin)
+  # draws the headless shell); libglib2.0-bin: gdbus and gsettings, which drive it; gjs: runs the
+  # shell's notification service (org.freedesktop.Notifications), which gnome-shell only recommends
+  packages+=(gnome-shell gnome-shell-extension-appindicator qt6-wayland libgl1-mesa-dri libglib2.0-bin gjs)
   # iproute2: ss, which the fake tunnel-client's self-test uses to find a listener
   packages+=(nodejs npm bubblewrap xvfb xauth desktop-file-utils lintian dpkg-dev file procps psmisc python3 curl jq iproute2
              gnome-keyring libsecret-1-0 dbus-daemon chromium shellcheck

@@ -2,7 +2,8 @@
 # Runs one command on the desktop most sbx users have: GNOME Shell on Wayland with the AppIndicator
 # extension (a StatusNotifierItem host), headless, from Debian's packages (installers/deps.sh
 # --test). The recipe of ../shared/reference/desktop-testing.md: a session bus of its own whose
-# only activatable service is dconf (no keyring prompt takes the pointer), a private system bus and
+# only activatable services are dconf and the shell's notification service (which the shell starts
+# and which serves org.freedesktop.Notifications; no keyring prompt takes the pointer), a private system bus and
 # no logind in a mount namespace of the shell's own, a fresh XDG_RUNTIME_DIR and HOME each time, and
 # a two-file extension that turns on the shell's unsafe mode so that the test may take screenshots
 # and run Eval. Usage: gnome-session.sh COMMAND [ARG...]
@@ -29,6 +30,7 @@ trap cleanup EXIT
 
 mkdir -m 700 "$work/runtime" "$work/home" "$work/services"
 cp /usr/share/dbus-1/services/ca.desrt.dconf.service "$work/services/"
+cp /usr/share/dbus-1/services/org.gnome.Shell.Notifications.service "$work/services/"
 export XDG_RUNTIME_DIR="$work/runtime" HOME="$work/home"
 unset DISPLAY WAYLAND_DISPLAY
 cat >"$work/session.conf" <<CONF
@@ -78,9 +80,9 @@ shell_pid=$!
 has_owner() { gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
                 --method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null | grep -q true; }
 deadline=$((SECONDS + 60))
-until has_owner org.kde.StatusNotifierWatcher && has_owner org.gnome.Shell.Screenshot; do
+until has_owner org.kde.StatusNotifierWatcher && has_owner org.gnome.Shell.Screenshot && has_owner org.freedesktop.Notifications; do
   if ! kill -0 "$shell_pid" 2>/dev/null || ((SECONDS >= deadline)); then
-    echo "gnome-session: GNOME Shell did not come up with the AppIndicator extension; its log:" >&2
+    echo "gnome-session: GNOME Shell did not come up with the AppIndicator extension and its notification service; its log:" >&2
     tail -n 30 "$work/shell.log" >&2
     exit 1
   fi

@@ -207,6 +207,8 @@ struct NotifyingTray {
     ~NotifyingTray()
     {
         session.reset();
+        // The name goes with the double: the next test's desktop starts without a server.
+        server.detach();
     }
 };
 
@@ -283,6 +285,57 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(server.closedByClient.contains(id), chat2sbx::test::scaled(5000));
         QCOMPARE(s.models.approvals->pending().size(), 1);   // withdrawn, not decided
         s.popup().hide();
+    }
+
+    // A click on a request notification's body opens the popup at that request's card: its first
+    // button has the focus, whatever else waits above it.
+    void aClickOnTheBodyOpensThatRequestsCard()
+    {
+        NotifyingTray t;
+        QString error;
+        QVERIFY2(t.up(m_bus.address, error), qPrintable(error));
+        TraySession &s = *t.session;
+        QStringList ids;
+        for (const char *name : {"above", "clicked"}) {
+            const QString dir = t.roots + QLatin1Char('/') + QLatin1String(name);
+            QVERIFY(QDir().mkpath(dir));
+            const QJsonObject asked = s.mcp.callToolResult(QStringLiteral("workspace_request"),
+                                                           {{QStringLiteral("host_path"), dir}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+            ids << asked.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
+            QTest::qWait(ui::DecisionNotices::kGatherMs + 100);   // one notification each, not a burst
+        }
+        const QString clicked = t.roots + QStringLiteral("/clicked");
+        QTRY_VERIFY_WITH_TIMEOUT(t.server.lastFor(clicked), chat2sbx::test::scaled(5000));
+        t.server.click(t.server.lastFor(clicked)->id, QStringLiteral("default"));
+        QTRY_VERIFY_WITH_TIMEOUT(s.popup().isVisible(), chat2sbx::test::scaled(5000));
+        QWidget *focus = s.popup().focusWidget();
+        QVERIFY(focus);
+        QCOMPARE(focus->objectName(), QStringLiteral("approve:") + ids.at(1));
+        QCOMPARE(s.models.approvals->pending().size(), 2);   // opened, nothing decided
+        s.popup().hide();
+    }
+
+    // A notification server that takes the name after the tray started (a tray started at login
+    // before GNOME Shell's notification service) is used from then on.
+    void aNotificationServerThatComesLaterIsUsed()
+    {
+        TestEnvironment env;
+        const QString roots = env.root() + QStringLiteral("/repos");
+        QVERIFY(QDir().mkpath(roots + QStringLiteral("/late")));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), roots);
+        TraySession s(env);
+        QString error;
+        QVERIFY2(s.start(error), qPrintable(error));
+        QTest::qWait(300);
+        QVERIFY(!s.tray->desktopNotifications().available());
+        NotificationServerDouble server;
+        QVERIFY2(server.attach(m_bus.address, error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
+        s.mcp.callToolResult(QStringLiteral("workspace_request"),
+                             {{QStringLiteral("host_path"), roots + QStringLiteral("/late")}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        QTRY_VERIFY_WITH_TIMEOUT(server.lastFor(roots + QStringLiteral("/late")), chat2sbx::test::scaled(5000));
+        server.detach();
+        QTRY_VERIFY_WITH_TIMEOUT(!s.tray->desktopNotifications().available(), chat2sbx::test::scaled(5000));
     }
 
     // Two requests wait when the tray stops; started again, it shows both cards and notifies again

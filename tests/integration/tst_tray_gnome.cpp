@@ -5,8 +5,11 @@
 // second connection: the watcher lists it with an icon name, a folder request makes it
 // NeedsAttention and leads its menu (the status line, then the request), Approve in that menu
 // decides it (the CLI then lists it approved), the item is Active again, and "Open chat2sbx"
-// shows a window the shell matches to chat2sbx.desktop. Screenshots come from the shell itself:
-// the panel with the attention icon, the menu as the shell draws it, the window.
+// shows a window the shell matches to chat2sbx.desktop; minimized, the shell's own activation
+// (with its xdg-activation token) brings it back focused; a request's notification shows its
+// buttons on the shell's server and a click on its body opens the window at that request's card.
+// Screenshots come from the shell itself: the panel with the attention icon, the menu as the shell
+// draws it, the window, the notification.
 #include "SandboxHarness.h"
 #include "TestSupport.h"
 #include "McpTestClient.h"
@@ -259,7 +262,47 @@ private slots:
         shellScreenshot(QStringLiteral("gnome_window"));
         qInfo("windows: %s", qPrintable(windows));
 
-        // Activate on the item (a double click in GNOME) while it is shown and focused keeps one window.
+        // Minimized, then activated the way the shell does it (a double click on the item: the
+        // extension's own open(), which hands the item an xdg-activation token first): the shell
+        // brings the window back and gives it the focus. Without the token it would not.
+        const QString ourWindows = QStringLiteral("global.get_window_actors().map(a => a.meta_window).filter(w => w.get_wm_class() === 'chat2sbx')");
+        shellEval(ourWindows + QStringLiteral(".forEach(w => w.minimize()); true"));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isActiveWindow(), scaled(10000));
+        QCOMPARE(shellEval(ourWindows + QStringLiteral(".map(w => String(w.minimized)).join(',')")), QStringLiteral("\"true\""));
+        shellEval(QStringLiteral("%1._indicator.open(0, 0, global.display.get_current_time_roundtrip()); true").arg(kOurIndicator.arg(service)));
+        const QString focused = QStringLiteral("const w = global.display.focus_window; w ? w.get_wm_class() + '|' + w.minimized : 'none'");
+        QTRY_COMPARE_WITH_TIMEOUT(shellEval(focused), QStringLiteral("\"chat2sbx|false\""), scaled(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(window.isActiveWindow(), scaled(10000));
+        QTest::keyClick(&window, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), scaled(5000));
+
+        // A request's notification on the shell's own server: its buttons, and a click on its body
+        // opens chat2sbx at that request's card (focus on its first button), and the notice goes.
+        const QString notebook = roots + QStringLiteral("/notebook");
+        QVERIFY(QDir().mkpath(notebook));
+        const QJsonObject second = s.mcp.callToolResult(QStringLiteral("workspace_request"),
+                                                        {{QStringLiteral("host_path"), notebook}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        const QString secondId = second.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
+        QVERIFY2(secondId.startsWith(QLatin1String("apr_")), qPrintable(QJsonDocument(second).toJson()));
+        const QString ours = QStringLiteral("Main.messageTray.getSources().flatMap(s => s.notifications)"
+                                            ".filter(n => n.title === 'chat2sbx: folder access requested' && n.bannerBodyText.includes('notebook'))");
+        QString buttons;
+        QTRY_COMPARE_WITH_TIMEOUT((buttons = shellEval(ours + QStringLiteral(".map(n => n.actions.map(a => a.label).join('/')).join(';')"))),
+                                  QStringLiteral("\"Approve/Reject\""), scaled(10000));
+        QTest::qWait(800);   // the banner slides in
+        // Its buttons show when the banner is expanded (as under the pointer); the shell's own call.
+        qInfo("banner expanded: %s", qPrintable(shellEval(QStringLiteral(
+                                         "const b = Main.messageTray._banner; if (b && b.expand) b.expand(false); String(!!b)"))));
+        QTest::qWait(500);
+        shellScreenshot(QStringLiteral("gnome_notification"));
+        shellEval(ours + QStringLiteral("[0].activate(); true"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.isVisible(), scaled(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(QApplication::focusWidget()
+                                     && QApplication::focusWidget()->objectName() == QStringLiteral("approve:") + secondId,
+                                 scaled(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(shellEval(ours + QStringLiteral(".length")), QStringLiteral("0"), scaled(10000));
+        QTest::qWait(800);
+        shellScreenshot(QStringLiteral("gnome_window_at_request"));
         QTest::keyClick(&window, Qt::Key_Escape);
         QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), scaled(5000));
     }

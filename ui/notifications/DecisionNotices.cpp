@@ -19,7 +19,7 @@ bool isRequestKey(const QString &key)
 } // namespace
 
 DecisionNotices::DecisionNotices(DesktopNotifications &notifications, ApprovalsModel &approvals,
-                                 std::function<void()> openPopup, QObject *parent)
+                                 std::function<void(const QString &requestId)> openPopup, QObject *parent)
     : QObject(parent), m_notifications(notifications), m_approvals(approvals), m_openPopup(std::move(openPopup))
 {
     m_gather.setSingleShot(true);
@@ -163,9 +163,10 @@ void DecisionNotices::withdrawDecided()
 void DecisionNotices::onAction(const QString &key, const QString &action)
 {
     if (action == QLatin1String("default")) {
-        if (m_openPopup)
-            m_openPopup();
-        return;
+        if (!m_openPopup)
+            return;
+        const QString prefix = key.startsWith(kApprovalPrefix) ? kApprovalPrefix : key.startsWith(kNetworkPrefix) ? kNetworkPrefix : QString();
+        return m_openPopup(prefix.isEmpty() ? QString() : key.mid(prefix.size()));
     }
     // Decided once: a second click (or a stale notification) finds the request gone.
     if (!pendingKeys().contains(key))

@@ -22,8 +22,10 @@ class DecisionNotices : public QObject {
 public:
     static constexpr int kGatherMs = 500;
 
-    DecisionNotices(DesktopNotifications &notifications, ApprovalsModel &approvals, std::function<void()> openPopup,
-                    QObject *parent = nullptr);
+    // `openPopup(requestId)`: a click on a notification's body opens the popup at that request's
+    // card (an empty id: the popup, for the one "requests wait" notification).
+    DecisionNotices(DesktopNotifications &notifications, ApprovalsModel &approvals,
+                    std::function<void(const QString &requestId)> openPopup, QObject *parent = nullptr);
     void addNetwork(NetworkModel &network);
 
     // A new request (the models' requested signals); shown after the gathering window.
@@ -53,7 +55,7 @@ private:
     DesktopNotifications &m_notifications;
     ApprovalsModel &m_approvals;
     NetworkModel *m_network = nullptr;
-    std::function<void()> m_openPopup;
+    std::function<void(const QString &requestId)> m_openPopup;
     QTimer m_gather;
     QList<Waiting> m_gathered;   // arrived in the current window
     QList<Waiting> m_burst;      // shown together in the one "requests wait" notification

@@ -24,17 +24,38 @@ void DesktopNotifications::probe()
 {
     if (!m_bus.isConnected())
         return;
+    if (!m_watching) {
+        // NameOwnerChanged for the server's name only (arg0), as QDBusServiceWatcher would match it.
+        m_watching = m_bus.connect(QStringLiteral("org.freedesktop.DBus"), QStringLiteral("/org/freedesktop/DBus"),
+                                   QStringLiteral("org.freedesktop.DBus"), QStringLiteral("NameOwnerChanged"), {kService}, QString(),
+                                   this, SLOT(onOwnerChanged(QString,QString,QString)));
+    }
     const QDBusMessage call = QDBusMessage::createMethodCall(kService, kPath, kInterface, QStringLiteral("GetCapabilities"));
     auto *watcher = new QDBusPendingCallWatcher(m_bus.asyncCall(call, 5000), this);
     connect(watcher, &QDBusPendingCallWatcher::finished, this, [this](QDBusPendingCallWatcher *w) {
         w->deleteLater();
         const QDBusPendingReply<QStringList> reply = *w;
-        const bool available = !reply.isError() && reply.value().contains(QStringLiteral("actions"));
-        if (available != m_available) {
-            m_available = available;
-            emit availableChanged(available);
-        }
+        setAvailable(!reply.isError() && reply.value().contains(QStringLiteral("actions")));
     });
+}
+
+void DesktopNotifications::onOwnerChanged(const QString &, const QString &, const QString &owner)
+{
+    // The ids of a server that left mean nothing to the next one.
+    m_ids.clear();
+    m_keys.clear();
+    if (owner.isEmpty())
+        setAvailable(false);
+    else
+        probe();
+}
+
+void DesktopNotifications::setAvailable(bool available)
+{
+    if (available == m_available)
+        return;
+    m_available = available;
+    emit availableChanged(available);
 }
 
 QStringList DesktopNotifications::shownKeys() const

@@ -12,7 +12,8 @@ namespace chat2sbx::ui {
 // A client of the desktop's notification server (org.freedesktop.Notifications on the session bus,
 // the Desktop Notifications spec 1.2): notifications with buttons, replaced and withdrawn by a key
 // of ours. Every call is asynchronous. A desktop without such a server, or one whose capabilities
-// lack "actions", leaves it unavailable: the tray then keeps Qt's own balloon.
+// lack "actions", leaves it unavailable: the tray then keeps Qt's own balloon. A server that comes
+// (or comes back) later is asked again: a tray started at login may be up before GNOME Shell's.
 class DesktopNotifications : public QObject {
     Q_OBJECT
 public:
@@ -23,7 +24,8 @@ public:
 
     explicit DesktopNotifications(const QDBusConnection &bus = QDBusConnection::sessionBus(), QObject *parent = nullptr);
 
-    // Asks the server for its capabilities; availableChanged follows.
+    // Asks the server for its capabilities, now and whenever one takes the name; availableChanged
+    // follows.
     void probe();
     bool available() const { return m_available; }
 
@@ -43,12 +45,16 @@ signals:
 private slots:
     void onActionInvoked(uint id, const QString &action);
     void onClosed(uint id, uint reason);
+    void onOwnerChanged(const QString &name, const QString &oldOwner, const QString &newOwner);
 
 private:
     void forget(uint id);
 
+    void setAvailable(bool available);
+
     QDBusConnection m_bus;
     bool m_available = false;
+    bool m_watching = false;
     QHash<QString, uint> m_ids;     // key -> the server's id
     QHash<uint, QString> m_keys;    // and back
     QSet<QString> m_pending;        // Notify sent, its id not back yet

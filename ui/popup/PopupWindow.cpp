@@ -10,6 +10,7 @@
 #include "popup/PopupHeader.h"
 #include "widgets/PopupStyle.h"
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QPainter>
 
@@ -276,6 +277,26 @@ void PopupWindow::showNear(const QRect &anchor)
     show();
     raise();
     activateWindow();
+}
+
+bool PopupWindow::focusRequest(const QString &requestId)
+{
+    if (requestId.isEmpty())
+        return false;
+    // The first button of each kind of request card is named "<action>:<id>" by its section.
+    for (const QString &first : {QStringLiteral("approve:"), QStringLiteral("allowSandbox:")}) {
+        auto *button = m_content->findChild<QAbstractButton *>(first + requestId);
+        if (!button)
+            continue;
+        // The whole card in sight (its path and reason above the buttons), not only the button.
+        QWidget *card = button;
+        while (card->parentWidget() && !qobject_cast<CardList *>(card->parentWidget()) && card->parentWidget() != m_content)
+            card = card->parentWidget();
+        m_scroll->ensureWidgetVisible(card);
+        button->setFocus(Qt::OtherFocusReason);
+        return true;
+    }
+    return false;
 }
 
 // Focus went elsewhere (a click outside, another window): the popup closes, unless the window

@@ -42,6 +42,9 @@ public:
 
     // Shows, raises and places the window next to `anchor` (the tray icon's geometry; may be empty).
     void showNear(const QRect &anchor);
+    // Scrolls to the card of a waiting request (folder, file or network) and gives its first
+    // button the focus; false when no such card is shown (decided meanwhile).
+    bool focusRequest(const QString &requestId);
     ApprovalsSection &approvals() const { return *m_approvals; }
     SandboxesSection &sandboxes() const { return *m_sandboxes; }
     StatusSection &status() const { return *m_status; }

@@ -12,6 +12,7 @@
 #include <QMenu>
 #include <QtEndian>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace chat2sbx::ui::sni {
@@ -187,6 +188,18 @@ void StatusNotifierItem::Activate(int, int)
 void StatusNotifierItem::SecondaryActivate(int, int)
 {
     emit activated();
+}
+
+void StatusNotifierItem::ProvideXdgActivationToken(const QString &token)
+{
+    // Any program on the session bus may call this: a token is short and printable, or ignored.
+    constexpr int kMaxTokenLength = 512;
+    if (token.isEmpty() || token.size() > kMaxTokenLength
+        || std::any_of(token.cbegin(), token.cend(), [](QChar c) { return c.unicode() <= 0x20 || c.unicode() >= 0x7f; }))
+        return;
+    // Qt's Wayland shell integration activates the next window with this variable and then unsets
+    // it; the children chat2sbx starts get an explicit environment, so it does not leak to them.
+    qputenv("XDG_ACTIVATION_TOKEN", token.toLatin1());
 }
 
 void StatusNotifierItem::Scroll(int, const QString &)

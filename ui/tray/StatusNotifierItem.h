@@ -91,6 +91,9 @@ public slots:
     Q_SCRIPTABLE void Activate(int x, int y);
     Q_SCRIPTABLE void SecondaryActivate(int x, int y);
     Q_SCRIPTABLE void Scroll(int delta, const QString &orientation);
+    // The host's xdg-activation token for the Activate that follows (GNOME's AppIndicator extension,
+    // KDE): without it Wayland compositors refuse to raise or focus an existing window.
+    Q_SCRIPTABLE void ProvideXdgActivationToken(const QString &token);
 
 signals:
     Q_SCRIPTABLE void NewTitle();

@@ -88,7 +88,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
         m_popup->setPresentation(PopupWindow::Presentation::AppWindow);
     // Where the desktop's notification server has buttons, requests are decided from there too.
     m_desktop = new DesktopNotifications(QDBusConnection::sessionBus(), this);
-    m_decisions = new DecisionNotices(*m_desktop, approvals, [this] { openPopup(); }, this);
+    m_decisions = new DecisionNotices(*m_desktop, approvals, [this](const QString &requestId) { openPopup(requestId); }, this);
     connect(m_decisions, &DecisionNotices::failed, this, &TrayApp::reportError);
     connect(m_desktop, &DesktopNotifications::actionInvoked, this, &TrayApp::onNotificationAction);
     m_desktop->probe();
@@ -97,7 +97,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
         if (reason == QSystemTrayIcon::Trigger || reason == QSystemTrayIcon::DoubleClick)
             togglePopup();
     });
-    connect(m_tray, &QSystemTrayIcon::messageClicked, this, &TrayApp::openPopup);
+    connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] { openPopup(); });
     connect(m_popup, &PopupWindow::copyUrlRequested, this, &TrayApp::copyMcpUrl);
     connect(&m_status, &StatusModel::changed, this, &TrayApp::refreshIcon);
     connect(&m_approvals, &ApprovalsModel::changed, this, &TrayApp::refreshIcon);
@@ -150,11 +150,13 @@ void TrayApp::setActivityModel(ActivityModel &activity)
     m_popup->setActivityModel(activity);
 }
 
-void TrayApp::openPopup()
+void TrayApp::openPopup(const QString &requestId)
 {
     m_popupOpened.start();
     m_decisions->withdrawAll();
     m_popup->showNear(m_tray->geometry());
+    if (!requestId.isEmpty())
+        m_popup->focusRequest(requestId);
 }
 
 QAction *TrayApp::action(const QString &objectName) const

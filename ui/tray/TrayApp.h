@@ -50,7 +50,8 @@ public:
     void show();
     // The popup's Activity view (running commands, recent tool calls).
     void setActivityModel(ActivityModel &activity);
-    void openPopup();
+    // The popup, at the card of `requestId` when one is given and still waits.
+    void openPopup(const QString &requestId = QString());
     PopupWindow &popup() const { return *m_popup; }
     QSystemTrayIcon &trayIcon() const { return *m_tray; }
     // The StatusNotifierItem, where the desktop hosts them; null on an XEmbed tray.

@@ -103,7 +103,7 @@ void TrayMenuHead::rebuild()
     if (listed > kMaxListed) {
         auto *more = new QAction(QStringLiteral("%1 more in chat2sbx…").arg(listed - kMaxListed), &m_menu);
         more->setObjectName(QStringLiteral("moreRequests"));
-        connect(more, &QAction::triggered, this, &TrayMenuHead::openRequested);
+        connect(more, &QAction::triggered, this, [this] { emit openRequested(QString()); });
         addBefore(more);
     }
     auto *separator = new QAction(&m_menu);
@@ -146,7 +146,7 @@ void TrayMenuHead::addApproval(const ApprovalRow &row)
     sub->addSeparator();
     QAction *card = sub->addAction(QStringLiteral("Review in chat2sbx…"));
     card->setObjectName(QStringLiteral("review"));
-    connect(card, &QAction::triggered, this, &TrayMenuHead::openRequested);
+    connect(card, &QAction::triggered, this, [this, id] { emit openRequested(id); });
 }
 
 void TrayMenuHead::addNetworkRequest(const NetworkRequestRow &row)
@@ -177,7 +177,7 @@ void TrayMenuHead::addNetworkRequest(const NetworkRequestRow &row)
     sub->addSeparator();
     QAction *card = sub->addAction(QStringLiteral("Review in chat2sbx…"));
     card->setObjectName(QStringLiteral("review"));
-    connect(card, &QAction::triggered, this, &TrayMenuHead::openRequested);
+    connect(card, &QAction::triggered, this, [this, id] { emit openRequested(id); });
 }
 
 } // namespace chat2sbx::ui

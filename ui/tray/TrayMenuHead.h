@@ -30,7 +30,8 @@ public:
     static constexpr int kMaxListed = 6;
 
 signals:
-    void openRequested();
+    // The popup, at the card of `requestId` ("Review in chat2sbx…"), or as it is (an empty id).
+    void openRequested(const QString &requestId);
     // The menu was built again; waiting() and statusLine() are current.
     void rebuilt();
     void failed(const QString &error);
