@@ -7,8 +7,11 @@ goal (issue "The tray where its users are", item 7) as met or MISSED, and writes
   the popup painted after opening, 100 sandboxes        <= 100 ms (median of 7)
   memory given back when the popup closes              back within 5 MiB of before it opened
   the icon in the tray after the start                 <= 1 s
+  a real click on the icon to the popup painted, the real `chat2sbx tray` with 100 sandboxes
+                                                       <= 100 ms (median of 7; the tray's own
+                                                       "painted" line on the monotonic clock)
 """
-import json, os, subprocess, sys, tempfile, time
+import json, os, re, sqlite3, subprocess, sys, tempfile, time
 
 build = sys.argv[1]
 out_path = sys.argv[2] if len(sys.argv) > 2 else None
@@ -35,19 +38,52 @@ def icon_in_tray():
     return '"chat2sbx"' in tree
 
 
-def real_tray():
-    root = tempfile.mkdtemp(prefix="chat2sbx-bench-tray-")
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tray_env(root):
     home = os.path.join(root, "home")
-    os.makedirs(home)
+    os.makedirs(home, exist_ok=True)
     env = dict(os.environ)
     env.update({"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"),
                 "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
-                "CHAT2SBX_DATA_ROOT": os.path.join(home, ".chat2sbx"), "CHAT2SBX_PORT": "0",
+                "CHAT2SBX_DATA_ROOT": os.path.join(home, ".chat2sbx"), "CHAT2SBX_PORT": str(free_port()),
                 "CHAT2SBX_ENABLE_TUNNEL": "0", "CHAT2SBX_SBX": fake_sbx,
                 "FAKE_SBX_STATE": os.path.join(root, "sbx-state"), "CHAT2SBX_SBX_ENV": "FAKE_SBX_*",
-                "CHAT2SBX_WARM_SANDBOXES": "0", "QT_LOGGING_RULES": "*.debug=false"})
+                "CHAT2SBX_WARM_SANDBOXES": "0", "QT_LOGGING_RULES": "*.debug=false;chat2sbx.tray.timing.info=true"})
+    return env
+
+
+def icon_geometry():
+    """The tray icon's window (XEmbed, in trayer's panel): its centre on the screen, or None."""
+    tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True).stdout
+    for line in tree.splitlines():
+        m = re.search(r'"chat2sbx".*?(\d+)x(\d+)\+-?\d+\+-?\d+\s+\+(-?\d+)\+(-?\d+)', line)
+        if m and 8 <= int(m.group(1)) <= 64 and 8 <= int(m.group(2)) <= 64:
+            w, h, x, y = map(int, m.groups())
+            return x + w // 2, y + h // 2
+    return None
+
+
+def start_tray(env, log_path):
+    log = open(log_path, "ab")
+    return subprocess.Popen([chat2sbx, "tray"], env=env, stdout=subprocess.DEVNULL, stderr=log)
+
+
+def stop_tray(proc):
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def real_tray():
+    root = tempfile.mkdtemp(prefix="chat2sbx-bench-tray-")
+    env = tray_env(root)
     t0 = time.monotonic()
-    proc = subprocess.Popen([chat2sbx, "tray"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_tray(env, os.path.join(root, "tray.log"))
     registered = None
     try:
         while time.monotonic() - t0 < 30:
@@ -58,15 +94,99 @@ def real_tray():
         time.sleep(5)   # idle: the server up, nothing asked
         return {"icon_registered_s": registered, "rss_mib": rss_mib(proc.pid)}
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_tray(proc)
+
+
+def seed_sandboxes(env, count):
+    """`count` sleeping sandboxes in the stopped tray's database, each with a stopped sandbox of the
+    fake's (so the start's reconciliation keeps them), as bench.py's 10,000 point seeds them."""
+    db = sqlite3.connect(os.path.join(env["CHAT2SBX_DATA_ROOT"], "state", "chat2sbx.sqlite"))
+    now = int(time.time() * 1000)
+    ws_root = os.path.join(env["CHAT2SBX_DATA_ROOT"], "workspaces")
+    rows_ws, rows_sb = [], []
+    for i in range(count):
+        ws, sid, rt = f"ws_{i:024x}", f"sbx_{i:024x}", f"chat2sbx-seed{i:08x}"
+        folder = os.path.join(ws_root, ws)
+        os.makedirs(folder, exist_ok=True)
+        rows_ws.append((ws, "managed", folder, f"scratch-{i}", now, now))
+        rows_sb.append((sid, ws, rt, "stopped", now, now, now, now + 86400000, now, "put to sleep (seeded)"))
+        d = os.path.join(env["FAKE_SBX_STATE"], "sandboxes", rt)
+        os.makedirs(os.path.join(d, "home"), exist_ok=True)
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump({"name": rt, "template": "", "memory": "", "clone": False, "workspace": folder, "mount_source": folder,
+                       "status": "stopped", "created": "2026-12-06T00:00:00Z", "ports": []}, f)
+    db.executemany("INSERT INTO workspaces (id, mode, host_path, display_name, created_at, last_used_at) VALUES (?,?,?,?,?,?)", rows_ws)
+    db.executemany("INSERT INTO sandboxes (id, workspace_id, runtime_name, state, created_at, updated_at, last_activity_at,"
+                   " idle_deadline, slept_at, sleep_reason) VALUES (?,?,?,?,?,?,?,?,?,?)", rows_sb)
+    db.commit()
+    db.close()
+
+
+PAINTED = re.compile(rb"popup painted at monotonic (\d+) ms")
+
+
+def painted_lines(log_path):
+    with open(log_path, "rb") as f:
+        return [int(m.group(1)) for m in PAINTED.finditer(f.read())]
+
+
+def click_to_paint(count=100, rounds=7):
+    """The real `chat2sbx tray` with `count` sandboxes: a pointer click on its icon (xdotool) to the
+    popup's first paint handled, both on the monotonic clock; Escape closes it between rounds."""
+    root = tempfile.mkdtemp(prefix="chat2sbx-bench-click-")
+    env = tray_env(root)
+    log_path = os.path.join(root, "tray.log")
+    proc = start_tray(env, log_path)   # once, for its database
+    try:
+        deadline = time.monotonic() + 30
+        while not os.path.exists(os.path.join(env["CHAT2SBX_DATA_ROOT"], "state", "chat2sbx.sqlite")) or not icon_in_tray():
+            if time.monotonic() > deadline:
+                raise RuntimeError("the tray did not come up")
+            time.sleep(0.05)
+        time.sleep(1)
+    finally:
+        stop_tray(proc)
+    seed_sandboxes(env, count)
+    proc = start_tray(env, log_path)
+    times = []
+    try:
+        deadline = time.monotonic() + 60
+        while (centre := icon_geometry()) is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the tray icon did not show")
+            time.sleep(0.05)
+        time.sleep(3)   # the start's reconciliation and first list are done
+        for _ in range(rounds):
+            centre = icon_geometry() or centre   # trayer may have moved it since
+            seen = len(painted_lines(log_path))
+            subprocess.run(["xdotool", "mousemove", str(centre[0]), str(centre[1])], check=True)
+            time.sleep(0.2)
+            clicked = time.monotonic() * 1000.0
+            subprocess.run(["xdotool", "click", "1"], check=True)
+            deadline = time.monotonic() + 15
+            while len(lines := painted_lines(log_path)) <= seen:
+                if time.monotonic() > deadline:
+                    windows = [l.strip() for l in subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True,
+                                                                 text=True).stdout.splitlines() if "chat2sbx" in l]
+                    raise RuntimeError(f"no 'popup painted' line after a click at {centre}; windows: {windows}")
+                time.sleep(0.005)
+            times.append(lines[seen] - clicked)
+            time.sleep(0.5)
+            subprocess.run(["xdotool", "key", "Escape"], check=True)
+            time.sleep(1.0)
+        times.sort()
+        return {"sandboxes": count, "click_to_painted_ms": times, "click_to_painted_ms_median": times[len(times) // 2],
+                "rss_mib_after": rss_mib(proc.pid)}
+    finally:
+        stop_tray(proc)
 
 
 bare = run_json("bare")
 popup100 = run_json("popup", "100")
 popup1000 = run_json("popup", "1000")
 tray = real_tray()
-figures = {"bare": bare, "popup_100": popup100, "popup_1000": popup1000, "tray": tray}
+click100 = click_to_paint(100)
+figures = {"bare": bare, "popup_100": popup100, "popup_1000": popup1000, "tray": tray, "click_100": click100}
 
 goals = [
     ("tray idle RSS / bare QSystemTrayIcon", tray["rss_mib"] / bare["rss_mib"], 1.5, "x",
@@ -75,6 +195,8 @@ goals = [
     ("popup open to painted, 1000 sandboxes (median)", popup1000["open_to_painted_ms_median"], 100.0, " ms", ""),
     ("memory kept after the popup closed, 100 sandboxes", popup100["rss_mib_after_close"] - popup100["rss_mib_before"], 5.0,
      " MiB", f"{popup100['rss_mib_before']:.1f} -> open {popup100['rss_mib_open']:.1f} -> closed {popup100['rss_mib_after_close']:.1f}"),
+    ("real click on the icon to painted, 100 sandboxes (median)", click100["click_to_painted_ms_median"], 100.0, " ms",
+     "worst " + f"{click100['click_to_painted_ms'][-1]:.0f} ms"),
     ("tray icon registered after the start", tray["icon_registered_s"] if tray["icon_registered_s"] is not None else 99.0, 1.0, " s", ""),
 ]
 for name, value, goal, unit, note in goals:

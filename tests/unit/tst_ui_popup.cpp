@@ -261,6 +261,49 @@ private slots:
 
     // "requested just now" does not stay "just now": the popup writes relative times again while it
     // is shown (every PopupWindow::kRelativeTimesMs), without rebuilding the cards.
+    // A scratch folder per sandbox: every host folder has its card, the scratch folders only up to
+    // the bound (each is listed with its sandbox), the rest counted; none built while closed.
+    void scratchFoldersAreBoundedHostFoldersAreNot()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        FakeWorkspaces workspaces;
+        for (int i = 0; i < 100; ++i)
+            workspaces.rows << WorkspaceRow{QStringLiteral("ws_%1").arg(i, 24, 16, QLatin1Char('0')), QStringLiteral("scratch"),
+                                            QStringLiteral("managed"), {},
+                                            {{QStringLiteral("sbx_%1").arg(i, 24, 16, QLatin1Char('0')), QStringLiteral("stopped"),
+                                              QStringLiteral("scratch-%1").arg(i)}}};
+        for (const char *name : {"thesis", "webshop"})
+            workspaces.rows << WorkspaceRow{QStringLiteral("ws_") + QLatin1String(name), QLatin1String(name), QStringLiteral("direct"),
+                                            QStringLiteral("/home/alex/") + QLatin1String(name), {}};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.addWorkspaces(workspaces);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        settle();
+        const auto cards = [&popup] {
+            int n = 0;
+            for (QWidget *w : popup.workspaces()->findChildren<QWidget *>())
+                n += w->objectName().startsWith(QLatin1String("revoke:")) ? 1 : 0;
+            return n;
+        };
+        QCOMPARE(popup.workspaces()->rowCount(), 102);
+        QCOMPARE(cards(), WorkspacesSection::kMaxCards);
+        QVERIFY(popup.findChild<QWidget *>(QStringLiteral("revoke:ws_thesis")));
+        QVERIFY(popup.findChild<QWidget *>(QStringLiteral("revoke:ws_webshop")));
+        const QString more = child<QLabel>(popup, QStringLiteral("moreWorkspaces"))->text();
+        QVERIFY2(more.startsWith(QLatin1String("77 more scratch folders")), qPrintable(more));
+        popup.hide();
+        settle();
+        QCOMPARE(cards(), 0);
+        popup.showNear({});
+        settle();
+        QCOMPARE(cards(), WorkspacesSection::kMaxCards);
+        popup.hide();
+    }
+
     void requestTimesStayCurrent()
     {
         FakeApprovals approvals;

@@ -73,6 +73,9 @@ void ServiceNetworkModel::refreshBlocked()
         if (!v.record.isActive())
             continue;
         kept.insert(v.record.id, m_blocked.value(v.record.id));
+        // Only a running sandbox's proxy blocks anything new; an asleep one keeps what was read.
+        if (v.record.state != SandboxState::Running)
+            continue;
         const QString id = v.record.id;
         m_network.blockedHosts(id, [self, id](const QStringList &hosts, const QString &error) {
             if (!self || !error.isEmpty())

@@ -26,6 +26,7 @@
 
 #ifdef __GLIBC__
 #include <malloc.h>
+#include <utility>
 #endif
 
 namespace chat2sbx::ui {
@@ -169,9 +170,11 @@ void PopupWindow::setPresentation(Presentation presentation)
 void PopupWindow::hideEvent(QHideEvent *event)
 {
     m_approvals->decideNow();
-    // Hundreds of sandbox cards are the popup's biggest part: gone while it is closed, built again
+    // Sandbox and scratch folder cards are the popup's biggest part: gone while it is closed, built again
     // when it opens (showNear reads the rows afresh anyway), and their memory given back.
     m_sandboxes->releaseCards();
+    if (m_workspaces)
+        m_workspaces->releaseCards();
     QTimer::singleShot(200, this, [] { giveMemoryBack(); });   // once the cards' deleteLater ran
     if (m_presentation == Presentation::AppWindow && !event->spontaneous())
         windowSettings().setValue(kWindowSizeKey, size());
@@ -249,6 +252,8 @@ void PopupWindow::showNear(const QRect &anchor)
 {
     // Idle deadlines move without a change signal; a fresh read when the user looks is enough.
     m_sandboxes->rebuild();
+    if (m_workspaces)
+        m_workspaces->rebuild();
     fitToContent();
     if (m_presentation == Presentation::AppWindow) {
         // Placed by the desktop; activation as the platform allows it (xdg-activation on Wayland).
@@ -307,6 +312,7 @@ bool PopupWindow::event(QEvent *event)
     if (event->type() == QEvent::Show) {
         refreshRelativeTimes(this);
         m_relativeTimes.start();
+        m_paintPending = true;
     } else if (event->type() == QEvent::Hide) {
         m_relativeTimes.stop();
     }
@@ -339,6 +345,8 @@ bool PopupWindow::ownsActiveWindow() const
 void PopupWindow::paintEvent(QPaintEvent *event)
 {
     QWidget::paintEvent(event);
+    if (std::exchange(m_paintPending, false))
+        QTimer::singleShot(0, this, &PopupWindow::painted);   // after the children painted and the window was flushed
     if (m_presentation == Presentation::AppWindow)
         return;   // the desktop draws the window's frame
     QPainter painter(this);

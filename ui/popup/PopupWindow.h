@@ -70,6 +70,8 @@ public:
 
 signals:
     void copyUrlRequested();
+    // The first paint after it was shown has been handled (the content is on screen).
+    void painted();
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;
@@ -99,6 +101,7 @@ private:
     StatusModel &m_statusModel;
     NetworkModel *m_networkModel = nullptr;
     QElapsedTimer m_focusClosed;
+    bool m_paintPending = false;   // shown, not painted yet
     QWidget *m_content = nullptr;
     Presentation m_presentation = Presentation::AtIcon;
 };

@@ -26,7 +26,38 @@ WorkspacesSection::WorkspacesSection(WorkspacesModel &model, QWidget *parent)
     : CardList({QStringLiteral("workspaces"), QStringLiteral("Workspaces"), QStringLiteral("Workspaces (%1)"),
                 QStringLiteral("No workspaces.")}, parent), m_model(model)
 {
-    follow(m_model, &WorkspacesModel::changed, &WorkspacesModel::workspaces, &WorkspacesSection::addWorkspaceCard);
+    follow(m_model, &WorkspacesModel::changed, [this] { return addCards(); });
+}
+
+int WorkspacesSection::addCards()
+{
+    const QList<WorkspaceRow> rows = m_model.workspaces();
+    int shown = 0;
+    for (const WorkspaceRow &row : rows)
+        if (row.mode != QLatin1String("managed")) {
+            addWorkspaceCard(row);
+            ++shown;
+        }
+    int scratchLeft = 0;
+    for (const WorkspaceRow &row : rows) {
+        if (row.mode != QLatin1String("managed"))
+            continue;
+        if (shown >= kMaxCards) {
+            ++scratchLeft;
+            continue;
+        }
+        addWorkspaceCard(row);
+        ++shown;
+    }
+    if (scratchLeft > 0) {
+        QLabel *more = makeLabel(QStringLiteral("%1 more scratch folders, each with its sandbox under Sandboxes "
+                                                "(“chat2sbx workspace list” lists them all).")
+                                     .arg(scratchLeft),
+                                 this);
+        more->setObjectName(QStringLiteral("moreWorkspaces"));
+        addCard(more, {});
+    }
+    return static_cast<int>(rows.size());
 }
 
 namespace {
