@@ -242,6 +242,10 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("ALTER TABLE sandboxes ADD COLUMN expires_at INTEGER"),
             QStringLiteral("ALTER TABLE sandboxes ADD COLUMN expires_ceiling_at INTEGER"),
         },
+        // 17: sandbox_list pages, newest first: the live sandboxes in creation order.
+        {
+            QStringLiteral("CREATE INDEX sandboxes_by_creation ON sandboxes(created_at, id)"),
+        },
     };
     return migrations;
 }

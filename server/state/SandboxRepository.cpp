@@ -151,27 +151,57 @@ QList<SandboxRecord> SandboxRepository::list(bool includeDestroyed) const
     return all(q);
 }
 
+namespace {
+
+// One row per sandbox and exposed port (sandboxes without ports: one row with NULL port columns),
+// ordered so that a sandbox's rows are adjacent, from `source` (the sandboxes table, or a page of it).
+QByteArray listViewsSql(const char *columns, const QString &source)
+{
+    QStringList sandboxColumns;
+    for (const QString &c : QString::fromLatin1(columns).split(QStringLiteral(", ")))
+        sandboxColumns.append(QStringLiteral("s.") + c);
+    return QStringLiteral("SELECT %1, %2, p.sandbox_port, p.host_ip, p.host_port, f.parent_sandbox_id, f.checkpoint_id"
+                          " FROM %3 s"
+                          " LEFT JOIN workspaces w ON w.id = s.workspace_id"
+                          " LEFT JOIN sandbox_ports p ON p.sandbox_id = s.id"
+                          " LEFT JOIN sandbox_forks f ON f.sandbox_id = s.id"
+                          " WHERE s.state <> 'destroyed' ORDER BY s.created_at, s.id, p.sandbox_port")
+        .arg(sandboxColumns.join(QStringLiteral(", ")), WorkspaceRepository::columns(QStringLiteral("w.")), source)
+        .toUtf8();
+}
+
+} // namespace
+
 QList<SandboxView> SandboxRepository::listViews() const
 {
-    // One row per sandbox and exposed port (sandboxes without ports: one row with NULL port columns),
-    // ordered so that a sandbox's rows are adjacent. Run with SQLite's API: sandbox_list's query.
-    static const QByteArray sql = [] {
-        QStringList sandboxColumns;
-        for (const QString &c : QString::fromLatin1(kColumns).split(QStringLiteral(", ")))
-            sandboxColumns.append(QStringLiteral("s.") + c);
-        return QStringLiteral("SELECT %1, %2, p.sandbox_port, p.host_ip, p.host_port, f.parent_sandbox_id, f.checkpoint_id"
-                              " FROM sandboxes s"
-                              " LEFT JOIN workspaces w ON w.id = s.workspace_id"
-                              " LEFT JOIN sandbox_ports p ON p.sandbox_id = s.id"
-                              " LEFT JOIN sandbox_forks f ON f.sandbox_id = s.id"
-                              " WHERE s.state <> 'destroyed' ORDER BY s.created_at, s.id, p.sandbox_port")
-            .arg(sandboxColumns.join(QStringLiteral(", ")), WorkspaceRepository::columns(QStringLiteral("w.")))
-            .toUtf8();
-    }();
+    return listViews(Page{});
+}
+
+QList<SandboxView> SandboxRepository::listViews(const Page &page) const
+{
+    // Run with SQLite's API: sandbox_list's query. A page is the newest `limit` before the cursor,
+    // picked by the (created_at, id) index before the joins.
+    static const QByteArray all = listViewsSql(kColumns, QStringLiteral("sandboxes"));
+    static const QByteArray newest = listViewsSql(
+        kColumns, QStringLiteral("(SELECT * FROM sandboxes WHERE state <> 'destroyed' ORDER BY created_at DESC, id DESC LIMIT ?1)"));
+    static const QByteArray older = listViewsSql(
+        kColumns, QStringLiteral("(SELECT * FROM sandboxes WHERE state <> 'destroyed' AND (created_at < ?2 OR (created_at = ?2 AND id < ?3))"
+                                 " ORDER BY created_at DESC, id DESC LIMIT ?1)"));
     static const int kWorkspaceFirst = int(QString::fromLatin1(kColumns).count(QLatin1Char(',')) + 1);
     static const int kPortFirst = kWorkspaceFirst + int(WorkspaceRepository::columns({}).count(QLatin1Char(',')) + 1);
+    qint64 beforeCreatedAt = 0;
+    QString beforeId;
+    const bool paged = page.limit > 0;
+    const bool fromCursor = paged && parseCursor(page.before, beforeCreatedAt, beforeId);
     QList<SandboxView> out;
-    SqliteStatement q = m_db.sqlite(sql.constData());
+    SqliteStatement q = m_db.sqlite(!paged ? all.constData() : fromCursor ? older.constData() : newest.constData());
+    if (paged) {
+        q.bind(0, qint64(page.limit));   // ?1 (bind counts from 0)
+        if (fromCursor) {
+            q.bind(1, beforeCreatedAt);
+            q.bind(2, beforeId);
+        }
+    }
     while (q.next()) {
         if (out.isEmpty() || out.constLast().record.id != q.value(0).toString()) {
             SandboxView v;
@@ -187,6 +217,29 @@ QList<SandboxView> SandboxRepository::listViews() const
                                      q.value(kPortFirst + 2).toInt()});
     }
     return out;
+}
+
+int SandboxRepository::countListed() const
+{
+    SqliteStatement q = m_db.sqlite("SELECT COUNT(*) FROM sandboxes WHERE state <> 'destroyed'");
+    return q.next() ? q.value(0).toInt() : 0;
+}
+
+QString SandboxRepository::cursorOf(const SandboxRecord &oldest)
+{
+    return QString::number(oldest.createdAt) + QLatin1Char('.') + oldest.id;
+}
+
+bool SandboxRepository::parseCursor(const QString &cursor, qint64 &createdAt, QString &id)
+{
+    const qsizetype dot = cursor.indexOf(QLatin1Char('.'));
+    if (dot <= 0 || cursor.size() > 128)
+        return false;
+    bool ok = false;
+    createdAt = cursor.left(dot).toLongLong(&ok);
+    id = cursor.mid(dot + 1);
+    return ok && createdAt >= 0 && id.startsWith(QLatin1String("sbx_"))
+           && std::all_of(id.cbegin(), id.cend(), [](QChar c) { return c.isLetterOrNumber() || c == QLatin1Char('_'); });
 }
 
 void SandboxRepository::readForkOrigin(SandboxView &view) const

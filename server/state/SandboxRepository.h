@@ -84,6 +84,19 @@ public:
     QList<SandboxRecord> listCloud() const;
     // list() with each sandbox's workspace and ports, in one query (sandbox_list, the tray).
     QList<SandboxView> listViews() const;
+    // One page of sandbox_list: the `limit` newest live sandboxes created before `before` (none: the
+    // newest), oldest first as listViews() orders them. `before` is a cursor of cursorOf().
+    struct Page {
+        int limit = 0;
+        QString before;
+    };
+    QList<SandboxView> listViews(const Page &page) const;
+    // The live (not destroyed) sandboxes listViews() lists.
+    int countListed() const;
+    // Where the next (older) page starts: after `oldest`, the first sandbox of a page.
+    static QString cursorOf(const SandboxRecord &oldest);
+    // A cursor of cursorOf(), or false (made up, or from another version).
+    static bool parseCursor(const QString &cursor, qint64 &createdAt, QString &id);
     QList<SandboxRecord> inState(SandboxState state) const;
     // The workspace's sandbox in `state`, newest first; a fork (of a clone, sharing its workspace) last.
     std::optional<SandboxRecord> findForWorkspace(const QString &workspaceId, SandboxState state) const;

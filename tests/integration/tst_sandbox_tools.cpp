@@ -117,6 +117,45 @@ private slots:
         QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
     }
 
+    // A page is the newest sandboxes; next_cursor lists the older ones, and the last page has none.
+    void listPagesNewestFirst()
+    {
+        TestEnvironment env;
+        SandboxHarness h(env);
+        QVERIFY(h.opened);
+        QVERIFY(h.reconcile());
+        QStringList ids;
+        for (int i = 0; i < 3; ++i) {
+            const CallResult c = h.call("sandbox_create");
+            QVERIFY2(!c.result.isError, qPrintable(c.text()));
+            ids << c.json().value("sandbox_id").toString();
+        }
+        const auto listed = [](const QJsonObject &answer) {
+            QStringList out;
+            for (const QJsonValue &v : answer.value("sandboxes").toArray())
+                out << v.toObject().value("sandbox_id").toString();
+            return out;
+        };
+        // In creation order (the harness's clock may give them one time: then by id).
+        const QJsonObject all = h.call("sandbox_list").json();
+        const QStringList order = listed(all);
+        QCOMPARE(QSet<QString>(order.cbegin(), order.cend()), QSet<QString>(ids.cbegin(), ids.cend()));
+        QCOMPARE(all.value("total").toInt(), 3);
+        QVERIFY(!all.contains("next_cursor"));
+        ids = order;
+        const QJsonObject first = h.call("sandbox_list", obj({{"limit", 2}})).json();
+        QCOMPARE(listed(first), ids.mid(1));
+        QCOMPARE(first.value("total").toInt(), 3);
+        const QString cursor = first.value("next_cursor").toString();
+        QVERIFY(!cursor.isEmpty());
+        const QJsonObject older = h.call("sandbox_list", obj({{"limit", 2}, {"cursor", cursor}})).json();
+        QCOMPARE(listed(older), ids.mid(0, 1));
+        QVERIFY(!older.contains("next_cursor"));
+        for (const QString &id : ids)
+            QVERIFY(!h.call("sandbox_destroy", obj({{"sandbox_id", id}})).result.isError);
+        QVERIFY2(h.leaks.isEmpty(), qPrintable(h.leaks.join('\n')));
+    }
+
     void badArguments()
     {
         TestEnvironment env;
@@ -128,6 +167,9 @@ private slots:
             {"sandbox_get", obj({{"sandbox_id", "sbx_000000000000000000000000"}})},
             {"sandbox_destroy", obj({{"sandbox_id", "sbx_000000000000000000000000"}})},
             {"sandbox_list", obj({{"x", 1}})},
+            {"sandbox_list", obj({{"limit", 0}})},
+            {"sandbox_list", obj({{"limit", 1001}})},
+            {"sandbox_list", obj({{"cursor", "12.sbx_1 OR 1=1"}})},
             {"sandbox_create", obj({{"workspace_id", "ws_000000000000000000000000"}})},
             {"sandbox_create", obj({{"workspace_id", "../etc"}})},
             {"sandbox_create", obj({{"bogus", true}})},

@@ -150,6 +150,64 @@ private slots:
         QVERIFY(repo.setState(withPorts.id, SandboxState::Destroyed, {}, 6, error));   // the limit test counts active ones
     }
 
+    // sandbox_list's pages: the newest `limit` first (oldest of them first, as the whole list is
+    // ordered), then the older ones from the cursor, every live sandbox once, destroyed ones never;
+    // ties on created_at are broken by id; a made-up cursor is refused.
+    void pagesListTheNewestFirstThenOlderOnes()
+    {
+        Database db;
+        QVERIFY(openDb(db));
+        SandboxRepository repo(db);
+        QString error;
+        bool limit = false;
+        const QList<SandboxView> before = repo.listViews();
+        for (const SandboxView &v : before)
+            QVERIFY(repo.setState(v.record.id, SandboxState::Destroyed, {}, 1, error));
+        QList<QPair<qint64, QString>> made;
+        for (int i = 0; i < 7; ++i) {
+            SandboxRecord r = record(m_ws, SandboxState::Running);
+            r.createdAt = 2000000 + (i / 2) * 10;   // pairs share a creation time
+            QVERIFY(repo.insertWithinLimit(r, 0, limit, error));
+            made.append({r.createdAt, r.id});
+        }
+        SandboxRecord gone = record(m_ws, SandboxState::Destroyed);
+        gone.createdAt = 2000015;
+        QVERIFY(repo.insertWithinLimit(gone, 0, limit, error));
+        std::sort(made.begin(), made.end());
+        QStringList ids;   // in listing order: creation time, then id
+        for (const auto &m : std::as_const(made))
+            ids << m.second;
+        QCOMPARE(repo.countListed(), 7);
+        QStringList seen;
+        QString cursor;
+        int pages = 0;
+        for (;;) {
+            const QList<SandboxView> page = repo.listViews({3, cursor});
+            if (page.isEmpty())
+                break;
+            ++pages;
+            QVERIFY(page.size() <= 3);
+            QStringList pageIds;
+            for (const SandboxView &v : page)
+                pageIds << v.record.id;
+            QVERIFY2(std::is_sorted(pageIds.cbegin(), pageIds.cend(),
+                                    [&](const QString &a, const QString &b) { return ids.indexOf(a) < ids.indexOf(b); }),
+                     qPrintable(pageIds.join(QLatin1Char(' '))));
+            seen = pageIds + seen;
+            cursor = SandboxRepository::cursorOf(page.constFirst().record);
+        }
+        QCOMPARE(pages, 3);
+        QCOMPARE(seen, ids);
+        QVERIFY(repo.listViews({3, {}}).constLast().record.id == ids.constLast());
+        qint64 at = 0;
+        QString id;
+        QVERIFY(SandboxRepository::parseCursor(cursor, at, id));
+        for (const char *bad : {"", "x", "12", "12.", ".sbx_1", "-1.sbx_1", "12.ws_1", "12.sbx_1'--", "12.sbx_1 OR 1"})
+            QVERIFY2(!SandboxRepository::parseCursor(QLatin1String(bad), at, id), bad);
+        for (const QString &i : ids)
+            QVERIFY(repo.setState(i, SandboxState::Destroyed, {}, 2, error));
+    }
+
     void limitIsAtomicAcrossConnections()
     {
         Database a, b;

@@ -225,6 +225,16 @@ QList<SandboxView> SandboxService::list() const
     return m_ops->records().listViews();
 }
 
+QList<SandboxView> SandboxService::listPage(const SandboxRepository::Page &page) const
+{
+    return m_ops->records().listViews(page);
+}
+
+int SandboxService::countListed() const
+{
+    return m_ops->records().countListed();
+}
+
 QString SandboxService::publicText(const QString &text) const
 {
     return redactForAgent(text, m_ops->config(), [this] { return m_ops->records().list(true); });

@@ -66,6 +66,9 @@ public:
     void create(const CreateRequest &request, Done done);
     std::optional<SandboxView> get(const QString &sandboxId) const;
     QList<SandboxView> list() const;
+    // A page of sandbox_list (SandboxRepository::Page): the newest first pages, and how many there are.
+    QList<SandboxView> listPage(const SandboxRepository::Page &page) const;
+    int countListed() const;
     // Idempotent: a destroyed sandbox answers ok; a failed record is cleared too. `reason` is kept on
     // the destroyed record (e.g. idle expiry); empty for an explicit destroy. The DestroyGuard keeps the
     // work first; when it cannot, nothing is destroyed (exportFailed) unless `force`.

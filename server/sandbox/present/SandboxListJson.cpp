@@ -75,7 +75,7 @@ QByteArray SandboxListJson::summaryJson(const SandboxView &view, const SandboxSe
 }
 
 QByteArray SandboxListJson::listJson(const QList<SandboxView> &views, const SandboxService &sandboxes,
-                                     int maxActiveSandboxes)
+                                     int maxActiveSandboxes, int total, const QString &nextCursor)
 {
     ++m_listing;
     QByteArray out;
@@ -83,6 +83,14 @@ QByteArray SandboxListJson::listJson(const QList<SandboxView> &views, const Sand
     out.reserve(qMax(m_lastSize, qsizetype(64)) + 1024);
     out += "{\"max_active_sandboxes\":";
     json::appendValue(out, sandboxLimitJson(maxActiveSandboxes));
+    if (total >= 0) {
+        out += ",\"total\":";
+        out += QByteArray::number(total);
+    }
+    if (!nextCursor.isEmpty()) {
+        out += ",\"next_cursor\":";
+        json::appendValue(out, nextCursor);
+    }
     out += ",\"sandboxes\":[";
     for (qsizetype i = 0; i < views.size(); ++i) {
         if (i > 0)

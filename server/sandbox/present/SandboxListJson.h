@@ -18,7 +18,9 @@ class SandboxService;
 // same in every field; a view that changed in any field is summarized again.
 class SandboxListJson {
 public:
-    QByteArray listJson(const QList<SandboxView> &views, const SandboxService &sandboxes, int maxActiveSandboxes);
+    // `total` >= 0: the answer is a page of that many ("total", and "next_cursor" when non-empty).
+    QByteArray listJson(const QList<SandboxView> &views, const SandboxService &sandboxes, int maxActiveSandboxes,
+                        int total = -1, const QString &nextCursor = {});
     // One summary, from the cache when `view` is unchanged (the cache keeps only the sandboxes of the
     // last listing).
     QByteArray summaryJson(const SandboxView &view, const SandboxService &sandboxes);
