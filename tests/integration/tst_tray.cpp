@@ -315,6 +315,52 @@ private slots:
         s.popup().hide();
     }
 
+    // A cloud sandbox minutes from the end of its time-to-live: a warning with Extend, which
+    // extends it (the sandbox then ends later), once per end.
+    void aCloudSandboxNearItsEndWarnsWithExtend()
+    {
+        NotifyingTray t;
+        QString error;
+        QVERIFY2(t.up(m_bus.address, error,
+                      {{QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate()}, {QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("1")},
+                       {QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0")}}),
+                 qPrintable(error));
+        TraySession &s = *t.session;
+        const QJsonObject made = s.mcp.callToolResult(QStringLiteral("sandbox_create"),
+                                                      {{QStringLiteral("placement"), QStringLiteral("cloud")}, {QStringLiteral("ttl"), QStringLiteral("5m")}},
+                                                      60000);
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(compact(made)));
+        const QString id = made.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        const auto expiresAt = [&s, &id] {
+            for (const ui::SandboxRow &r : s.models.sandboxes->sandboxes())
+                if (r.id == id)
+                    return r.expiresAtMs;
+            return qint64(-1);
+        };
+        const qint64 before = expiresAt();
+        QVERIFY(before > 0);
+        const auto warning = [&t] {
+            for (const NotificationServerDouble::Shown &n : std::as_const(t.server.notifies))
+                if (n.summary.startsWith(QLatin1String("chat2sbx: cloud sandbox ")) && n.summary.contains(QLatin1String(" ends at ")))
+                    return &n;
+            return static_cast<const NotificationServerDouble::Shown *>(nullptr);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(warning(), chat2sbx::test::scaled(10000));
+        QVERIFY2(warning()->actions.contains(QStringLiteral("extend")) && warning()->actions.contains(QStringLiteral("Extend")),
+                 qPrintable(warning()->actions.join(QLatin1Char(','))));
+        const uint shownId = warning()->id;
+        t.server.click(shownId, QStringLiteral("extend"));
+        QTRY_VERIFY_WITH_TIMEOUT(expiresAt() > before + 10 * 60 * 1000, chat2sbx::test::scaled(10000));
+        // Past the warning window now: no second warning for the new end.
+        QTest::qWait(500);
+        int warnings = 0;
+        for (const NotificationServerDouble::Shown &n : std::as_const(t.server.notifies))
+            warnings += n.summary.contains(QLatin1String(" ends at ")) ? 1 : 0;
+        QCOMPARE(warnings, 1);
+        QVERIFY(!s.mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}}, 60000)
+                     .value(QStringLiteral("isError")).toBool(true));
+    }
+
     // A notification server that takes the name after the tray started (a tray started at login
     // before GNOME Shell's notification service) is used from then on.
     void aNotificationServerThatComesLaterIsUsed()

@@ -455,6 +455,19 @@ private slots:
         const QString localTitle = popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_local"))->findChild<QLabel *>(QStringLiteral("title"))->text();
         QVERIFY2(!localTitle.contains(QLatin1String("cloud")), qPrintable(localTitle));
         saveScreenshot(popup, QStringLiteral("ui_popup_cloud_row"));
+
+        // Expanded, a running cloud sandbox can be extended; a local one has no time-to-live.
+        QTest::mouseClick(child<QToolButton>(popup, QStringLiteral("expand:sbx_cloud")), Qt::LeftButton);
+        QTest::mouseClick(child<QToolButton>(popup, QStringLiteral("expand:sbx_local")), Qt::LeftButton);
+        settle();
+        QVERIFY(!popup.findChild<QPushButton *>(QStringLiteral("extend:sbx_local")));
+        QPushButton *extend = child<QPushButton>(popup, QStringLiteral("extend:sbx_cloud"));
+        QVERIFY2(extend->accessibleName().contains(QLatin1String("scratch-1")) && extend->accessibleName().contains(QLatin1String("14:30")),
+                 qPrintable(extend->accessibleName()));
+        QTest::mouseClick(extend, Qt::LeftButton);
+        settle();
+        QCOMPARE(sandboxes.extendCalls, QStringList{QStringLiteral("sbx_cloud")});
+        QVERIFY2(popup.sandboxes().message().contains(QLatin1String("now runs until")), qPrintable(popup.sandboxes().message()));
     }
 
     void checkpointsAreRestoredForkedAndDeletedFromTheirSandbox()

@@ -56,6 +56,12 @@ public:
     }
     QStringList pauseCalls;        // "sbx_… refuse" or "sbx_… end"
     QStringList runningIn;         // what pause() answers runs while not told it may end
+    QStringList extendCalls;
+    void extend(const QString &id, ResultCallback done) override
+    {
+        extendCalls << id;
+        done(true, QStringLiteral("%1 now runs until 15:30").arg(id));
+    }
     void pause(const QString &id, bool endRunningCommands, PauseCallback done) override
     {
         pauseCalls << QStringLiteral("%1 %2").arg(id, endRunningCommands ? QStringLiteral("end") : QStringLiteral("refuse"));

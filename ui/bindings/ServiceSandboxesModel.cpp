@@ -8,6 +8,7 @@
 #include "sandbox/present/SandboxPresenter.h"
 #include "state/AuditEntry.h"
 
+#include <QDateTime>
 #include <QPointer>
 
 namespace chat2sbx::ui {
@@ -16,6 +17,10 @@ ServiceSandboxesModel::ServiceSandboxesModel(SandboxService &service, QObject *p
     : SandboxesModel(parent), m_service(service)
 {
     connect(&service, &SandboxService::sandboxesChanged, this, &SandboxesModel::changed);
+    connect(&service, &SandboxService::cloudExpiryNear, this, [this](const QString &id, qint64 expiresAtMs, bool atCeiling) {
+        const std::optional<SandboxView> v = m_service.get(id);
+        emit cloudExpiryNear(id, v ? sandboxShortName(*v) : id, expiresAtMs, atCeiling);
+    });
 }
 
 void ServiceSandboxesModel::setCheckpoints(CheckpointService *checkpoints)
@@ -107,6 +112,21 @@ void ServiceSandboxesModel::pause(const QString &id, bool endRunningCommands, Pa
     QPointer<ServiceSandboxesModel> self(this);
     m_service.pause(request, [self, done = std::move(done)](const PauseOutcome &o) {
         done(o.ok, self ? self->m_service.publicText(o.error) : o.error, o.runningCommands);
+    });
+}
+
+void ServiceSandboxesModel::extend(const QString &id, ResultCallback done)
+{
+    QPointer<ServiceSandboxesModel> self(this);
+    m_service.extendCloud(id, [self, id, done = std::move(done)](const QString &error) {
+        if (!self)
+            return done(false, error);
+        if (!error.isEmpty())
+            return done(false, self->m_service.publicText(error));
+        const std::optional<SandboxView> v = self->m_service.get(id);
+        done(true, v ? QStringLiteral("%1 now runs until %2").arg(sandboxShortName(*v), QDateTime::fromMSecsSinceEpoch(v->record.expiresAt)
+                                                                                        .toString(QStringLiteral("HH:mm")))
+                     : QStringLiteral("extended"));
     });
 }
 

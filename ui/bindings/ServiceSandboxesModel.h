@@ -21,6 +21,7 @@ public:
     QList<SandboxRow> sandboxes() const override;
     void destroy(const QString &id, ResultCallback done) override;
     void pause(const QString &id, bool endRunningCommands, PauseCallback done) override;
+    void extend(const QString &id, ResultCallback done) override;
     void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) override;
     void fork(const QString &checkpointId, ResultCallback done) override;
     void deleteCheckpoint(const QString &checkpointId, ResultCallback done) override;

@@ -136,9 +136,14 @@ public:
     // unless `endRunningCommands`: `running` then names them (for the confirmation), else is empty.
     using PauseCallback = std::function<void(bool ok, const QString &error, const QStringList &running)>;
     virtual void pause(const QString &id, bool endRunningCommands, PauseCallback done) = 0;
+    // A running cloud sandbox's time-to-live, longer; `done`'s text says until when.
+    virtual void extend(const QString &id, ResultCallback done) = 0;
 
 signals:
     void changed();
+    // A running cloud sandbox ends at `expiresAtMs` in a few minutes, its VM and files with it;
+    // `atCeiling`: it cannot be extended (24 h from its creation).
+    void cloudExpiryNear(const QString &id, const QString &name, qint64 expiresAtMs, bool atCeiling);
 };
 
 // An agent's pending request for network access from one sandbox.

@@ -243,6 +243,7 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     QList<QWidget *> focus{toggle, destroy};
     // The row's own actions sit with its details, so a collapsed row stays one line.
     QPushButton *pause = nullptr;
+    QPushButton *extend = nullptr;
     if (expanded && row.state == QLatin1String("running") && !busy) {
         const bool pausing = m_pausing.contains(row.id);
         auto *actions = new QHBoxLayout;
@@ -253,9 +254,20 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
         pause->setToolTip(pause->accessibleName());
         pause->setEnabled(!pausing);
         actions->addWidget(pause);
+        focus << pause;
+        if (!row.cloudSize.isEmpty() && row.expiresAtMs > 0) {
+            const bool extending = m_extending.contains(row.id);
+            extend = new QPushButton(extending ? QStringLiteral("Extending…") : QStringLiteral("E&xtend"), card);
+            extend->setObjectName(QStringLiteral("extend:") + row.id);
+            extend->setAccessibleName(QStringLiteral("Extend the time of cloud sandbox %1 (it ends at %2 unless extended)")
+                                          .arg(shownName, QDateTime::fromMSecsSinceEpoch(row.expiresAtMs).toString(QStringLiteral("HH:mm"))));
+            extend->setToolTip(extend->accessibleName());
+            extend->setEnabled(!extending);
+            actions->addWidget(extend);
+            focus << extend;
+        }
         actions->addStretch(1);
         column->addLayout(actions);
-        focus << pause;
     }
     if (expanded)
         addCheckpoints(card, column, row, toggle->sizeHint().width(), focus);
@@ -270,6 +282,8 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     connect(destroy, &QPushButton::clicked, this, [this, id, shownName, running] { askDestroy(id, shownName, running); });
     if (pause)
         connect(pause, &QPushButton::clicked, this, [this, id, shownName] { pauseSandbox(id, shownName, false); });
+    if (extend)
+        connect(extend, &QPushButton::clicked, this, [this, id, shownName] { extendSandbox(id, shownName); });
     addCard(card, focus);
 }
 
@@ -389,6 +403,22 @@ void SandboxesSection::ask(const QString &title, const QString &question, const 
             onYes();
     });
     box->open();
+}
+
+void SandboxesSection::extendSandbox(const QString &id, const QString &name)
+{
+    if (m_extending.contains(id))
+        return;
+    m_extending.insert(id);
+    rebuild();
+    QPointer<SandboxesSection> self(this);
+    m_model.extend(id, [self, id, name](bool ok, const QString &message) {
+        if (!self)
+            return;
+        self->m_extending.remove(id);
+        self->showMessage(ok ? message : QStringLiteral("Could not extend %1: %2").arg(name, message), ok ? Tone::Success : Tone::Error);
+        self->rebuild();
+    });
 }
 
 void SandboxesSection::pauseSandbox(const QString &id, const QString &name, bool endRunningCommands)

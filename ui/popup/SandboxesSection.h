@@ -44,6 +44,8 @@ private:
     void askDestroy(const QString &id, const QString &name, int runningCommands);
     // Pause; while commands run the user sees them named and confirms first.
     void pauseSandbox(const QString &id, const QString &name, bool endRunningCommands);
+    // A cloud sandbox's time-to-live, longer (the model says until when).
+    void extendSandbox(const QString &id, const QString &name);
     // A window-modal question (no nested event loop); `onYes` runs when `yesText` is clicked.
     void ask(const QString &title, const QString &question, const QString &info, const QString &yesText,
              const QString &yesName, const QString &noName, std::function<void()> onYes);
@@ -55,6 +57,7 @@ private:
     SandboxesModel &m_model;
     QSet<QString> m_destroying;
     QSet<QString> m_pausing;
+    QSet<QString> m_extending;
     QSet<QString> m_checkpointBusy;   // sandbox or checkpoint ids an action of the tray runs on
     QSet<QString> m_expanded;
     QPointer<QMessageBox> m_confirm;

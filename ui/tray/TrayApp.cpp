@@ -18,9 +18,11 @@
 #include <QFileInfo>
 #include <QClipboard>
 #include <QDesktopServices>
+#include <QDateTime>
 #include <QDir>
 #include <QGuiApplication>
 #include <QMenu>
+#include <QPointer>
 #include <QUrl>
 
 #include <cstdio>
@@ -96,6 +98,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     m_decisions = new DecisionNotices(*m_desktop, approvals, [this](const QString &requestId) { openPopup(requestId); }, this);
     connect(m_decisions, &DecisionNotices::failed, this, &TrayApp::reportError);
     connect(m_desktop, &DesktopNotifications::actionInvoked, this, &TrayApp::onNotificationAction);
+    connect(&sandboxes, &SandboxesModel::cloudExpiryNear, this, &TrayApp::notifyCloudExpiry);
     m_desktop->probe();
 
     connect(m_tray, &QSystemTrayIcon::activated, this, [this](QSystemTrayIcon::ActivationReason reason) {
@@ -241,8 +244,39 @@ void TrayApp::notifyExport(const QString &hostPath, const QString &sandboxName)
     emit notified(title, body);
 }
 
+void TrayApp::notifyCloudExpiry(const QString &id, const QString &name, qint64 expiresAtMs, bool atCeiling)
+{
+    const QString title = QStringLiteral("chat2sbx: cloud sandbox %1 ends at %2")
+                              .arg(name, QDateTime::fromMSecsSinceEpoch(expiresAtMs).toString(QStringLiteral("HH:mm")));
+    const QString body = atCeiling ? QStringLiteral("It is 24 h old, the longest Docker's cloud keeps a sandbox: its VM and the work in "
+                                                    "it go then. Copy out what you need first.")
+                                   : QStringLiteral("Its time in Docker's cloud runs out then, and its VM with the work in it goes (or "
+                                                    "stops, where your plan allows). Extend keeps it longer.");
+    if (m_desktop->available()) {
+        QList<DesktopNotifications::Action> actions;
+        if (!atCeiling)
+            actions.append({QStringLiteral("extend"), QStringLiteral("Extend")});
+        actions.append({QStringLiteral("default"), QStringLiteral("Review")});
+        m_desktop->show(QStringLiteral("expiry:") + id, title, body, actions);
+        return;
+    }
+    showNotice(title, body, true, 30000);
+    emit notified(title, body);
+}
+
 void TrayApp::onNotificationAction(const QString &key, const QString &action)
 {
+    if (key.startsWith(QLatin1String("expiry:"))) {
+        const QString id = key.mid(7);
+        if (action == QLatin1String("default"))
+            return openPopup();
+        if (action == QLatin1String("extend"))
+            m_sandboxes.extend(id, [self = QPointer<TrayApp>(this)](bool ok, const QString &message) {
+                if (self && !ok)
+                    self->reportError(message);
+            });
+        return;
+    }
     if (!key.startsWith(QLatin1String("export:")))
         return;
     const QString path = key.mid(7);

@@ -89,6 +89,8 @@ private:
     void showNotice(const QString &title, const QString &body, bool warning, int timeoutMs);
     void notifyApproval(const ApprovalRow &row);
     void notifyExport(const QString &hostPath, const QString &sandboxName);
+    // A cloud sandbox ends in minutes: a warning, with Extend where it can be.
+    void notifyCloudExpiry(const QString &id, const QString &name, qint64 expiresAtMs, bool atCeiling);
     void onNotificationAction(const QString &key, const QString &action);
     void showInFolder(const QString &path);
     void showApprovalNotice(const QString &body);

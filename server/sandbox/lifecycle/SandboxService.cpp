@@ -45,6 +45,17 @@ SandboxService::SandboxService(const Config &config, Database &db, WorkspaceServ
     connect(m_creator.get(), &SandboxCreator::templateMissing, this, &SandboxService::templateMissing);
     connect(m_destroyer.get(), &SandboxDestroyer::workKept, this, &SandboxService::workKept);
     connect(m_idle.get(), &SandboxIdleExpiry::workNotKept, this, &SandboxService::workNotKept);
+    connect(m_cloudTtl.get(), &CloudTtlKeeper::expiryNear, this, &SandboxService::cloudExpiryNear);
+}
+
+void SandboxService::extendCloud(const QString &sandboxId, std::function<void(const QString &error)> done)
+{
+    const std::optional<SandboxRecord> r = m_ops->records().find(sandboxId);
+    if (!r || r->state == SandboxState::Destroyed) {
+        QTimer::singleShot(0, this, [done, sandboxId] { done(QStringLiteral("unknown sandbox_id %1").arg(sandboxId)); });
+        return;
+    }
+    m_cloudTtl->extend(*r, std::move(done));
 }
 
 SandboxService::~SandboxService() = default;

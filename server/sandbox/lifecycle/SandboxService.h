@@ -82,6 +82,9 @@ public:
     // end (the refusal names them, so the caller can ask the user first). A sandbox asleep already is
     // ok (alreadyPaused). Answers on a later turn of the event loop.
     void pause(const PauseRequest &request, std::function<void(const PauseOutcome &)> done);
+    // A running cloud sandbox's time-to-live, longer by cloudDefaultTtl (never past 24 h from its
+    // creation); `done(error)` (empty: extended) runs once, later.
+    void extendCloud(const QString &sandboxId, std::function<void(const QString &error)> done);
     // Calls back at once when sbx is available; otherwise reconciles first.
     void ensureAvailable(std::function<void(bool ok, const QString &error)> done);
 
@@ -134,6 +137,9 @@ signals:
     void workNotKept(const QString &sandboxId, const QString &message);
     // A destroy saved the sandbox's work on a host branch first (tray notification).
     void workKept(const QString &sandboxId, const QString &branch, const QString &summary);
+    // A running cloud sandbox expires at `expiresAtMs`, in minutes (CloudTtlKeeper::kWarnBeforeMs);
+    // `atCeiling`: it cannot be extended (24 h from its creation).
+    void cloudExpiryNear(const QString &sandboxId, qint64 expiresAtMs, bool atCeiling);
 
 private:
     // Declared in the order they are built; each job keeps references to those before it.
