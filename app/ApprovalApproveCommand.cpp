@@ -1,8 +1,9 @@
-// `chat2sbx approval approve <id> [--json]`: grant a pending host-path request (apr_…) or let a sandbox
-// save a file on this computer (exp_…).
+// `chat2sbx approval approve <id> [--json]`: grant a pending host-path request (apr_…), let a sandbox
+// save a file on this computer (exp_…) or publish a cloud sandbox's port on the internet (pub_…).
 #include "Command.h"
 #include "ApprovalJson.h"
 #include "ExportDecision.h"
+#include "PublicPortDecision.h"
 
 #include "runtime/Services.h"
 #include "sandbox/changes/ExportApprovals.h"
@@ -33,9 +34,12 @@ int approve(CommandContext &ctx, Services &services)
 }
 
 const bool registered = registerCommand({QStringLiteral("approval approve"), QStringLiteral("approval approve <id>"),
-                                         QStringLiteral("Approve a pending request: a host folder (apr_…) or a file to save (exp_…)"), false,
-                                         nullptr, {},
+                                         QStringLiteral("Approve a pending request: a host folder (apr_…), a file to save (exp_…) or "
+                                                        "a cloud port on the internet (pub_…)"),
+                                         false, nullptr, {},
                                          [](CommandContext &ctx, Services &services, std::function<void(int)> done) {
+                                             if (ctx.args.size() == 1 && ctx.args.first().startsWith(QLatin1String("pub_")))
+                                                 return decidePublicPort(ctx, services, ctx.args.first(), true, std::move(done));
                                              done(approve(ctx, services));
                                          }});
 

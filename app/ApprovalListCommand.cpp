@@ -2,6 +2,8 @@
 // save (--all: decided ones too).
 #include "Command.h"
 #include "ApprovalJson.h"
+#include "PublicPortDecision.h"
+#include "sandbox/ports/PublicPorts.h"
 
 #include "core/Clock.h"
 #include "core/LogText.h"
@@ -25,16 +27,19 @@ int runApprovalList(CommandContext &ctx)
         return ctx.fail(error);
     const QList<Approval> approvals = all ? cli.approvals->list() : cli.approvals->pending();
     const QList<ExportRequest> exports = all ? cli.exportApprovals->list() : cli.exportApprovals->pending();
+    const QList<PublicPortRequest> ports = all ? cli.publicPorts->list() : cli.publicPorts->pending();
     if (ctx.json) {
         QJsonArray items;
         for (const Approval &a : approvals)
             items.append(approvalToJson(a));
         for (const ExportRequest &r : exports)
             items.append(exportRequestToJson(r));
+        for (const PublicPortRequest &r : ports)
+            items.append(publicPortToJson(r));
         ctx.printJson(items);
         return 0;
     }
-    if (approvals.isEmpty() && exports.isEmpty()) {
+    if (approvals.isEmpty() && exports.isEmpty() && ports.isEmpty()) {
         ctx.print(all ? QStringLiteral("No approvals.") : QStringLiteral("No pending approvals."));
         return 0;
     }
@@ -59,6 +64,13 @@ int runApprovalList(CommandContext &ctx)
         if (r.decidedAt)
             text += QStringLiteral(", decided %1").arg(isoTime(r.decidedAt));
         text += QStringLiteral("\n    %1\n").arg(logSafe(r.why, 600));
+    }
+    for (const PublicPortRequest &r : ports) {
+        text += QStringLiteral("%1  public  %2  port %3 of %4 on the internet  requested %5")
+                    .arg(r.id, publicPortStateName(r.state).leftJustified(8), QString::number(r.port), r.sandboxId, isoTime(r.requestedAt));
+        if (!r.url.isEmpty())
+            text += QStringLiteral(" -> ") + logSafe(r.url, 300);
+        text += QLatin1Char('\n');
     }
     if (!all)
         text += QStringLiteral("Approve with: chat2sbx approval approve <id>   Reject with: chat2sbx approval reject <id>\n");

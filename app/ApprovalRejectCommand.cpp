@@ -3,6 +3,7 @@
 #include "Command.h"
 #include "ApprovalJson.h"
 #include "ExportDecision.h"
+#include "PublicPortDecision.h"
 
 #include "runtime/Services.h"
 #include "sandbox/changes/ExportApprovals.h"
@@ -30,9 +31,12 @@ int reject(CommandContext &ctx, Services &services)
 }
 
 const bool registered = registerCommand({QStringLiteral("approval reject"), QStringLiteral("approval reject <id>"),
-                                         QStringLiteral("Reject a pending request: a host folder (apr_…) or a file to save (exp_…)"), false,
-                                         nullptr, {},
+                                         QStringLiteral("Reject a pending request: a host folder (apr_…), a file to save (exp_…) or a "
+                                                        "cloud port on the internet (pub_…)"),
+                                         false, nullptr, {},
                                          [](CommandContext &ctx, Services &services, std::function<void(int)> done) {
+                                             if (ctx.args.size() == 1 && ctx.args.first().startsWith(QLatin1String("pub_")))
+                                                 return decidePublicPort(ctx, services, ctx.args.first(), false, std::move(done));
                                              done(reject(ctx, services));
                                          }});
 

@@ -18,6 +18,7 @@
 #include "sandbox/changes/CheckpointService.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
 #include "sandbox/changes/ExportApprovals.h"
+#include "sandbox/ports/PublicPorts.h"
 #include "sandbox/changes/FileExport.h"
 #include "sandbox/changes/HostExportFile.h"
 #include "tools/ExportFileTool.h"
@@ -102,8 +103,21 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
                 checkpoints->checkpointBeforeExpiry(id, std::move(proceed));
             });
     }
+    publicPorts = std::make_unique<PublicPorts>(*db, clock, *sbx);
+    if (server)
+        QObject::connect(sandboxes.get(), &SandboxService::sandboxesChanged, publicPorts.get(), [this] {
+            QSet<QString> gone;
+            for (const PublicPortRequest &r : publicPorts->list())
+                if (r.isLive() && !gone.contains(r.sandboxId)) {
+                    const std::optional<SandboxView> view = sandboxes->get(r.sandboxId);
+                    if (!view || !isActiveSandboxState(view->record.state))
+                        gone.insert(r.sandboxId);
+                }
+            for (const QString &id : std::as_const(gone))
+                publicPorts->forgetSandbox(id);
+        });
     if (server) {
-        registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get(), checkpoints.get());
+        registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get(), checkpoints.get(), publicPorts.get());
         registerNetworkTools(tools, *network);
     }
     // Workspaces and approvals.

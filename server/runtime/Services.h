@@ -19,6 +19,7 @@ class ChannelPool;
 class Clock;
 class Database;
 class ExportApprovals;
+class PublicPorts;
 class FileExport;
 class HostGit;
 class NetworkAccess;
@@ -68,6 +69,7 @@ struct Services {
     std::unique_ptr<ChannelPool> channels;   // outlives sandboxes
     std::unique_ptr<BashSessions> bashSessions;
     std::unique_ptr<ExportApprovals> exportApprovals;   // exports that wait for the user; outlives fileExport
+    std::unique_ptr<PublicPorts> publicPorts;           // cloud ports on the internet, with the user's approval
     std::unique_ptr<FileExport> fileExport;   // export_file and `sandbox export`: files to the user's export folder
     std::unique_ptr<HostGit> hostGit;        // these three outlive sandboxes too
     std::unique_ptr<ChangesService> changes;

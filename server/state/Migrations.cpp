@@ -246,6 +246,23 @@ const QList<QStringList> &schemaMigrations()
         {
             QStringLiteral("CREATE INDEX sandboxes_by_creation ON sandboxes(created_at, id)"),
         },
+        // 18: a cloud sandbox's port published on the internet waits for the user's approval.
+        {
+            QStringLiteral("CREATE TABLE public_port_requests ("
+                           " id TEXT PRIMARY KEY,"
+                           " sandbox_id TEXT NOT NULL,"
+                           " port INTEGER NOT NULL,"
+                           " client_name TEXT,"
+                           " state TEXT NOT NULL CHECK (state IN ('pending','approved','rejected','published','failed','unpublished')),"
+                           " url TEXT,"
+                           " error TEXT,"
+                           " requested_at INTEGER NOT NULL,"
+                           " decided_at INTEGER,"
+                           " decided_by TEXT)"),
+            QStringLiteral("CREATE UNIQUE INDEX public_port_requests_one_live ON public_port_requests(sandbox_id, port)"
+                           " WHERE state IN ('pending','approved','published')"),
+            QStringLiteral("CREATE INDEX public_port_requests_by_state ON public_port_requests(state, requested_at)"),
+        },
     };
     return migrations;
 }

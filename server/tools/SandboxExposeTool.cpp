@@ -5,6 +5,7 @@
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/ports/ExposedPort.h"
 #include "sandbox/ports/ListeningProbe.h"
+#include "sandbox/ports/PublicPorts.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"
@@ -28,7 +29,8 @@ ToolDefinition sandboxExposeDefinition()
     d.description = QStringLiteral(
         "Use this when a server runs inside the sandbox and the user should open it from their machine: publishes the "
         "sandbox's TCP port on a host port (127.0.0.1 by default) and returns its URL and whether anything listens there "
-        "yet. Asking again returns the same mapping.");
+        "yet. Asking again returns the same mapping. A cloud sandbox's port becomes a public HTTPS URL anyone can open: it "
+        "waits for the user's approval (status waiting_for_user); call again later for the URL.");
     const QJsonObject port = schema::integer(QStringLiteral("The TCP port a server listens on inside the sandbox (1-65535)."),
                                              kMinExposePort, kMaxExposePort);
     const QJsonObject hostPort = schema::integer(QStringLiteral("A specific TCP port on the host (1-65535). Omit to get a free one."),
@@ -46,6 +48,10 @@ ToolDefinition sandboxExposeDefinition()
     result.insert(QStringLiteral("listening"),
                   schema::nullable(schema::boolean(QStringLiteral("whether something listens on the port inside the sandbox now (null: unknown)"))));
     result.insert(QStringLiteral("hint"), schema::str(QStringLiteral("what to do when nothing listens yet")));
+    result.insert(QStringLiteral("public"), schema::boolean(QStringLiteral("a cloud sandbox's port: anyone on the internet can open the URL")));
+    result.insert(QStringLiteral("status"), schema::str(QStringLiteral("a cloud port: published, waiting_for_user or publishing")));
+    result.insert(QStringLiteral("approval_id"), schema::str(QStringLiteral("a cloud port: the request the user decides (pub_…)")));
+    result.insert(QStringLiteral("message"), schema::str(QStringLiteral("what happens next")));
     d.outputSchema = schema::result(result);
     d.annotations = ToolAnnotations::of(ToolEffect::Additive, ToolRepeat::Idempotent, ToolReach::Sandbox);
     d.presentation.invoking = QStringLiteral("Publishing the port…");
@@ -73,6 +79,47 @@ void answerWithListening(const SandboxToolContext &c, SandboxService &service, c
     });
 }
 
+// A cloud sandbox's port: a public URL once the user approved it (PublicPorts).
+void runCloudExpose(const SandboxToolContext &c, const ToolCall &call, const QString &id, int port)
+{
+    if (call.arguments.contains(QStringLiteral("host")) || call.arguments.contains(QStringLiteral("host_port")))
+        return call.responder.error(QStringLiteral("%1 runs in Docker's cloud: its port becomes a public HTTPS URL, with no host "
+                                                   "address or host port; call sandbox_expose with sandbox_id and port only").arg(id));
+    if (!c.publicPorts)
+        return call.responder.error(QStringLiteral("publishing a cloud sandbox's port needs the chat2sbx server"));
+    const PublicPorts::Ask ask = c.publicPorts->request(id, port, call.clientName.left(100));
+    QJsonObject result{{QStringLiteral("sandbox_id"), id}, {QStringLiteral("sandbox_port"), port}, {QStringLiteral("public"), true}};
+    const PublicPortRequest &r = ask.request;
+    switch (ask.status) {
+    case PublicPorts::Ask::Status::Refused: return call.responder.error(ask.reason);
+    case PublicPorts::Ask::Status::Rejected:
+        return call.responder.error(QStringLiteral("the user did not allow port %1 of %2 on the internet (%3): do not ask again unless "
+                                                   "the user says so in the chat").arg(port).arg(id, r.id));
+    case PublicPorts::Ask::Status::Failed:
+        return call.responder.error(c.sandboxes->publicText(
+            QStringLiteral("publishing port %1 of %2 failed: %3").arg(port).arg(id, r.error)));
+    case PublicPorts::Ask::Status::Published:
+        result.insert(QStringLiteral("status"), QStringLiteral("published"));
+        result.insert(QStringLiteral("url"), r.url);
+        result.insert(QStringLiteral("already_exposed"), true);
+        result.insert(QStringLiteral("message"), QStringLiteral("anyone with this URL can open it: add authentication in the service, "
+                                                                "and sandbox_unexpose the port when it is no longer needed"));
+        return call.responder.ok(result);
+    case PublicPorts::Ask::Status::Waiting:
+    case PublicPorts::Ask::Status::Publishing:
+        break;
+    }
+    const bool waiting = ask.status == PublicPorts::Ask::Status::Waiting;
+    result.insert(QStringLiteral("status"), waiting ? QStringLiteral("waiting_for_user") : QStringLiteral("publishing"));
+    result.insert(QStringLiteral("approval_id"), r.id);
+    result.insert(QStringLiteral("already_exposed"), false);
+    result.insert(QStringLiteral("message"),
+                  waiting ? QStringLiteral("the port would be open to anyone on the internet, so the user must approve it in chat2sbx "
+                                           "(approval %1). Tell the user, then call sandbox_expose again for the URL").arg(r.id)
+                          : QStringLiteral("approved: the cloud is publishing it; call sandbox_expose again in a few seconds for the URL"));
+    call.responder.ok(result);
+}
+
 void runSandboxExpose(const SandboxToolContext &c, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
@@ -82,6 +129,8 @@ void runSandboxExpose(const SandboxToolContext &c, const ToolCall &call)
         || !args.integer(QStringLiteral("host_port"), hostPort, 0)
         || !args.string(QStringLiteral("host"), host, kMaxExposeHostChars, ToolArgs::Presence::Optional))
         return call.responder.error(args.error());
+    if (const std::optional<SandboxView> v = c.sandboxes->get(id); v && v->record.isCloud())
+        return runCloudExpose(c, call, id, static_cast<int>(sandboxPort));
     SandboxService::ExposeRequest request;
     request.sandboxPort = static_cast<int>(sandboxPort);
     request.hostPort = static_cast<int>(hostPort);

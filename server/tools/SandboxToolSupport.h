@@ -14,6 +14,7 @@ struct Config;
 class ChannelPool;
 class CheckpointService;
 class NetworkAccess;
+class PublicPorts;
 class SandboxListJson;
 class SandboxService;
 
@@ -25,6 +26,7 @@ struct SandboxToolContext {
     std::shared_ptr<SandboxListJson> listJson;   // sandbox_list's summaries, kept serialized
     NetworkAccess *network = nullptr;            // optional: sandbox_get then lists no blocked hosts
     CheckpointService *checkpoints = nullptr;    // optional: sandbox_get then lists no checkpoints
+    PublicPorts *publicPorts = nullptr;          // optional: a cloud sandbox's port is then refused
 };
 
 // Every sandbox tool needs sbx; when it is missing the answer says so (and a reconciliation retry runs).

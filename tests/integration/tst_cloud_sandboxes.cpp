@@ -154,6 +154,62 @@ private slots:
 
     // Pause works on a cloud sandbox as on a local one: `sbx --cloud stop`, then the next call starts it
     // again there (billing stops meanwhile).
+    // A cloud sandbox's port is a public URL only once the user approved it: sandbox_expose waits
+    // (approval_id), `chat2sbx approval approve pub_…` publishes it and prints the URL, the next
+    // sandbox_expose returns it, sandbox_unexpose takes it off the internet (the cloud lists it no
+    // more), and a rejected request is told to the agent.
+    void aPublicPortWaitsForTheUserAndIsUnpublished()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const QString id = createInCloud(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+        const QJsonObject port{{QStringLiteral("sandbox_id"), id}, {QStringLiteral("port"), 3000}};
+
+        // Host bindings do not exist in the cloud.
+        QVERIFY(mcp.callToolResult(QStringLiteral("sandbox_expose"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("port"), 3000},
+                                                                       {QStringLiteral("host_port"), 8080}})
+                    .value(QStringLiteral("isError")).toBool());
+        const QJsonObject asked = structured(mcp.callToolResult(QStringLiteral("sandbox_expose"), port));
+        QCOMPARE(asked.value(QStringLiteral("status")).toString(), QStringLiteral("waiting_for_user"));
+        QCOMPARE(asked.value(QStringLiteral("public")).toBool(), true);
+        const QString approval = asked.value(QStringLiteral("approval_id")).toString();
+        QVERIFY2(approval.startsWith(QLatin1String("pub_")), qPrintable(mcp.lastBody));
+        QVERIFY(!asked.contains(QStringLiteral("url")));
+        // Asking again is the same request; nothing is published yet.
+        QCOMPARE(structured(mcp.callToolResult(QStringLiteral("sandbox_expose"), port)).value(QStringLiteral("approval_id")).toString(),
+                 approval);
+        QVERIFY(cloudRows(env).first().toObject().value(QStringLiteral("ports")).toArray().isEmpty());
+        const CliResult listed = runCli(env, {QStringLiteral("approval"), QStringLiteral("list"), QStringLiteral("--json")});
+        QVERIFY2(listed.out.contains(approval.toUtf8()) && listed.out.contains("\"public_port\""), listed.out.constData());
+
+        const CliResult approved = runCli(env, {QStringLiteral("approval"), QStringLiteral("approve"), approval}, 90000);
+        QVERIFY2(approved.exitCode == 0 && approved.out.contains("is public at https://"), (approved.out + approved.err).constData());
+        const QJsonObject published = structured(mcp.callToolResult(QStringLiteral("sandbox_expose"), port));
+        QCOMPARE(published.value(QStringLiteral("status")).toString(), QStringLiteral("published"));
+        const QString url = published.value(QStringLiteral("url")).toString();
+        QVERIFY2(url.startsWith(QLatin1String("https://")), qPrintable(mcp.lastBody));
+        QVERIFY2(QJsonDocument(cloudRows(env)).toJson().contains(url.toUtf8()), qPrintable(url));
+
+        const QJsonObject off = mcp.callToolResult(QStringLiteral("sandbox_unexpose"), port);
+        QVERIFY2(!off.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QVERIFY(!QJsonDocument(cloudRows(env)).toJson().contains(url.toUtf8()));
+        QVERIFY(mcp.callToolResult(QStringLiteral("sandbox_unexpose"), port).value(QStringLiteral("isError")).toBool());
+
+        // Asked again: a new request; rejected, the agent is told not to ask again.
+        const QString again = structured(mcp.callToolResult(QStringLiteral("sandbox_expose"), port)).value(QStringLiteral("approval_id")).toString();
+        QVERIFY2(again.startsWith(QLatin1String("pub_")) && again != approval, qPrintable(mcp.lastBody));
+        QCOMPARE(runCli(env, {QStringLiteral("approval"), QStringLiteral("reject"), again}).exitCode, 0);
+        const QJsonObject refused = mcp.callToolResult(QStringLiteral("sandbox_expose"), port);
+        QVERIFY(refused.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(refused).contains(QLatin1String("did not allow")), qPrintable(text(refused)));
+        QVERIFY(!mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}}).value(QStringLiteral("isError")).toBool(true));
+    }
+
     void aCloudSandboxPausesAndComesBack()
     {
         TestEnvironment env;

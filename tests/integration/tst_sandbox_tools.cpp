@@ -46,7 +46,7 @@ private slots:
     {
         TestEnvironment env;
         SandboxHarness h(env);
-        for (const char *name : {"sandbox_create", "sandbox_get", "sandbox_list", "sandbox_destroy", "sandbox_expose"}) {
+        for (const char *name : {"sandbox_create", "sandbox_get", "sandbox_list", "sandbox_destroy", "sandbox_expose", "sandbox_unexpose"}) {
             const ToolRegistry::Entry *e = h.tools.find(QLatin1String(name));
             QVERIFY2(e, name);
             QVERIFY(!e->definition.title.isEmpty());

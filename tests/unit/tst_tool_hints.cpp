@@ -31,6 +31,7 @@ const QHash<QString, Hints> &expectedHints()
         {"sandbox_list", {true, false, true, false}},
         {"sandbox_destroy", {false, true, true, false}},     // gone for good; destroying again changes nothing
         {"sandbox_expose", {false, false, true, false}},     // publishes a port on the host, same port again: same URL
+        {"sandbox_unexpose", {false, true, true, false}},    // takes a cloud port's public URL away; again: nothing more
         {"sandbox_checkpoint", {false, true, false, false}}, // stops the sandbox (commands may end); each call a new checkpoint
         {"sandbox_checkpoints", {true, false, true, false}},
         {"sandbox_restore", {false, true, false, false}},    // replaces the disk and a scratch workspace (the present is checkpointed first)
