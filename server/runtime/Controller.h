@@ -75,6 +75,7 @@ public:
     SbxDriver &sbx() { return *m_services.sbx; }
     FileExport &fileExport() { return *m_services.fileExport; }
     ExportApprovals &exportApprovals() { return *m_services.exportApprovals; }
+    PublicPorts &publicPorts() { return *m_services.publicPorts; }
     // Valid for the Controller's lifetime; it reads the database, so use it once started() was emitted.
     ApprovalService &approvals() { return *m_services.approvals; }
     NetworkAccess &network() { return *m_services.network; }

@@ -21,7 +21,7 @@ namespace chat2sbx {
 
 TrayServices::TrayServices(Controller &controller, QObject *parent)
     : QObject(parent), m_controller(controller), m_approvals(controller.approvals()),
-      m_exportApprovals(controller.exportApprovals()), m_sandboxes(controller.sandboxes()),
+      m_exportApprovals(controller.exportApprovals()), m_publicPorts(controller.publicPorts()), m_sandboxes(controller.sandboxes()),
       m_workspaces(controller.workspaces()), m_changes(controller.changes()), m_workspaceRemoval(controller.workspaceRemoval()),
       m_network(controller.network()), m_activity(controller.activity()), m_tunnel(controller.tunnel()),
       m_sbxHealth(controller.sbxHealth()),

@@ -17,6 +17,7 @@ class CheckpointService;
 class Controller;
 struct Config;
 class ExportApprovals;
+class PublicPorts;
 class NetworkAccess;
 class SandboxService;
 class SbxHealth;
@@ -37,6 +38,7 @@ public:
 
     ApprovalService &approvals() const { return m_approvals; }
     ExportApprovals &exportApprovals() const { return m_exportApprovals; }
+    PublicPorts &publicPorts() const { return m_publicPorts; }
     SandboxService &sandboxes() const { return m_sandboxes; }
     WorkspaceService &workspaces() const { return m_workspaces; }
     ChangesService &changes() const { return m_changes; }
@@ -84,6 +86,7 @@ private:
     Controller &m_controller;
     ApprovalService &m_approvals;
     ExportApprovals &m_exportApprovals;
+    PublicPorts &m_publicPorts;
     SandboxService &m_sandboxes;
     WorkspaceService &m_workspaces;
     ChangesService &m_changes;

@@ -361,6 +361,48 @@ private slots:
                      .value(QStringLiteral("isError")).toBool(true));
     }
 
+    // A cloud port on the internet waits in the tray like any request: its card says what it is,
+    // its notification has Publish / Don't publish, and Publish gives the agent its URL.
+    void aPublicPortIsPublishedFromTheNotification()
+    {
+        NotifyingTray t;
+        QString error;
+        QVERIFY2(t.up(m_bus.address, error,
+                      {{QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate()}, {QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("1")},
+                       {QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0")}}),
+                 qPrintable(error));
+        TraySession &s = *t.session;
+        const QJsonObject made = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}},
+                                                      60000);
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(compact(made)));
+        const QString id = made.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        const QJsonObject port{{QStringLiteral("sandbox_id"), id}, {QStringLiteral("port"), 8080}};
+        const QString approval = s.mcp.callToolResult(QStringLiteral("sandbox_expose"), port)
+                                     .value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
+        QVERIFY(approval.startsWith(QLatin1String("pub_")));
+        QTRY_COMPARE_WITH_TIMEOUT(s.models.approvals->pending().size(), 1, chat2sbx::test::scaled(5000));
+        const ui::ApprovalRow row = s.models.approvals->pending().first();
+        QVERIFY(row.isPublicPort());
+        QVERIFY2(row.path.startsWith(QLatin1String("port 8080 of ")), qPrintable(row.path));
+        const auto shown = [&t] {
+            for (const NotificationServerDouble::Shown &n : std::as_const(t.server.notifies))
+                if (n.summary == QLatin1String("chat2sbx: a port on the internet"))
+                    return &n;
+            return static_cast<const NotificationServerDouble::Shown *>(nullptr);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(shown(), chat2sbx::test::scaled(5000));
+        QVERIFY2(shown()->actions.contains(QStringLiteral("Publish")) && shown()->actions.contains(QStringLiteral("Don't publish")),
+                 qPrintable(shown()->actions.join(QLatin1Char(','))));
+        t.server.click(shown()->id, QStringLiteral("approve"));
+        QString url;
+        QTRY_VERIFY_WITH_TIMEOUT((url = s.mcp.callToolResult(QStringLiteral("sandbox_expose"), port)
+                                            .value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("url")).toString())
+                                     .startsWith(QLatin1String("https://")),
+                                 chat2sbx::test::scaled(10000));
+        QVERIFY(!s.mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}}, 60000)
+                     .value(QStringLiteral("isError")).toBool(true));
+    }
+
     // A notification server that takes the name after the tray started (a tray started at login
     // before GNOME Shell's notification service) is used from then on.
     void aNotificationServerThatComesLaterIsUsed()

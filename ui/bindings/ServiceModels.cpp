@@ -19,7 +19,7 @@ ServiceModels makeServiceModels(Controller &controller)
     TrayServices &services = *m.services;
     SandboxService *sandboxService = &services.sandboxes();
     m.approvals = std::make_unique<ServiceApprovalsModel>(
-        services.approvals(), services.exportApprovals(),
+        services.approvals(), services.exportApprovals(), services.publicPorts(),
         [sandboxService](const QString &id) { return ServiceSandboxNames(*sandboxService)(id); }, services.exportDir());
     auto sandboxes = std::make_unique<ServiceSandboxesModel>(services.sandboxes());
     ActivityMonitor *monitor = &services.activity();

@@ -15,15 +15,16 @@ namespace chat2sbx::ui {
 // A request that waits for the user: a host folder for a workspace (apr_…), or a file a sandbox
 // wants to save on this computer (exp_…, when the settings make exports wait).
 struct ApprovalRow {
-    QString id;             // apr_... or exp_...
-    QString path;           // folder: canonical host path; export: the file's name
-    QString mode;           // folder: "clone" or "direct"; export: "export"
+    QString id;             // apr_..., exp_... or pub_...
+    QString path;           // folder: canonical host path; export: the file's name; port: "port 3000 of <sandbox>"
+    QString mode;           // folder: "clone" or "direct"; export: "export"; a cloud port: "public_port"
     qint64 requestedAtMs = 0;
     QString client{};       // the MCP client that asked (may be empty)
     QString reason{};       // folder: the agent's reason; export: why it waits (which setting)
     QString detail{};       // export: "12.0 MiB from myrepo-3f9c, to ~/Downloads/chat2sbx"
 
     bool isExport() const { return mode == QLatin1String("export"); }
+    bool isPublicPort() const { return mode == QLatin1String("public_port"); }
 };
 
 // One exposed port: shown as a link; LAN-wide ones (not bound to loopback) are marked.

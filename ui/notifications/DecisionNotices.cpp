@@ -43,6 +43,10 @@ void DecisionNotices::approvalRequested(const ApprovalRow &row)
                                       row.reason.left(300));
         return gather({kApprovalPrefix + row.id, QStringLiteral("chat2sbx: a file to save"), body});
     }
+    if (row.isPublicPort())
+        return gather({kApprovalPrefix + row.id, QStringLiteral("chat2sbx: a port on the internet"),
+                       QStringLiteral("%1 wants %2 (%3) as a public HTTPS URL anyone can open.")
+                           .arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.path, row.detail)});
     QString body = QStringLiteral("%1 asks for %2 (%3).").arg(row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client, row.path, row.mode);
     if (!row.reason.isEmpty())
         body += QStringLiteral(" Reason: “%1”.").arg(row.reason);
@@ -93,6 +97,8 @@ void DecisionNotices::showGathered()
         QList<DesktopNotifications::Action> actions;
         if (w.key.startsWith(kApprovalPrefix + QStringLiteral("exp_")))
             actions = {{QStringLiteral("approve"), QStringLiteral("Save")}, {QStringLiteral("reject"), QStringLiteral("Don't save")}};
+        else if (w.key.startsWith(kApprovalPrefix + QStringLiteral("pub_")))
+            actions = {{QStringLiteral("approve"), QStringLiteral("Publish")}, {QStringLiteral("reject"), QStringLiteral("Don't publish")}};
         else if (approval)
             actions = {{QStringLiteral("approve"), QStringLiteral("Approve")}, {QStringLiteral("reject"), QStringLiteral("Reject")}};
         else
@@ -116,16 +122,20 @@ void DecisionNotices::showBurst()
 {
     if (m_burst.isEmpty())
         return m_notifications.withdraw(kBurstKey);
-    int folders = 0, files = 0;
+    int folders = 0, files = 0, ports = 0;
     for (const Waiting &w : std::as_const(m_burst)) {
         const bool file = w.key.startsWith(kApprovalPrefix + QStringLiteral("exp_"));
+        const bool port = w.key.startsWith(kApprovalPrefix + QStringLiteral("pub_"));
         files += file ? 1 : 0;
-        folders += !file && w.key.startsWith(kApprovalPrefix) ? 1 : 0;
+        ports += port ? 1 : 0;
+        folders += !file && !port && w.key.startsWith(kApprovalPrefix) ? 1 : 0;
     }
-    const int hosts = static_cast<int>(m_burst.size()) - folders - files;
+    const int hosts = static_cast<int>(m_burst.size()) - folders - files - ports;
     QStringList parts;
     if (folders > 0)
         parts << (folders == 1 ? QStringLiteral("1 folder request") : QStringLiteral("%1 folder requests").arg(folders));
+    if (ports > 0)
+        parts << (ports == 1 ? QStringLiteral("1 port to publish") : QStringLiteral("%1 ports to publish").arg(ports));
     if (files > 0)
         parts << (files == 1 ? QStringLiteral("1 file to save") : QStringLiteral("%1 files to save").arg(files));
     if (hosts > 0)

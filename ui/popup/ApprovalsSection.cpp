@@ -52,6 +52,20 @@ ApprovalCardText exportText(const ApprovalRow &row)
     return t;
 }
 
+// A cloud sandbox's port the agent wants on the internet (a public URL anyone can open).
+ApprovalCardText publicPortText(const ApprovalRow &row)
+{
+    ApprovalCardText t;
+    t.title = QStringLiteral("Publish %1 on the internet?").arg(row.path);
+    t.detail = row.detail + QStringLiteral(" · requested ");
+    t.why = row.reason + (row.client.isEmpty() ? QString() : QStringLiteral(" Asked by %1.").arg(row.client));
+    t.approve = QStringLiteral("&Publish");
+    t.approveName = QStringLiteral("Publish %1 as a public URL").arg(row.path);
+    t.reject = QStringLiteral("&Don't publish");
+    t.rejectName = QStringLiteral("Do not publish %1").arg(row.path);
+    return t;
+}
+
 int g_undoWindowMs = ApprovalsSection::kUndoWindowMs;
 
 } // namespace
@@ -88,7 +102,7 @@ void ApprovalsSection::addApprovalCard(const ApprovalRow &row)
     const auto undoable = m_undoable.constFind(row.id);
     if (undoable != m_undoable.constEnd())
         return addDecidedCard(row, *undoable);
-    const ApprovalCardText text = row.isExport() ? exportText(row) : folderText(row);
+    const ApprovalCardText text = row.isExport() ? exportText(row) : row.isPublicPort() ? publicPortText(row) : folderText(row);
     QWidget *card = makeCard(this, QStringLiteral("approval:") + row.id);
     auto *grid = new QGridLayout(card);
     QLabel *title = makeLabel(text.title, card, true);
@@ -136,8 +150,9 @@ void ApprovalsSection::addDecidedCard(const ApprovalRow &row, const Undoable &de
     QWidget *card = makeCard(this, QStringLiteral("approval:") + row.id);
     card->setMinimumHeight(decision.height);
     auto *line = new QHBoxLayout(card);
-    const QString what = row.isExport() ? (decision.approve ? QStringLiteral("Saving %1") : QStringLiteral("Not saving %1"))
-                                        : (decision.approve ? QStringLiteral("Approved: %1") : QStringLiteral("Rejected: %1"));
+    const QString what = row.isExport()       ? (decision.approve ? QStringLiteral("Saving %1") : QStringLiteral("Not saving %1"))
+                         : row.isPublicPort() ? (decision.approve ? QStringLiteral("Publishing %1") : QStringLiteral("Not publishing %1"))
+                                              : (decision.approve ? QStringLiteral("Approved: %1") : QStringLiteral("Rejected: %1"));
     QLabel *label = makeLabel(what.arg(row.path), card);
     label->setObjectName(QStringLiteral("decided"));
     label->setTextFormat(Qt::PlainText);

@@ -124,12 +124,15 @@ QMenu *TrayMenuHead::addRequestMenu(const QString &title, const QString &accessi
 
 void TrayMenuHead::addApproval(const ApprovalRow &row)
 {
-    const bool file = row.mode == QLatin1String("export");
+    const bool file = row.isExport();
+    const bool port = row.isPublicPort();
     const QString who = row.client.isEmpty() ? QStringLiteral("ChatGPT") : row.client;
-    const QString title = file ? QStringLiteral("Save %1").arg(oneLine(row.path))
-                               : QStringLiteral("Folder %1 (%2)").arg(oneLine(homeRelative(row.path)), row.mode);
-    const QString spoken = file ? QStringLiteral("%1 wants to save %2 on this computer").arg(who, row.path)
-                                : QStringLiteral("%1 asks for the folder %2, %3").arg(who, row.path, row.mode);
+    const QString title = file   ? QStringLiteral("Save %1").arg(oneLine(row.path))
+                          : port ? QStringLiteral("Publish %1 on the internet").arg(oneLine(row.path))
+                                 : QStringLiteral("Folder %1 (%2)").arg(oneLine(homeRelative(row.path)), row.mode);
+    const QString spoken = file   ? QStringLiteral("%1 wants to save %2 on this computer").arg(who, row.path)
+                           : port ? QStringLiteral("%1 wants %2 as a public URL anyone can open").arg(who, row.path)
+                                  : QStringLiteral("%1 asks for the folder %2, %3").arg(who, row.path, row.mode);
     QMenu *sub = addRequestMenu(title, spoken);
     const QString id = row.id;
     auto decide = [this, id](bool approve) {
@@ -137,10 +140,10 @@ void TrayMenuHead::addApproval(const ApprovalRow &row)
         if (!(approve ? m_approvals.approve(id, error) : m_approvals.reject(id, error)))
             emit failed(error);
     };
-    QAction *yes = sub->addAction(file ? QStringLiteral("Save") : QStringLiteral("Approve"));
+    QAction *yes = sub->addAction(file ? QStringLiteral("Save") : port ? QStringLiteral("Publish") : QStringLiteral("Approve"));
     yes->setObjectName(QStringLiteral("approve"));
     connect(yes, &QAction::triggered, this, [decide] { decide(true); });
-    QAction *no = sub->addAction(file ? QStringLiteral("Don't save") : QStringLiteral("Reject"));
+    QAction *no = sub->addAction(file ? QStringLiteral("Don't save") : port ? QStringLiteral("Don't publish") : QStringLiteral("Reject"));
     no->setObjectName(QStringLiteral("reject"));
     connect(no, &QAction::triggered, this, [decide] { decide(false); });
     sub->addSeparator();
