@@ -442,6 +442,7 @@ private slots:
         cloud.cloudSize = QStringLiteral("micro");
         cloud.expiresAtMs = fixedTime(14, 30);
         SandboxRow local = cloud;
+        cloud.portLinks.append(PortLink{3000, {}, 0, QStringLiteral("https://p3000-scratch.cloud.example"), false, true});
         local.id = QStringLiteral("sbx_local");
         local.cloudSize.clear();
         local.expiresAtMs = 0;
@@ -468,6 +469,15 @@ private slots:
         settle();
         QCOMPARE(sandboxes.extendCalls, QStringList{QStringLiteral("sbx_cloud")});
         QVERIFY2(popup.sandboxes().message().contains(QLatin1String("now runs until")), qPrintable(popup.sandboxes().message()));
+        // A public port: its URL in the line, Copy and Unpublish under the expanded row.
+        const QString line = popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_cloud"))->findChild<QLabel *>(QStringLiteral("title"))->text();
+        QVERIFY2(line.contains(QStringLiteral("3000→public URL")) && line.contains(QLatin1String("anyone can open it")), qPrintable(line));
+        QTest::mouseClick(child<QPushButton>(popup, QStringLiteral("copyUrl:sbx_cloud:3000")), Qt::LeftButton);
+        QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("https://p3000-scratch.cloud.example"));
+        QTest::mouseClick(child<QPushButton>(popup, QStringLiteral("unpublish:sbx_cloud:3000")), Qt::LeftButton);
+        settle();
+        QCOMPARE(sandboxes.unpublishCalls, QStringList{QStringLiteral("sbx_cloud:3000")});
+        QVERIFY(!popup.findChild<QPushButton *>(QStringLiteral("unpublish:sbx_local:3000")));
     }
 
     void checkpointsAreRestoredForkedAndDeletedFromTheirSandbox()

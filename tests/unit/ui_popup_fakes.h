@@ -56,6 +56,12 @@ public:
     }
     QStringList pauseCalls;        // "sbx_… refuse" or "sbx_… end"
     QStringList runningIn;         // what pause() answers runs while not told it may end
+    QStringList unpublishCalls;
+    void unpublish(const QString &id, int port, ResultCallback done) override
+    {
+        unpublishCalls << QStringLiteral("%1:%2").arg(id).arg(port);
+        done(true, QStringLiteral("port %1 is off the internet").arg(port));
+    }
     QStringList extendCalls;
     void extend(const QString &id, ResultCallback done) override
     {

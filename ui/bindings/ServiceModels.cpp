@@ -29,6 +29,7 @@ ServiceModels makeServiceModels(Controller &controller)
         return qMakePair(c.first, c.last);
     });
     sandboxes->setCheckpoints(&services.checkpoints());
+    sandboxes->setPublicPorts(&services.publicPorts());
     m.sandboxes = std::move(sandboxes);
     m.activity = std::make_unique<ServiceActivityModel>(services.activity(), services.sandboxes());
     m.status = std::make_unique<ServiceStatusModel>(services);

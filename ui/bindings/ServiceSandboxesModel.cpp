@@ -4,6 +4,7 @@
 
 #include "sandbox/changes/CheckpointService.h"
 #include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/ports/PublicPorts.h"
 #include "sandbox/present/SandboxNames.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "state/AuditEntry.h"
@@ -73,6 +74,11 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.ports << QStringLiteral("%1 → %2:%3").arg(port.sandboxPort).arg(port.hostIp).arg(port.hostPort);
             row.portLinks.append(PortLink{port.sandboxPort, port.hostIp, port.hostPort, port.url, port.lanWide});
         }
+        if (r.isCloud() && m_publicPorts)
+            for (const PublicPortRequest &p : m_publicPorts->published(r.id)) {
+                row.ports << QStringLiteral("%1 → %2 (public)").arg(p.port).arg(p.url);
+                row.portLinks.append(PortLink{p.port, {}, 0, p.url, false, true});
+            }
         row.runningCommands = m_running && r.state == SandboxState::Running ? m_running(r.id) : 0;
         row.reason = m_service.publicText(r.reason);
         // sbx stopped listing it: kept as it is, it comes back once sbx lists it again.
@@ -112,6 +118,23 @@ void ServiceSandboxesModel::pause(const QString &id, bool endRunningCommands, Pa
     QPointer<ServiceSandboxesModel> self(this);
     m_service.pause(request, [self, done = std::move(done)](const PauseOutcome &o) {
         done(o.ok, self ? self->m_service.publicText(o.error) : o.error, o.runningCommands);
+    });
+}
+
+void ServiceSandboxesModel::setPublicPorts(PublicPorts *ports)
+{
+    m_publicPorts = ports;
+    if (ports)
+        connect(ports, &PublicPorts::requestsChanged, this, &SandboxesModel::changed);
+}
+
+void ServiceSandboxesModel::unpublish(const QString &id, int port, ResultCallback done)
+{
+    const std::optional<SandboxView> v = m_service.get(id);
+    if (!m_publicPorts || !v)
+        return done(false, QStringLiteral("no such cloud sandbox %1").arg(id));
+    m_publicPorts->unpublish(id, v->record.runtimeName, port, [id, port, done = std::move(done)](const QString &error) {
+        done(error.isEmpty(), error.isEmpty() ? QStringLiteral("port %1 is off the internet").arg(port) : error);
     });
 }
 

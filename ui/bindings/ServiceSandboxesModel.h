@@ -7,6 +7,7 @@
 
 namespace chat2sbx {
 class CheckpointService;
+class PublicPorts;
 class SandboxService;
 }
 
@@ -22,11 +23,14 @@ public:
     void destroy(const QString &id, ResultCallback done) override;
     void pause(const QString &id, bool endRunningCommands, PauseCallback done) override;
     void extend(const QString &id, ResultCallback done) override;
+    void unpublish(const QString &id, int port, ResultCallback done) override;
     void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) override;
     void fork(const QString &checkpointId, ResultCallback done) override;
     void deleteCheckpoint(const QString &checkpointId, ResultCallback done) override;
     // The sandboxes' checkpoints, restores and forks (unset: none shown, the three above refuse).
     void setCheckpoints(CheckpointService *checkpoints);
+    // A cloud sandbox's published ports: shown with their public URL, and unpublished.
+    void setPublicPorts(PublicPorts *ports);
     // How many commands run in a sandbox now (the Destroy confirmation says it); unset: 0.
     void setRunningCounter(std::function<int(const QString &sandboxId)> counter) { m_running = std::move(counter); }
     // Which ChatGPT conversations created and last used a sandbox (full ids; shortened for the rows).
@@ -39,6 +43,7 @@ private:
     std::function<int(const QString &)> m_running;
     Conversations m_conversations;
     CheckpointService *m_checkpoints = nullptr;
+    PublicPorts *m_publicPorts = nullptr;
 };
 
 } // namespace chat2sbx::ui

@@ -34,6 +34,7 @@ struct PortLink {
     int hostPort = 0;
     QString url;
     bool lanWide = false;
+    bool isPublic = false;   // a cloud sandbox's port: a public HTTPS URL anyone can open
 };
 
 // A saved state of a sandbox (sandbox_checkpoint) the user may restore, fork or delete.
@@ -139,6 +140,8 @@ public:
     virtual void pause(const QString &id, bool endRunningCommands, PauseCallback done) = 0;
     // A running cloud sandbox's time-to-live, longer; `done`'s text says until when.
     virtual void extend(const QString &id, ResultCallback done) = 0;
+    // A cloud sandbox's public port off the internet.
+    virtual void unpublish(const QString &id, int port, ResultCallback done) = 0;
 
 signals:
     void changed();

@@ -1,6 +1,8 @@
 #include "popup/SandboxesSection.h"
 
+#include <QClipboard>
 #include <QDateTime>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QToolButton>
 #include <QLabel>
@@ -47,6 +49,11 @@ QString summaryHtml(const SandboxRow &row)
                                                              : QStringLiteral("cloud %1").arg(row.cloudSize.toHtmlEscaped()));
     QStringList links;
     for (const PortLink &p : row.portLinks) {
+        if (p.isPublic) {
+            links << QStringLiteral("<a href=\"%1\">%2→public URL</a> ").arg(p.url.toHtmlEscaped()).arg(p.sandboxPort)
+                         + toneHtml(Tone::Warning, QStringLiteral("anyone can open it"));
+            continue;
+        }
         QString link = QStringLiteral("<a href=\"%1\">%2→%3:%4</a>").arg(p.url.toHtmlEscaped()).arg(p.sandboxPort)
                            .arg(p.hostIp.toHtmlEscaped()).arg(p.hostPort);
         if (p.lanWide)
@@ -270,6 +277,8 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
         column->addLayout(actions);
     }
     if (expanded)
+        addPublicPorts(card, column, row, toggle->sizeHint().width(), focus);
+    if (expanded)
         addCheckpoints(card, column, row, toggle->sizeHint().width(), focus);
 
     const QString id = row.id;
@@ -403,6 +412,44 @@ void SandboxesSection::ask(const QString &title, const QString &question, const 
             onYes();
     });
     box->open();
+}
+
+void SandboxesSection::addPublicPorts(QWidget *card, QVBoxLayout *column, const SandboxRow &row, int indent, QList<QWidget *> &focus)
+{
+    for (const PortLink &p : row.portLinks) {
+        if (!p.isPublic)
+            continue;
+        auto *line = new QHBoxLayout;
+        line->setContentsMargins(indent, 2, 0, 0);
+        QLabel *url = makeLabel(QStringLiteral("port %1: %2").arg(p.sandboxPort).arg(p.url), card);
+        url->setObjectName(QStringLiteral("publicUrl:%1:%2").arg(row.id).arg(p.sandboxPort));
+        url->setTextFormat(Qt::PlainText);
+        url->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        line->addWidget(url, 1);
+        auto *copy = new QPushButton(QStringLiteral("Copy"), card);
+        copy->setObjectName(QStringLiteral("copyUrl:%1:%2").arg(row.id).arg(p.sandboxPort));
+        copy->setAccessibleName(QStringLiteral("Copy the public URL of port %1").arg(p.sandboxPort));
+        auto *off = new QPushButton(QStringLiteral("Unpublish"), card);
+        off->setObjectName(QStringLiteral("unpublish:%1:%2").arg(row.id).arg(p.sandboxPort));
+        off->setAccessibleName(QStringLiteral("Take port %1 off the internet").arg(p.sandboxPort));
+        line->addWidget(copy);
+        line->addWidget(off);
+        column->addLayout(line);
+        focus << copy << off;
+        const QString link = p.url, id = row.id;
+        const int port = p.sandboxPort;
+        connect(copy, &QPushButton::clicked, this, [this, link] {
+            QGuiApplication::clipboard()->setText(link);
+            showMessage(QStringLiteral("Copied %1").arg(link), Tone::Success);
+        });
+        connect(off, &QPushButton::clicked, this, [this, id, port] {
+            QPointer<SandboxesSection> self(this);
+            m_model.unpublish(id, port, [self](bool ok, const QString &message) {
+                if (self)
+                    self->showMessage(ok ? message : QStringLiteral("Could not unpublish: %1").arg(message), ok ? Tone::Success : Tone::Error);
+            });
+        });
+    }
 }
 
 void SandboxesSection::extendSandbox(const QString &id, const QString &name)

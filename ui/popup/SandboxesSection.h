@@ -44,6 +44,8 @@ private:
     void askDestroy(const QString &id, const QString &name, int runningCommands);
     // Pause; while commands run the user sees them named and confirms first.
     void pauseSandbox(const QString &id, const QString &name, bool endRunningCommands);
+    // Under an expanded cloud sandbox: each public URL with Copy and Unpublish.
+    void addPublicPorts(QWidget *card, QVBoxLayout *column, const SandboxRow &row, int indent, QList<QWidget *> &focus);
     // A cloud sandbox's time-to-live, longer (the model says until when).
     void extendSandbox(const QString &id, const QString &name);
     // A window-modal question (no nested event loop); `onYes` runs when `yesText` is clicked.
