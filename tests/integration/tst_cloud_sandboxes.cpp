@@ -210,6 +210,35 @@ private slots:
         QVERIFY(!mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}}).value(QStringLiteral("isError")).toBool(true));
     }
 
+    // A cloud sandbox's network approval goes to the cloud's own policy store, one pattern a call,
+    // never to this computer's; an always rule (this computer's store) is refused for it.
+    void aCloudSandboxesNetworkRuleGoesToTheCloudStore()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const QString id = createInCloud(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+        const QJsonObject args{{QStringLiteral("sandbox_id"), id},
+                               {QStringLiteral("hosts"), QJsonArray{QStringLiteral("api.example.com"), QStringLiteral("cdn.example.com")}}};
+        const QString request = structured(mcp.callToolResult(QStringLiteral("network_request"), args)).value(QStringLiteral("request_id")).toString();
+        QVERIFY2(request.startsWith(QLatin1String("net_")), qPrintable(mcp.lastBody));
+        const CliResult always = runCli(env, {QStringLiteral("network"), QStringLiteral("allow"), request, QStringLiteral("--always")});
+        QVERIFY2(always.exitCode != 0 && always.err.contains("Docker's cloud"), (always.out + always.err).constData());
+        const CliResult allowed = runCli(env, {QStringLiteral("network"), QStringLiteral("allow"), request});
+        QVERIFY2(allowed.exitCode == 0, (allowed.out + allowed.err).constData());
+        QCOMPARE(structured(mcp.callToolResult(QStringLiteral("network_request"), args)).value(QStringLiteral("status")).toString(),
+                 QStringLiteral("allowed"));
+        const QByteArray cloudRules = runFakeSbx(env, {QStringLiteral("--cloud"), QStringLiteral("policy"), QStringLiteral("ls")}).out;
+        QVERIFY2(cloudRules.contains("api.example.com") && cloudRules.contains("cdn.example.com"), cloudRules.constData());
+        const QByteArray localRules = runFakeSbx(env, {QStringLiteral("policy"), QStringLiteral("ls")}).out;
+        QVERIFY2(!localRules.contains("api.example.com"), localRules.constData());
+        QVERIFY(!mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}}).value(QStringLiteral("isError")).toBool(true));
+    }
+
     void aCloudSandboxPausesAndComesBack()
     {
         TestEnvironment env;

@@ -3,6 +3,7 @@
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/SandboxServiceLog.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "state/AuditEntry.h"
 #include "state/AuditLogRepository.h"
@@ -151,6 +152,9 @@ void NetworkAccess::allow(const QString &id, bool always, const QString &decided
 
 void NetworkAccess::applyAllow(const NetworkRequest &request, bool always, const QString &decidedBy, Done done)
 {
+    if (always && isCloudRuntime(runtimeOf(request.sandboxId, false)))
+        return done(false, QStringLiteral("an always rule is for the sandboxes on this computer; %1 runs in Docker's cloud, whose "
+                                          "network policy is its own: allow it for this sandbox").arg(request.sandboxId));
     const QString runtime = always ? QString() : runtimeOf(request.sandboxId, true);
     if (!always && runtime.isEmpty())
         return done(false, QStringLiteral("sandbox %1 no longer exists; deny the request or allow it always").arg(request.sandboxId));
@@ -164,6 +168,7 @@ void NetworkAccess::applyAllow(const NetworkRequest &request, bool always, const
     const QString id = request.id;
     const QString sandboxId = request.sandboxId;
     const QString summary = request.hosts.join(QStringLiteral(", ")) + (always ? QStringLiteral(" (always)") : QString());
+    const bool cloud = isCloudRuntime(runtime);
     m_sbx.policyAllow(runtime, request.hosts, [this, id, always, decidedBy, sandboxId, summary, done](const SbxResult &res) {
         QString dbError;
         if (!res.ok) {
@@ -181,7 +186,7 @@ void NetworkAccess::applyAllow(const NetworkRequest &request, bool always, const
         if (recorded == 0)
             return done(false, QStringLiteral("network request %1 was decided meanwhile").arg(id));
         done(true, {});
-    });
+    }, cloud);
 }
 
 bool NetworkAccess::deny(const QString &id, const QString &decidedBy, QString &error)
@@ -250,7 +255,7 @@ void NetworkAccess::removeRule(qint64 ruleId, Done done)
         audit(QStringLiteral("network rule removed"), rule.sandboxId, rule.host, QStringLiteral("ok"), QString());
         emit changed();
         done(true, {});
-    });
+    }, isCloudRuntime(rule.runtimeName));
 }
 
 void NetworkAccess::sweepRules()
@@ -283,7 +288,7 @@ void NetworkAccess::blockedHosts(const QString &sandboxId,
                 break;
         }
         done(hosts, {});
-    });
+    }, isCloudRuntime(runtime));
 }
 
 void NetworkAccess::start()

@@ -340,19 +340,38 @@ void SbxDriver::daemonStop(Callback done)
     run(QStringLiteral("daemon stop"), {QStringLiteral("daemon"), QStringLiteral("stop")}, m_timeouts.removeMs, {}, std::move(done));
 }
 
-void SbxDriver::policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done)
+void SbxDriver::policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done, bool cloud)
 {
-    run(QStringLiteral("policy allow"), policyAllowArgs(runtimeName, hosts), m_timeouts.otherMs, {}, std::move(done));
+    if (!cloud)
+        return run(QStringLiteral("policy allow"), policyAllowArgs(runtimeName, hosts), m_timeouts.otherMs, {}, std::move(done));
+    // One pattern a call, in order; the first failure ends it.
+    if (hosts.isEmpty()) {
+        SbxResult nothing;
+        nothing.ok = true;
+        nothing.exitCode = 0;
+        return done(nothing);
+    }
+    QPointer<SbxDriver> self(this);
+    run(QStringLiteral("cloud policy allow"), QStringList{QStringLiteral("--cloud")} + policyAllowArgs(runtimeName, {hosts.first()}),
+        m_timeouts.otherMs, {}, [self, runtimeName, rest = hosts.mid(1), done](const SbxResult &r) {
+            if (!r.ok || rest.isEmpty() || !self)
+                return done(r);
+            self->policyAllow(runtimeName, rest, done, true);
+        });
 }
 
-void SbxDriver::policyRemove(const QString &runtimeName, const QString &host, Callback done)
+void SbxDriver::policyRemove(const QString &runtimeName, const QString &host, Callback done, bool cloud)
 {
-    run(QStringLiteral("policy rm"), policyRemoveArgs(runtimeName, host), m_timeouts.otherMs, {}, std::move(done));
+    run(cloud ? QStringLiteral("cloud policy rm") : QStringLiteral("policy rm"),
+        (cloud ? QStringList{QStringLiteral("--cloud")} : QStringList()) + policyRemoveArgs(runtimeName, host), m_timeouts.otherMs, {},
+        std::move(done));
 }
 
-void SbxDriver::policyLog(const QString &runtimeName, int limit, Callback done)
+void SbxDriver::policyLog(const QString &runtimeName, int limit, Callback done, bool cloud)
 {
-    run(QStringLiteral("policy log"), policyLogArgs(runtimeName, limit), m_timeouts.otherMs, {}, std::move(done));
+    run(cloud ? QStringLiteral("cloud policy log") : QStringLiteral("policy log"),
+        (cloud ? QStringList{QStringLiteral("--cloud")} : QStringList()) + policyLogArgs(runtimeName, limit), m_timeouts.otherMs, {},
+        std::move(done));
 }
 
 void SbxDriver::startInteractive(const SbxExecSpec &spec, QProcess &process)

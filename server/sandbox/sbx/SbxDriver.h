@@ -128,9 +128,11 @@ public:
     // Network policy (SbxPolicy.h builds the argv): `sbx policy allow network [--sandbox RT] HOSTS`,
     // `sbx policy rm network --resource HOST [--sandbox RT]`, `sbx policy log [RT] --json --limit N`.
     // An empty runtime name: a global rule / every sandbox's log.
-    void policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done);
-    void policyRemove(const QString &runtimeName, const QString &host, Callback done);
-    void policyLog(const QString &runtimeName, int limit, Callback done);
+    // `cloud`: a cloud sandbox's rule, in the cloud's own store (`sbx --cloud policy …`, one pattern
+    // per call: the page documents one PATTERN).
+    void policyAllow(const QString &runtimeName, const QStringList &hosts, Callback done, bool cloud = false);
+    void policyRemove(const QString &runtimeName, const QString &host, Callback done, bool cloud = false);
+    void policyLog(const QString &runtimeName, int limit, Callback done, bool cloud = false);
 
     // Cloud sandboxes (`sbx --cloud …`, reference/sbx-cloud.md; SbxDriverCloud.cpp). Never a
     // local-only flag, never a command that prompts (rm gets --force).

@@ -682,6 +682,36 @@ int diagnose(const Cloud &cloud, const ParsedArgs &parsed)
     return plan ? 0 : 1;
 }
 
+// The cloud's network policy: a store of its own, never the local one (reference/sbx-cloud.md 5.1),
+// network rules only: allow, deny, rm, ls, log; no approvals, checks or resets here.
+int cloudPolicy(const Context &ctx, const QStringList &args)
+{
+    const QString sub = args.value(0);
+    if (sub != QLatin1String("allow") && sub != QLatin1String("deny") && sub != QLatin1String("rm") && sub != QLatin1String("ls")
+        && sub != QLatin1String("log"))
+        return cloudFail(QStringLiteral("\"policy %1\" is not supported with --cloud").arg(sub));
+    if (args.contains(QStringLiteral("--method")) || args.contains(QStringLiteral("--path")) || args.contains(QStringLiteral("--protocol")))
+        return cloudFail(QStringLiteral("HTTP method, path and protocol rules are not supported with --cloud: network rules only"));
+    // A sandbox it names must be one of the cloud's (by name or id). The shared policy commands know
+    // a sandbox by a directory of its name in their store: the cloud policy store gets one.
+    const Cloud cloud(ctx);
+    const StateDir policyStore(ctx.state.path(QStringLiteral("cloud-policy")));
+    QString error;
+    if (!policyStore.ensure(&error))
+        return fail(error);
+    for (int i = 1; i < args.size(); ++i) {
+        const bool flagValue = args.at(i - 1) == QLatin1String("--sandbox");
+        const bool logTarget = sub == QLatin1String("log") && i == 1 && !args.at(i).startsWith(QLatin1Char('-'));
+        if (!flagValue && !logTarget)
+            continue;
+        if (cloud.resolve(args.at(i)).isEmpty())
+            return cloudFail(QStringLiteral("notFound: sandbox %1 not found").arg(args.at(i)));
+        QDir().mkpath(policyStore.sandboxDir(args.at(i)));
+    }
+    const Context cloudCtx{policyStore, ctx.faults, ctx.selfExe};
+    return cmdPolicy(cloudCtx, args);
+}
+
 } // namespace
 
 int cmdCloud(const Context &ctx, const QStringList &args)
@@ -713,6 +743,8 @@ int cmdCloud(const Context &ctx, const QStringList &args)
     }
     if (verb == QLatin1String("exec"))
         return exec(cloud, rest);
+    if (verb == QLatin1String("policy"))
+        return cloudPolicy(ctx, rest);
     ParsedArgs parsed;
     if (verb == QLatin1String("create") || verb == QLatin1String("run")) {
         parsed = parseArgs(rest, {QStringLiteral("--quiet"), QStringLiteral("--clone"), QStringLiteral("--detached")}, kCreateValues);
