@@ -285,7 +285,8 @@ private slots:
         const QString secondId = second.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();
         QVERIFY2(secondId.startsWith(QLatin1String("apr_")), qPrintable(QJsonDocument(second).toJson()));
         const QString ours = QStringLiteral("Main.messageTray.getSources().flatMap(s => s.notifications)"
-                                            ".filter(n => n.title === 'chat2sbx: folder access requested' && n.bannerBodyText.includes('notebook'))");
+                                            ".filter(n => n.title === 'chat2sbx: folder access requested'"
+                                            " && (n.bannerBodyText ?? n.body ?? '').includes('notebook'))");   // GNOME 43 / 46+
         QString buttons;
         QTRY_COMPARE_WITH_TIMEOUT((buttons = shellEval(ours + QStringLiteral(".map(n => n.actions.map(a => a.label).join('/')).join(';')"))),
                                   QStringLiteral("\"Approve/Reject\""), scaled(10000));
