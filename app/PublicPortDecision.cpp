@@ -8,6 +8,9 @@
 #include <QDateTime>
 #include <QTimer>
 
+#include <memory>
+#include <utility>
+
 namespace chat2sbx::app {
 
 QJsonObject publicPortToJson(const PublicPortRequest &r)
@@ -68,21 +71,22 @@ void decidePublicPort(CommandContext &ctx, Services &services, const QString &id
         return done(ctx.fail(error));
     // Until the cloud answered (or kPublishWaitMs): the URL is what the user approved it for.
     auto *waiter = new QObject(&ports);
-    auto finish = [&ctx, &ports, id, waiter, done]() {
-        const std::optional<PublicPortRequest> r = ports.find(id);
-        if (r && r->state == PublicPortState::Approved && waiter->property("late").isNull())
+    auto finished = std::make_shared<bool>(false);
+    auto finish = [&ctx, &ports, id, waiter, finished, done] {
+        if (std::exchange(*finished, true))
             return;
         waiter->deleteLater();
-        waiter->disconnect();
-        report(ctx, *r);
+        report(ctx, *ports.find(id));
         done(0);
     };
-    QObject::connect(&ports, &PublicPorts::requestsChanged, waiter, finish);
-    QTimer::singleShot(kPublishWaitMs, waiter, [waiter, finish] {
-        waiter->setProperty("late", true);
-        finish();
+    auto answered = [&ports, id] { return ports.find(id)->state != PublicPortState::Approved; };
+    QObject::connect(&ports, &PublicPorts::requestsChanged, waiter, [answered, finish] {
+        if (answered())
+            finish();
     });
-    finish();
+    QTimer::singleShot(kPublishWaitMs, waiter, finish);
+    if (answered())
+        finish();
 }
 
 } // namespace chat2sbx::app

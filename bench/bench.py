@@ -567,18 +567,14 @@ def bench_scale(build, quick):
         serve.destroy()
 
 
-def list_ten_thousand(build, serve, total=10000):
-    """sandbox_list with `total` sandboxes through MCP. Ten thousand live VMs (a channel and a helper each)
-    do not fit a 2-core machine, so the records beyond the ones made over MCP are written into the stopped
-    server's database as sleeping sandboxes, each with a stopped sandbox of the fake's (`sbx ls` lists it,
-    so the restart keeps it as it is); the answer is the same query and JSON as for live ones."""
-    import sqlite3
-    serve.stop()
-    settle_after_stop()
-    db = sqlite3.connect(os.path.join(serve.home, ".chat2sbx", "state", "chat2sbx.sqlite"))
+def seed_sleeping_sandboxes(data_root, sbx_state, total):
+    """Up to `total` live sandboxes in a stopped server's database (`data_root`: its CHAT2SBX_DATA_ROOT): those
+    missing are written as sleeping sandboxes with a scratch workspace each, and each gets a stopped sandbox of
+    the fake's in `sbx_state` (`sbx ls` lists it, so the server's start keeps it as it is)."""
+    db = sqlite3.connect(os.path.join(data_root, "state", "chat2sbx.sqlite"))
     have = db.execute("SELECT COUNT(*) FROM sandboxes WHERE state <> 'destroyed'").fetchone()[0]
     now = int(time.time() * 1000)
-    ws_root = os.path.join(serve.home, ".chat2sbx", "workspaces")
+    ws_root = os.path.join(data_root, "workspaces")
     rows_ws, rows_sb = [], []
     for i in range(have, total):
         ws, sid, rt = f"ws_{i:024x}", f"sbx_{i:024x}", f"chat2sbx-seed{i:08x}"
@@ -586,7 +582,7 @@ def list_ten_thousand(build, serve, total=10000):
         os.makedirs(folder, exist_ok=True)
         rows_ws.append((ws, "managed", folder, f"scratch-{i}", now, now))
         rows_sb.append((sid, ws, rt, "stopped", now, now, now, now + 86400000, now, "put to sleep (seeded)"))
-        d = os.path.join(serve.sbx_state, "sandboxes", rt)
+        d = os.path.join(sbx_state, "sandboxes", rt)
         os.makedirs(os.path.join(d, "home"), exist_ok=True)
         with open(os.path.join(d, "meta.json"), "w") as f:
             json.dump({"name": rt, "template": "", "memory": "", "clone": False, "workspace": folder, "mount_source": folder,
@@ -596,6 +592,15 @@ def list_ten_thousand(build, serve, total=10000):
                    " idle_deadline, slept_at, sleep_reason) VALUES (?,?,?,?,?,?,?,?,?,?)", rows_sb)
     db.commit()
     db.close()
+
+
+def list_ten_thousand(build, serve, total=10000):
+    """sandbox_list with `total` sandboxes through MCP. Ten thousand live VMs (a channel and a helper each)
+    do not fit a 2-core machine, so the records beyond the ones made over MCP are seeded as sleeping ones
+    (seed_sleeping_sandboxes); the answer is the same query and JSON as for live ones."""
+    serve.stop()
+    settle_after_stop()
+    seed_sleeping_sandboxes(os.path.join(serve.home, ".chat2sbx"), serve.sbx_state, total)
     serve.start(timeout=600)
     # The answer a model gets: the newest page (200), with the total and the cursor to the older ones.
     listed = loadgen(build, "call", "--url", serve.url, "--label", f"sandbox_list with {total}", "--tool", "sandbox_list",

@@ -11,7 +11,10 @@ goal (issue "The tray where its users are", item 7) as met or MISSED, and writes
                                                        <= 100 ms (median of 7; the tray's own
                                                        "painted" line on the monotonic clock)
 """
-import json, os, re, sqlite3, subprocess, sys, tempfile, time
+import json, os, re, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import seed_sleeping_sandboxes  # noqa: E402  (bench.py runs nothing on import)
 
 build = sys.argv[1]
 out_path = sys.argv[2] if len(sys.argv) > 2 else None
@@ -97,31 +100,6 @@ def real_tray():
         stop_tray(proc)
 
 
-def seed_sandboxes(env, count):
-    """`count` sleeping sandboxes in the stopped tray's database, each with a stopped sandbox of the
-    fake's (so the start's reconciliation keeps them), as bench.py's 10,000 point seeds them."""
-    db = sqlite3.connect(os.path.join(env["CHAT2SBX_DATA_ROOT"], "state", "chat2sbx.sqlite"))
-    now = int(time.time() * 1000)
-    ws_root = os.path.join(env["CHAT2SBX_DATA_ROOT"], "workspaces")
-    rows_ws, rows_sb = [], []
-    for i in range(count):
-        ws, sid, rt = f"ws_{i:024x}", f"sbx_{i:024x}", f"chat2sbx-seed{i:08x}"
-        folder = os.path.join(ws_root, ws)
-        os.makedirs(folder, exist_ok=True)
-        rows_ws.append((ws, "managed", folder, f"scratch-{i}", now, now))
-        rows_sb.append((sid, ws, rt, "stopped", now, now, now, now + 86400000, now, "put to sleep (seeded)"))
-        d = os.path.join(env["FAKE_SBX_STATE"], "sandboxes", rt)
-        os.makedirs(os.path.join(d, "home"), exist_ok=True)
-        with open(os.path.join(d, "meta.json"), "w") as f:
-            json.dump({"name": rt, "template": "", "memory": "", "clone": False, "workspace": folder, "mount_source": folder,
-                       "status": "stopped", "created": "2026-12-06T00:00:00Z", "ports": []}, f)
-    db.executemany("INSERT INTO workspaces (id, mode, host_path, display_name, created_at, last_used_at) VALUES (?,?,?,?,?,?)", rows_ws)
-    db.executemany("INSERT INTO sandboxes (id, workspace_id, runtime_name, state, created_at, updated_at, last_activity_at,"
-                   " idle_deadline, slept_at, sleep_reason) VALUES (?,?,?,?,?,?,?,?,?,?)", rows_sb)
-    db.commit()
-    db.close()
-
-
 PAINTED = re.compile(rb"popup painted at monotonic (\d+) ms")
 
 
@@ -146,7 +124,7 @@ def click_to_paint(count=100, rounds=7):
         time.sleep(1)
     finally:
         stop_tray(proc)
-    seed_sandboxes(env, count)
+    seed_sleeping_sandboxes(env["CHAT2SBX_DATA_ROOT"], env["FAKE_SBX_STATE"], count)
     proc = start_tray(env, log_path)
     times = []
     try:

@@ -78,14 +78,18 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     exports.needsApproval = config.exportNeedsApproval;
     exports.askOverBudget = config.exportOverBudget == QLatin1String("ask");
     exportApprovals = std::make_unique<ExportApprovals>(*db, clock);
+    publicPorts = std::make_unique<PublicPorts>(*db, clock, *sbx);
     // The CLI's `sandbox export` is the user's own act: it does not wait for an approval.
     fileExport = std::make_unique<FileExport>(*channels, exports, server ? exportApprovals.get() : nullptr);
     if (server)
+        // A sandbox that is gone closes its requests: nothing waits for them any more.
         QObject::connect(sandboxes.get(), &SandboxService::sandboxesChanged, exportApprovals.get(), [this] {
-            exportApprovals->forgetSandboxes([this](const QString &id) {
+            const auto isGone = [this](const QString &id) {
                 const std::optional<SandboxView> view = sandboxes->get(id);
                 return !view || !isActiveSandboxState(view->record.state);
-            });
+            };
+            exportApprovals->forgetSandboxes(isGone);
+            publicPorts->forgetSandboxes(isGone);
         });
     if (server) {
         sbxHealth = std::make_unique<SbxHealth>(*sbx, config.templateRef());
@@ -103,19 +107,6 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
                 checkpoints->checkpointBeforeExpiry(id, std::move(proceed));
             });
     }
-    publicPorts = std::make_unique<PublicPorts>(*db, clock, *sbx);
-    if (server)
-        QObject::connect(sandboxes.get(), &SandboxService::sandboxesChanged, publicPorts.get(), [this] {
-            QSet<QString> gone;
-            for (const PublicPortRequest &r : publicPorts->list())
-                if (r.isLive() && !gone.contains(r.sandboxId)) {
-                    const std::optional<SandboxView> view = sandboxes->get(r.sandboxId);
-                    if (!view || !isActiveSandboxState(view->record.state))
-                        gone.insert(r.sandboxId);
-                }
-            for (const QString &id : std::as_const(gone))
-                publicPorts->forgetSandbox(id);
-        });
     if (server) {
         registerSandboxTools(tools, *sandboxes, config, channels.get(), network.get(), checkpoints.get(), publicPorts.get());
         registerNetworkTools(tools, *network);

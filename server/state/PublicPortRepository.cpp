@@ -113,6 +113,19 @@ QList<PublicPortRequest> PublicPortRepository::published(const QString &sandboxI
     return out;
 }
 
+QList<PublicPortRequest> PublicPortRepository::live() const
+{
+    QList<PublicPortRequest> out;
+    if (!m_db.isOpen())
+        return out;
+    QSqlQuery q(m_db.handle());
+    q.exec(QStringLiteral("SELECT %1 FROM public_port_requests WHERE state IN ('pending','approved','published')")
+               .arg(QLatin1String(kPublicPortColumns)));
+    while (q.next())
+        out.append(publicPortOfRow(q));
+    return out;
+}
+
 int PublicPortRepository::countPending() const
 {
     QSqlQuery q(m_db.handle());

@@ -22,6 +22,7 @@ public:
     std::optional<PublicPortRequest> findLatest(const QString &sandboxId, int port) const;
     QList<PublicPortRequest> list(bool pendingOnly) const;   // oldest first
     QList<PublicPortRequest> published(const QString &sandboxId) const;
+    QList<PublicPortRequest> live() const;   // pending, approved or published
     int countPending() const;
     // Moves the request from `from` to `to` (with the URL or error, and who decided when leaving
     // pending): 1 moved, 0 it was not in `from`, -1 error.

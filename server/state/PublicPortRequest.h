@@ -25,13 +25,6 @@ struct PublicPortRequest {
     qint64 requestedAt = 0;
     qint64 decidedAt = 0;       // 0 while pending
     QString decidedBy;          // "cli", "tray", "notification"; empty while pending
-
-    bool isPending() const { return state == PublicPortState::Pending; }
-    // Pending, approved (being published) or published: what a new request for the port finds.
-    bool isLive() const
-    {
-        return state == PublicPortState::Pending || state == PublicPortState::Approved || state == PublicPortState::Published;
-    }
 };
 
 } // namespace chat2sbx

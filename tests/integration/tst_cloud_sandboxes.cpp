@@ -8,6 +8,7 @@
 // - expiry seen by the reconciler: stopped by the cloud (then started again on the next call), or
 //   deleted by it (marked gone, never made again);
 // - kill -9 of serve during a cloud create: the next start removes what the cloud made.
+#include "CloudSupport.h"
 #include "McpTestClient.h"
 #include "SandboxHarness.h"
 
@@ -52,16 +53,6 @@ QJsonObject structured(const QJsonObject &result)
 QString text(const QJsonObject &result)
 {
     return result.value(QStringLiteral("content")).toArray().first().toObject().value(QStringLiteral("text")).toString();
-}
-
-// The sandbox_id of a sandbox_create in the cloud that succeeded (`extra`: size, ttl); empty when it
-// failed (the client's lastBody says why).
-QString createInCloud(McpTestClient &mcp, QJsonObject extra = {})
-{
-    extra.insert(QStringLiteral("placement"), QStringLiteral("cloud"));
-    const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), extra);
-    return made.value(QStringLiteral("isError")).toBool(true) ? QString()
-                                                              : structured(made).value(QStringLiteral("sandbox_id")).toString();
 }
 
 // Calls bash until its output starts with `expected`: a stopped cloud sandbox first answers that it is

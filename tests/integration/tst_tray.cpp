@@ -7,6 +7,7 @@
 // Every test saves a screenshot of the popup under <build>/test-output/screenshots/.
 #include "SandboxHarness.h"
 #include "TestSupport.h"
+#include "CloudSupport.h"
 #include "McpTestClient.h"
 #include "tray_support.h"
 
@@ -178,6 +179,13 @@ struct PrivateBus {
     }
 };
 
+// What a tray with cloud sandboxes on needs (the fake's template present, no warm local ones).
+QMap<QString, QString> cloudSettings()
+{
+    return {{QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate()}, {QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("1")},
+            {QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0")}};
+}
+
 // A tray over a real Controller whose desktop has the notification server double, host folders
 // allowed below `roots` (made), the notification server seen by the tray.
 struct NotifyingTray {
@@ -321,16 +329,10 @@ private slots:
     {
         NotifyingTray t;
         QString error;
-        QVERIFY2(t.up(m_bus.address, error,
-                      {{QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate()}, {QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("1")},
-                       {QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0")}}),
-                 qPrintable(error));
+        QVERIFY2(t.up(m_bus.address, error, cloudSettings()), qPrintable(error));
         TraySession &s = *t.session;
-        const QJsonObject made = s.mcp.callToolResult(QStringLiteral("sandbox_create"),
-                                                      {{QStringLiteral("placement"), QStringLiteral("cloud")}, {QStringLiteral("ttl"), QStringLiteral("5m")}},
-                                                      60000);
-        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(compact(made)));
-        const QString id = made.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        const QString id = createInCloud(s.mcp, {{QStringLiteral("ttl"), QStringLiteral("5m")}}, 60000);
+        QVERIFY2(!id.isEmpty(), qPrintable(s.mcp.lastBody));
         const auto expiresAt = [&s, &id] {
             for (const ui::SandboxRow &r : s.models.sandboxes->sandboxes())
                 if (r.id == id)
@@ -367,15 +369,10 @@ private slots:
     {
         NotifyingTray t;
         QString error;
-        QVERIFY2(t.up(m_bus.address, error,
-                      {{QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate()}, {QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("1")},
-                       {QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0")}}),
-                 qPrintable(error));
+        QVERIFY2(t.up(m_bus.address, error, cloudSettings()), qPrintable(error));
         TraySession &s = *t.session;
-        const QJsonObject made = s.mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}},
-                                                      60000);
-        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(compact(made)));
-        const QString id = made.value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("sandbox_id")).toString();
+        const QString id = createInCloud(s.mcp, {}, 60000);
+        QVERIFY2(!id.isEmpty(), qPrintable(s.mcp.lastBody));
         const QJsonObject port{{QStringLiteral("sandbox_id"), id}, {QStringLiteral("port"), 8080}};
         const QString approval = s.mcp.callToolResult(QStringLiteral("sandbox_expose"), port)
                                      .value(QStringLiteral("structuredContent")).toObject().value(QStringLiteral("approval_id")).toString();

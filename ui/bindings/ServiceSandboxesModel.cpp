@@ -133,7 +133,7 @@ void ServiceSandboxesModel::unpublish(const QString &id, int port, ResultCallbac
     const std::optional<SandboxView> v = m_service.get(id);
     if (!m_publicPorts || !v)
         return done(false, QStringLiteral("no such cloud sandbox %1").arg(id));
-    m_publicPorts->unpublish(id, v->record.runtimeName, port, [id, port, done = std::move(done)](const QString &error) {
+    m_publicPorts->unpublish(id, v->record.runtimeName, port, [port, done = std::move(done)](const QString &error) {
         done(error.isEmpty(), error.isEmpty() ? QStringLiteral("port %1 is off the internet").arg(port) : error);
     });
 }

@@ -18,8 +18,12 @@ CloudTtlKeeper::CloudTtlKeeper(SandboxRuntimeOps &ops, QObject *parent) : QObjec
     m_check.setInterval(kCheckEveryMs);
     connect(&m_check, &QTimer::timeout, this, &CloudTtlKeeper::checkExpiries);
     m_check.start();
-    // A create, a wake or an extension changes what ends when: looked at once the change is done.
-    connect(&m_ops, &SandboxRuntimeOps::sandboxesChanged, this, [this] { QTimer::singleShot(0, this, &CloudTtlKeeper::checkExpiries); });
+    // A create, a wake or an extension changes what ends when: looked at once the changes of this turn
+    // of the event loop are done (one read for a burst of them).
+    m_checkSoon.setSingleShot(true);
+    m_checkSoon.setInterval(0);
+    connect(&m_checkSoon, &QTimer::timeout, this, &CloudTtlKeeper::checkExpiries);
+    connect(&m_ops, &SandboxRuntimeOps::sandboxesChanged, &m_checkSoon, qOverload<>(&QTimer::start));
 }
 
 void CloudTtlKeeper::inUse(const SandboxRecord &r)

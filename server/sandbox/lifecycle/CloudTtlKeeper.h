@@ -44,6 +44,7 @@ private:
     SandboxRuntimeOps &m_ops;
     QSet<QString> m_extending;
     QTimer m_check;
+    QTimer m_checkSoon;
     QHash<QString, qint64> m_warned;   // sandbox id -> the end it was warned about
 };
 

@@ -171,12 +171,17 @@ QList<PublicPortRequest> PublicPorts::published(const QString &sandboxId) const
     return m_repo.published(sandboxId);
 }
 
-void PublicPorts::forgetSandbox(const QString &sandboxId)
+void PublicPorts::forgetSandboxes(const std::function<bool(const QString &)> &isGone)
 {
+    QSet<QString> gone;
+    for (const PublicPortRequest &r : m_repo.live())
+        if (!gone.contains(r.sandboxId) && isGone(r.sandboxId))
+            gone.insert(r.sandboxId);
     QString error;
-    if (!m_repo.closeAllOf(sandboxId, error))
-        qCWarning(lcPublicPorts).noquote() << error;
-    else
+    for (const QString &sandboxId : std::as_const(gone))
+        if (!m_repo.closeAllOf(sandboxId, error))   // a failure leaves them live until the next change
+            qCWarning(lcPublicPorts).noquote() << error;
+    if (!gone.isEmpty())
         emit requestsChanged();
 }
 

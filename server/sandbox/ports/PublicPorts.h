@@ -49,8 +49,8 @@ public:
     QList<PublicPortRequest> pending() const;
     QList<PublicPortRequest> list() const;   // oldest first
     QList<PublicPortRequest> published(const QString &sandboxId) const;
-    // A destroyed sandbox: its requests close, its URLs went with its VM.
-    void forgetSandbox(const QString &sandboxId);
+    // Closes the live requests of sandboxes `isGone` names (destroyed): their URLs went with their VM.
+    void forgetSandboxes(const std::function<bool(const QString &sandboxId)> &isGone);
 
 signals:
     void requestsChanged();
