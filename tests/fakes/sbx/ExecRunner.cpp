@@ -238,8 +238,8 @@ int execInSandbox(const Context &ctx, const SandboxMeta &meta, const ExecRequest
     const QString dockerRoot = dir + QStringLiteral("/docker");
     QDir().mkpath(dockerRoot);
     const QString vmBin = QFileInfo(ctx.selfExe).absolutePath() + QStringLiteral("/vm-bin");
-    const std::string path = QFileInfo(vmBin + QStringLiteral("/docker")).isExecutable()
-                                 ? vmBin.toStdString() + ":" + kSandboxPath : std::string(kSandboxPath);
+    const bool vmDocker = QFileInfo(vmBin + QStringLiteral("/docker")).isExecutable();
+    const std::string path = vmDocker ? vmBin.toStdString() + ":" + kSandboxPath : std::string(kSandboxPath);
     std::vector<std::string> env;
     setEnv(&env, "PATH", path);
     setEnv(&env, "FAKE_DOCKER_ROOT", dockerRoot.toStdString());
@@ -269,11 +269,15 @@ int execInSandbox(const Context &ctx, const SandboxMeta &meta, const ExecRequest
                 "--bind", tmp.toStdString(), "/tmp",
                 "--bind", home.toStdString(), home.toStdString(),
                 "--bind", dockerRoot.toStdString(), dockerRoot.toStdString(),
-                "--bind", source.toStdString(), workspace.toStdString(),
-                "--chdir", cwd.toStdString(), "--",
-                // The shell only execs the command; it turns "not found" into exit 127 like
-                // docker exec, and drops the PWD it would otherwise add to the environment.
-                "/bin/sh", "-c", hasPwd ? "exec \"$@\"" : "unset PWD; exec \"$@\"", "sh"};
+                "--bind", source.toStdString(), workspace.toStdString()};
+        // A build tree under /tmp (a fresh clone there) is hidden by the sandbox's own /tmp: its
+        // vm-bin is bound again, or the host's docker (if any) would answer in the fake's place.
+        if (vmDocker)
+            argv.insert(argv.end(), {"--ro-bind", vmBin.toStdString(), vmBin.toStdString()});
+        // The shell only execs the command; it turns "not found" into exit 127 like docker exec,
+        // and drops the PWD it would otherwise add to the environment.
+        argv.insert(argv.end(), {"--chdir", cwd.toStdString(), "--", "/bin/sh", "-c",
+                                 hasPwd ? "exec \"$@\"" : "unset PWD; exec \"$@\"", "sh"});
     }
     for (const QString &a : std::as_const(req.command))
         argv.push_back(a.toLocal8Bit().toStdString());
