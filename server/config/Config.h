@@ -31,6 +31,7 @@ struct Config {
     int cloudMaxSandboxes = 3;
     QString cloudMaxSize = QStringLiteral("small");
     qint64 cloudDefaultTtlSeconds = 3600;
+    qint64 cloudWarnBeforeSeconds = 600;   // the user hears of a cloud sandbox's end this long before it
     QString sbxPath = QStringLiteral("sbx");
 
     // Beyond the README table; all overridable the same way.

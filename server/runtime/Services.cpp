@@ -17,6 +17,7 @@
 #include "tools/CheckpointTools.h"
 #include "sandbox/changes/CheckpointService.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
+#include "sandbox/changes/CloudCloneSeed.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "sandbox/ports/PublicPorts.h"
 #include "sandbox/changes/FileExport.h"
@@ -71,6 +72,9 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     hostGit = std::make_unique<HostGit>();
     // A clone sandbox's git state for its checkpoints (the server's and the CLI's).
     cloneWork = std::make_unique<CloneCheckpointWork>(*channels, *hostGit);
+    // A clone workspace in a cloud sandbox: the repository's commit carried in (no host mount there).
+    cloudClones = std::make_unique<CloudCloneSeed>(*channels, *hostGit);
+    sandboxes->setCloneSeeder(cloudClones.get());
     FileExportOptions exports;
     exports.dir = config.exportDir;
     exports.maxFileBytes = static_cast<qint64>(config.exportMaxFileMiB) << 20;
@@ -144,6 +148,9 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
     // Review and export of the agent's work; also what destroy and idle expiry ask first.
     changes = std::make_unique<ChangesService>(*sandboxes, *channels, *hostGit);
     sandboxes->setDestroyGuard(changes.get());
+    if (server)
+        QObject::connect(sandboxes.get(), &SandboxService::cloudExpiryNear, changes.get(),
+                         [this](const QString &id, qint64, bool) { changes->keepBeforeCloudExpiry(id); });
     if (server)
         registerChangesTools(tools, *sandboxes, *changes);
     removal = std::make_unique<WorkspaceRemoval>(*workspaces, *sandboxes, *retention);

@@ -15,6 +15,7 @@ class BashSessions;
 class ChangesService;
 class CheckpointService;
 class CloneCheckpointWork;
+class CloudCloneSeed;
 class ChannelPool;
 class Clock;
 class Database;
@@ -74,6 +75,7 @@ struct Services {
     std::unique_ptr<HostGit> hostGit;        // these three outlive sandboxes too
     std::unique_ptr<ChangesService> changes;
     std::unique_ptr<CloneCheckpointWork> cloneWork;   // outlives checkpoints
+    std::unique_ptr<CloudCloneSeed> cloudClones;      // outlives sandboxes
     std::unique_ptr<WorkspaceRemoval> removal;
     std::unique_ptr<WarmPool> warm;          // sandboxes made ahead of need; outlives sandboxes
     std::unique_ptr<SandboxService> sandboxes;

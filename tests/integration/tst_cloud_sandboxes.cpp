@@ -12,7 +12,9 @@
 #include "McpTestClient.h"
 #include "SandboxHarness.h"
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QtTest>
@@ -65,6 +67,38 @@ bool bashAnswers(McpTestClient &mcp, const QString &id, const QString &command, 
         return !r.value(QStringLiteral("isError")).toBool() && structured(r).value(QStringLiteral("output")).toString().startsWith(expected);
     }, 20000);
 }
+
+// A repository on this computer with one commit on `main`, registered as a clone workspace (the
+// user's own `chat2sbx workspace add`); its workspace id, empty on failure.
+QString cloneWorkspace(TestEnvironment &env, const QString &repo)
+{
+    QDir().mkpath(repo);
+    const auto git = [&repo](const QStringList &args) { return runProcess(QStringLiteral("git"), args, {}, repo).exitCode == 0; };
+    writeFile(repo + QStringLiteral("/a.txt"), "alpha\n");
+    if (!git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}) ||
+        !git({QStringLiteral("add"), QStringLiteral(".")}) ||
+        !git({QStringLiteral("-c"), QStringLiteral("user.name=user"), QStringLiteral("-c"), QStringLiteral("user.email=user@example.com"),
+              QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("initial")}))
+        return {};
+    env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), QFileInfo(repo).absolutePath());
+    const CliResult r = runCli(env, {QStringLiteral("workspace"), QStringLiteral("add"), repo});
+    return r.exitCode == 0 ? QString::fromUtf8(r.out).trimmed().section(QLatin1Char(' '), 3, 3) : QString();
+}
+
+QString gitLine(const QString &repo, const QStringList &args)
+{
+    return QString::fromUtf8(runProcess(QStringLiteral("git"), args, {}, repo).out).trimmed();
+}
+
+QJsonObject bashIn(McpTestClient &mcp, const QString &id, const QString &command)
+{
+    return structured(mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                 {QStringLiteral("command"), command},
+                                                                 {QStringLiteral("yield_time_ms"), 30000}}));
+}
+
+const QString kAgentCommits = QStringLiteral("printf 'alpha\\nbeta\\n' > a.txt && git -c user.name=agent -c user.email=agent@example.com "
+                                             "commit -qam 'agent: add beta' && echo draft > notes.txt");
 
 } // namespace
 
@@ -364,6 +398,107 @@ private slots:
         QTest::qWait(2500);   // more listings: still nothing made again
         QVERIFY(cloudRows(env2).isEmpty());
         QCOMPARE(server2.terminate(), 0);
+    }
+
+    // A clone workspace in the cloud: no host mount there, so the repository's checked-out commit goes
+    // in (its branch name, its history); the agent's commit and uncommitted file come home as branch
+    // chat2sbx/<id> through export_changes, and again through the destroy guard. The host checkout is
+    // left as it was; a direct folder is refused with the reason.
+    void aCloneWorkspaceInTheCloudComesHome()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        const QString repo = QDir(env.root()).canonicalPath() + QStringLiteral("/repos/project");
+        const QString workspaceId = cloneWorkspace(env, repo);
+        QVERIFY(workspaceId.startsWith(QLatin1String("ws_")));
+        const QString hostHead = gitLine(repo, {QStringLiteral("rev-parse"), QStringLiteral("HEAD")});
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+
+        const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")},
+                                                                                    {QStringLiteral("workspace_id"), workspaceId}}, 120000);
+        QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QString id = structured(made).value(QStringLiteral("sandbox_id")).toString();
+        QCOMPARE(structured(made).value(QStringLiteral("workspace_mode")).toString(), QStringLiteral("clone"));
+        QVERIFY2(structured(made).value(QStringLiteral("cloud")).toObject().value(QStringLiteral("work_lives")).toString()
+                     .contains(QStringLiteral("chat2sbx/") + id), qPrintable(mcp.lastBody));
+        QVERIFY(SandboxHarness(env).runtimes().isEmpty());   // nothing of it on this computer
+        // The clone in the VM: the host's commit, on its branch, clean.
+        const QJsonObject seen = bashIn(mcp, id, QStringLiteral("git rev-parse HEAD; git symbolic-ref --short HEAD; git status --porcelain; cat a.txt"));
+        QCOMPARE(seen.value(QStringLiteral("output")).toString(), hostHead + QStringLiteral("\nmain\nalpha\n"));
+
+        QCOMPARE(bashIn(mcp, id, kAgentCommits).value(QStringLiteral("exit_code")).toInt(-1), 0);
+        const QJsonObject changes = structured(mcp.callToolResult(QStringLiteral("show_changes"), {{QStringLiteral("sandbox_id"), id}}));
+        QCOMPARE(changes.value(QStringLiteral("commits")).toArray().size(), 1);
+        const QJsonObject exported = mcp.callToolResult(QStringLiteral("export_changes"), {{QStringLiteral("sandbox_id"), id}}, 120000);
+        QVERIFY2(!exported.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QString branch = QStringLiteral("chat2sbx/") + id;
+        QCOMPARE(gitLine(repo, {QStringLiteral("log"), QStringLiteral("--format=%s"), QStringLiteral("main..") + branch}),
+                 QStringLiteral("chat2sbx: uncommitted changes of the sandbox (staged, unstaged and untracked files)\nagent: add beta"));
+        QCOMPARE(gitLine(repo, {QStringLiteral("show"), branch + QStringLiteral(":notes.txt")}), QStringLiteral("draft"));
+        QCOMPARE(gitLine(repo, {QStringLiteral("rev-parse"), QStringLiteral("HEAD")}), hostHead);
+        QCOMPARE(gitLine(repo, {QStringLiteral("status"), QStringLiteral("--porcelain")}), QString());
+
+        // More work, then destroy: the guard brings it home first.
+        QCOMPARE(bashIn(mcp, id, QStringLiteral("echo more >> notes.txt")).value(QStringLiteral("exit_code")).toInt(-1), 0);
+        const QJsonObject destroyed = mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}}, 120000);
+        QVERIFY2(!destroyed.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(gitLine(repo, {QStringLiteral("show"), branch + QStringLiteral(":notes.txt")}), QStringLiteral("draft\nmore"));
+        QVERIFY(cloudRows(env).isEmpty());
+
+        // A direct folder cannot go to the cloud: refused with the reason, nothing made.
+        const QString folder = QFileInfo(repo).absolutePath() + QStringLiteral("/notes");
+        QVERIFY(QDir().mkpath(folder));
+        const CliResult direct = runCli(env, {QStringLiteral("workspace"), QStringLiteral("add"), folder, QStringLiteral("--mode"), QStringLiteral("direct")});
+        const QString directId = QString::fromUtf8(direct.out).trimmed().section(QLatin1Char(' '), 3, 3);
+        QVERIFY2(directId.startsWith(QLatin1String("ws_")), (direct.out + direct.err).constData());
+        const QJsonObject refused = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")},
+                                                                                       {QStringLiteral("workspace_id"), directId}});
+        QVERIFY(refused.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(refused).contains(QLatin1String("no host mount")), qPrintable(text(refused)));
+        QVERIFY(cloudRows(env).isEmpty());
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    // A cloud clone left alone: when its end is near (the warning), its work goes home as
+    // chat2sbx/<id>; then the cloud deletes it (an account that cannot stop), the reconciler marks it
+    // gone and nothing is made again, and the work is on the host.
+    void aCloudClonesWorkGoesHomeBeforeItsEnd()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        // An hour of the cloud's is 36 s here; the warning 20 s before the end, and an extension on use
+        // only once less than 20 s is left (half of cloudDefaultTtl).
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_TIME_SCALE=0.01"), QStringLiteral("FAKE_SBX_CLOUD_NO_STOP=1")});
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_WARN_BEFORE"), QStringLiteral("20"));
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_DEFAULT_TTL"), QStringLiteral("40"));
+        const QString repo = QDir(env.root()).canonicalPath() + QStringLiteral("/repos/project");
+        const QString workspaceId = cloneWorkspace(env, repo);
+        QVERIFY(workspaceId.startsWith(QLatin1String("ws_")));
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-test");
+        QVERIFY(mcp.open());
+        const QString id = createInCloud(mcp, {{QStringLiteral("workspace_id"), workspaceId}, {QStringLiteral("ttl"), QStringLiteral("1h")}});
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+        QCOMPARE(bashIn(mcp, id, kAgentCommits).value(QStringLiteral("exit_code")).toInt(-1), 0);
+        // A last call after the work: if the end was near already, it moves it and warns again.
+        QVERIFY(!mcp.callToolResult(QStringLiteral("show_changes"), {{QStringLiteral("sandbox_id"), id}}).value(QStringLiteral("isError")).toBool(true));
+        const QString branch = QStringLiteral("chat2sbx/") + id;
+        QVERIFY2(waitFor([&] { return gitLine(repo, {QStringLiteral("show"), branch + QStringLiteral(":notes.txt")}) == QLatin1String("draft"); },
+                         60000), qPrintable(server.output()));
+        QCOMPARE(gitLine(repo, {QStringLiteral("log"), QStringLiteral("-1"), QStringLiteral("--format=%s"), branch + QStringLiteral("~1")}),
+                 QStringLiteral("agent: add beta"));
+        // The end: deleted by the cloud, marked gone, never made again.
+        QVERIFY2(waitFor([&] { return listed(env, id).isEmpty(); }, 90000), qPrintable(QJsonDocument(listed(env, id)).toJson()));
+        const QJsonObject gone = mcp.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id}});
+        QVERIFY2(QJsonDocument(gone).toJson().contains("gone from Docker's cloud"), qPrintable(mcp.lastBody));
+        QTest::qWait(2500);
+        QVERIFY(cloudRows(env).isEmpty());
+        QCOMPARE(gitLine(repo, {QStringLiteral("show"), branch + QStringLiteral(":notes.txt")}), QStringLiteral("draft"));
+        QCOMPARE(server.terminate(), 0);
     }
 
     // The page leaves `sbx --cloud exec -i` UNKNOWN on stdin's end, stderr and the exit status: the

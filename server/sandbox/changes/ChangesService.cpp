@@ -1,6 +1,7 @@
 #include "sandbox/changes/ChangesService.h"
 
 #include "sandbox/channel/ChannelPool.h"
+#include "sandbox/lifecycle/SandboxRuntimeOps.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "workspace/HostGit.h"
 
@@ -211,6 +212,31 @@ void ChangesService::exportRunning(const RunningSandbox &sandbox, const Workspac
         });
 }
 
+void ChangesService::keepBeforeCloudExpiry(const QString &sandboxId)
+{
+    const std::optional<SandboxView> view = m_sandboxes.get(sandboxId);
+    if (!view || !view->record.isCloud() || !view->workspace || view->workspace->mode != WorkspaceMode::Clone)
+        return;
+    // One export at a time into the branch; a warning meanwhile (an extension moved the end) asks
+    // for one more after it, which then holds everything done until then.
+    if (m_keeping.contains(sandboxId)) {
+        m_keeping[sandboxId] = true;
+        return;
+    }
+    m_keeping.insert(sandboxId, false);
+    QPointer<ChangesService> self(this);
+    secureWork(*view, [self, sandboxId](const DestroyGuard::Outcome &o) {
+        if (o.ok)
+            qCInfo(lcChanges).noquote() << "cloud sandbox" << sandboxId << "ends soon:" << o.summary;
+        else
+            qCWarning(lcChanges).noquote() << "cloud sandbox" << sandboxId << "ends soon and its work could not be saved:" << o.error;
+        if (!self)
+            return;
+        if (self->m_keeping.take(sandboxId))
+            self->keepBeforeCloudExpiry(sandboxId);
+    });
+}
+
 void ChangesService::secureWork(const SandboxView &view, std::function<void(const DestroyGuard::Outcome &)> done)
 {
     DestroyGuard::Outcome out;
@@ -220,10 +246,18 @@ void ChangesService::secureWork(const SandboxView &view, std::function<void(cons
         out.ok = true;
         return done(out);
     }
-    RunningSandbox running;
-    running.sandboxId = view.record.id;
-    running.runtimeName = view.record.runtimeName;
-    running.workspacePath = view.workspace->hostPath;
+    // A cloud clone's channel is `sbx --cloud exec` into ~/workspace; a local one's the mounted clone.
+    RunningSandbox running = SandboxRuntimeOps::runningOf(view.record, view.workspace->hostPath, false);
+    if (view.record.isCloud() && view.record.state == SandboxState::Stopped) {
+        // The cloud runs nothing in a stopped sandbox: it is started again (in the background) first.
+        QString why;
+        if (!m_sandboxes.resolveRunning(view.record.id, running, why)) {
+            out.error = QStringLiteral("its clone's work is in the stopped cloud sandbox and cannot be saved before it runs "
+                                       "again (%1). Try again in a minute, or destroy with force to drop that work")
+                            .arg(why);
+            return done(out);
+        }
+    }
     QString branch, error;
     branchName(view.record.id, {}, branch, error);
     exportRunning(running, *view.workspace, branch, [done](const ExportOutcome &o) {

@@ -5,6 +5,7 @@
 #include "sandbox/lifecycle/DestroyGuard.h"
 #include "state/Workspace.h"
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QPair>
@@ -64,6 +65,9 @@ public:
     static bool branchName(const QString &sandboxId, const QString &requested, QString &out, QString &error);
 
     // DestroyGuard: exports a running clone sandbox's work (if any) before it is removed.
+    // A cloud clone sandbox whose time-to-live ends soon (SandboxService::cloudExpiryNear): its work
+    // goes home as chat2sbx/<id> now, while the VM still answers (expiry may delete it, files and all).
+    void keepBeforeCloudExpiry(const QString &sandboxId);
     void secureWork(const SandboxView &sandbox, std::function<void(const DestroyGuard::Outcome &)> done) override;
 
 private:
@@ -73,6 +77,7 @@ private:
     SandboxService &m_sandboxes;
     ChannelPool &m_channels;
     HostGit &m_git;
+    QHash<QString, bool> m_keeping;   // cloud clone id -> another export asked for while one runs
 };
 
 } // namespace chat2sbx

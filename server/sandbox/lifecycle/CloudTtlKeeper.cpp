@@ -15,7 +15,8 @@ CloudTtlKeeper::CloudTtlKeeper(SandboxRuntimeOps &ops, QObject *parent) : QObjec
 {
     if (!m_ops.config().cloudSandboxes)
         return;
-    m_check.setInterval(kCheckEveryMs);
+    // Often enough that a warning comes at most a tenth of its lead late.
+    m_check.setInterval(int(qBound<qint64>(qint64(1000), m_ops.config().cloudWarnBeforeSeconds * 100, qint64(kMaxCheckEveryMs))));
     connect(&m_check, &QTimer::timeout, this, &CloudTtlKeeper::checkExpiries);
     m_check.start();
     // A create, a wake or an extension changes what ends when: looked at once the changes of this turn
@@ -88,7 +89,7 @@ void CloudTtlKeeper::checkExpiries()
     const qint64 now = m_ops.clock().nowMs();
     QHash<QString, qint64> warned;
     for (const SandboxRecord &r : m_ops.records().listCloud()) {
-        if (r.state != SandboxState::Running || r.expiresAt <= now || r.expiresAt - now > kWarnBeforeMs)
+        if (r.state != SandboxState::Running || r.expiresAt <= now || r.expiresAt - now > m_ops.config().cloudWarnBeforeSeconds * 1000)
             continue;
         warned.insert(r.id, r.expiresAt);
         if (m_warned.value(r.id) == r.expiresAt || m_extending.contains(r.id))

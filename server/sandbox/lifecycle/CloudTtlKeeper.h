@@ -17,7 +17,8 @@ class SandboxRuntimeOps;
 // reaches one with less than half of cloudDefaultTtl left, it is extended by cloudDefaultTtl
 // (`sbx --cloud ttl +D`), one extension at a time per sandbox, never past its ceiling of 24 h from
 // creation (the cloud refuses or clamps; what it says is recorded). Left alone it does expire: the
-// user hears of it kWarnBeforeMs before (expiryNear, once per end) and may extend it.
+// user hears of it cloudWarnBefore before (expiryNear, once per end) and may extend it; a clone's
+// work goes home then (ChangesService::keepBeforeCloudExpiry).
 class CloudTtlKeeper : public QObject {
     Q_OBJECT
 public:
@@ -28,11 +29,10 @@ public:
     // The user extends `r` by cloudDefaultTtl; `done(error)` (empty: extended) runs once, later.
     void extend(const SandboxRecord &r, std::function<void(const QString &error)> done);
 
-    static constexpr qint64 kWarnBeforeMs = 10 * 60 * 1000;
-    static constexpr int kCheckEveryMs = 30 * 1000;
+    static constexpr int kMaxCheckEveryMs = 30 * 1000;
 
 signals:
-    // A running cloud sandbox's time-to-live ends at `expiresAtMs`, within kWarnBeforeMs;
+    // A running cloud sandbox's time-to-live ends at `expiresAtMs`, within cloudWarnBefore;
     // `atCeiling`: it cannot be extended any more (24 h from its creation).
     void expiryNear(const QString &sandboxId, qint64 expiresAtMs, bool atCeiling);
 

@@ -10,6 +10,7 @@
 
 namespace chat2sbx {
 
+class CloneSeeder;
 class SandboxReconciler;
 class SandboxRuntimeOps;
 
@@ -24,6 +25,8 @@ public:
     SandboxCreator(SandboxRuntimeOps &ops, const SandboxReconciler &reconciler, QObject *parent = nullptr);
 
     void create(const SandboxCreateRequest &request, SandboxDone done);
+    // What carries a clone workspace into a cloud sandbox; none: such a create is refused.
+    void setCloneSeeder(CloneSeeder *seeder) { m_seeder = seeder; }
     bool isCreating(const QString &sandboxId) const { return m_creating.contains(sandboxId); }
     // "template missing: … (run `chat2sbx setup`)", the state sandbox_create reports when the pinned
     // template is absent.
@@ -54,6 +57,7 @@ private:
     const SandboxReconciler &m_reconciler;
     QHash<QString, QList<SandboxDone>> m_creating;   // sandbox id -> callers waiting for it (first: the creator)
     QHash<QString, decltype(SandboxCreateRequest::prepare)> m_prepare;   // sandbox id -> its request's prepare
+    CloneSeeder *m_seeder = nullptr;
 };
 
 } // namespace chat2sbx

@@ -3,6 +3,7 @@
 #include "sandbox/lifecycle/SandboxServiceLog.h"
 
 #include "config/Config.h"
+#include "sandbox/lifecycle/CloneSeeder.h"
 #include "sandbox/lifecycle/SandboxRuntimeOps.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "workspace/WorkspaceService.h"
@@ -24,20 +25,40 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
         return failNow(QStringLiteral("cloud sandboxes are off (cloudSandboxes, CHAT2SBX_CLOUD_SANDBOXES): they run in Docker's "
                                       "cloud and are billed per second while they run. The user turns them on with "
                                       "\"cloudSandboxes\": true in config.json; until then, create a local sandbox"));
+    std::optional<Workspace> clone;
     if (!request.workspaceId.isEmpty()) {
-        const std::optional<Workspace> w = m_ops.workspaces().find(request.workspaceId);
-        if (!w)
+        clone = m_ops.workspaces().find(request.workspaceId);
+        if (!clone)
             return failNow(QStringLiteral("unknown workspace_id %1").arg(request.workspaceId));
-        if (w->mode == WorkspaceMode::Direct)
+        if (clone->mode == WorkspaceMode::Direct)
             return failNow(QStringLiteral("workspace %1 is the user's own folder on this computer (direct mode): a cloud sandbox "
-                                          "has no host mount, so it cannot work on it. Create a local sandbox for it")
-                               .arg(w->id));
-        if (w->mode == WorkspaceMode::Clone)
-            return failNow(QStringLiteral("a clone workspace in the cloud is not supported yet: create a local sandbox for "
-                                          "workspace %1, or a cloud sandbox with its own scratch workspace (no workspace_id)")
-                               .arg(w->id));
-        return failNow(QStringLiteral("a cloud sandbox starts with its own scratch workspace in its VM: call sandbox_create with "
-                                      "placement cloud and no workspace_id"));
+                                          "has no host mount, so it cannot work on it. Ask for the folder in mode clone "
+                                          "(workspace_request), or create a local sandbox for it")
+                               .arg(clone->id));
+        if (clone->mode != WorkspaceMode::Clone)
+            return failNow(QStringLiteral("a cloud sandbox starts with its own scratch workspace in its VM: call sandbox_create with "
+                                          "placement cloud and no workspace_id"));
+        if (!m_seeder)
+            return failNow(QStringLiteral("a clone workspace cannot be carried into the cloud from here: create it through "
+                                          "`chat2sbx serve`"));
+        if (!request.alongside) {
+            // The workspace's cloud sandbox is reused as a local one is; a fork asks for a second.
+            std::optional<SandboxRecord> mine = repo.findForWorkspace(clone->id, SandboxState::Running);
+            if (!mine || !mine->isCloud())
+                mine = repo.findForWorkspace(clone->id, SandboxState::Stopped);
+            if (mine && mine->isCloud()) {
+                m_ops.renewNow(mine->id);
+                m_ops.workspaces().touch(clone->id);
+                SandboxOutcome o;
+                o.ok = true;
+                o.reused = true;
+                o.view = m_ops.viewOf(*repo.find(mine->id));
+                return done(o);
+            }
+        }
+        QString why;
+        if (!m_ops.workspaces().checkBeforeUse(*clone, why))
+            return failNow(why);
     }
     if (!request.memory.isEmpty())
         return failNow(QStringLiteral("memory does not apply in the cloud: choose a size (micro 1 CPU/2 GiB, small 2/4, medium "
@@ -59,7 +80,8 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
                                       "reached: destroy one with sandbox_destroy first").arg(config.cloudMaxSandboxes));
 
     QString error;
-    const std::optional<Workspace> workspace = m_ops.workspaces().createManaged(error);
+    // A clone's work lives in the VM: no folder of this computer is made for it.
+    const std::optional<Workspace> workspace = clone ? clone : m_ops.workspaces().createManaged(error);
     if (!workspace)
         return failNow(error);
     SandboxRecord r = newRecord(workspace->id, kCloudRuntimePrefix);
@@ -74,6 +96,14 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
         return failNow(limitReached ? limitError() : error);
     m_ops.workspaces().touch(workspace->id);
     m_creating.insert(r.id, {std::move(done)});
+    if (clone) {
+        // Once the VM answers: the repository's checked-out commit goes in, before the sandbox runs.
+        CloneSeeder *seeder = m_seeder;
+        const Workspace w = *clone;
+        m_prepare.insert(r.id, [seeder, w](const RunningSandbox &running, std::function<void(bool, const QString &)> seeded) {
+            seeder->seed(running, w, std::move(seeded));
+        });
+    }
     emit m_ops.sandboxesChanged();
     qCInfo(lcSandbox).noquote() << "creating" << r.id << "in Docker's cloud as" << r.runtimeName << "(" << size << ", ttl" << ttl << "s)";
     SbxCloudCreateSpec spec;

@@ -75,6 +75,11 @@ void SandboxService::setDestroyGuard(DestroyGuard *guard)
     m_destroyer->setGuard(guard);
 }
 
+void SandboxService::setCloneSeeder(CloneSeeder *seeder)
+{
+    m_creator->setCloneSeeder(seeder);
+}
+
 void SandboxService::setWarmPool(WarmPool *pool)
 {
     m_ops->setWarmPool(pool);

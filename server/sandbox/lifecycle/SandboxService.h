@@ -21,6 +21,7 @@
 namespace chat2sbx {
 
 class Clock;
+class CloneSeeder;
 class Database;
 class DestroyGuard;
 class RuntimeAttacher;
@@ -58,6 +59,8 @@ public:
     void setAttacher(RuntimeAttacher *attacher);
     // Asked before every destroy (and idle expiry) to keep the sandbox's work; see DestroyGuard.
     void setDestroyGuard(DestroyGuard *guard);
+    // What carries a clone workspace into a cloud sandbox (CloudCloneSeed); outlives this.
+    void setCloneSeeder(CloneSeeder *seeder);
     // Sandboxes made ahead of need: create() of a new managed workspace with default memory takes one.
     void setWarmPool(WarmPool *pool);
     // Runs before idle expiry destroys a sandbox (checkpointBeforeExpiry); see SandboxIdleExpiry.
@@ -137,7 +140,7 @@ signals:
     void workNotKept(const QString &sandboxId, const QString &message);
     // A destroy saved the sandbox's work on a host branch first (tray notification).
     void workKept(const QString &sandboxId, const QString &branch, const QString &summary);
-    // A running cloud sandbox expires at `expiresAtMs`, in minutes (CloudTtlKeeper::kWarnBeforeMs);
+    // A running cloud sandbox expires at `expiresAtMs`, in minutes (cloudWarnBefore);
     // `atCeiling`: it cannot be extended (24 h from its creation).
     void cloudExpiryNear(const QString &sandboxId, qint64 expiresAtMs, bool atCeiling);
 

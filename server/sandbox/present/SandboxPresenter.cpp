@@ -52,6 +52,12 @@ QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes
         QJsonObject cloud{{QStringLiteral("size"), size ? size->name : r.cloudSize},
                           {QStringLiteral("cpus"), size ? size->cpus : 0},
                           {QStringLiteral("work_lives"), QStringLiteral("in the VM in Docker's cloud (no folder of this computer)")}};
+        if (view.workspace && view.workspace->mode == WorkspaceMode::Clone)
+            cloud.insert(QStringLiteral("work_lives"),
+                         QStringLiteral("in the VM in Docker's cloud: ~/workspace is a clone of the approved repository at the "
+                                        "commit checked out when the sandbox was made (uncommitted changes of this computer "
+                                        "are not in it); export_changes brings its work home as branch chat2sbx/%1")
+                             .arg(r.id));
         if (r.expiresAt > 0 && (r.state == SandboxState::Running || r.state == SandboxState::Creating))
             cloud.insert(QStringLiteral("expires_at"), isoTime(r.expiresAt));
         if (r.expiresCeilingAt > 0)

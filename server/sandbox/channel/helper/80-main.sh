@@ -42,6 +42,7 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
         git_bundle) op_git_bundle ;;
         git_save) op_git_save ;;
         git_put_back) op_git_put_back ;;
+        git_seed) op_git_seed ;;
         reap) op_reap ;;
         *) fail einval "unknown operation: $op" ;;
     esac
