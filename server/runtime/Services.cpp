@@ -97,6 +97,7 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         });
     if (server) {
         sbxHealth = std::make_unique<SbxHealth>(*sbx, config.templateRef());
+        sbxHealth->setCloudCheck(config.cloudSandboxes);
         QObject::connect(sandboxes.get(), &SandboxService::templateMissing, sbxHealth.get(), &SbxHealth::refresh);
         QObject::connect(sandboxes.get(), &SandboxService::createFinished, sbxHealth.get(), &SbxHealth::noteCreateResult);
         tools.setToolCardsEnabled(config.toolCards);

@@ -148,6 +148,58 @@ ChecklistItem hostFolders(const StatusReport &r)
     return item;
 }
 
+ChecklistItem cloudSandboxes(const StatusReport &r)
+{
+    ChecklistItem item{Step::CloudSandboxes, State::Optional, QStringLiteral("Docker cloud sandboxes"), {}, {}};
+    if (!r.cloudEnabled) {
+        item.detail = QStringLiteral("Off: sandboxes run on this computer. For a laptop that sleeps or a host without KVM, agents "
+                                     "may use Docker's cloud (billed per second while a sandbox runs; a Docker Agentic Platform "
+                                     "plan): set \"cloudSandboxes\": true in config.json.");
+        return item;
+    }
+    if (r.cloudState == QLatin1String("ready")) {
+        item.state = State::Done;
+        item.detail = QStringLiteral("`sbx --cloud diagnose` passes; sandbox_create without placement goes %1")
+                          .arg(r.defaultPlacement == QLatin1String("cloud") ? QStringLiteral("to the cloud")
+                               : r.defaultPlacement == QLatin1String("auto")
+                                   ? QStringLiteral("to the cloud while this computer cannot run sandboxes")
+                                   : QStringLiteral("to this computer"));
+        return item;
+    }
+    if (r.cloudState == QLatin1String("checking")) {
+        item.state = State::Checking;
+        item.detail = QStringLiteral("checking `sbx --cloud diagnose` …");
+        return item;
+    }
+    item.state = State::ToDo;
+    item.command = QStringLiteral("sbx --cloud diagnose");
+    item.detail = r.cloudProblem();
+    return item;
+}
+
+// Where sandboxes are made in the cloud (defaultPlacement cloud or auto, the cloud ready), the local
+// runtime is not needed: a host without KVM is a supported setup, and its local steps are optional.
+void localStepsOptional(QList<ChecklistItem> &items)
+{
+    for (ChecklistItem &item : items) {
+        if (item.step != Step::SbxInstalled && item.step != Step::SignedIn && item.step != Step::TemplatePrepared)
+            continue;
+        if (item.step == Step::SignedIn && item.state != State::Done) {
+            item.state = State::Done;   // the cloud's diagnose checked the sign-in
+            item.detail = QStringLiteral("signed in (Docker's cloud answers)");
+            continue;
+        }
+        if (item.state == State::ToDo || item.state == State::Blocked) {
+            item.detail = item.state == State::ToDo
+                              ? QStringLiteral("Not needed while sandboxes are made in Docker's cloud. For sandboxes on this "
+                                               "computer: %1").arg(item.detail)
+                              : QStringLiteral("Not needed while sandboxes are made in Docker's cloud (for sandboxes on this "
+                                               "computer: `%1`, once sbx answers here)").arg(item.command);
+            item.state = State::Optional;
+        }
+    }
+}
+
 } // namespace
 
 QString ChecklistItem::stateName(State state)
@@ -171,6 +223,10 @@ QList<ChecklistItem> setupChecklist(const StatusReport &report)
     items << templatePrepared(report.sbx, items.constLast().state == State::Done);
     items << chatGptConnected(report);
     items << hostFolders(report);
+    items << cloudSandboxes(report);
+    // The sbx CLI itself is needed either way (it is what talks to the cloud).
+    if (items.constLast().state == State::Done && report.defaultPlacement != QLatin1String("local") && !report.sbx.version.isEmpty())
+        localStepsOptional(items);
     return items;
 }
 

@@ -10,7 +10,7 @@ struct StatusReport;
 // What chat2sbx needs before an agent can use it, in the order to do it: one list for the tray's
 // first-run guide and `chat2sbx status`, built from the same StatusReport, so both say the same.
 struct ChecklistItem {
-    enum class Step { SbxInstalled, SignedIn, TemplatePrepared, ChatGptConnected, HostFolders };
+    enum class Step { SbxInstalled, SignedIn, TemplatePrepared, ChatGptConnected, HostFolders, CloudSandboxes };
     enum class State {
         Done,       // ready
         ToDo,       // needed: `detail` says what to do

@@ -35,7 +35,7 @@ bool StatusReport::tunnelHealthy() const
 
 QString StatusReport::cloudProblem() const
 {
-    if (!cloudEnabled || cloudState == QLatin1String("ready"))
+    if (!cloudEnabled || cloudState == QLatin1String("ready") || cloudState == QLatin1String("checking"))
         return {};
     return QStringLiteral("cloud sandboxes are on but Docker's cloud is not usable: %1 (activate a Docker Agentic Platform "
                           "subscription for the account `sbx login` uses; `sbx --cloud diagnose` says which check fails)")
@@ -218,6 +218,7 @@ QString StatusReport::toText() const
     text += QStringLiteral("cloud:      %1\n")
                 .arg(!cloudEnabled ? QStringLiteral("off (optional: cloudSandboxes in config.json; billed per second while they run)")
                      : cloudState == QLatin1String("ready") ? QStringLiteral("ready (sbx --cloud diagnose passes)")
+                     : cloudState == QLatin1String("checking") ? QStringLiteral("checking (sbx --cloud diagnose)")
                                                             : QStringLiteral("not usable: %1").arg(cloudDetail));
     const QString limit = sandboxLimitText(maxActiveSandboxes);
     text += QStringLiteral("sandboxes:  %1 active / limit %2; %3 of %4 warm (ready to hand over)\n")

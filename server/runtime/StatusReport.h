@@ -50,6 +50,7 @@ struct StatusReport {
     bool cloudEnabled = false;
     QString cloudState = QStringLiteral("off");
     QString cloudDetail;
+    QString defaultPlacement = QStringLiteral("local");   // where a create without placement goes
 
     // Whether ChatGPT has the tool list served now (ChatGptToolList): "unknown" (no server answered),
     // "never_fetched", "current" or "changed"; when it fetched the list it has (0: never/unknown).

@@ -53,6 +53,9 @@ StatusReport statusFromConfig(const Config &c)
     r.exposeAllowLan = c.exposeAllowLan;
     r.sbx.sbxPath = c.sbxPath;
     r.sbx.templateRef = c.templateRef();
+    r.cloudEnabled = c.cloudSandboxes;
+    r.cloudState = c.cloudSandboxes ? QStringLiteral("checking") : QStringLiteral("off");
+    r.defaultPlacement = c.defaultPlacement;
     return r;
 }
 
@@ -74,6 +77,10 @@ StatusReport statusFromServer(Controller &controller)
     }
     r.sbx = controller.sbxHealth().status();
     r.sbxPath = controller.sbx().sbxPath();   // the one chosen in the tray, when the user chose one
+    if (r.cloudEnabled && !r.sbx.cloudState.isEmpty()) {
+        r.cloudState = r.sbx.cloudState;
+        r.cloudDetail = r.sbx.cloudDetail;
+    }
     if (running) {
         r.activeSandboxes = controller.sandboxes().countActive();
         const ListingDiagnosis &listing = controller.sandboxes().reconciler().listing();

@@ -333,10 +333,29 @@ private slots:
         r = runCli(env, {QStringLiteral("status")});
         QVERIFY2(r.out.contains("cloud:      not usable") && r.out.contains("Agentic Platform"), r.out.constData());
         QVERIFY2(r.err.contains("Docker's cloud is not usable"), r.err.constData());
+        // The first-run guide's row says it too, with the command that tells which check fails.
+        QVERIFY2(r.out.contains("[to do] Docker cloud sandboxes") && r.out.contains("sbx --cloud diagnose"), r.out.constData());
         env.setSbxFaults({});
         r = runCli(env, {QStringLiteral("status"), QStringLiteral("--json")});
         QCOMPARE(QJsonDocument::fromJson(r.out).object().value(QStringLiteral("cloud")).toObject().value(QStringLiteral("state")).toString(),
                  QStringLiteral("ready"));
+        QVERIFY2(runCli(env, {QStringLiteral("status")}).out.contains("[done] Docker cloud sandboxes"), r.out.constData());
+
+        // A running server's own check (the tray's guide reads it): cloud ready, and a host whose local
+        // sbx does not answer but makes its sandboxes in the cloud needs nothing more.
+        env.set(QStringLiteral("CHAT2SBX_DEFAULT_PLACEMENT"), QStringLiteral("cloud"));
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_UPDATE_PENDING=1")});
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        QString text;
+        QVERIFY2(waitFor([&] {
+            text = QString::fromUtf8(runCli(env, {QStringLiteral("status")}).out);
+            return text.contains(QLatin1String("[done] Docker cloud sandboxes"));
+        }, 20000), qPrintable(text));
+        QVERIFY2(!text.contains(QLatin1String("[to do]")) && !text.contains(QLatin1String("[blocked]")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("[optional] Sandbox template prepared")) &&
+                     text.contains(QLatin1String("Not needed while sandboxes are made in Docker's cloud")), qPrintable(text));
+        QCOMPARE(server.terminate(), 0);
     }
 
     // A host whose local sbx does not answer (no KVM, no local runtime) but whose cloud does.

@@ -1,6 +1,7 @@
 // StatusReport: what /healthz answers is what `chat2sbx status` reads back (counts, tunnel, sbx),
 // a bare answer leaves the private parts unknown, and problems() names exactly what is wrong.
 #include "config/Config.h"
+#include "runtime/SetupChecklist.h"
 #include "runtime/StatusReport.h"
 #include "runtime/StatusReportBuilder.h"
 
@@ -49,6 +50,56 @@ StatusReport readBack(const QJsonObject &health)
 class TestStatusReport : public QObject {
     Q_OBJECT
 private slots:
+    // The first-run guide's optional "Docker cloud sandboxes" row: off says how to turn it on; on, it
+    // says what `sbx --cloud diagnose` found, with the command when it fails; a host that makes its
+    // sandboxes in the cloud needs no local runtime (its failing local steps are optional then).
+    void theGuideHasACloudRow()
+    {
+        const auto cloudItem = [](const QList<ChecklistItem> &items) {
+            for (const ChecklistItem &i : items)
+                if (i.step == ChecklistItem::Step::CloudSandboxes)
+                    return i;
+            return ChecklistItem{};
+        };
+        StatusReport r = serverReport();
+        QCOMPARE(cloudItem(setupChecklist(r)).state, ChecklistItem::State::Optional);
+        QVERIFY(cloudItem(setupChecklist(r)).detail.contains(QLatin1String("cloudSandboxes")));
+        QVERIFY(!setupNeeded(setupChecklist(r)));
+
+        Config c = localOnly();
+        c.cloudSandboxes = true;
+        c.defaultPlacement = QStringLiteral("cloud");
+        r = statusFromConfig(c);
+        QCOMPARE(cloudItem(setupChecklist(r)).state, ChecklistItem::State::Checking);
+        r.cloudState = QStringLiteral("not usable");
+        r.cloudDetail = QStringLiteral("account access: FAIL (no active subscription)");
+        ChecklistItem cloud = cloudItem(setupChecklist(r));
+        QCOMPARE(cloud.state, ChecklistItem::State::ToDo);
+        QCOMPARE(cloud.command, QStringLiteral("sbx --cloud diagnose"));
+        QVERIFY2(cloud.detail.contains(QLatin1String("no active subscription")), qPrintable(cloud.detail));
+        QVERIFY(setupNeeded(setupChecklist(r)));
+
+        // No KVM here (local sbx does not answer), the cloud ready, creates go there: nothing to do.
+        r.cloudState = QStringLiteral("ready");
+        r.cloudDetail.clear();
+        r.sbx.state = SbxStatus::State::NotAnswering;
+        r.sbx.version = QStringLiteral("v0.47.0");
+        r.sbx.problem = QStringLiteral("sbx does not answer: the sandbox runtime cannot start (no /dev/kvm)");
+        QList<ChecklistItem> items = setupChecklist(r);
+        QCOMPARE(cloudItem(items).state, ChecklistItem::State::Done);
+        QVERIFY(!setupNeeded(items));
+        QCOMPARE(items.first().state, ChecklistItem::State::Optional);
+        QVERIFY2(items.first().detail.contains(QLatin1String("/dev/kvm")), qPrintable(items.first().detail));
+        // ...but where creates stay local, the local runtime is still to fix.
+        r.defaultPlacement = QStringLiteral("local");
+        QVERIFY(setupNeeded(setupChecklist(r)));
+        // And sbx itself missing is never optional: it is what talks to the cloud.
+        r.defaultPlacement = QStringLiteral("cloud");
+        r.sbx.state = SbxStatus::State::NotInstalled;
+        r.sbx.version.clear();
+        QVERIFY(setupNeeded(setupChecklist(r)));
+    }
+
     void healthAnswerRoundTrips()
     {
         const StatusReport sent = serverReport();

@@ -68,7 +68,7 @@ StatusInfo ServiceStatusModel::status() const
     const QStringList notices = report.notices();
     s.chatGptNotice = notices.isEmpty() ? QString() : QStringLiteral("ChatGPT: ") + notices.first();
     const QList<ChecklistItem> items = setupChecklist(report);
-    static const char *const kSteps[] = {"sbx", "login", "template", "chatgpt", "folders"};
+    static const char *const kSteps[] = {"sbx", "login", "template", "chatgpt", "folders", "cloud"};
     for (const ChecklistItem &item : items)
         s.checklist.append({QLatin1String(kSteps[static_cast<int>(item.step)]), ChecklistItem::stateName(item.state), item.title,
                             item.detail, item.command});

@@ -36,7 +36,8 @@ SbxStatus SbxHealth::withDriverCondition(const SbxStatus &checked) const
 void SbxHealth::publish(const SbxStatus &next)
 {
     const bool first = !m_status.checked();
-    const bool changedState = first || next.state != m_status.state || next.currentProblem() != m_status.currentProblem();
+    const bool changedState = first || next.state != m_status.state || next.currentProblem() != m_status.currentProblem()
+                              || next.cloudState != m_status.cloudState;
     m_status = next;
     if (changedState)
         log(m_status);
@@ -85,8 +86,22 @@ void SbxHealth::refresh()
     QPointer<SbxHealth> self(this);
     const quint64 generation = m_generation;
     checkSbxStatus(m_sbx, m_templateRef, [self, generation](const SbxStatus &status) {
-        if (self && generation == self->m_generation)
-            self->finished(status);
+        if (!self || generation != self->m_generation)
+            return;
+        if (!self->m_cloudCheck)
+            return self->finished(status);
+        // A host with no local runtime may still serve from the cloud: asked whatever the local check said.
+        self->m_sbx.cloudDiagnose([self, generation, local = SbxStatus(status)](const SbxResult &r) {
+            if (!self || generation != self->m_generation)
+                return;
+            SbxStatus withCloud = local;
+            withCloud.cloudState = r.ok ? QStringLiteral("ready") : QStringLiteral("not usable");
+            if (!r.ok)   // sbx's own words: the check that failed and what it says to do
+                withCloud.cloudDetail = QString::fromUtf8(r.out + r.err).simplified().left(500);
+            if (!r.ok && withCloud.cloudDetail.isEmpty())
+                withCloud.cloudDetail = r.error;
+            self->finished(withCloud);
+        });
     });
 }
 

@@ -28,6 +28,8 @@ public:
     // remembered until a create succeeds. (A missing template is SandboxService::templateMissing:
     // connect it to refresh().)
     void noteCreateResult(const QString &error);
+    // Cloud sandboxes are on: each check asks `sbx --cloud diagnose` too (SbxStatus::cloudState).
+    void setCloudCheck(bool on) { m_cloudCheck = on; }
 
     static constexpr int kReadyIntervalMs = 10 * 60 * 1000;
     static constexpr int kFailingIntervalMs = 60 * 1000;
@@ -51,6 +53,7 @@ private:
     SbxStatus m_checked;   // what the last check found, before the driver's condition
     QTimer m_timer;
     bool m_running = false;
+    bool m_cloudCheck = false;
     bool m_checking = false;
     bool m_again = false;
     quint64 m_generation = 0;   // a check started before stop() is ignored

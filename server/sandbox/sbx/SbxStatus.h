@@ -28,6 +28,10 @@ struct SbxStatus {
     // The last sandbox create failed for a host set-up reason no check can see beforehand (no network
     // policy: sbx-contract.md behaviour 2). Kept until a create succeeds or a new check finds worse.
     QString createProblem;
+    // Docker's cloud (`sbx --cloud diagnose`), when cloud sandboxes are on: "ready" or "not usable"
+    // (cloudDetail: what sbx said); empty: not checked.
+    QString cloudState;
+    QString cloudDetail;
 
     bool checked() const { return state != State::Unchecked; }
     bool ready() const { return state == State::Ready && createProblem.isEmpty(); }
