@@ -3,6 +3,7 @@
 // it is plain bash and coreutils) and compare every answer with what the file holds, for the
 // builtin path and for the program path it falls back to (NUL bytes, files over 256 KiB).
 #include "sandbox/channel/HelperFrame.h"
+#include "sandbox/channel/HelperFrameReader.h"
 #include "TestSupport.h"
 #include "sandbox/channel/SandboxChannel.h"
 
@@ -80,11 +81,11 @@ public:
 
     std::optional<HelperFrame> next()
     {
-        while (!m_proc.canReadLine()) {
-            if (!m_proc.waitForReadyRead(10000))
+        while (m_frames.isEmpty()) {
+            if (!m_proc.waitForReadyRead(10000) || !m_reader.feed(m_proc.readAllStandardOutput(), m_frames))
                 return std::nullopt;
         }
-        return parseHelperFrame(m_proc.readLine().chopped(1));
+        return parseHelperFrame(m_frames.takeFirst());
     }
 
     std::optional<HelperFrame> call(const QByteArray &op, const QList<QByteArray> &args)
@@ -99,6 +100,8 @@ public:
 private:
     QString m_ws;
     QProcess m_proc;
+    HelperFrameReader m_reader;
+    QList<QByteArray> m_frames;
     quint64 m_id = 0;
 };
 

@@ -2,6 +2,7 @@
 // channel restarts past the cap instead of buffering gigabytes) and warnings about junk output are
 // rate-limited.
 #include "core/LogRateLimiter.h"
+#include "sandbox/channel/HelperFrame.h"
 #include "sandbox/channel/HelperFrameReader.h"
 
 #include <QTest>
@@ -47,6 +48,40 @@ private slots:
         QVERIFY(lines.isEmpty());
         QVERIFY(reader.feed(QByteArray(10, 'y') + "\n", lines));
         QCOMPARE(lines.size(), 1);
+    }
+
+    // A raw answer ("… ~<n>\n" and n bytes, newlines and spaces included) split anywhere between
+    // chunks comes out whole, and the frames around it are untouched.
+    void aRawAnswerComesOutWholeWhereverItIsSplit()
+    {
+        const QByteArray data("line one\nline two ~7\n\nend");
+        const QByteArray stream = "1 ok - -\n2 ok size=27 ~" + QByteArray::number(data.size()) + "\n" + data + "3 ok - aGk=\n";
+        for (int cut = 1; cut < stream.size(); ++cut) {
+            HelperFrameReader reader(1024);
+            QList<QByteArray> frames;
+            QVERIFY(reader.feed(stream.left(cut), frames));
+            QVERIFY(reader.feed(stream.mid(cut), frames));
+            QCOMPARE(frames.size(), 3);
+            const std::optional<HelperFrame> raw = parseHelperFrame(frames.at(1));
+            QVERIFY(raw);
+            QCOMPARE(raw->id, quint64(2));
+            QCOMPARE(raw->data, data);
+            QCOMPARE(raw->meta.value(QStringLiteral("size")), QStringLiteral("27"));
+            QCOMPARE(parseHelperFrame(frames.at(2))->data, QByteArray("hi"));
+        }
+    }
+
+    void aRawAnswerOverTheCapIsRefused()
+    {
+        HelperFrameReader reader(100);
+        QList<QByteArray> frames;
+        QVERIFY(!reader.feed("4 ok - ~200\n", frames));
+        QVERIFY(frames.isEmpty());
+        QVERIFY(reader.feed("5 ok - ~0\n6 err code=eio ~4\nbad!", frames));
+        QCOMPARE(frames.size(), 2);
+        QCOMPARE(parseHelperFrame(frames.at(0))->data, QByteArray());
+        QCOMPARE(parseHelperFrame(frames.at(1))->data, QByteArray("bad!"));
+        QVERIFY(!parseHelperFrame("7 ok - aGk= extra"));   // base64 data has no space
     }
 
     void defaultCapHoldsTheLargestAnswer()

@@ -6,20 +6,30 @@ namespace chat2sbx {
 
 std::optional<HelperFrame> parseHelperFrame(const QByteArray &line)
 {
-    const QList<QByteArray> f = line.split(' ');
+    // "<id> <status> <meta> <data>": data is base64 or "-", or "~" and the raw bytes (any byte but NUL).
+    const qsizetype s1 = line.indexOf(' ');
+    const qsizetype s2 = s1 < 0 ? -1 : line.indexOf(' ', s1 + 1);
+    const qsizetype s3 = s2 < 0 ? -1 : line.indexOf(' ', s2 + 1);
+    if (s3 < 0)
+        return std::nullopt;
     bool okId = false;
     HelperFrame frame;
-    frame.id = f.value(0).toULongLong(&okId);
-    if (f.size() != 4 || !okId)
+    frame.id = line.left(s1).toULongLong(&okId);
+    if (!okId)
         return std::nullopt;
-    frame.ok = f.at(1) == "ok";
-    for (const QByteArray &kv : f.at(2).split(';')) {
+    const QByteArray field = line.mid(s3 + 1);
+    const bool raw = field.startsWith('~');
+    if (!raw && field.contains(' '))
+        return std::nullopt;
+    frame.ok = line.mid(s1 + 1, s2 - s1 - 1) == "ok";
+    for (const QByteArray &kv : line.mid(s2 + 1, s3 - s2 - 1).split(';')) {
         const qsizetype eq = kv.indexOf('=');
         if (eq > 0)
             frame.meta.insert(QString::fromUtf8(kv.left(eq)), QString::fromUtf8(kv.mid(eq + 1)));
     }
-    const QByteArray &field = f.at(3);
-    if (!field.isEmpty() && field != "-")
+    if (raw)
+        frame.data = field.mid(1);
+    else if (!field.isEmpty() && field != "-")
         frame.data = QByteArray::fromBase64(field);
     return frame;
 }

@@ -7,6 +7,14 @@ exec {RESPFD}<> <(:)
 respond() { # id status datafile
     local d=- kind=s
     if [ -s "$3" ]; then
+        # Under 64 KiB without a NUL byte (read reaches the end): the bytes as they are, counted, with
+        # no program started; else one base64 line.
+        if ! IFS= read -r -d '' -n 65536 d <"$3"; then
+            printf '%s %s %s ~%s\n%s' "$1" "$2" "${MV:--}" "${#d}" "$d" >"$RUN/$1.resp"
+            printf '%s s\n' "$1" >&"$RESPFD"
+            return
+        fi
+        d=-
         base64 -w0 <"$3" >"$RUN/$1.b64"
         IFS= read -r -N 65536 d <"$RUN/$1.b64" && kind=l
     fi
