@@ -247,6 +247,27 @@ private slots:
         QVERIFY(!r.out.contains("UNRELATED_VARIABLE"));
     }
 
+    // sbx-cloud.md §6: `sbx move` never carries --cloud, always --force (no terminal to confirm), and
+    // --ttl/--on-timeout only towards the cloud; every warning it prints is kept.
+    void moveArgsAndWarnings()
+    {
+        SbxMoveSpec spec;
+        spec.source = "chat2sbx-abc123";
+        spec.namePrefix = "chat2sbx-def456";
+        spec.ttlSeconds = 7200;
+        spec.onTimeout = "stop";
+        QCOMPARE(sbxMoveArgs(spec), (QStringList{"move", "chat2sbx-abc123", "--to", "cloud", "--force", "--name", "chat2sbx-def456",
+                                                 "--ttl", "7200s", "--on-timeout", "stop"}));
+        spec.toCloud = false;
+        spec.source = "sbx_0123456789ab";
+        QCOMPARE(sbxMoveArgs(spec), (QStringList{"move", "sbx_0123456789ab", "--to", "local", "--force", "--name", "chat2sbx-def456"}));
+        QVERIFY(!sbxMoveArgs(spec).contains("--cloud"));
+        const QStringList w = parseSbxWarnings("Moving...\nCreated cloud sandbox a (sbx_1)\n",
+                                               "WARNING: the workspace /w is a mount and does not move\n"
+                                               "warn: port 8080 was not republished\n  Warning  no limits recorded\nwarnings are fine\n");
+        QCOMPARE(w, (QStringList{"the workspace /w is a mount and does not move", "port 8080 was not republished", "no limits recorded"}));
+    }
+
     // sbx-cloud.md: the cloud argv never carries a local-only flag; -u is rejected there.
     void cloudArgs()
     {

@@ -75,6 +75,37 @@ QStringList sbxCloudCreateArgs(const SbxCloudCreateSpec &spec)
     return args;
 }
 
+QStringList sbxMoveArgs(const SbxMoveSpec &spec)
+{
+    QStringList args{QStringLiteral("move"), spec.source, QStringLiteral("--to"),
+                     spec.toCloud ? QStringLiteral("cloud") : QStringLiteral("local"), QStringLiteral("--force")};
+    if (!spec.namePrefix.isEmpty())
+        args << QStringLiteral("--name") << spec.namePrefix;
+    if (spec.toCloud && spec.ttlSeconds > 0)
+        args << QStringLiteral("--ttl") << QStringLiteral("%1s").arg(spec.ttlSeconds);
+    if (spec.toCloud && !spec.onTimeout.isEmpty())
+        args << QStringLiteral("--on-timeout") << spec.onTimeout;
+    return args;
+}
+
+QStringList parseSbxWarnings(const QByteArray &out, const QByteArray &err)
+{
+    static const QRegularExpression warning(QStringLiteral("^\\W*warn(ing)?\\b[:\\s]*"), QRegularExpression::CaseInsensitiveOption);
+    QStringList found;
+    for (const QByteArray &text : {out, err}) {
+        for (const QString &raw : QString::fromUtf8(text).split(QLatin1Char('\n'))) {
+            const QString line = raw.trimmed();
+            const QRegularExpressionMatch m = warning.match(line);
+            if (!m.hasMatch() || found.size() >= 20)
+                continue;
+            const QString rest = line.mid(m.capturedLength()).left(400);
+            if (!rest.isEmpty() && !found.contains(rest))
+                found << rest;
+        }
+    }
+    return found;
+}
+
 QString parseSbxCloudId(const QByteArray &out, const QByteArray &err)
 {
     static const QRegularExpression id(QStringLiteral("\\b(sbx_[A-Za-z0-9]{4,64})\\b"));

@@ -32,6 +32,15 @@ struct SbxCloudCreateSpec {
     QString onTimeout;        // stop | delete; empty: the server's default
 };
 
+// `sbx move` (reference/sbx-cloud.md §6): never with --cloud, always --force (no terminal to confirm).
+struct SbxMoveSpec {
+    QString source;           // a local runtime name, or a cloud sandbox's sbx_ id (to local)
+    bool toCloud = true;
+    QString namePrefix;       // --name: the destination's name, or its prefix (the cloud adds a suffix)
+    qint64 ttlSeconds = 0;    // to the cloud: 15 s to 24 h; 0: the server's default
+    QString onTimeout;        // to the cloud: stop | delete; empty: the server's default
+};
+
 struct SbxCloudPort {
     int port = 0;
     QString url;              // the public https URL
@@ -56,6 +65,10 @@ struct SbxCloudTtl {
 QStringList sbxCloudCreateArgs(const SbxCloudCreateSpec &spec);
 // The sandbox id in what create or `run --detached` printed: the first sbx_… token, stdout first.
 QString parseSbxCloudId(const QByteArray &out, const QByteArray &err);
+QStringList sbxMoveArgs(const SbxMoveSpec &spec);
+// What `sbx move` warned about (lines with "warning" first, from either stream; bounded): every one is
+// passed on, since a move leaves things behind that the user must hear of.
+QStringList parseSbxWarnings(const QByteArray &out, const QByteArray &err);
 // `sbx --cloud ls --json`: {"sandboxes":[…]}, {"items":[…]} or a bare array; the id as id, ID,
 // sandboxId or sandbox_id; the name as name or displayName; status or state; expiry as expires_at,
 // expiresAt or expiration (ISO 8601 or Unix seconds). False when it is not JSON of such a shape.

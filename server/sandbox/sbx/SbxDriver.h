@@ -149,6 +149,10 @@ public:
     // One side "<id>:/absolute/path" in the VM, the other a host path.
     void cloudCopy(const QString &from, const QString &to, Callback done);
     void cloudDiagnose(Callback done);
+    // `sbx move … --force`: `warnings` are the lines sbx warned with. The destination is read back from
+    // `ls` / `--cloud ls` by its name (the output's format is UNKNOWN, §10.10).
+    void move(const SbxMoveSpec &spec, std::function<void(const SbxResult &, const QStringList &warnings)> done);
+    static constexpr int kMoveTimeoutMs = 60 * 60 * 1000;   // a GiB-sized capture and transfer takes minutes
 
     // Starts a long-lived `sbx exec -i ...` child (the sandbox control channel) in `process`, which the
     // caller created and owns; it watches the child and applies its own per-request timeouts.

@@ -95,6 +95,12 @@ void SbxDriver::cloudCopy(const QString &from, const QString &to, Callback done)
         std::move(done));
 }
 
+void SbxDriver::move(const SbxMoveSpec &spec, std::function<void(const SbxResult &, const QStringList &)> done)
+{
+    run(QStringLiteral("move"), sbxMoveArgs(spec), kMoveTimeoutMs, {},
+        [done](const SbxResult &r) { done(r, parseSbxWarnings(r.out, r.err)); });
+}
+
 void SbxDriver::cloudDiagnose(Callback done)
 {
     run(QStringLiteral("--cloud diagnose"), {QStringLiteral("--cloud"), QStringLiteral("diagnose")}, m_timeouts.otherMs, {},

@@ -743,6 +743,8 @@ int cmdCloud(const Context &ctx, const QStringList &args)
     }
     if (verb == QLatin1String("exec"))
         return exec(cloud, rest);
+    if (verb == QLatin1String("move"))   // "The move command spans both backends" (M-move)
+        return cloudFail(QStringLiteral("sbx move spans both backends: run it without --cloud"));
     if (verb == QLatin1String("policy"))
         return cloudPolicy(ctx, rest);
     ParsedArgs parsed;
@@ -785,6 +787,122 @@ int cmdCloud(const Context &ctx, const QStringList &args)
     if (verb == QLatin1String("cp"))
         return copy(cloud, parsed);
     return remove(cloud, parsed);
+}
+
+// ---- the cloud side of `sbx move` (sbx-cloud.md §6) ----------------------------------------------
+
+bool cloudFind(const Context &ctx, const QString &ref, CloudSandboxView *out)
+{
+    const Cloud cloud(ctx);
+    StateLock lock(ctx.state);
+    cloud.expire();
+    const QString id = cloud.resolve(ref);
+    SandboxMeta meta;
+    CloudInfo info;
+    if (id.isEmpty() || !cloud.read(id, &meta, &info))
+        return false;
+    *out = {info.id, info.name, meta.status, cloud.dir(id) + QStringLiteral("/home"), info.cpus, info.memoryMib};
+    return true;
+}
+
+QString cloudMoveRefusal(const Context &ctx, const CloudReceive &spec)
+{
+    const Cloud cloud(ctx);
+    if (spec.memoryMib > kSizes[4].memoryMib)
+        return QStringLiteral("the sandbox's limits (%1 MiB of memory) are above the largest cloud size (xl: 16 CPUs, 32 GiB): "
+                              "nothing was captured").arg(spec.memoryMib);
+    if (!spec.ttl.isEmpty()) {
+        qint64 ms = 0;
+        if (!parseDuration(spec.ttl, &ms) || ms < 15000 || ms > kCeilingMs)
+            return QStringLiteral("invalid --ttl \"%1\": between 15s and 24h").arg(spec.ttl);
+    }
+    if (!spec.onTimeout.isEmpty() && spec.onTimeout != QLatin1String("stop") && spec.onTimeout != QLatin1String("delete"))
+        return QStringLiteral("invalid --on-timeout \"%1\": stop or delete").arg(spec.onTimeout);
+    if (spec.onTimeout == QLatin1String("stop") && !cloud.stopAllowed())
+        return QStringLiteral("failedPrecondition: stopping sandboxes is not enabled for this account (--on-timeout stop)");
+    return {};
+}
+
+int cloudReceive(const Context &ctx, const QString &fromHome, const CloudReceive &spec, CloudSandboxView *out,
+                 QStringList *warnings)
+{
+    const Cloud cloud(ctx);
+    CloudInfo info;
+    // Recorded limits are rounded up to a cloud size; none recorded: the cloud's default, with a warning.
+    info.cpus = kSizes[1].cpus;
+    info.memoryMib = kSizes[1].memoryMib;
+    if (spec.memoryMib <= 0) {
+        warnings->append(QStringLiteral("no CPU or memory limits are recorded for the sandbox: the cloud sandbox gets the default "
+                                        "size (small: 2 CPUs, 4 GiB)"));
+    } else {
+        for (const Size &sz : kSizes) {
+            if (sz.memoryMib >= spec.memoryMib) {
+                info.cpus = sz.cpus;
+                info.memoryMib = sz.memoryMib;
+                break;
+            }
+        }
+    }
+    qint64 ttl = kHourMs;
+    if (!spec.ttl.isEmpty())
+        parseDuration(spec.ttl, &ttl);
+    info.id = QStringLiteral("sbx_") + QString::number(QRandomGenerator::global()->generate64(), 16).rightJustified(16, QLatin1Char('0')).left(12);
+    info.name = spec.namePrefix + QLatin1Char('-') + info.id.mid(4, 4);
+    if (!validCloudName(info.name))
+        return cloudFail(QStringLiteral("invalid destination name \"%1\": letters, digits and hyphens (periods are rejected in the "
+                                        "cloud); pass --name").arg(info.name));
+    info.createdMs = QDateTime::currentMSecsSinceEpoch();
+    info.ttlMs = cloud.scaled(ttl);
+    info.expiresMs = info.createdMs + info.ttlMs;
+    // The move asks for stop on expiry where the account and sandbox allow it, else the default.
+    info.onTimeout = !spec.onTimeout.isEmpty() ? spec.onTimeout : cloud.stopAllowed() ? QStringLiteral("stop") : QString();
+    SandboxMeta meta;
+    meta.name = info.id;
+    meta.workspace = cloud.dir(info.id) + QStringLiteral("/home");
+    meta.mountSource = meta.workspace;
+    meta.status = QStringLiteral("running");
+    meta.created = iso(info.createdMs);
+    const int maxConcurrent = ctx.faults.value(QStringLiteral("FAKE_SBX_CLOUD_MAX_CONCURRENT")).trimmed().isEmpty()
+                                  ? 10 : ctx.faults.value(QStringLiteral("FAKE_SBX_CLOUD_MAX_CONCURRENT")).toInt();
+    {
+        StateLock lock(ctx.state);
+        int running = 0;
+        for (const QString &id : cloud.ids()) {
+            SandboxMeta other;
+            CloudInfo otherInfo;
+            if (cloud.read(id, &other, &otherInfo))
+                running += other.status == QLatin1String("running") ? 1 : 0;
+        }
+        if (running >= maxConcurrent)
+            return cloudFail(QStringLiteral("resourceExhausted: the quota of %1 concurrent cloud sandboxes is reached: stop or "
+                                            "remove one").arg(maxConcurrent));
+        QString error;
+        if (!QDir().mkpath(cloud.dir(info.id) + QStringLiteral("/tmp")) ||
+            !copyTreeContents(fromHome, cloud.dir(info.id) + QStringLiteral("/home"), &error) || !cloud.write(meta, info))
+            return fail(QStringLiteral("cannot create the cloud sandbox: %1").arg(error));
+    }
+    *out = {info.id, info.name, meta.status, cloud.dir(info.id) + QStringLiteral("/home"), info.cpus, info.memoryMib};
+    return 0;
+}
+
+bool cloudStopAfterMove(const Context &ctx, const QString &id, QString *warning)
+{
+    const Cloud cloud(ctx);
+    StateLock lock(ctx.state);
+    SandboxMeta meta;
+    CloudInfo info;
+    if (!cloud.read(id, &meta, &info))
+        return true;
+    if (!cloud.stopAllowed()) {
+        *warning = QStringLiteral("the cloud sandbox %1 could not be stopped (this account cannot stop sandboxes): it is still "
+                                  "running; remove it with `sbx --cloud rm %1`").arg(id);
+        return false;
+    }
+    cloud.stopProcesses(id);
+    meta.status = QStringLiteral("stopped");
+    info.expiresMs = 0;
+    cloud.write(meta, info);
+    return true;
 }
 
 } // namespace fakesbx

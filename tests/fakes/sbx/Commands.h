@@ -27,6 +27,7 @@ int cmdRemove(const Context &ctx, const QStringList &args);
 int cmdStop(const Context &ctx, const QStringList &args);
 int cmdPolicy(const Context &ctx, const QStringList &args);
 int cmdDaemon(const Context &ctx, const QStringList &args);
+int cmdMove(const Context &ctx, const QStringList &args);
 
 // Prints "<why>" and the usage line on stderr; returns 2.
 int usageError(const QString &why);

@@ -87,6 +87,8 @@ QString commandKey(const QStringList &args)
         return QStringLiteral("RM");
     if (cmd == QLatin1String("stop"))
         return QStringLiteral("STOP");
+    if (cmd == QLatin1String("move"))
+        return QStringLiteral("MOVE");
     if (cmd == QLatin1String("policy") && args.size() > 1) {
         static const QStringList subs{QStringLiteral("allow"), QStringLiteral("deny"), QStringLiteral("rm"),
                                       QStringLiteral("ls"), QStringLiteral("log"), QStringLiteral("check"),

@@ -120,5 +120,7 @@ int main(int argc, char **argv)
         return cmdPolicy(ctx, rest);
     if (command == QLatin1String("daemon"))
         return cmdDaemon(ctx, rest);
+    if (command == QLatin1String("move"))
+        return cmdMove(ctx, rest);
     return usageError(QStringLiteral("sbx: unknown command \"%1\"").arg(command));
 }

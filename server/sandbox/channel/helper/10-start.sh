@@ -34,6 +34,9 @@ command -v rg >/dev/null 2>&1 && HAVE_RG=1
 # shellcheck disable=SC2088 # the literal "~/" the host sent, not a tilde for the shell to expand
 if [ "${WS_REAL:0:2}" = "~/" ]; then
     WS_REAL="$HOME/${WS_REAL:2}"
+    # A filesystem moved here from a computer (`sbx move`) still holds the alias of the workspace
+    # mount it had there: a link to nothing now.
+    if [ -L "$WS_REAL" ] && [ ! -e "$WS_REAL" ]; then rm -f -- "$WS_REAL"; fi
     mkdir -p "$WS_REAL" || exit 3
 fi
 if [ "$MANAGED" = 1 ] && [ -n "$WS_REAL" ]; then
