@@ -31,6 +31,7 @@ struct Config {
     int cloudMaxSandboxes = 3;
     QString cloudMaxSize = QStringLiteral("small");
     qint64 cloudDefaultTtlSeconds = 3600;
+    int cloudWarmSandboxes = 0;            // cloud sandboxes made ahead of need (CloudWarmPool; billed while they wait)
     qint64 cloudWarnBeforeSeconds = 600;   // the user hears of a cloud sandbox's end this long before it
     QString sbxPath = QStringLiteral("sbx");
 

@@ -237,6 +237,7 @@ const QList<Setting> &settings()
         {"CHAT2SBX_CLOUD_MAX_SANDBOXES", "cloudMaxSandboxes", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudMaxSandboxes = static_cast<int>(qMin<qint64>(v.toLongLong(), 1000)); }},
         {"CHAT2SBX_CLOUD_MAX_SIZE", "cloudMaxSize", Kind::String, [](Config &c, const QVariant &v) { c.cloudMaxSize = v.toString(); }},
         {"CHAT2SBX_CLOUD_DEFAULT_TTL", "cloudDefaultTtl", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudDefaultTtlSeconds = qMin<qint64>(v.toLongLong(), 24 * 3600); }},
+        {"CHAT2SBX_CLOUD_WARM_SANDBOXES", "cloudWarmSandboxes", Kind::SmallCount, [](Config &c, const QVariant &v) { c.cloudWarmSandboxes = v.toInt(); }},
         {"CHAT2SBX_CLOUD_WARN_BEFORE", "cloudWarnBefore", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudWarnBeforeSeconds = qMin<qint64>(v.toLongLong(), 24 * 3600); }},
         {"CHAT2SBX_AUDIT_MAX_ROWS", "auditMaxRows", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.auditMaxRows = static_cast<int>(qMin<qint64>(v.toLongLong(), 100000000)); }},
     };

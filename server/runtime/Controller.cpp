@@ -16,6 +16,7 @@
 #include "runtime/ControlChannel.h"
 #include "runtime/PidFile.h"
 #include "runtime/Services.h"
+#include "sandbox/lifecycle/CloudWarmPool.h"
 #include "sandbox/lifecycle/ActivityMonitor.h"
 #include "sandbox/lifecycle/SandboxReconciler.h"
 #include "sandbox/lifecycle/SandboxService.h"
@@ -190,6 +191,8 @@ void Controller::afterReconciliation()
     if (m_state != State::Starting)
         return;
     m_services.sleep->start();
+    if (m_services.cloudWarm)
+        m_services.cloudWarm->start();
     // Load the local token (keychain, async) when required, then
     // install /mcp and listen.
     m_localTokens = std::make_unique<LocalTokenStore>(m_config.stateDir);

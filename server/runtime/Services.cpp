@@ -18,6 +18,7 @@
 #include "sandbox/changes/CheckpointService.h"
 #include "sandbox/changes/CloneCheckpointWork.h"
 #include "sandbox/changes/CloudCloneSeed.h"
+#include "sandbox/lifecycle/CloudWarmPool.h"
 #include "sandbox/changes/ExportApprovals.h"
 #include "sandbox/ports/PublicPorts.h"
 #include "sandbox/changes/FileExport.h"
@@ -129,6 +130,10 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         warm = std::make_unique<WarmPool>(config, *db, *sbx, clock);
         warm->setAttacher(channels.get());
         sandboxes->setWarmPool(warm.get());
+        if (config.cloudSandboxes && config.cloudWarmSandboxes > 0) {
+            cloudWarm = std::make_unique<CloudWarmPool>(config, *db, *sbx, clock);
+            sandboxes->setCloudWarmPool(cloudWarm.get());
+        }
         registerInSandboxTools(tools, *sandboxes, *channels, *bashSessions);
         ImportFileOptions import;
         import.allowedHosts = config.importFileHosts;

@@ -16,6 +16,7 @@ class ChangesService;
 class CheckpointService;
 class CloneCheckpointWork;
 class CloudCloneSeed;
+class CloudWarmPool;
 class ChannelPool;
 class Clock;
 class Database;
@@ -78,6 +79,7 @@ struct Services {
     std::unique_ptr<CloudCloneSeed> cloudClones;      // outlives sandboxes
     std::unique_ptr<WorkspaceRemoval> removal;
     std::unique_ptr<WarmPool> warm;          // sandboxes made ahead of need; outlives sandboxes
+    std::unique_ptr<CloudWarmPool> cloudWarm;   // cloud ones (cloudWarmSandboxes > 0 only); outlives sandboxes
     std::unique_ptr<SandboxService> sandboxes;
     std::unique_ptr<CheckpointService> checkpoints;   // sandbox_checkpoint(s) and the CLI's checkpoint verbs
     std::unique_ptr<SbxHealth> sbxHealth;

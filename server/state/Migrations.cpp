@@ -263,6 +263,18 @@ const QList<QStringList> &schemaMigrations()
                            " WHERE state IN ('pending','approved','published')"),
             QStringLiteral("CREATE INDEX public_port_requests_by_state ON public_port_requests(state, requested_at)"),
         },
+        // 19: cloud sandboxes made ahead of need (cloudWarmSandboxes), recorded before `sbx --cloud create`.
+        {
+            QStringLiteral("CREATE TABLE cloud_warm_sandboxes ("
+                           " runtime_name TEXT PRIMARY KEY,"
+                           " sandbox_id TEXT NOT NULL,"
+                           " workspace_id TEXT NOT NULL,"
+                           " workspace_path TEXT NOT NULL,"
+                           " size TEXT NOT NULL,"
+                           " state TEXT NOT NULL CHECK (state IN ('creating','ready')),"
+                           " created_at INTEGER NOT NULL,"
+                           " expires_at INTEGER NOT NULL DEFAULT 0)"),
+        },
     };
     return migrations;
 }

@@ -520,6 +520,53 @@ private slots:
         QCOMPARE(server.terminate(), 0);
     }
 
+    // cloudWarmSandboxes: a cloud sandbox made ahead of need is not listed, is handed over by a cloud
+    // sandbox_create with the default size and time-to-live (the sandbox is that VM: destroying it
+    // removes it from the cloud), another is made in its place, and a restart keeps the one waiting.
+    void aWarmCloudSandboxIsHandedOver()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_WARM_SANDBOXES"), QStringLiteral("1"));
+        const auto names = [&env] {
+            QStringList out;
+            for (const QJsonValue &v : cloudRows(env))
+                out << v.toObject().value(QStringLiteral("name")).toString();
+            out.sort();
+            return out;
+        };
+        QStringList waiting;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "cloud-test");
+            QVERIFY(mcp.open());
+            QVERIFY2(waitFor([&] { return names().size() == 1; }, 30000), qPrintable(names().join(QLatin1Char(','))));
+            const QStringList warm = names();
+            const QJsonObject none = structured(mcp.callToolResult(QStringLiteral("sandbox_list"), {}));
+            QCOMPARE(none.value(QStringLiteral("sandboxes")).toArray().size(), 0);   // no one's yet
+
+            const QString id = createInCloud(mcp);
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QVERIFY(bashAnswers(mcp, id, QStringLiteral("echo warm"), QStringLiteral("warm")));
+            // Another is made in its place; the handed-over one is still there.
+            QVERIFY2(waitFor([&] { return names().size() == 2; }, 30000), qPrintable(names().join(QLatin1Char(','))));
+            QVERIFY(names().contains(warm.first()));
+            const QJsonObject destroyed = mcp.callToolResult(QStringLiteral("sandbox_destroy"), {{QStringLiteral("sandbox_id"), id}});
+            QVERIFY2(!destroyed.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+            QVERIFY2(!names().contains(warm.first()), "the sandbox handed over was the warm one");
+            waiting = names();
+            QCOMPARE(waiting.size(), 1);
+            QCOMPARE(server.terminate(), 0);
+        }
+        // A restart keeps the one waiting (not removed and made again).
+        ServerProcess again(env);
+        QVERIFY2(again.start(), qPrintable(again.output()));
+        QTest::qWait(2000);
+        QCOMPARE(names(), waiting);
+        QCOMPARE(again.terminate(), 0);
+    }
+
     // The page leaves `sbx --cloud exec -i` UNKNOWN on stdin's end, stderr and the exit status: the
     // channel frames every message, so each variant works the same.
     void theChannelCopesWithEachExecVariant_data()
@@ -606,6 +653,26 @@ private slots:
         QVERIFY2(again.start(), qPrintable(again.output()));
         QVERIFY2(waitFor([&] { return cloudRows(env).isEmpty(); }, 20000), qPrintable(again.output()));
         QCOMPARE(again.terminate(), 0);
+
+        // The same for a warm cloud sandbox being made: the next start removes it and makes another.
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_WARM_SANDBOXES"), QStringLiteral("1"));
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_CREATE_DELAY_MS=8000")});
+        QString orphan;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            QVERIFY(waitFor([&] { return cloudRows(env).size() == 1; }, 20000));
+            orphan = cloudRows(env).first().toObject().value(QStringLiteral("name")).toString();
+            server.kill9();
+        }
+        env.setSbxFaults({});
+        ServerProcess third(env);
+        QVERIFY2(third.start(), qPrintable(third.output()));
+        QVERIFY2(waitFor([&] {
+            const QJsonArray rows = cloudRows(env);
+            return rows.size() == 1 && rows.first().toObject().value(QStringLiteral("name")).toString() != orphan;
+        }, 30000), qPrintable(third.output()));
+        QCOMPARE(third.terminate(), 0);
     }
 };
 

@@ -4,6 +4,7 @@
 
 #include "config/Config.h"
 #include "sandbox/lifecycle/CloneSeeder.h"
+#include "sandbox/lifecycle/CloudWarmPool.h"
 #include "sandbox/lifecycle/SandboxRuntimeOps.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "workspace/WorkspaceService.h"
@@ -79,6 +80,18 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
         return failNow(QStringLiteral("the limit of %1 active cloud sandboxes (cloudMaxSandboxes, CHAT2SBX_CLOUD_MAX_SANDBOXES) is "
                                       "reached: destroy one with sandbox_destroy first").arg(config.cloudMaxSandboxes));
 
+    if (CloudWarmPool *warm = m_ops.cloudWarmPool();
+        warm && !clone && request.ttlSeconds <= 0 && (request.size.isEmpty() || request.size == QLatin1String("small"))) {
+        SandboxRecord handed;
+        bool limitReached = false;
+        if (warm->handOver(config.maxActiveSandboxes, m_ops.idleMs(), handed, limitReached)) {
+            emit m_ops.sandboxesChanged();
+            m_creating.insert(handed.id, {std::move(done)});
+            return attachCreated(handed.id);
+        }
+        if (limitReached)
+            return failNow(limitError());
+    }
     QString error;
     // A clone's work lives in the VM: no folder of this computer is made for it.
     const std::optional<Workspace> workspace = clone ? clone : m_ops.workspaces().createManaged(error);

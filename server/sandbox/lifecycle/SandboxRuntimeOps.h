@@ -16,6 +16,7 @@
 namespace chat2sbx {
 
 class Clock;
+class CloudWarmPool;
 class Database;
 class RuntimeAttacher;
 class SbxDriver;
@@ -47,6 +48,8 @@ public:
     void detach(const QString &sandboxId);
     void setWarmPool(WarmPool *pool) { m_warm = pool; }
     WarmPool *warmPool() const { return m_warm; }
+    void setCloudWarmPool(CloudWarmPool *pool) { m_cloudWarm = pool; }
+    CloudWarmPool *cloudWarmPool() const { return m_cloudWarm; }
 
     SandboxView viewOf(const SandboxRecord &r) const;
     RunningSandbox runningOf(const SandboxRecord &r, const std::optional<Workspace> &w) const;
@@ -82,6 +85,7 @@ private:
     BashSessionRepository m_sessions;
     RuntimeAttacher *m_attacher = nullptr;
     WarmPool *m_warm = nullptr;
+    CloudWarmPool *m_cloudWarm = nullptr;
     QSet<QString> m_stopsInFlight;   // `sbx stop` of these sandboxes runs
     QHash<QString, QString> m_holds;  // held sandboxes and why (in memory: a restart ends every job)
 };

@@ -80,6 +80,11 @@ void SandboxService::setCloneSeeder(CloneSeeder *seeder)
     m_creator->setCloneSeeder(seeder);
 }
 
+void SandboxService::setCloudWarmPool(CloudWarmPool *pool)
+{
+    m_ops->setCloudWarmPool(pool);
+}
+
 void SandboxService::setWarmPool(WarmPool *pool)
 {
     m_ops->setWarmPool(pool);

@@ -22,6 +22,7 @@ namespace chat2sbx {
 
 class Clock;
 class CloneSeeder;
+class CloudWarmPool;
 class Database;
 class DestroyGuard;
 class RuntimeAttacher;
@@ -63,6 +64,8 @@ public:
     void setCloneSeeder(CloneSeeder *seeder);
     // Sandboxes made ahead of need: create() of a new managed workspace with default memory takes one.
     void setWarmPool(WarmPool *pool);
+    // Cloud sandboxes made ahead of need (cloudWarmSandboxes); outlives this.
+    void setCloudWarmPool(CloudWarmPool *pool);
     // Runs before idle expiry destroys a sandbox (checkpointBeforeExpiry); see SandboxIdleExpiry.
     void setBeforeExpiry(std::function<void(const QString &sandboxId, std::function<void(const QString &note)> proceed)> hook);
 
