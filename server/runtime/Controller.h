@@ -69,6 +69,7 @@ public:
     WorkspaceService &workspaces() { return *m_services.workspaces; }
     SandboxService &sandboxes() { return *m_services.sandboxes; }
     WarmPool &warmPool() { return *m_services.warm; }
+    CloudWarmPool *cloudWarmPool() { return m_services.cloudWarm.get(); }
     // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
     SbxHealth &sbxHealth() { return *m_services.sbxHealth; }
     CheckpointService &checkpoints() { return *m_services.checkpoints; }

@@ -145,6 +145,8 @@ QJsonObject StatusReport::toCliJson() const
              {QStringLiteral("active"), countOrNull(activeSandboxes)},
              {QStringLiteral("limit"), sandboxLimitJson(maxActiveSandboxes)},
              {QStringLiteral("warm"), countOrNull(warmSandboxes)},
+             {QStringLiteral("cloud_active"), countOrNull(cloudActiveSandboxes)},
+             {QStringLiteral("cloud_warm"), countOrNull(cloudWarmSandboxes)},
              {QStringLiteral("warm_target"), warmTarget},
              {QStringLiteral("unreachable"), countOrNull(unreachableSandboxes)},
              {QStringLiteral("unreachable_why"), unreachableWhy.isEmpty() ? QJsonValue() : QJsonValue(unreachableWhy)},
@@ -221,9 +223,12 @@ QString StatusReport::toText() const
                      : cloudState == QLatin1String("checking") ? QStringLiteral("checking (sbx --cloud diagnose)")
                                                             : QStringLiteral("not usable: %1").arg(cloudDetail));
     const QString limit = sandboxLimitText(maxActiveSandboxes);
-    text += QStringLiteral("sandboxes:  %1 active / limit %2; %3 of %4 warm (ready to hand over)\n")
-                .arg(countOrUnknown(activeSandboxes), limit, countOrUnknown(warmSandboxes))
-                .arg(warmTarget);
+    text += QStringLiteral("sandboxes:  %1 active%2 / limit %3; %4 of %5 warm (ready to hand over)%6\n")
+                .arg(countOrUnknown(activeSandboxes),
+                     cloudActiveSandboxes > 0 ? QStringLiteral(" (%1 in Docker's cloud)").arg(cloudActiveSandboxes) : QString(),
+                     limit, countOrUnknown(warmSandboxes))
+                .arg(warmTarget)
+                .arg(cloudWarmSandboxes > 0 ? QStringLiteral(", and %1 in the cloud").arg(cloudWarmSandboxes) : QString());
     if (unreachableSandboxes > 0)
         text += QStringLiteral("unreachable: %1 (%2)\n").arg(unreachableSandboxes).arg(unreachableWhy);
     text += QStringLiteral("approvals:  %1 pending\n").arg(countOrUnknown(pendingApprovals));
@@ -258,6 +263,8 @@ QJsonObject StatusReport::toHealthJson() const
         {QStringLiteral("activeSandboxes"), activeSandboxes},
         {QStringLiteral("maxActiveSandboxes"), maxActiveSandboxes},
         {QStringLiteral("warmSandboxes"), warmSandboxes},
+        {QStringLiteral("cloudActiveSandboxes"), cloudActiveSandboxes},
+        {QStringLiteral("cloudWarmSandboxes"), cloudWarmSandboxes},
         {QStringLiteral("pendingApprovals"), pendingApprovals},
         {QStringLiteral("unreachableSandboxes"), unreachableSandboxes},
         {QStringLiteral("unreachableWhy"), unreachableWhy},

@@ -36,6 +36,9 @@ struct StatusReport {
     // Counts; -1: unknown (no server answered and the database could not be read).
     qint64 activeSandboxes = -1;
     qint64 warmSandboxes = -1;
+    // Of those, in Docker's cloud (shown apart when there are any; -1: unknown).
+    qint64 cloudActiveSandboxes = -1;
+    qint64 cloudWarmSandboxes = -1;
     qint64 pendingApprovals = -1;
     int maxActiveSandboxes = 0;   // 0: unlimited
     // Sandboxes sbx's last listing left out (kept, they come back by themselves) and what is known of why.

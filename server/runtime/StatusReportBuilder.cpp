@@ -12,6 +12,7 @@
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/lifecycle/WarmPool.h"
 #include "sandbox/sbx/SbxDriver.h"
+#include "sandbox/lifecycle/CloudWarmPool.h"
 #include "sandbox/sbx/SbxHealth.h"
 #include "tunnel/TunnelSupervisor.h"
 #include "workspace/ApprovalService.h"
@@ -87,6 +88,8 @@ StatusReport statusFromServer(Controller &controller)
         r.unreachableSandboxes = listing.missing;
         r.unreachableWhy = listing.why;
         r.warmSandboxes = controller.warmPool().readyCount();
+        r.cloudActiveSandboxes = controller.sandboxes().countActiveInCloud();
+        r.cloudWarmSandboxes = controller.cloudWarmPool() ? controller.cloudWarmPool()->readyCount() : 0;
         r.pendingApprovals = controller.approvals().pending().size();
     }
     if (const ChatGptSilence *silence = controller.chatGptSilence())
@@ -130,6 +133,10 @@ void applyHealthAnswer(StatusReport &r, const QJsonObject &health)
     }
     if (health.contains(QStringLiteral("warmSandboxes")))
         r.warmSandboxes = health.value(QStringLiteral("warmSandboxes")).toInteger();
+    if (health.contains(QStringLiteral("cloudActiveSandboxes")))
+        r.cloudActiveSandboxes = health.value(QStringLiteral("cloudActiveSandboxes")).toInteger();
+    if (health.contains(QStringLiteral("cloudWarmSandboxes")))
+        r.cloudWarmSandboxes = health.value(QStringLiteral("cloudWarmSandboxes")).toInteger();
     if (health.contains(QStringLiteral("pendingApprovals")))
         r.pendingApprovals = health.value(QStringLiteral("pendingApprovals")).toInteger();
     r.dataRoot = health.value(QStringLiteral("dataRoot")).toString(r.dataRoot);

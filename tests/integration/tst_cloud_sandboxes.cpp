@@ -549,6 +549,12 @@ private slots:
             const QString id = createInCloud(mcp);
             QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
             QVERIFY(bashAnswers(mcp, id, QStringLiteral("echo warm"), QStringLiteral("warm")));
+            // `status` counts the cloud apart: the sandbox, and the warm one once it is made again.
+            QString status;
+            QVERIFY2(waitFor([&] {
+                status = QString::fromUtf8(runCli(env, {QStringLiteral("status")}).out);
+                return status.contains(QLatin1String("1 active (1 in Docker's cloud)")) && status.contains(QLatin1String("and 1 in the cloud"));
+            }, 30000), qPrintable(status));
             // Another is made in its place; the handed-over one is still there.
             QVERIFY2(waitFor([&] { return names().size() == 2; }, 30000), qPrintable(names().join(QLatin1Char(','))));
             QVERIFY(names().contains(warm.first()));

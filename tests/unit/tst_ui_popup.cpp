@@ -563,6 +563,16 @@ private slots:
         QVERIFY(child<QLabel>(popup, QStringLiteral("tunnelError"))->isVisible());
         QVERIFY(child<QLabel>(popup, QStringLiteral("tunnelError"))->text().contains(QLatin1String("invalid api key")));
         QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(), QStringLiteral("1 active / limit unlimited, 0 warm"));
+        // Cloud sandboxes are counted apart once there are any.
+        s.activeSandboxes = 3;
+        s.cloudActiveSandboxes = 2;
+        s.cloudWarmSandboxes = 1;
+        status.set(s);
+        QCOMPARE(child<QLabel>(popup, QStringLiteral("active"))->text(),
+                 QStringLiteral("3 active (2 in the cloud) / limit unlimited, 0 warm + 1 in the cloud"));
+        s.activeSandboxes = 1;
+        s.cloudActiveSandboxes = s.cloudWarmSandboxes = 0;
+        status.set(s);
         QCOMPARE(trayStateOf(s), TrayState::Error);
         saveScreenshot(popup, QStringLiteral("ui_popup_tunnel_failed"));
 

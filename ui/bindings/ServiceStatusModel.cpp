@@ -61,6 +61,8 @@ StatusInfo ServiceStatusModel::status() const
     }
     s.activeSandboxes = int(qMax<qint64>(report.activeSandboxes, 0));
     s.warmSandboxes = int(qMax<qint64>(report.warmSandboxes, 0));
+    s.cloudActiveSandboxes = int(qMax<qint64>(report.cloudActiveSandboxes, 0));
+    s.cloudWarmSandboxes = int(qMax<qint64>(report.cloudWarmSandboxes, 0));
     s.sandboxLimit = sandboxLimitText(report.maxActiveSandboxes);
     s.version = report.version;
     s.sbx = report.sbx.summary();

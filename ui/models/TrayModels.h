@@ -92,6 +92,8 @@ struct StatusInfo {
     int activeSandboxes = 0;
     QString sandboxLimit;   // the number, or "unlimited" (sandboxLimitText)
     int warmSandboxes = 0;  // made ahead of need, ready to hand over
+    int cloudActiveSandboxes = 0;   // of the active ones, in Docker's cloud
+    int cloudWarmSandboxes = 0;     // ready in the cloud
     QString version;
     QString sbx;            // "sbx v0.47.0, signed in, template chat2sbx-shell:1.0 present" (or "checking sbx …")
     QString sbxProblem;     // what is wrong with sbx and the command that fixes it; empty: ready

@@ -99,10 +99,13 @@ void StatusSection::refresh()
                               : QStringLiteral("last error: ") + s.tunnelError;
     showError(m_tunnelError, error);
     showError(m_chatGptNotice, s.chatGptNotice);
-    m_sandboxes->setText(QStringLiteral("%1 active / limit %2, %3 warm")
+    // Local and cloud apart, once there are cloud ones: "3 active (1 in the cloud) / limit 5, 1 warm".
+    m_sandboxes->setText(QStringLiteral("%1 active%2 / limit %3, %4 warm%5")
                              .arg(s.activeSandboxes)
+                             .arg(s.cloudActiveSandboxes > 0 ? QStringLiteral(" (%1 in the cloud)").arg(s.cloudActiveSandboxes) : QString())
                              .arg(s.sandboxLimit)
-                             .arg(s.warmSandboxes));
+                             .arg(s.warmSandboxes)
+                             .arg(s.cloudWarmSandboxes > 0 ? QStringLiteral(" + %1 in the cloud").arg(s.cloudWarmSandboxes) : QString()));
     m_sbx->setText(s.sbx);
     showError(m_sbxProblem, s.sbxProblem);
     m_version->setText(s.version);

@@ -271,6 +271,14 @@ int SandboxService::countActive() const
     return m_ops->records().countActive();
 }
 
+int SandboxService::countActiveInCloud() const
+{
+    int n = 0;
+    for (const SandboxRecord &r : m_ops->records().listCloud())
+        n += r.isActive() ? 1 : 0;
+    return n;
+}
+
 // ---- expose ---------------------------------------------------------------------------------------
 
 void SandboxService::expose(const QString &sandboxId, const ExposeRequest &request,

@@ -124,6 +124,7 @@ public:
     QString heldFor(const QString &sandboxId) const;
     // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
     int countActive() const;
+    int countActiveInCloud() const;
     // The workspaces sandboxes work on (a fork makes its managed workspace there).
     WorkspaceService &workspaces() const;
 
