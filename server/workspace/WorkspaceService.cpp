@@ -22,7 +22,7 @@ WorkspaceService::WorkspaceService(const Config &config, Database &db, Clock &cl
 {
 }
 
-std::optional<Workspace> WorkspaceService::createManaged(QString &error)
+std::optional<Workspace> WorkspaceService::createManaged(QString &error, bool makeFolder)
 {
     if (!QDir().mkpath(m_config.workspaceRoot)) {
         error = QStringLiteral("cannot create the managed workspace root");
@@ -39,7 +39,7 @@ std::optional<Workspace> WorkspaceService::createManaged(QString &error)
     // next use recreates, never an unrecorded folder.
     if (!m_repo.insert(w, error))
         return std::nullopt;
-    if (::mkdir(QFile::encodeName(w.hostPath).constData(), 0700) != 0 && errno != EEXIST) {
+    if (makeFolder && ::mkdir(QFile::encodeName(w.hostPath).constData(), 0700) != 0 && errno != EEXIST) {
         error = QStringLiteral("cannot create managed workspace %1: %2").arg(w.id, QString::fromLocal8Bit(strerror(errno)));
         return std::nullopt;
     }

@@ -31,7 +31,9 @@ public:
     WorkspaceService(const Config &config, Database &db, Clock &clock, QObject *parent = nullptr);
 
     // Creates <workspace root>/<ws_id> (0700) and records it before returning.
-    std::optional<Workspace> createManaged(QString &error);
+    // `makeFolder` false: a cloud sandbox's scratch, whose files live in its VM in the cloud; the
+    // record has its path as every managed workspace, but no folder of this computer is made.
+    std::optional<Workspace> createManaged(QString &error, bool makeFolder = true);
     std::optional<Workspace> find(const QString &id) const;
     QList<Workspace> list() const;
     // Every live workspace with its active sandbox and retention deadline.

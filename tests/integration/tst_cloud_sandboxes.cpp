@@ -134,6 +134,14 @@ private slots:
         QVERIFY2(!s.value(QStringLiteral("cloud")).toObject().value(QStringLiteral("expires_at")).toString().isEmpty(), qPrintable(mcp.lastBody));
         QCOMPARE(s.value(QStringLiteral("workspace_path")).toString(), QStringLiteral("~/workspace"));
         observer.checkLeaks(mcp.lastBody);
+        // Its scratch is in the VM: no folder of this computer was made for it.
+        const CliResult workspaces = runCli(env, {QStringLiteral("workspace"), QStringLiteral("list"), QStringLiteral("--json")});
+        QString hostPath;
+        for (const QJsonValue &v : QJsonDocument::fromJson(workspaces.out).array())
+            if (v.toObject().value(QStringLiteral("workspace_id")) == s.value(QStringLiteral("workspace_id")))
+                hostPath = v.toObject().value(QStringLiteral("host_path")).toString();
+        QVERIFY2(!hostPath.isEmpty(), workspaces.out.constData());
+        QVERIFY2(!QFileInfo::exists(hostPath), qPrintable(hostPath));
         // In the cloud's list, with the size asked for and the time-to-live; not in the local one.
         const QJsonArray rows = cloudRows(env);
         QCOMPARE(rows.size(), 1);

@@ -263,6 +263,38 @@ private slots:
     // is shown (every PopupWindow::kRelativeTimesMs), without rebuilding the cards.
     // A scratch folder per sandbox: every host folder has its card, the scratch folders only up to
     // the bound (each is listed with its sandbox), the rest counted; none built while closed.
+    // A cloud sandbox's scratch is in its VM, not a folder here: the card says so.
+    void aCloudScratchSaysWhereItsFilesAre()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        FakeWorkspaces workspaces;
+        WorkspaceRow cloud{QStringLiteral("ws_cloud"), QStringLiteral("scratch"), QStringLiteral("managed"), {},
+                           {{QStringLiteral("sbx_cloud"), QStringLiteral("running"), QStringLiteral("cloud-1")}}};
+        cloud.inCloud = true;
+        workspaces.rows << cloud;
+        workspaces.rows << WorkspaceRow{QStringLiteral("ws_here"), QStringLiteral("scratch"), QStringLiteral("managed"), {},
+                                        {{QStringLiteral("sbx_here"), QStringLiteral("running"), QStringLiteral("here-1")}}};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.addWorkspaces(workspaces);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        settle();
+        QStringList titles, details;
+        for (QLabel *l : popup.workspaces()->findChildren<QLabel *>()) {
+            if (l->objectName() == QLatin1String("title"))
+                titles << l->text();
+            if (l->objectName() == QLatin1String("detail"))
+                details << l->text();
+        }
+        QVERIFY2(titles.contains(QStringLiteral("scratch in the cloud — managed")), qPrintable(titles.join(QLatin1Char('|'))));
+        QVERIFY2(titles.contains(QStringLiteral("scratch folder — managed")), qPrintable(titles.join(QLatin1Char('|'))));
+        QVERIFY2(std::any_of(details.begin(), details.end(), [](const QString &d) { return d.contains(QLatin1String("not on this computer")); }),
+                 qPrintable(details.join(QLatin1Char('|'))));
+    }
+
     void scratchFoldersAreBoundedHostFoldersAreNot()
     {
         FakeApprovals approvals;

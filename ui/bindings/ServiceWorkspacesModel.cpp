@@ -7,6 +7,7 @@
 #include "workspace/WorkspaceService.h"
 
 #include <QPointer>
+#include <QSet>
 
 namespace chat2sbx::ui {
 
@@ -27,9 +28,14 @@ ServiceWorkspacesModel::ServiceWorkspacesModel(WorkspaceService &workspaces, San
 QList<WorkspaceRow> ServiceWorkspacesModel::workspaces() const
 {
     QHash<QString, QList<WorkspaceSandboxRow>> byWorkspace;
-    for (const SandboxView &v : m_sandboxes.list())
-        if (v.record.state != SandboxState::Destroyed)
-            byWorkspace[v.record.workspaceId].append({v.record.id, sandboxStateName(v.record.state), sandboxShortName(v)});
+    QSet<QString> inCloud;
+    for (const SandboxView &v : m_sandboxes.list()) {
+        if (v.record.state == SandboxState::Destroyed)
+            continue;
+        byWorkspace[v.record.workspaceId].append({v.record.id, sandboxStateName(v.record.state), sandboxShortName(v)});
+        if (v.record.isCloud())
+            inCloud.insert(v.record.workspaceId);
+    }
     QList<WorkspaceRow> rows;
     for (const Workspace &w : m_workspaces.list()) {
         WorkspaceRow row;
@@ -39,6 +45,7 @@ QList<WorkspaceRow> ServiceWorkspacesModel::workspaces() const
         if (!w.isManaged())
             row.path = w.hostPath;
         row.sandboxes = byWorkspace.value(w.id);
+        row.inCloud = inCloud.contains(w.id);
         rows.append(row);
     }
     return rows;

@@ -22,6 +22,7 @@ struct WorkspaceRow {
     QString mode;    // managed, clone, direct
     QString path;    // host path (empty for managed: the data directory is not shown)
     QList<WorkspaceSandboxRow> sandboxes;
+    bool inCloud = false;   // a sandbox of it runs in Docker's cloud: a managed one's files are in that VM
 };
 
 // Live workspaces, the review/export of their sandboxes' work and their removal (Revoke). Bound to

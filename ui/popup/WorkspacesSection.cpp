@@ -15,8 +15,12 @@ QString placeText(const WorkspaceRow &row)
 {
     if (row.mode == QLatin1String("direct"))
         return QStringLiteral("⚠ writes directly to %1 on this computer").arg(row.path);
+    if (row.mode == QLatin1String("clone") && row.inCloud)
+        return QStringLiteral("clone of %1 in Docker's cloud (its work comes home as a branch)").arg(row.path);
     if (row.mode == QLatin1String("clone"))
         return QStringLiteral("private clone of %1 (read-only source; work comes home as a branch)").arg(row.path);
+    if (row.inCloud)
+        return QStringLiteral("in the cloud sandbox's VM (~/workspace), not on this computer: its files go with the sandbox");
     return QStringLiteral("managed folder, seen as ~/workspace in the sandbox");
 }
 
@@ -78,7 +82,8 @@ void WorkspacesSection::addWorkspaceCard(const WorkspaceRow &row)
     const bool managed = row.mode == QLatin1String("managed");
     QWidget *card = makeCard(this, QStringLiteral("workspace:") + row.id);
     auto *grid = new QGridLayout(card);
-    QLabel *title = makeLabel(QStringLiteral("%1 — %2").arg(managed ? QStringLiteral("scratch folder") : row.name, row.mode), card, true);
+    const QString what = !managed ? row.name : row.inCloud ? QStringLiteral("scratch in the cloud") : QStringLiteral("scratch folder");
+    QLabel *title = makeLabel(QStringLiteral("%1 — %2").arg(what, row.mode), card, true);
     title->setObjectName(QStringLiteral("title"));
     title->setToolTip(row.id);   // the full id on hover; the card names the folder
     grid->addWidget(title, 0, 0);

@@ -9,15 +9,11 @@
 #include "state/SandboxRepository.h"
 #include "state/WorkspaceRepository.h"
 
-#include <QDir>
-#include <QFile>
 #include <QHash>
 #include <QPointer>
 #include <QSqlDatabase>
 
 #include <algorithm>
-#include <cerrno>
-#include <sys/stat.h>
 
 namespace chat2sbx {
 
@@ -222,9 +218,7 @@ bool CloudWarmPool::handOver(int limit, qint64 idleMs, SandboxRecord &out, bool 
             qCWarning(lcSandbox).noquote() << "cannot hand over a warm cloud sandbox:" << error;
         return false;
     }
-    // Its scratch lives in the VM; the managed record has its folder as every managed workspace does.
-    if (QDir().mkpath(m_config.workspaceRoot))
-        ::mkdir(QFile::encodeName(w.hostPath).constData(), 0700);
+    // Its scratch lives in the VM: no folder of this computer is made (WorkspaceService::createManaged).
     qCInfo(lcSandbox).noquote() << "handed over warm cloud sandbox" << r.runtimeName << "as" << r.id;
     out = r;
     emit warmChanged();

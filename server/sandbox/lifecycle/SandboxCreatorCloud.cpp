@@ -94,7 +94,7 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
     }
     QString error;
     // A clone's work lives in the VM: no folder of this computer is made for it.
-    const std::optional<Workspace> workspace = clone ? clone : m_ops.workspaces().createManaged(error);
+    const std::optional<Workspace> workspace = clone ? clone : m_ops.workspaces().createManaged(error, false);
     if (!workspace)
         return failNow(error);
     SandboxRecord r = newRecord(workspace->id, kCloudRuntimePrefix);
