@@ -75,6 +75,20 @@ QString auditSummary(const QString &tool, const QJsonObject &a)
         const QString memory = stringArg(a, "memory", 16);
         if (!memory.isEmpty())
             parts << QStringLiteral("memory ") + memory;
+        // Where it was asked to run (a create without placement goes where defaultPlacement says;
+        // the sandbox's own placement is in its record, `sandbox list`).
+        if (stringArg(a, "placement", 8) == QLatin1String("cloud")) {
+            QString cloud = QStringLiteral("in Docker's cloud");
+            const QString size = stringArg(a, "size", 8);
+            const QString ttl = stringArg(a, "ttl", 16);
+            if (!size.isEmpty())
+                cloud += QLatin1Char(' ') + size;
+            if (!ttl.isEmpty())
+                cloud += QStringLiteral(" for ") + ttl;
+            parts << cloud;
+        } else if (stringArg(a, "placement", 8) == QLatin1String("local")) {
+            parts << QStringLiteral("on this computer");
+        }
         return parts.join(QStringLiteral(", "));
     }
     return {};

@@ -39,6 +39,11 @@ private slots:
         QCOMPARE(auditSummary("workspace_request", {{"host_path", "/home/u/p"}}), QStringLiteral("/home/u/p (clone)"));
         QCOMPARE(auditSummary("workspace_request", {{"host_path", "/home/u/p"}, {"mode", "direct"}}), QStringLiteral("/home/u/p (direct)"));
         QCOMPARE(auditSummary("search", {{"pattern", "secret-pattern"}}), QStringLiteral("(workspace)"));
+        // sandbox_create: where it was asked to run.
+        QCOMPARE(auditSummary("sandbox_create", {{"placement", "cloud"}, {"size", "micro"}, {"ttl", "2h"}}),
+                 QStringLiteral("new managed workspace, in Docker's cloud micro for 2h"));
+        QCOMPARE(auditSummary("sandbox_create", {{"workspace_id", "ws_1"}, {"placement", "local"}}), QStringLiteral("ws_1, on this computer"));
+        QCOMPARE(auditSummary("sandbox_create", {}), QStringLiteral("new managed workspace"));
         QCOMPARE(shortSessionId("0123456789abcdef0123456789abcdef"), QStringLiteral("01234567"));
     }
 
