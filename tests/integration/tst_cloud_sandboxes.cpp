@@ -403,6 +403,8 @@ private slots:
         QVERIFY2(waitFor([&] { return listed(env, id).value(QStringLiteral("state")).toString() == QLatin1String("stopped"); }, 20000),
                  qPrintable(QJsonDocument(listed(env, id)).toJson()));
         QVERIFY(QJsonDocument(listed(env, id)).toJson().contains("time-to-live"));
+        QVERIFY2(listed(env, id).value(QStringLiteral("cloud")).toObject().value(QStringLiteral("at_end")).toString()
+                     .startsWith(QLatin1String("stopped, its files kept")), qPrintable(QJsonDocument(listed(env, id)).toJson()));
         QCOMPARE(cloudRows(env).size(), 1);
         // The next call starts it again in the cloud (it says to call again meanwhile).
         QVERIFY(bashAnswers(mcp, id, QStringLiteral("echo back"), QStringLiteral("back")));
@@ -419,6 +421,9 @@ private slots:
         QVERIFY(mcp2.open());
         const QString id2 = createInCloud(mcp2, {{QStringLiteral("ttl"), QStringLiteral("1h")}});
         QVERIFY2(!id2.isEmpty(), qPrintable(mcp2.lastBody));
+        // The create's answer says what its end does on this account.
+        QVERIFY2(mcp2.lastBody.contains("deleted with its files: this Docker account cannot stop cloud sandboxes"),
+                 qPrintable(mcp2.lastBody));
         QVERIFY2(waitFor([&] { return listed(env2, id2).isEmpty(); }, 20000), qPrintable(QJsonDocument(listed(env2, id2)).toJson()));
         const QJsonObject gone = mcp2.callToolResult(QStringLiteral("sandbox_get"), {{QStringLiteral("sandbox_id"), id2}});
         QVERIFY2(QJsonDocument(gone).toJson().contains("gone from Docker's cloud"), qPrintable(mcp2.lastBody));

@@ -119,15 +119,22 @@ void CloudWarmPool::fillOne()
         return;
     }
     m_inFlight.insert(r.runtimeName);
+    createRuntime(r, true);
+}
+
+void CloudWarmPool::createRuntime(const CloudWarmRecord &r, bool canStop)
+{
     SbxCloudCreateSpec spec;
     spec.name = r.runtimeName;
     spec.size = r.size;
     spec.ttlSeconds = m_config.cloudDefaultTtlSeconds;
-    spec.onTimeout = QStringLiteral("delete");   // never used: it goes by itself, billed no longer
+    spec.onTimeout = canStop ? QStringLiteral("stop") : QString();   // as SandboxCreator makes them
     QPointer<CloudWarmPool> self(this);
-    m_sbx.cloudCreate(spec, [self, r](const SbxResult &made, const QString &) {
+    m_sbx.cloudCreate(spec, [self, r, canStop](const SbxResult &made, const QString &) {
         if (!self)
             return;
+        if (!made.ok && canStop && made.error.contains(QLatin1String("on-timeout")))
+            return self->createRuntime(r, false);   // an account that cannot stop: the server's default
         if (!made.ok) {
             self->m_inFlight.remove(r.runtimeName);
             ++self->m_failuresInRow;

@@ -18,10 +18,10 @@ struct SandboxRecord;
 // waits), so that sandbox_create {placement: cloud} with the default size and time-to-live answers
 // without the cloud's create (seconds). Warm sandboxes stay local otherwise (WarmPool). A warm cloud
 // sandbox is no one's until handed over: not listed, not counted; its ids are only reserved (a row
-// persisted before `sbx --cloud create`). It is made with `--on-timeout delete`: one never used goes
-// by itself when its time-to-live ends (the pool drops it ten minutes before and makes another). At
-// start the rows are settled against `sbx --cloud ls`: ready ones with time left are kept, the rest
-// removed. Everything runs on the event loop thread.
+// persisted before `sbx --cloud create`). It is made as any cloud sandbox, to stop at its time-to-live's
+// end where the account can (its files kept once it is someone's); the pool removes one never used ten
+// minutes before that end and makes another. At start the rows are settled against `sbx --cloud ls`:
+// ready ones running with time left are kept, the rest removed. Everything runs on the event loop thread.
 class CloudWarmPool : public QObject {
     Q_OBJECT
 public:
@@ -47,6 +47,7 @@ signals:
 private:
     void maintain();
     void fillOne();
+    void createRuntime(const CloudWarmRecord &r, bool canStop);
     void removeWarm(const CloudWarmRecord &r);
 
     // Outlive this: Services owns them, declared before this. Config: Controller's member.

@@ -141,10 +141,13 @@ void SandboxCreator::createCloudRuntime(const QString &id, const SbxCloudCreateS
                 plain.onTimeout.clear();
                 qCWarning(lcSandbox).noquote() << "this Docker account cannot stop cloud sandboxes: when the time-to-live of"
                                                << id << "ends, Docker's cloud deletes it and its files";
+                self->m_ops.noteCloudExpiryDeletes(true);
                 return self->createCloudRuntime(id, plain, true);
             }
             return self->failCreate(id, result.error);
         }
+        if (!spec.onTimeout.isEmpty())
+            self->m_ops.noteCloudExpiryDeletes(false);   // it stops: the account can (again)
         const auto r = self->m_ops.records().find(id);
         const QString runtime = r ? r->runtimeName : spec.name;
         self->m_ops.sbx().cloudTtl(runtime, 0, [self, id](const SbxResult &read, const SbxCloudTtl &ttl) {

@@ -13,8 +13,29 @@ namespace chat2sbx {
 SandboxRuntimeOps::SandboxRuntimeOps(const Config &config, Database &db, WorkspaceService &workspaces, SbxDriver &sbx,
                                      Clock &clock, QObject *parent)
     : QObject(parent), m_config(config), m_workspaces(workspaces), m_sbx(sbx), m_clock(clock), m_repo(db),
-      m_sessions(db)
+      m_sessions(db), m_settings(db)
 {
+}
+
+namespace {
+const QString kCloudExpiryDeletes = QStringLiteral("cloud.expiry_deletes");
+}
+
+bool SandboxRuntimeOps::cloudExpiryDeletes() const
+{
+    if (!m_cloudExpiryDeletes)
+        m_cloudExpiryDeletes = m_settings.value(kCloudExpiryDeletes).value_or(QString()) == QLatin1String("1");
+    return *m_cloudExpiryDeletes;
+}
+
+void SandboxRuntimeOps::noteCloudExpiryDeletes(bool deletes)
+{
+    if (cloudExpiryDeletes() == deletes)
+        return;
+    QString error;
+    m_cloudExpiryDeletes = deletes;
+    if (!m_settings.setValue(kCloudExpiryDeletes, deletes ? QStringLiteral("1") : QStringLiteral("0"), m_clock.nowMs(), error))
+        qCWarning(lcSandbox).noquote() << "cannot record whether cloud sandboxes stop or go at their end:" << error;
 }
 
 void SandboxRuntimeOps::detach(const QString &sandboxId)

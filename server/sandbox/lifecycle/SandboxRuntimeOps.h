@@ -4,6 +4,7 @@
 #include "sandbox/channel/SandboxResolver.h"
 #include "state/BashSessionRepository.h"
 #include "state/SandboxRepository.h"
+#include "state/SettingsRepository.h"
 #include "state/Workspace.h"
 
 #include <QHash>
@@ -70,6 +71,10 @@ public:
     void hold(const QString &id, const QString &why) { m_holds.insert(id, why); }
     void release(const QString &id) { m_holds.remove(id); }
     QString heldFor(const QString &id) const { return m_holds.value(id); }
+    // The Docker account cannot stop cloud sandboxes (`--on-timeout stop` refused): their time-to-live's
+    // end deletes them, files and all. Learnt from a create and kept across restarts (settings).
+    bool cloudExpiryDeletes() const;
+    void noteCloudExpiryDeletes(bool deletes);
 
 signals:
     // A record changed; every job emits it, SandboxService passes it on as its sandboxesChanged.
@@ -83,6 +88,8 @@ private:
     Clock &m_clock;
     SandboxRepository m_repo;
     BashSessionRepository m_sessions;
+    SettingsRepository m_settings;
+    mutable std::optional<bool> m_cloudExpiryDeletes;   // read once, then kept with each write
     RuntimeAttacher *m_attacher = nullptr;
     WarmPool *m_warm = nullptr;
     CloudWarmPool *m_cloudWarm = nullptr;

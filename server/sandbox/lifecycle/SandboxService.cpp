@@ -271,6 +271,11 @@ int SandboxService::countActive() const
     return m_ops->records().countActive();
 }
 
+bool SandboxService::cloudExpiryDeletes() const
+{
+    return m_ops->cloudExpiryDeletes();
+}
+
 int SandboxService::countActiveInCloud() const
 {
     int n = 0;

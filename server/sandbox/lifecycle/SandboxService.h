@@ -125,6 +125,8 @@ public:
     // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
     int countActive() const;
     int countActiveInCloud() const;
+    // What a cloud sandbox's time-to-live's end does on this account (SandboxRuntimeOps).
+    bool cloudExpiryDeletes() const;
     // The workspaces sandboxes work on (a fork makes its managed workspace there).
     WorkspaceService &workspaces() const;
 

@@ -62,6 +62,11 @@ QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes
             cloud.insert(QStringLiteral("expires_at"), isoTime(r.expiresAt));
         if (r.expiresCeilingAt > 0)
             cloud.insert(QStringLiteral("expires_at_latest"), isoTime(r.expiresCeilingAt));
+        cloud.insert(QStringLiteral("at_end"),
+                     sandboxes.cloudExpiryDeletes()
+                         ? QStringLiteral("deleted with its files: this Docker account cannot stop cloud sandboxes. It is extended "
+                                          "while in use; copy out what matters before a pause of more than its time-to-live")
+                         : QStringLiteral("stopped, its files kept (the next tool call starts it again)"));
         o.insert(QStringLiteral("cloud"), cloud);
     }
     if (view.workspace && r.isCloud()) {
