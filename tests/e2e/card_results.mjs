@@ -87,6 +87,10 @@ export async function recordResults(server, repo) {
   await call('sandbox_restore', 'sandbox_restore', { sandbox_id: scratch, checkpoint_id: saved.structuredContent.checkpoint_id });
   await call(null, 'sandbox_destroy', { sandbox_id: scratch });
 
+  // A cloud sandbox (the browser test's server allows them): where it runs and what its end does.
+  const inCloud = await call('sandbox_create_cloud', 'sandbox_create', { placement: 'cloud', size: 'micro', ttl: '2h' });
+  await call(null, 'sandbox_destroy', { sandbox_id: inCloud.structuredContent.sandbox_id });
+
   await call(null, 'sandbox_destroy', { sandbox_id, force: true });
   await client.close();
   return { cardHtml: page.text, cases };

@@ -23,7 +23,7 @@ const shots = process.env.CHAT2SBX_SCREENSHOT_DIR || path.join(os.tmpdir(), 'cha
 mkdirSync(shots, { recursive: true });
 
 const roots = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'chat2sbx-e2e-card-')));
-const server = await startServer({ CHAT2SBX_ALLOWED_HOST_ROOTS: roots, CHAT2SBX_WARM_SANDBOXES: '0' });
+const server = await startServer({ CHAT2SBX_ALLOWED_HOST_ROOTS: roots, CHAT2SBX_WARM_SANDBOXES: '0', CHAT2SBX_CLOUD_SANDBOXES: '1' });
 let browser = null;
 let host = null;
 let profile = null;
@@ -59,7 +59,7 @@ try {
   // server did not name (a server from before the name) is named here as the server names it.
   const VIEW = { bash_ansi: 'terminal', bash_markup: 'terminal', bash_running: 'terminal', bash_poll: 'terminal',
     bash_write: 'terminal', bash_stop: 'terminal', bash_60k: 'terminal', edit: 'diff', write: 'diff', apply_patch: 'diff',
-    show_changes: 'diff', show_changes_300: 'diff', sandbox_create: 'sandbox', sandbox_get: 'sandbox',
+    show_changes: 'diff', show_changes_300: 'diff', sandbox_create: 'sandbox', sandbox_create_cloud: 'sandbox', sandbox_get: 'sandbox',
     sandbox_list: 'sandbox-list', export_changes: 'export', view_image: 'image', export_file_image: 'file',
     export_file_text: 'file', sandbox_checkpoint: 'checkpoint', sandbox_checkpoints: 'checkpoint', sandbox_restore: 'checkpoint' };
   const named = (key, result) => {
@@ -178,6 +178,11 @@ try {
   check(c.view === 'sandbox' && (await text(c.frame, '[data-role=sandbox]')).includes(c.result.structuredContent.sandbox_id),
     'sandbox_create draws the sandbox card');
   check((await text(c.frame, '[data-role=sandbox]')).includes('clone'), 'the sandbox card says the workspace mode');
+  c = await mount('sandbox_create_cloud');
+  const cloudText = await text(c.frame, '[data-role=sandbox]');
+  check(c.view === 'sandbox' && cloudText.includes("Docker's cloud (micro)") && cloudText.includes('expires')
+    && cloudText.includes('at its end'), `a cloud sandbox's card says where it runs, when and how it ends (${cloudText.slice(0, 200)})`);
+  await shoot('sandbox-cloud');
   c = await mount('sandbox_get');
   const ports = c.result.structuredContent.ports ?? [];
   check(c.view === 'sandbox' && await count(c.frame, '[data-role=sandbox] a[href^="http"]') === ports.filter((p) => /^https?:/.test(p.url)).length,

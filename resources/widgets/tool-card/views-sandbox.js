@@ -7,6 +7,16 @@ function sandboxTable(s) {
   row(t, 'workspace', [str(s.workspace_path) || str(s.workspace_id), mode ? '(' + mode + ')' : ''].filter(Boolean).join(' '));
   row(t, 'host folder', str(s.workspace_host_path));
   row(t, 'memory', str(s.memory));
+  // A cloud sandbox: where it runs, when its time-to-live ends, and what the end does.
+  const cloud = isObj(s.cloud) ? s.cloud : null;
+  if (cloud || str(s.placement) === 'cloud') {
+    const size = cloud ? str(cloud.size) : '';
+    row(t, 'runs in', "Docker's cloud" + (size ? ' (' + size + ')' : ''));
+    if (cloud) {
+      row(t, 'expires', str(cloud.expires_at));
+      row(t, 'at its end', str(cloud.at_end));
+    }
+  }
   row(t, 'created', str(s.created_at));
   row(t, 'idle until', str(s.idle_deadline));
   if (Array.isArray(s.ports) && s.ports.length) {
