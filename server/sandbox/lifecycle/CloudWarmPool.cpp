@@ -5,13 +5,10 @@
 #include "core/Ids.h"
 #include "sandbox/sbx/SbxCloud.h"
 #include "sandbox/sbx/SbxDriver.h"
-#include "state/Database.h"
-#include "state/SandboxRepository.h"
-#include "state/WorkspaceRepository.h"
+#include "state/WarmHandOver.h"
 
 #include <QHash>
 #include <QPointer>
-#include <QSqlDatabase>
 
 #include <algorithm>
 
@@ -193,34 +190,16 @@ bool CloudWarmPool::handOver(int limit, qint64 idleMs, SandboxRecord &out, bool 
         }
     if (!pick)
         return false;
-    Workspace w;
-    w.id = pick->workspaceId;
-    w.mode = WorkspaceMode::Managed;
-    w.hostPath = pick->workspacePath;
-    w.displayName = QStringLiteral("managed workspace %1").arg(w.id);
-    w.createdAt = w.lastUsedAt = now;
-    SandboxRecord r;
-    r.id = pick->sandboxId;
-    r.workspaceId = w.id;
-    r.runtimeName = pick->runtimeName;
+    WarmHandOverRows rows = warmHandOverRows(pick->sandboxId, pick->workspaceId, pick->workspacePath, pick->runtimeName, now, idleMs);
+    SandboxRecord &r = rows.sandbox;
     r.state = SandboxState::Creating;   // attached by the caller, as a create's last step
     r.placement = QStringLiteral("cloud");
     r.cloudSize = pick->size;
     r.expiresAt = pick->expiresAt;
     r.expiresCeilingAt = pick->createdAt + kSbxCloudMaxTtlSeconds * 1000;
-    r.createdAt = r.updatedAt = r.lastActivityAt = now;
-    r.idleDeadline = now + idleMs;
-
-    QSqlDatabase &db = m_db.handle();
     QString error;
-    SandboxRepository sandboxes(m_db);
-    WorkspaceRepository workspaces(m_db);
-    if (!db.transaction())
-        return false;
-    const bool ok = m_repo.takeReady(pick->runtimeName, error) && workspaces.insert(w, error)
-                    && sandboxes.insertWithinLimit(r, limit, limitReached, error);
-    if (!ok || !db.commit()) {
-        db.rollback();
+    const auto take = [this, &pick](QString &takeError) { return m_repo.takeReady(pick->runtimeName, takeError); };
+    if (!commitWarmHandOver(m_db, take, rows, limit, limitReached, error)) {
         if (!limitReached && !error.isEmpty())
             qCWarning(lcSandbox).noquote() << "cannot hand over a warm cloud sandbox:" << error;
         return false;

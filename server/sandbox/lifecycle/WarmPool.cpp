@@ -5,8 +5,7 @@
 #include "sandbox/channel/RuntimeAttacher.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "state/Database.h"
-#include "state/SandboxRepository.h"
-#include "state/WorkspaceRepository.h"
+#include "state/WarmHandOver.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,7 +13,6 @@
 #include <QRegularExpression>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QSqlDatabase>
 
 #include <algorithm>
 #include <cerrno>
@@ -270,34 +268,14 @@ bool WarmPool::handOver(int limit, qint64 idleMs, SandboxRecord &out, bool &atta
         return false;
     attached = m_attached.contains(pick->runtimeName);
 
-    const qint64 now = m_clock.nowMs();
-    Workspace w;
-    w.id = pick->workspaceId;
-    w.mode = WorkspaceMode::Managed;
-    w.hostPath = pick->workspacePath;
-    w.displayName = QStringLiteral("managed workspace %1").arg(w.id);
-    w.createdAt = w.lastUsedAt = now;
-    SandboxRecord r;
-    r.id = pick->sandboxId;
-    r.workspaceId = w.id;
-    r.runtimeName = pick->runtimeName;
+    WarmHandOverRows rows = warmHandOverRows(pick->sandboxId, pick->workspaceId, pick->workspacePath, pick->runtimeName,
+                                             m_clock.nowMs(), idleMs);
+    SandboxRecord &r = rows.sandbox;
     r.state = attached ? SandboxState::Running : SandboxState::Creating;
     r.templateRef = pick->templateRef;
-    r.createdAt = r.updatedAt = r.lastActivityAt = now;
-    r.idleDeadline = now + idleMs;
-
-    QSqlDatabase &db = m_db.handle();
     QString error;
-    SandboxRepository sandboxes(m_db);
-    WorkspaceRepository workspaces(m_db);
-    if (!db.transaction()) {
-        qCWarning(lcWarm).noquote() << "cannot hand over a warm sandbox: no transaction";
-        return false;
-    }
-    const bool ok = m_repo.takeReady(pick->runtimeName, error) && workspaces.insert(w, error)
-                    && sandboxes.insertWithinLimit(r, limit, limitReached, error);
-    if (!ok || !db.commit()) {
-        db.rollback();
+    const auto take = [this, &pick](QString &takeError) { return m_repo.takeReady(pick->runtimeName, takeError); };
+    if (!commitWarmHandOver(m_db, take, rows, limit, limitReached, error)) {
         if (!limitReached && !error.isEmpty())
             qCWarning(lcWarm).noquote() << "cannot hand over a warm sandbox:" << error;
         return false;

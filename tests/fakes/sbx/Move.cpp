@@ -11,6 +11,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QRandomGenerator>
 #include <QRegularExpression>
@@ -45,23 +46,16 @@ int memoryMib(const QString &memory)
 // profile: 15 s and 20 ms/MiB, stated assumptions: the docs give no figure).
 void transferDelay(const Context &ctx, const QString &home)
 {
-    qint64 bytes = 0;
-    QDir dir(home);
-    const QFileInfoList top = dir.entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
-    std::function<void(const QFileInfo &)> add = [&](const QFileInfo &f) {
-        if (f.isSymLink())
-            return;
-        if (f.isDir()) {
-            for (const QFileInfo &c : QDir(f.filePath()).entryInfoList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot))
-                add(c);
-        } else {
-            bytes += f.size();
-        }
-    };
-    for (const QFileInfo &f : top)
-        add(f);
     const long fixed = profileDelayMs(ctx.faults, QStringLiteral("FAKE_SBX_MOVE_DELAY_MS"), 15000);
     const long perMib = profileDelayMs(ctx.faults, QStringLiteral("FAKE_SBX_MOVE_MS_PER_MIB"), 20);
+    qint64 bytes = 0;
+    // The size is only needed for a time per MiB: the walk is skipped otherwise.
+    for (QDirIterator it(home, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+         perMib > 0 && it.hasNext();) {
+        it.next();
+        if (!it.fileInfo().isSymLink())
+            bytes += it.fileInfo().size();
+    }
     const long total = fixed + static_cast<long>(perMib * (bytes / (1024 * 1024)));
     if (total > 0)
         sleepMs(total);
