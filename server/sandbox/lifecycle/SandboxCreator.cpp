@@ -116,13 +116,7 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
                                    .arg(running->id, running->memory.isEmpty() ? QStringLiteral("the default amount")
                                                                                : running->memory,
                                         request.memory));
-            m_ops.renewNow(running->id);
-            workspaces.touch(workspace->id);
-            SandboxOutcome o;
-            o.ok = true;
-            o.reused = true;
-            o.view = m_ops.viewOf(*repo.find(running->id));
-            return done(o);
+            return answerReused(running->id, workspace->id, done);
         }
         if (auto creating = repo.findForWorkspace(workspace->id, SandboxState::Creating);
             creating && m_creating.contains(creating->id)) {
@@ -173,6 +167,17 @@ void SandboxCreator::create(const SandboxCreateRequest &request, SandboxDone don
             return self->failCreate(id, swapped);
         self->attachCreated(id);
     });
+}
+
+void SandboxCreator::answerReused(const QString &sandboxId, const QString &workspaceId, const SandboxDone &done)
+{
+    m_ops.renewNow(sandboxId);
+    m_ops.workspaces().touch(workspaceId);
+    SandboxOutcome o;
+    o.ok = true;
+    o.reused = true;
+    o.view = m_ops.viewOf(*m_ops.records().find(sandboxId));
+    done(o);
 }
 
 void SandboxCreator::attachCreated(const QString &id)

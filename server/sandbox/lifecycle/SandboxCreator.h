@@ -46,6 +46,8 @@ private:
     // record first, `sbx --cloud create`, its time-to-live read back, then attached as any sandbox.
     void createInCloud(const SandboxCreateRequest &request, SandboxDone done);
     void createCloudRuntime(const QString &id, const SbxCloudCreateSpec &spec, bool retried);
+    // The workspace's sandbox answers the create: renewed, the workspace touched, `reused` set.
+    void answerReused(const QString &sandboxId, const QString &workspaceId, const SandboxDone &done);
     void attachCreated(const QString &id);
     void becomeRunning(const QString &id);
     void failCreate(const QString &id, const QString &reason);

@@ -47,15 +47,8 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
             std::optional<SandboxRecord> mine = repo.findForWorkspace(clone->id, SandboxState::Running);
             if (!mine || !mine->isCloud())
                 mine = repo.findForWorkspace(clone->id, SandboxState::Stopped);
-            if (mine && mine->isCloud()) {
-                m_ops.renewNow(mine->id);
-                m_ops.workspaces().touch(clone->id);
-                SandboxOutcome o;
-                o.ok = true;
-                o.reused = true;
-                o.view = m_ops.viewOf(*repo.find(mine->id));
-                return done(o);
-            }
+            if (mine && mine->isCloud())
+                return answerReused(mine->id, clone->id, done);
         }
         QString why;
         if (!m_ops.workspaces().checkBeforeUse(*clone, why))
