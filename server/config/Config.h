@@ -33,6 +33,9 @@ struct Config {
     qint64 cloudDefaultTtlSeconds = 3600;
     int cloudWarmSandboxes = 0;            // cloud sandboxes made ahead of need (CloudWarmPool; billed while they wait)
     qint64 cloudWarnBeforeSeconds = 600;   // the user hears of a cloud sandbox's end this long before it
+    // Free space a move from the cloud to this computer needs in the temporary folder: sbx stages the
+    // sandbox's layers there, "up to 32 GiB" (reference/sbx-cloud.md §6); checked before it starts.
+    int moveTempSpaceGiB = 32;
     QString sbxPath = QStringLiteral("sbx");
 
     // Beyond the README table; all overridable the same way.

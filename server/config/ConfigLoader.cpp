@@ -239,6 +239,7 @@ const QList<Setting> &settings()
         {"CHAT2SBX_CLOUD_DEFAULT_TTL", "cloudDefaultTtl", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudDefaultTtlSeconds = qMin<qint64>(v.toLongLong(), 24 * 3600); }},
         {"CHAT2SBX_CLOUD_WARM_SANDBOXES", "cloudWarmSandboxes", Kind::SmallCount, [](Config &c, const QVariant &v) { c.cloudWarmSandboxes = v.toInt(); }},
         {"CHAT2SBX_CLOUD_WARN_BEFORE", "cloudWarnBefore", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudWarnBeforeSeconds = qMin<qint64>(v.toLongLong(), 24 * 3600); }},
+        {"CHAT2SBX_MOVE_TEMP_SPACE_GIB", "moveTempSpaceGiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.moveTempSpaceGiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1 << 20)); }},
         {"CHAT2SBX_AUDIT_MAX_ROWS", "auditMaxRows", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.auditMaxRows = static_cast<int>(qMin<qint64>(v.toLongLong(), 100000000)); }},
     };
     return table;

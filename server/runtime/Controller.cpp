@@ -1,5 +1,7 @@
 #include "runtime/Controller.h"
 
+#include "sandbox/lifecycle/SandboxMover.h"
+
 #include "config/LocalTokenStore.h"
 #include "http/BoundedTcpServer.h"
 #include "mcp/McpDispatcher.h"
@@ -175,6 +177,7 @@ void Controller::takeLock()
     m_services.network->start();
     m_services.exportApprovals->start();
     m_services.checkpoints->reconcile();   // what a crash left half-saved goes, before any tool call
+    m_services.mover->finishInterrupted();   // moves a crash interrupted: held before reconciliation
     m_services.retention->start();
     m_auditRetention = std::make_unique<AuditRetention>(*m_services.db, m_clock, m_config.auditRetentionDays,
                                                         m_config.auditMaxRows);

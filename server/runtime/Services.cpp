@@ -9,6 +9,7 @@
 #include "sandbox/lifecycle/SandboxSleep.h"
 #include "sandbox/lifecycle/WarmPool.h"
 #include "sandbox/lifecycle/WorkspaceRemoval.h"
+#include "sandbox/lifecycle/SandboxMover.h"
 #include "sandbox/network/NetworkAccess.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "sandbox/sbx/SbxHealth.h"
@@ -150,6 +151,10 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
 
     if (server)
         registerCheckpointTools(tools, *checkpoints, *sandboxes, config);
+    // Moves between this computer and the cloud: the server's, and the CLI's with no server running.
+    mover = std::make_unique<SandboxMover>(config, *db, *sandboxes, *sbx, *channels, clock, bashSessions.get());
+    if (server)
+        registerSandboxMoveTool(tools, *mover, *sandboxes, config);
 
     // Review and export of the agent's work; also what destroy and idle expiry ask first.
     changes = std::make_unique<ChangesService>(*sandboxes, *channels, *hostGit);

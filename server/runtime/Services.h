@@ -25,6 +25,7 @@ class PublicPorts;
 class FileExport;
 class HostGit;
 class NetworkAccess;
+class SandboxMover;
 class SandboxService;
 class SandboxSleep;
 class SbxDriver;
@@ -82,6 +83,7 @@ struct Services {
     std::unique_ptr<CloudWarmPool> cloudWarm;   // cloud ones (cloudWarmSandboxes > 0 only); outlives sandboxes
     std::unique_ptr<SandboxService> sandboxes;
     std::unique_ptr<CheckpointService> checkpoints;   // sandbox_checkpoint(s) and the CLI's checkpoint verbs
+    std::unique_ptr<SandboxMover> mover;   // sandbox_move and `chat2sbx sandbox move`
     std::unique_ptr<SbxHealth> sbxHealth;
     std::unique_ptr<ApprovalService> approvals;
     std::unique_ptr<NetworkAccess> network;   // network requests and the sbx rules chat2sbx added

@@ -275,6 +275,24 @@ const QList<QStringList> &schemaMigrations()
                            " created_at INTEGER NOT NULL,"
                            " expires_at INTEGER NOT NULL DEFAULT 0)"),
         },
+        // 20: moves between this computer and the cloud (`sbx move`), recorded before anything happens
+        //     so that a start finishes or undoes one a crash interrupted; and a sandbox whose workspace
+        //     is a folder of its VM on this computer (moved back from the cloud: no host mount).
+        {
+            QStringLiteral("ALTER TABLE sandboxes ADD COLUMN workspace_in_vm INTEGER NOT NULL DEFAULT 0"),
+            QStringLiteral("CREATE TABLE sandbox_moves ("
+                           " sandbox_id TEXT PRIMARY KEY,"
+                           " to_placement TEXT NOT NULL CHECK (to_placement IN ('local','cloud')),"
+                           " step TEXT NOT NULL CHECK (step IN ('moving','created','switched')),"
+                           " source_runtime TEXT NOT NULL,"
+                           " dest_prefix TEXT NOT NULL,"
+                           " dest_runtime TEXT NOT NULL DEFAULT '',"
+                           " ttl_seconds INTEGER NOT NULL DEFAULT 0,"
+                           " source_workspace_in_vm INTEGER NOT NULL DEFAULT 0,"
+                           " source_cloud_size TEXT NOT NULL DEFAULT '',"
+                           " started_at INTEGER NOT NULL,"
+                           " warnings TEXT NOT NULL DEFAULT '')"),
+        },
     };
     return migrations;
 }

@@ -15,7 +15,7 @@ namespace {
 const char kColumns[] =
     "id, workspace_id, runtime_name, state, memory, failure_reason, created_at, updated_at, last_activity_at, idle_deadline,"
     " slept_at, woke_at, sleep_reason, unreachable_since, unreachable_lists, unreachable_why, template_ref,"
-    " placement, cloud_size, expires_at, expires_ceiling_at";
+    " placement, cloud_size, expires_at, expires_ceiling_at, workspace_in_vm";
 
 // Row: QSqlQuery or SqliteStatement (the list's join).
 template <class Row>
@@ -43,6 +43,7 @@ SandboxRecord fromRow(const Row &q)
     r.cloudSize = q.value(18).toString();
     r.expiresAt = q.value(19).isNull() ? 0 : q.value(19).toLongLong();
     r.expiresCeilingAt = q.value(20).isNull() ? 0 : q.value(20).toLongLong();
+    r.workspaceInVm = q.value(21).toInt() != 0;
     return r;
 }
 
@@ -66,7 +67,7 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
 {
     limitReached = false;
     QSqlQuery q(m_db.handle());
-    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,? "
+    q.prepare(QStringLiteral("INSERT INTO sandboxes (%1) SELECT ?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,? "
                              "WHERE ? <= 0 OR (SELECT COUNT(*) FROM sandboxes WHERE state IN %2) < ?")
                   .arg(QLatin1String(kColumns), activeSandboxStatesSql()));
     q.addBindValue(r.id);
@@ -90,6 +91,7 @@ bool SandboxRepository::insertWithinLimit(const SandboxRecord &r, int limit, boo
     q.addBindValue(nullIfEmpty(r.cloudSize));
     q.addBindValue(r.expiresAt ? QVariant(r.expiresAt) : QVariant());
     q.addBindValue(r.expiresCeilingAt ? QVariant(r.expiresCeilingAt) : QVariant());
+    q.addBindValue(r.workspaceInVm ? 1 : 0);
     q.addBindValue(limit);
     q.addBindValue(limit);
     if (!run(q, error))
@@ -119,14 +121,14 @@ std::optional<SandboxRecord> SandboxRepository::findWithWorkspace(const QString 
         "SELECT s.id, s.workspace_id, s.runtime_name, s.state, s.memory, s.failure_reason, s.created_at,"
         " s.updated_at, s.last_activity_at, s.idle_deadline, s.slept_at, s.woke_at, s.sleep_reason, s.unreachable_since,"
         " s.unreachable_lists, s.unreachable_why, s.template_ref, s.placement, s.cloud_size, s.expires_at, s.expires_ceiling_at,"
-        " w.mode, w.host_path"
+        " s.workspace_in_vm, w.mode, w.host_path"
         " FROM sandboxes s LEFT JOIN workspaces w ON w.id = s.workspace_id WHERE s.id = ?"));
     QSqlQuery &q = st.query();
     q.bindValue(0, id);
     if (!q.exec() || !q.next())
         return std::nullopt;
-    workspaceMode = q.value(21).toString();
-    workspacePath = q.value(22).toString();
+    workspaceMode = q.value(22).toString();
+    workspacePath = q.value(23).toString();
     return fromRow(q);
 }
 

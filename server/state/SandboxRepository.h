@@ -41,6 +41,10 @@ struct SandboxRecord {
     qint64 expiresAt = 0;
     qint64 expiresCeilingAt = 0;
     bool isCloud() const { return placement == QLatin1String("cloud"); }
+    // Its workspace is a folder of its VM (~/workspace), not a host folder mounted in: a sandbox
+    // moved back from the cloud (`sbx move` gives it no mount). Always so in the cloud.
+    bool workspaceInVm = false;
+    bool hasVmWorkspace() const { return isCloud() || workspaceInVm; }
 
     // What maxActiveSandboxes counts and what holds a workspace (state/SandboxState.h).
     bool isActive() const { return isActiveSandboxState(state); }

@@ -19,22 +19,6 @@ constexpr int kMaxWorkspaceIdChars = 27;   // ws_ + 24 hex digits
 constexpr int kMaxMemoryChars = 16;
 constexpr int kMaxTtlChars = 16;
 
-// "2h", "90m", "1h30m", "45s" (as sbx takes them); 0 when it is not one.
-qint64 ttlSecondsOf(const QString &text)
-{
-    static const QRegularExpression whole(QStringLiteral("^(?:[0-9]{1,5}[hms])+$"), QRegularExpression::CaseInsensitiveOption);
-    if (!whole.match(text).hasMatch())
-        return 0;
-    static const QRegularExpression part(QStringLiteral("([0-9]+)([hms])"), QRegularExpression::CaseInsensitiveOption);
-    qint64 seconds = 0;
-    for (auto it = part.globalMatch(text); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        const QChar unit = m.captured(2).toLower().at(0);
-        seconds += m.captured(1).toLongLong() * (unit == QLatin1Char('h') ? 3600 : unit == QLatin1Char('m') ? 60 : 1);
-    }
-    return seconds;
-}
-
 // Where a create without `placement` goes: defaultPlacement; `auto` is the cloud (when the user turned
 // cloud sandboxes on) while local sbx cannot run sandboxes here or the local limit is reached.
 QString placementFor(const SandboxToolContext &c, const QString &asked)

@@ -4,6 +4,7 @@
 #include "mcp/ToolRegistry.h"
 #include "sandbox/changes/CheckpointService.h"
 #include "tools/CheckpointToolSupport.h"
+#include "sandbox/present/SandboxPresenter.h"
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"
 

@@ -8,6 +8,7 @@ class ChannelPool;
 class CheckpointService;
 class NetworkAccess;
 class PublicPorts;
+class SandboxMover;
 class SandboxService;
 class ToolRegistry;
 
@@ -19,6 +20,9 @@ class ToolRegistry;
 void registerSandboxTools(ToolRegistry &registry, SandboxService &sandboxes, const Config &config,
                           ChannelPool *channels = nullptr, NetworkAccess *network = nullptr,
                           CheckpointService *checkpoints = nullptr, PublicPorts *publicPorts = nullptr);
+
+// sandbox_move: between this computer and Docker's cloud (SandboxMover).
+void registerSandboxMoveTool(ToolRegistry &registry, SandboxMover &mover, SandboxService &sandboxes, const Config &config);
 
 // The family's tools, one file each (<Name>Tool.cpp: definition and handler).
 void addSandboxCreateTool(ToolRegistry &registry, const SandboxToolContext &context);

@@ -74,7 +74,7 @@ private slots:
         QCOMPARE(db.schemaVersion(), Database::latestSchemaVersion());
         QVERIFY(Database::latestSchemaVersion() >= 2);
         const QStringList expected{"approvals", "audit_log", "bash_sessions", "checkpoints", "cloud_warm_sandboxes", "export_requests", "network_requests", "network_rules", "public_port_requests",
-                                   "sandbox_forks", "sandbox_ports", "sandbox_restores", "sandboxes", "settings", "warm_sandboxes", "workspaces"};
+                                   "sandbox_forks", "sandbox_moves", "sandbox_ports", "sandbox_restores", "sandboxes", "settings", "warm_sandboxes", "workspaces"};
         QCOMPARE(tables(db), expected);
         QCOMPARE(mode(path), 0600);
         QCOMPARE(mode(QFileInfo(path).path()), 0700);

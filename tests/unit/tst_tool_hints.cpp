@@ -36,6 +36,7 @@ const QHash<QString, Hints> &expectedHints()
         {"sandbox_checkpoints", {true, false, true, false}},
         {"sandbox_restore", {false, true, false, false}},    // replaces the disk and a scratch workspace (the present is checkpointed first)
         {"sandbox_fork", {false, true, false, false}},       // a new sandbox; given a sandbox_id it checkpoints (stops) it first
+        {"sandbox_move", {false, true, false, false}},       // stops the sandbox (commands end) and replaces its runtime elsewhere
         {"sandbox_checkpoint_delete", {false, true, true, false}},   // removes a checkpoint for good; again: nothing more
         {"bash", {false, true, false, true}},                // any command, network included
         {"bash_poll", {true, false, false, false}},          // reads new output

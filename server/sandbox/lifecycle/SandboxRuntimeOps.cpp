@@ -66,8 +66,8 @@ RunningSandbox SandboxRuntimeOps::runningOf(const SandboxRecord &r, const QStrin
     s.runtimeName = r.runtimeName;
     s.workspacePath = workspacePath;
     s.managedWorkspace = managedWorkspace;
-    if (r.isCloud()) {   // no host mount: the work lives in the VM (the helper makes ~/workspace)
-        s.cloud = true;
+    if (r.hasVmWorkspace()) {   // no host mount: the work lives in the VM (the helper makes ~/workspace)
+        s.cloud = r.isCloud();
         s.workspacePath = QStringLiteral("~/workspace");
         s.managedWorkspace = true;
     }

@@ -102,6 +102,25 @@ void SandboxService::destroy(const QString &sandboxId, Done done, const QString 
 
 void SandboxService::holdStopped(const QString &sandboxId, const QString &why, HoldDone done)
 {
+    hold(sandboxId, why, true, std::move(done));
+}
+
+void SandboxService::holdMarkedStopped(const QString &sandboxId, const QString &why, HoldDone done)
+{
+    hold(sandboxId, why, false, std::move(done));
+}
+
+bool SandboxService::holdAsIs(const QString &sandboxId, const QString &why)
+{
+    if (!m_ops->heldFor(sandboxId).isEmpty() || m_creator->isCreating(sandboxId) || m_destroyer->isDestroying(sandboxId))
+        return false;
+    m_ops->hold(sandboxId, why);
+    m_ops->detach(sandboxId);
+    return true;
+}
+
+void SandboxService::hold(const QString &sandboxId, const QString &why, bool stopVm, HoldDone done)
+{
     const auto r = m_ops->records().find(sandboxId);
     QString refusal;
     if (!r)
@@ -128,8 +147,10 @@ void SandboxService::holdStopped(const QString &sandboxId, const QString &why, H
         m_ops->detach(sandboxId);
         emit sandboxesChanged();
     }
-    // `sbx stop` of a stopped VM is harmless: it also waits out a stop a sleep began.
     const QString runtime = r->runtimeName;
+    if (!stopVm)
+        return QTimer::singleShot(0, this, [done, runtime] { done(true, QString(), runtime); });
+    // `sbx stop` of a stopped VM is harmless: it also waits out a stop a sleep began.
     m_ops->stopRuntime(sandboxId, runtime, [done, runtime] { done(true, QString(), runtime); });
 }
 
@@ -220,6 +241,16 @@ void SandboxService::pause(const PauseRequest &request, std::function<void(const
         o.error = QStringLiteral("sandbox %1 changed meanwhile: look again with `chat2sbx sandbox list`").arg(id);
     }
     QTimer::singleShot(0, this, [done, o] { done(o); });
+}
+
+void SandboxService::removeUnusedRuntime(const QString &runtimeName, std::function<void(bool, const QString &)> done)
+{
+    m_ops->removeRuntime(runtimeName, std::move(done));
+}
+
+bool SandboxService::isSbxAvailable() const
+{
+    return m_reconciler->isSbxAvailable();
 }
 
 QString SandboxService::heldFor(const QString &sandboxId) const

@@ -110,6 +110,12 @@ public:
     // release() a tool call does not wake it and destroy and sleep leave it alone.
     using HoldDone = std::function<void(bool ok, const QString &error, const QString &runtimeName)>;
     void holdStopped(const QString &sandboxId, const QString &why, HoldDone done);
+    // holdStopped() without `sbx stop`: the record is stopped (sessions lost, channel closed) and the VM
+    // left as it is, for a job whose own command stops it (`sbx move`).
+    void holdMarkedStopped(const QString &sandboxId, const QString &why, HoldDone done);
+    // A start-up job finishing what a crash interrupted holds the sandbox as it finds it (no state
+    // change, no sbx command); false when someone else has it.
+    bool holdAsIs(const QString &sandboxId, const QString &why);
     void release(const QString &sandboxId);
     // resolveRunning() for the job that holds the sandbox: wakes its VM (a restored clone gets its work
     // back) while the hold still keeps tool calls, sleep and destroy out.
@@ -122,6 +128,10 @@ public:
     void replaceHeldRuntime(const QString &sandboxId, const QString &templateRef,
                             std::function<void(bool ok, const QString &error)> done);
     QString heldFor(const QString &sandboxId) const;
+    // A runtime no record names any more (a moved sandbox's source), local or in the cloud: removed,
+    // and one already gone counts as removed.
+    void removeUnusedRuntime(const QString &runtimeName, std::function<void(bool ok, const QString &error)> done);
+    bool isSbxAvailable() const;
     // Sandboxes creating, running or destroying (what maxActiveSandboxes counts).
     int countActive() const;
     int countActiveInCloud() const;
@@ -151,6 +161,8 @@ signals:
     void cloudExpiryNear(const QString &sandboxId, qint64 expiresAtMs, bool atCeiling);
 
 private:
+    void hold(const QString &sandboxId, const QString &why, bool stopVm, HoldDone done);
+
     // Declared in the order they are built; each job keeps references to those before it.
     std::unique_ptr<SandboxRuntimeOps> m_ops;
     std::unique_ptr<PortExposure> m_ports;

@@ -12,7 +12,7 @@ namespace {
 
 // A field added to one of these records must be compared in sameView too, or a change of only that
 // field would leave a stale summary in the cache: these sizes fail to compile first.
-static_assert(sizeof(SandboxRecord) == 10 * sizeof(QString) + 9 * sizeof(qint64) + 4 * sizeof(int),
+static_assert(sizeof(SandboxRecord) == 10 * sizeof(QString) + 10 * sizeof(qint64) + 4 * sizeof(int),   // + workspaceInVm, padded
               "SandboxRecord changed: compare the new field in SandboxListJson::sameView, then update this size");
 static_assert(sizeof(Workspace) == 3 * sizeof(QString) + 6 * sizeof(qint64) + 2 * sizeof(int),
               "Workspace changed: compare the new field in SandboxListJson::sameView, then update this size");
@@ -27,7 +27,7 @@ bool sameRecord(const SandboxRecord &a, const SandboxRecord &b)
            && a.wokeAt == b.wokeAt && a.sleepReason == b.sleepReason && a.unreachableSince == b.unreachableSince
            && a.unreachableLists == b.unreachableLists && a.unreachableWhy == b.unreachableWhy && a.templateRef == b.templateRef
            && a.placement == b.placement && a.cloudSize == b.cloudSize && a.expiresAt == b.expiresAt
-           && a.expiresCeilingAt == b.expiresCeilingAt;
+           && a.expiresCeilingAt == b.expiresCeilingAt && a.workspaceInVm == b.workspaceInVm;
 }
 
 bool sameWorkspace(const std::optional<Workspace> &a, const std::optional<Workspace> &b)

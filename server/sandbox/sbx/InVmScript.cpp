@@ -15,7 +15,8 @@ QString inVmScript(const QString &name)
     static const QHash<QString, QString> scripts = [] {
         initVmScripts();
         QHash<QString, QString> all;
-        for (const QString &file : {QStringLiteral("bootstrap.sh"), QStringLiteral("docker-images.sh"), QStringLiteral("provision.sh")}) {
+        for (const QString &file : {QStringLiteral("bootstrap.sh"), QStringLiteral("docker-images.sh"), QStringLiteral("moved-workspace.sh"),
+                                  QStringLiteral("provision.sh")}) {
             QFile f(QStringLiteral(":/chat2sbx/vm/") + file);
             if (f.open(QIODevice::ReadOnly))
                 all.insert(file, QString::fromUtf8(f.readAll()));

@@ -1,0 +1,525 @@
+#include "sandbox/lifecycle/SandboxMover.h"
+
+#include "config/Config.h"
+#include "core/Clock.h"
+#include "core/Ids.h"
+#include "sandbox/bash/BashSessions.h"
+#include "sandbox/channel/RuntimeAttacher.h"
+#include "sandbox/lifecycle/SandboxService.h"
+#include "sandbox/lifecycle/SandboxServiceLog.h"
+#include "sandbox/sbx/InVmScript.h"
+#include "sandbox/sbx/SbxDriver.h"
+
+#include <QDir>
+#include <QLoggingCategory>
+#include <QPointer>
+#include <QRegularExpression>
+#include <QStorageInfo>
+
+namespace chat2sbx {
+
+namespace {
+Q_LOGGING_CATEGORY(lcMove, "chat2sbx.move")
+
+const QString kIncoming = QStringLiteral("/home/agent/.chat2sbx-incoming-workspace");
+QString heldWhy(bool toCloud)
+{
+    return toCloud ? QStringLiteral("being moved to Docker's cloud") : QStringLiteral("being moved to this computer");
+}
+
+// The smallest cloud size that holds `memory` (sbx rounds up the same way); empty memory: small.
+QString cloudSizeFor(const QString &memory, bool &tooLarge)
+{
+    tooLarge = false;
+    if (memory.isEmpty())
+        return QStringLiteral("small");
+    static const QRegularExpression re(QStringLiteral("^([0-9]+)([gGmM])$"));
+    const QRegularExpressionMatch m = re.match(memory);
+    const qint64 mib = m.hasMatch() ? m.captured(1).toLongLong() * (m.captured(2).toLower() == QLatin1String("g") ? 1024 : 1) : 0;
+    for (const SbxCloudSize &s : sbxCloudSizes())
+        if (s.memoryMib >= mib)
+            return s.name;
+    tooLarge = true;
+    return {};
+}
+
+QString sizeOf(const SbxCloudInfo &row)
+{
+    for (const SbxCloudSize &s : sbxCloudSizes())
+        if ((row.memoryMib > 0 && s.memoryMib == row.memoryMib) || (row.memoryMib <= 0 && row.cpus > 0 && s.cpus == row.cpus))
+            return s.name;
+    return {};
+}
+
+} // namespace
+
+SandboxMover::SandboxMover(const Config &config, Database &db, SandboxService &sandboxes, SbxDriver &sbx,
+                           RuntimeAttacher &attacher, Clock &clock, BashSessions *sessions, QObject *parent)
+    : QObject(parent), m_config(config), m_moves(db), m_records(db), m_sandboxes(sandboxes), m_sbx(sbx), m_attacher(attacher),
+      m_clock(clock), m_sessions(sessions)
+{
+}
+
+QString SandboxMover::refusal(const MoveRequest &request, const std::optional<SandboxView> &view) const
+{
+    const QString &id = request.sandboxId;
+    if (!view || !view->workspace)
+        return QStringLiteral("unknown sandbox_id %1").arg(id);
+    const SandboxRecord &r = view->record;
+    const Workspace &w = *view->workspace;
+    if (m_jobs.contains(id) || m_moves.find(id))
+        return QStringLiteral("sandbox %1 is being moved already").arg(id);
+    if (r.state != SandboxState::Running && r.state != SandboxState::Stopped)
+        return QStringLiteral("sandbox %1 is %2: only a running or paused sandbox moves").arg(id, sandboxStateName(r.state));
+    if (const QString held = m_sandboxes.heldFor(id); !held.isEmpty())
+        return QStringLiteral("sandbox %1 is %2 right now: move it once that is done").arg(id, held);
+    if (request.toCloud && r.isCloud())
+        return QStringLiteral("sandbox %1 runs in Docker's cloud already").arg(id);
+    if (!request.toCloud && !r.isCloud())
+        return QStringLiteral("sandbox %1 runs on this computer already").arg(id);
+    if (w.mode == WorkspaceMode::Clone)
+        return QStringLiteral("sandbox %1 works on a clone of %2: a move of a clone sandbox is not supported yet (the clone's "
+                              "work would stay behind). Bring its work home with export_changes, then create a sandbox for the "
+                              "workspace where it should run").arg(id, w.hostPath);
+    if (!request.toCloud) {
+        if (!m_sandboxes.isSbxAvailable())
+            return QStringLiteral("sbx on this computer is not usable right now (chat2sbx status says why): a move to this computer "
+                                  "needs a working local runtime. Nothing was changed");
+        const QStorageInfo temp(QDir::tempPath());
+        const qint64 need = qint64(m_config.moveTempSpaceGiB) << 30;
+        if (temp.isValid() && temp.bytesAvailable() < need)
+            return QStringLiteral("a move to this computer may need %1 GiB of free space in %2 (sbx stages the sandbox there) and it "
+                                  "has %3 GiB: free some space there first (moveTempSpaceGiB, CHAT2SBX_MOVE_TEMP_SPACE_GIB says how "
+                                  "much is needed). Nothing was changed")
+                .arg(m_config.moveTempSpaceGiB).arg(QDir::tempPath()).arg(double(temp.bytesAvailable()) / (1 << 30), 0, 'f', 1);
+        return {};
+    }
+    if (!m_config.cloudSandboxes)
+        return QStringLiteral("cloud sandboxes are off (cloudSandboxes, CHAT2SBX_CLOUD_SANDBOXES): they run in Docker's cloud and "
+                              "are billed per second while they run. The user turns them on with \"cloudSandboxes\": true in "
+                              "config.json");
+    if (w.mode == WorkspaceMode::Direct)
+        return QStringLiteral("sandbox %1 works on the user's own folder %2 (direct mode): a cloud sandbox has no host mount, so "
+                              "its work would be cut off from that folder. It stays on this computer; for the cloud, ask for the "
+                              "folder in mode clone (workspace_request)").arg(id, w.hostPath);
+    bool tooLarge = false;
+    const QString size = cloudSizeFor(r.memory, tooLarge);
+    if (tooLarge)
+        return QStringLiteral("sandbox %1 has %2 of memory, more than the largest cloud size (xl: 16 CPUs, 32 GiB): sbx stops such "
+                              "a move before anything is captured. Nothing was changed").arg(id, r.memory);
+    if (sbxCloudSizeRank(size) > sbxCloudSizeRank(m_config.cloudMaxSize))
+        return QStringLiteral("sandbox %1 needs cloud size %2 (its memory %3), larger than the user allows (cloudMaxSize %4, "
+                              "CHAT2SBX_CLOUD_MAX_SIZE). Nothing was changed").arg(id, size, r.memory, m_config.cloudMaxSize);
+    if (request.ttlSeconds > kSbxCloudMaxTtlSeconds || (request.ttlSeconds > 0 && request.ttlSeconds < 15))
+        return QStringLiteral("a cloud sandbox's time-to-live is 15 s to 24 h: ask for a ttl in that range");
+    if (m_sandboxes.cloudExpiryDeletes())
+        return QStringLiteral("this Docker account cannot stop cloud sandboxes: when the time-to-live of a moved sandbox ends, "
+                              "Docker's cloud deletes it with every file it holds, and a move asks for a stop. Sandbox %1 stays on "
+                              "this computer; a plan that can stop sandboxes lifts this").arg(id);
+    int activeInCloud = 0;
+    for (const SandboxRecord &c : m_records.listCloud())
+        activeInCloud += c.isActive() ? 1 : 0;
+    if (activeInCloud >= m_config.cloudMaxSandboxes)
+        return QStringLiteral("the limit of %1 active cloud sandboxes (cloudMaxSandboxes, CHAT2SBX_CLOUD_MAX_SANDBOXES) is reached: "
+                              "destroy one with sandbox_destroy first").arg(m_config.cloudMaxSandboxes);
+    return {};
+}
+
+void SandboxMover::move(const MoveRequest &request, MoveDone done)
+{
+    const std::optional<SandboxView> view = m_sandboxes.get(request.sandboxId);
+    MoveOutcome refused;
+    refused.error = refusal(request, view);
+    if (refused.error.isEmpty() && !request.endRunningCommands && m_sessions && m_sessions->hasRunning(request.sandboxId))
+        refused.error = QStringLiteral("commands still run in sandbox %1 (bash_list shows them); a move stops the sandbox and ends "
+                                       "them: wait for them, or call again with end_running_commands: true").arg(request.sandboxId);
+    if (!refused.error.isEmpty()) {
+        QTimer::singleShot(0, this, [done, refused] { done(refused); });
+        return;
+    }
+    const QString host = request.toCloud && view->workspace->isManaged() && !view->record.workspaceInVm ? view->workspace->hostPath
+                                                                                                         : QString();
+    begin(request, view->record, host, std::move(done));
+}
+
+void SandboxMover::begin(const MoveRequest &request, const SandboxRecord &record, const QString &hostWorkspace, MoveDone done)
+{
+    const QString id = record.id;
+    Job job;
+    job.move.sandboxId = id;
+    job.move.toCloud = request.toCloud;
+    job.move.sourceRuntime = record.runtimeName;
+    job.move.destPrefix = (request.toCloud ? kCloudRuntimePrefix : kRuntimePrefix) + randomHex(6);
+    job.move.ttlSeconds = request.toCloud ? (request.ttlSeconds > 0 ? request.ttlSeconds : m_config.cloudDefaultTtlSeconds) : 0;
+    job.move.sourceWorkspaceInVm = record.workspaceInVm;
+    job.move.sourceCloudSize = record.cloudSize;
+    job.move.startedAt = m_clock.nowMs();
+    job.startedAtMs = job.move.startedAt;
+    job.hostWorkspace = hostWorkspace;
+    job.done = std::move(done);
+    m_jobs.insert(id, job);
+    QPointer<SandboxMover> self(this);
+    // A local source is stopped by us (sbx would stop it to capture it anyway); a cloud source keeps
+    // running until its destination exists, as sbx moves it.
+    const auto held = [self, id](bool ok, const QString &error, const QString &) {
+        if (!self)
+            return;
+        if (!ok) {
+            Job failed = self->m_jobs.take(id);
+            MoveOutcome o;
+            o.error = error;
+            return failed.done(o);
+        }
+        QString dbError;
+        if (!self->m_moves.begin(self->m_jobs.value(id).move, dbError)) {
+            self->m_sandboxes.release(id);
+            Job failed = self->m_jobs.take(id);
+            MoveOutcome o;
+            o.error = QStringLiteral("nothing was changed: %1").arg(dbError);
+            return failed.done(o);
+        }
+        emit self->m_sandboxes.sandboxesChanged();
+        self->runMove(id);
+    };
+    if (request.toCloud)
+        m_sandboxes.holdStopped(id, heldWhy(true), held);
+    else
+        m_sandboxes.holdMarkedStopped(id, heldWhy(false), held);
+}
+
+void SandboxMover::runMove(const QString &id)
+{
+    const SandboxMove &m = m_jobs[id].move;
+    qCInfo(lcMove).noquote() << "moving" << id << (m.toCloud ? "to Docker's cloud" : "to this computer");
+    SbxMoveSpec spec;
+    spec.source = m.sourceRuntime;
+    spec.toCloud = m.toCloud;
+    spec.namePrefix = m.destPrefix;
+    if (m.toCloud) {
+        spec.ttlSeconds = m.ttlSeconds;
+        spec.onTimeout = QStringLiteral("stop");   // its files are kept when the time ends
+    }
+    QPointer<SandboxMover> self(this);
+    m_sbx.move(spec, [self, id](const SbxResult &r, const QStringList &warnings) {
+        if (!self || !self->m_jobs.contains(id))
+            return;
+        self->m_jobs[id].move.warnings = warnings;
+        self->findDestination(id, r.ok ? QString() : r.error);
+    });
+}
+
+QString SandboxMover::destinationIn(const QStringList &names, const QString &prefix) const
+{
+    for (const QString &n : names)
+        if (n == prefix || n.startsWith(prefix + QLatin1Char('-')))
+            return n;
+    return {};
+}
+
+void SandboxMover::findDestination(const QString &id, const QString &sbxError)
+{
+    QPointer<SandboxMover> self(this);
+    const auto found = [self, id, sbxError](bool listed, const QString &listError, const QStringList &names) {
+        if (!self || !self->m_jobs.contains(id))
+            return;
+        Job &job = self->m_jobs[id];
+        if (!listed) {
+            // Neither made nor known not to be: the sandbox stays held and sbx is asked again.
+            if (job.done) {
+                MoveOutcome o;
+                o.error = QStringLiteral("%1; whether the destination was made is not known yet (%2): the sandbox stays held while "
+                                         "chat2sbx asks sbx again every %3 s, and sandbox_get shows when it is done")
+                              .arg(sbxError.isEmpty() ? QStringLiteral("sbx moved the sandbox") : self->m_sandboxes.publicText(sbxError),
+                                   self->m_sandboxes.publicText(listError))
+                              .arg(kRetryMs / 1000);
+                const MoveDone answer = std::move(job.done);
+                job.done = nullptr;
+                answer(o);
+            }
+            QTimer::singleShot(kRetryMs, self, [self, id, sbxError] {
+                if (self && self->m_jobs.contains(id))
+                    self->findDestination(id, sbxError);
+            });
+            return;
+        }
+        const QString dest = self->destinationIn(names, job.move.destPrefix);
+        if (dest.isEmpty())
+            return self->undoBeforeSwitch(id, sbxError.isEmpty() ? QStringLiteral("sbx move answered but no sandbox named %1… was "
+                                                                                  "made").arg(job.move.destPrefix)
+                                                                : sbxError);
+        if (!sbxError.isEmpty())
+            qCWarning(lcMove).noquote() << "sbx move of" << id << "failed but made" << dest << "; going on with it:" << sbxError;
+        QString error;
+        if (!self->m_moves.markCreated(id, dest, job.move.warnings, error))
+            qCWarning(lcMove).noquote() << error;   // the start-up finds it by its prefix again
+        job.move.destRuntime = dest;
+        job.move.step = QStringLiteral("created");
+        self->carryWorkspace(id);
+    };
+    if (m_jobs[id].move.toCloud)
+        m_sbx.cloudList([found](const SbxResult &r, const QList<SbxCloudInfo> &rows) {
+            QStringList names;
+            for (const SbxCloudInfo &row : rows)
+                names << row.name;
+            found(r.ok, r.error, names);
+        });
+    else
+        m_sbx.list([found](const SbxResult &r, const QList<SbxRuntimeInfo> &rows) {
+            QStringList names;
+            for (const SbxRuntimeInfo &row : rows)
+                names << row.name;
+            // An empty `sbx ls` is no proof that nothing was made (sbx-contract: it happens in the field).
+            found(r.ok && !names.isEmpty(), r.ok ? QStringLiteral("sbx ls listed nothing") : r.error, names);
+        });
+}
+
+void SandboxMover::carryWorkspace(const QString &id)
+{
+    const Job &job = m_jobs[id];
+    if (job.hostWorkspace.isEmpty())
+        return switchToDestination(id);
+    const QString dest = job.move.destRuntime;
+    const QString host = job.hostWorkspace;
+    QPointer<SandboxMover> self(this);
+    // vm/moved-workspace.sh clear|place
+    const auto inVm = [self, dest](const char *op, SbxDriver::Callback cb) {
+        SbxExecSpec spec;
+        spec.runtimeName = dest;
+        spec.cloud = true;
+        spec.command = {QStringLiteral("bash"), QStringLiteral("-c"), inVmScript(QStringLiteral("moved-workspace.sh")),
+                        QStringLiteral("chat2sbx-move"), QString::fromLatin1(op)};
+        self->m_sbx.exec(spec, std::move(cb));
+    };
+    // Cleared first: a copy a crash interrupted is made again whole, never inside the old one.
+    inVm("clear", [self, id, dest, host, inVm](const SbxResult &cleared) {
+        if (!self || !self->m_jobs.contains(id))
+            return;
+        if (!cleared.ok)
+            return self->switchBack(id, QStringLiteral("the cloud sandbox did not answer before the workspace went in: %1").arg(cleared.error));
+        self->m_sbx.cloudCopy(host, dest + QLatin1Char(':') + kIncoming, [self, id, inVm](const SbxResult &copied) {
+            if (!self || !self->m_jobs.contains(id))
+                return;
+            if (!copied.ok)
+                return self->switchBack(id, QStringLiteral("copying the workspace into the cloud failed: %1").arg(copied.error));
+            inVm("place", [self, id](const SbxResult &placed) {
+                if (!self || !self->m_jobs.contains(id))
+                    return;
+                if (!placed.ok)
+                    return self->switchBack(id, QStringLiteral("the workspace could not be put at ~/workspace: %1").arg(placed.error));
+                self->switchToDestination(id);
+            });
+        });
+    });
+}
+
+void SandboxMover::switchToDestination(const QString &id)
+{
+    Job &job = m_jobs[id];
+    const std::optional<SandboxRecord> r = m_records.find(id);
+    if (!r)
+        return finish(id, QStringLiteral("sandbox %1 is gone").arg(id));
+    SandboxMoveSwitch to;
+    to.runtimeName = job.move.destRuntime;
+    to.nowMs = m_clock.nowMs();
+    if (!job.move.toCloud) {
+        to.placement = QStringLiteral("local");
+        to.workspaceInVm = true;   // its files came along in the VM; there is no mount of this computer
+        QString error;
+        if (!m_moves.switchRecord(id, to, error))
+            return switchBack(id, error);
+        job.move.step = QStringLiteral("switched");
+        return verify(id);
+    }
+    QPointer<SandboxMover> self(this);
+    m_sbx.cloudList([self, id, to](const SbxResult &lr, const QList<SbxCloudInfo> &rows) mutable {
+        if (!self || !self->m_jobs.contains(id))
+            return;
+        Job &j = self->m_jobs[id];
+        to.placement = QStringLiteral("cloud");
+        bool tooLarge = false;
+        to.cloudSize = cloudSizeFor(self->m_records.find(id).value_or(SandboxRecord{}).memory, tooLarge);
+        to.expiresAt = to.nowMs + j.move.ttlSeconds * 1000;
+        to.expiresCeilingAt = to.nowMs + kSbxCloudMaxTtlSeconds * 1000;
+        if (lr.ok)
+            for (const SbxCloudInfo &row : rows)
+                if (row.name == j.move.destRuntime) {
+                    if (const QString size = sizeOf(row); !size.isEmpty())
+                        to.cloudSize = size;
+                    if (row.expiresAtMs > 0)
+                        to.expiresAt = row.expiresAtMs;
+                }
+        QString error;
+        if (!self->m_moves.switchRecord(id, to, error))
+            return self->switchBack(id, error);
+        j.move.step = QStringLiteral("switched");
+        self->verify(id);
+    });
+}
+
+void SandboxMover::verify(const QString &id)
+{
+    RunningSandbox running;
+    QString error;
+    if (!m_sandboxes.resolveHeld(id, running, error))
+        return switchBack(id, error);
+    QPointer<SandboxMover> self(this);
+    m_attacher.attach(running, [self, id](bool ok, const QString &attachError) {
+        if (!self || !self->m_jobs.contains(id))
+            return;
+        if (!ok)
+            return self->switchBack(id, QStringLiteral("the moved sandbox did not answer through its control channel: %1").arg(attachError));
+        self->removeSource(id);
+    });
+}
+
+void SandboxMover::removeSource(const QString &id)
+{
+    const QString source = m_jobs[id].move.sourceRuntime;
+    QPointer<SandboxMover> self(this);
+    m_sandboxes.removeUnusedRuntime(source, [self, id, source](bool ok, const QString &error) {
+        if (!self || !self->m_jobs.contains(id))
+            return;
+        if (!ok) {
+            // The sandbox answers where it moved; the old copy stays recorded and goes at the next start.
+            qCWarning(lcMove).noquote() << "the source of" << id << "was not removed (tried again at the next start):" << error;
+            self->m_jobs[id].move.warnings << QStringLiteral("the sandbox's old copy could not be removed yet (%1): chat2sbx removes "
+                                                             "it at its next start").arg(self->m_sandboxes.publicText(error));
+            self->m_sandboxes.release(id);
+            Job job = self->m_jobs.take(id);
+            if (job.done) {
+                MoveOutcome o;
+                o.ok = true;
+                o.placement = job.move.toCloud ? QStringLiteral("cloud") : QStringLiteral("local");
+                o.warnings = job.move.warnings;
+                o.tookMs = self->m_clock.nowMs() - job.startedAtMs;
+                job.done(o);
+            }
+            emit self->moved(id);
+            return;
+        }
+        self->finish(id, QString());
+    });
+}
+
+void SandboxMover::undoBeforeSwitch(const QString &id, const QString &error)
+{
+    qCWarning(lcMove).noquote() << "the move of" << id << "made nothing:" << error;
+    QString dbError;
+    if (!m_moves.end(id, dbError))
+        qCWarning(lcMove).noquote() << dbError;
+    m_sandboxes.release(id);
+    Job job = m_jobs.take(id);
+    emit m_sandboxes.sandboxesChanged();
+    if (job.done) {
+        MoveOutcome o;
+        o.error = QStringLiteral("the move failed and nothing was changed: %1. The sandbox stays %2 and starts at its next tool call")
+                      .arg(m_sandboxes.publicText(error),
+                           job.move.toCloud ? QStringLiteral("on this computer") : QStringLiteral("in Docker's cloud"));
+        o.warnings = job.move.warnings;
+        job.done(o);
+    }
+}
+
+void SandboxMover::switchBack(const QString &id, const QString &error)
+{
+    Job &job = m_jobs[id];
+    qCWarning(lcMove).noquote() << "the move of" << id << "is undone:" << error;
+    if (job.move.step == QLatin1String("switched")) {
+        SandboxMoveSwitch back;
+        back.runtimeName = job.move.sourceRuntime;
+        back.placement = job.move.toCloud ? QStringLiteral("local") : QStringLiteral("cloud");
+        back.cloudSize = job.move.toCloud ? QString() : job.move.sourceCloudSize;
+        back.workspaceInVm = job.move.sourceWorkspaceInVm;
+        back.nowMs = m_clock.nowMs();
+        QString dbError;
+        if (!m_moves.switchRecord(id, back, dbError, true)) {
+            qCWarning(lcMove).noquote() << dbError;
+            return finish(id, QStringLiteral("%1; switching back failed too: %2").arg(error, dbError));
+        }
+        job.move.step = QStringLiteral("created");
+    }
+    const QString dest = job.move.destRuntime;
+    QPointer<SandboxMover> self(this);
+    m_sandboxes.removeUnusedRuntime(dest, [self, id, error](bool, const QString &rmError) {
+        if (!self)
+            return;
+        if (!rmError.isEmpty())
+            qCWarning(lcMove).noquote() << "the destination of the undone move of" << id << "was not removed:" << rmError;
+        self->undoBeforeSwitch(id, error);
+    });
+}
+
+void SandboxMover::finish(const QString &id, const QString &error)
+{
+    Job job = m_jobs.take(id);
+    if (error.isEmpty()) {
+        QString dbError;
+        if (!m_moves.end(id, dbError))
+            qCWarning(lcMove).noquote() << dbError;
+    }
+    m_sandboxes.release(id);
+    emit m_sandboxes.sandboxesChanged();
+    emit moved(id);
+    if (!job.done)
+        return;
+    MoveOutcome o;
+    o.ok = error.isEmpty();
+    o.error = m_sandboxes.publicText(error);
+    o.placement = job.move.toCloud == o.ok ? QStringLiteral("cloud") : QStringLiteral("local");
+    o.tookMs = m_clock.nowMs() - job.startedAtMs;
+    o.warnings = job.move.warnings;
+    if (o.ok) {
+        o.carried << QStringLiteral("the sandbox's filesystem: installed packages, HOME, files written in the VM");
+        if (!job.hostWorkspace.isEmpty())
+            o.carried << QStringLiteral("the workspace folder of this computer, copied to ~/workspace in the cloud sandbox");
+        else if (!job.move.toCloud)
+            o.carried << QStringLiteral("the workspace at ~/workspace inside the sandbox (a move gives a local sandbox no folder of "
+                                        "this computer)");
+        o.leftBehind << QStringLiteral("running processes and memory: the sandbox started afresh (bash sessions ended)")
+                     << QStringLiteral("published ports: publish them again with sandbox_expose")
+                     << QStringLiteral("network rules added for this sandbox: approve the hosts again when a command needs them")
+                     << QStringLiteral("managed secrets: the destination uses its own store (sign in again if a tool asks)");
+    }
+    job.done(o);
+}
+
+void SandboxMover::finishInterrupted()
+{
+    for (const SandboxMove &m : m_moves.pending())
+        resume(m);
+}
+
+void SandboxMover::resume(const SandboxMove &move)
+{
+    const QString id = move.sandboxId;
+    const std::optional<SandboxRecord> r = m_records.find(id);
+    QString error;
+    if (!r || r->state == SandboxState::Destroyed || r->state == SandboxState::Failed) {
+        m_moves.end(id, error);
+        return;
+    }
+    if (!m_sandboxes.holdAsIs(id, heldWhy(move.toCloud)))
+        return;
+    qCInfo(lcMove).noquote() << "the move of" << id << "was interrupted by a stop of chat2sbx at step" << move.step << ": finishing it";
+    Job job;
+    job.move = move;
+    job.startedAtMs = move.startedAt;
+    const std::optional<SandboxView> view = m_sandboxes.get(id);
+    if (move.toCloud && view && view->workspace && view->workspace->isManaged() && !move.sourceWorkspaceInVm)
+        job.hostWorkspace = view->workspace->hostPath;
+    m_jobs.insert(id, job);
+    // Held now, before reconciliation reads `sbx ls`; the steps go on once sbx was asked.
+    QPointer<SandboxMover> self(this);
+    m_sandboxes.ensureAvailable([self, id, step = move.step](bool, const QString &) {
+        if (!self || !self->m_jobs.contains(id))
+            return;
+        if (step == QLatin1String("moving"))
+            self->findDestination(id, QStringLiteral("chat2sbx stopped during `sbx move`"));
+        else if (step == QLatin1String("created"))
+            self->carryWorkspace(id);
+        else
+            self->verify(id);
+    });
+}
+
+} // namespace chat2sbx

@@ -1,0 +1,105 @@
+#pragma once
+
+#include "state/SandboxMoveRepository.h"
+#include "state/SandboxRepository.h"
+
+#include <QHash>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+#include <functional>
+#include <optional>
+
+namespace chat2sbx {
+
+struct Config;
+class BashSessions;
+class Clock;
+class Database;
+class RuntimeAttacher;
+class SandboxService;
+class SbxDriver;
+
+struct MoveRequest {
+    QString sandboxId;
+    bool toCloud = true;
+    qint64 ttlSeconds = 0;          // to the cloud: 0 is cloudDefaultTtl
+    bool endRunningCommands = false;
+};
+
+struct MoveOutcome {
+    bool ok = false;
+    QString error;
+    QString placement;              // where it runs now (local | cloud)
+    qint64 tookMs = 0;
+    QStringList carried;            // what went along
+    QStringList leftBehind;         // what did not, and what to redo
+    QStringList warnings;           // every line sbx warned with
+};
+using MoveDone = std::function<void(const MoveOutcome &)>;
+
+// sandbox_move: a sandbox goes between this computer and Docker's cloud (`sbx move`,
+// reference/sbx-cloud.md §6) and keeps its id, name, workspace record, checkpoints and audit
+// history; its runtime changes underneath, as a restore's does.
+// 1. Refusals before anything changes (the limits of §6: sizes, the time-to-live, an account that
+//    cannot stop, the temporary disk a move to this computer needs, a direct folder).
+// 2. The sandbox is held stopped (its commands end) and the move recorded (sandbox_moves).
+// 3. `sbx move --force`: the destination's real name is read back from `ls` / `--cloud ls` by
+//    the prefix chat2sbx gave it (the CLI adds a suffix; its output format is UNKNOWN).
+// 4. A host folder of this computer (a managed workspace) does not travel: it is copied in with
+//    `sbx --cloud cp` and put at ~/workspace.
+// 5. The record switches to the destination (one transaction with the step), which must answer
+//    through the control channel; if it does not, the record switches back and the destination goes.
+// 6. The source goes, last; then the row, and the sandbox is released.
+// A start finds the row and finishes from its step (or undoes a move that made nothing).
+class SandboxMover : public QObject {
+    Q_OBJECT
+public:
+    SandboxMover(const Config &config, Database &db, SandboxService &sandboxes, SbxDriver &sbx, RuntimeAttacher &attacher,
+                 Clock &clock, BashSessions *sessions, QObject *parent = nullptr);
+
+    void move(const MoveRequest &request, MoveDone done);
+    // Start-up, before reconciliation: moves a crash interrupted are finished or undone.
+    void finishInterrupted();
+    bool isMoving(const QString &sandboxId) const { return m_jobs.contains(sandboxId); }
+
+    static constexpr int kRetryMs = 30000;   // a start-up finish sbx did not answer is tried again
+
+signals:
+    void moved(const QString &sandboxId);
+
+private:
+    struct Job {
+        SandboxMove move;
+        qint64 startedAtMs = 0;
+        QString hostWorkspace;      // a managed host folder to carry into the cloud (empty: none)
+        MoveDone done;
+    };
+    QString refusal(const MoveRequest &request, const std::optional<SandboxView> &view) const;
+    void begin(const MoveRequest &request, const SandboxRecord &record, const QString &hostWorkspace, MoveDone done);
+    void runMove(const QString &id);
+    // `sbxError` empty: sbx said it moved; otherwise a destination may exist all the same.
+    void findDestination(const QString &id, const QString &sbxError);
+    void carryWorkspace(const QString &id);
+    void switchToDestination(const QString &id);
+    void verify(const QString &id);
+    void removeSource(const QString &id);
+    void undoBeforeSwitch(const QString &id, const QString &error);
+    void switchBack(const QString &id, const QString &error);
+    void finish(const QString &id, const QString &error);
+    void resume(const SandboxMove &move);
+    QString destinationIn(const QStringList &names, const QString &prefix) const;
+
+    const Config &m_config;
+    SandboxMoveRepository m_moves;
+    SandboxRepository m_records;
+    SandboxService &m_sandboxes;
+    SbxDriver &m_sbx;
+    RuntimeAttacher &m_attacher;
+    Clock &m_clock;
+    BashSessions *m_sessions;
+    QHash<QString, Job> m_jobs;
+};
+
+} // namespace chat2sbx

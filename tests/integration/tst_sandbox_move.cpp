@@ -1,0 +1,294 @@
+// sandbox_move (reference/sbx-cloud.md §6), through a real `chat2sbx serve` over MCP against the fake
+// sbx, which models `sbx move` (a new sandbox made from the source's filesystem, a suffixed name in
+// the cloud, mounts left behind, the source kept):
+// - a scratch sandbox goes to the cloud and back under the same id: its workspace files (copied in
+//   from this computer's folder) and its HOME intact, one runtime at each step, the old one removed;
+// - refusals before anything changes: a direct folder, an account that cannot stop, memory over the
+//   largest cloud size, too little temporary disk, a platform the cloud sandbox does not match;
+// - kill -9 of serve at each step: the next start finishes or undoes the move, and one sandbox
+//   answers under the id.
+#include "CloudSupport.h"
+#include "McpTestClient.h"
+#include "SandboxHarness.h"
+
+#include "state/SandboxMoveRepository.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QtTest>
+
+using namespace chat2sbx;
+using namespace chat2sbx::test;
+
+namespace {
+
+QJsonArray cloudRows(const TestEnvironment &env)
+{
+    const CliResult r = runFakeSbx(env, {QStringLiteral("--cloud"), QStringLiteral("ls"), QStringLiteral("--json")});
+    return QJsonDocument::fromJson(r.out).object().value(QStringLiteral("sandboxes")).toArray();
+}
+
+QStringList localNames(const TestEnvironment &env)
+{
+    const CliResult r = runFakeSbx(env, {QStringLiteral("ls"), QStringLiteral("--json")});
+    QStringList names;
+    const QJsonDocument doc = QJsonDocument::fromJson(r.out);
+    const QJsonArray rows = doc.isArray() ? doc.array() : doc.object().value(QStringLiteral("sandboxes")).toArray();
+    for (const QJsonValue &v : rows)
+        names << v.toObject().value(QStringLiteral("name")).toString();
+    return names;
+}
+
+void enableCloud(TestEnvironment &env)
+{
+    env.set(QStringLiteral("FAKE_SBX_TEMPLATES"), pinnedTemplate());
+    env.set(QStringLiteral("CHAT2SBX_CLOUD_SANDBOXES"), QStringLiteral("1"));
+    env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
+    env.set(QStringLiteral("CHAT2SBX_SBX_RECHECK_SECONDS"), QStringLiteral("1"));
+    env.set(QStringLiteral("CHAT2SBX_MOVE_TEMP_SPACE_GIB"), QStringLiteral("1"));
+}
+
+QJsonObject structured(const QJsonObject &result)
+{
+    return result.value(QStringLiteral("structuredContent")).toObject();
+}
+
+QString text(const QJsonObject &result)
+{
+    return result.value(QStringLiteral("content")).toArray().first().toObject().value(QStringLiteral("text")).toString();
+}
+
+QString bashOutput(McpTestClient &mcp, const QString &id, const QString &command)
+{
+    const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                    {QStringLiteral("command"), command},
+                                                                    {QStringLiteral("yield_time_ms"), 30000}});
+    return r.value(QStringLiteral("isError")).toBool() ? QStringLiteral("ERROR: ") + text(r)
+                                                        : structured(r).value(QStringLiteral("output")).toString();
+}
+
+// Calls bash until its output is `expected` (a sandbox just switched may first say to call again).
+bool bashSays(McpTestClient &mcp, const QString &id, const QString &command, const QString &expected)
+{
+    return waitFor([&] { return bashOutput(mcp, id, command) == expected; }, 30000);
+}
+
+QJsonObject moveTo(McpTestClient &mcp, const QString &id, const QString &to)
+{
+    return mcp.callToolResult(QStringLiteral("sandbox_move"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("to"), to}});
+}
+
+QString placementOf(McpTestClient &mcp, const QString &id)
+{
+    const QJsonObject r = mcp.callToolResult(QStringLiteral("sandbox_list"), {});
+    for (const QJsonValue &v : structured(r).value(QStringLiteral("sandboxes")).toArray())
+        if (v.toObject().value(QStringLiteral("sandbox_id")).toString() == id)
+            return v.toObject().value(QStringLiteral("placement")).toString();
+    return {};
+}
+
+QString createLocal(McpTestClient &mcp, const QJsonObject &args = {})
+{
+    const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), args);
+    return structured(made).value(QStringLiteral("sandbox_id")).toString();
+}
+
+} // namespace
+
+class TestSandboxMove : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(!fakeSbxPath().isEmpty(), "CHAT2SBX_FAKE_SBX is not set: the fake sbx was not built");
+    }
+
+    void aScratchSandboxGoesToTheCloudAndBack()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        SandboxHarness observer(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "move-test");
+        QVERIFY(mcp.open());
+
+        const QString id = createLocal(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+        QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo one > f.txt && echo pkg > ~/installed.txt && cat f.txt")), QStringLiteral("one\n"));
+        QCOMPARE(localNames(env).size(), 1);
+
+        const QJsonObject up = moveTo(mcp, id, QStringLiteral("cloud"));
+        QVERIFY2(!up.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(structured(up).value(QStringLiteral("sandbox_id")).toString(), id);
+        QCOMPARE(structured(up).value(QStringLiteral("moved_to")).toString(), QStringLiteral("cloud"));
+        QCOMPARE(structured(up).value(QStringLiteral("placement")).toString(), QStringLiteral("cloud"));
+        QVERIFY2(!structured(up).value(QStringLiteral("left_behind")).toArray().isEmpty(), qPrintable(mcp.lastBody));
+        observer.checkLeaks(mcp.lastBody);
+        QCOMPARE(placementOf(mcp, id), QStringLiteral("cloud"));
+        // One runtime: the cloud one; the local source is removed.
+        QCOMPARE(cloudRows(env).size(), 1);
+        QVERIFY2(waitFor([&] { return localNames(env).isEmpty(); }, 10000), qPrintable(localNames(env).join(',')));
+        QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt ~/installed.txt"), QStringLiteral("one\npkg\n")));
+        QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo two > g.txt && basename \"$PWD\"")), QStringLiteral("workspace\n"));
+
+        const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
+        QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(structured(down).value(QStringLiteral("placement")).toString(), QStringLiteral("local"));
+        QCOMPARE(placementOf(mcp, id), QStringLiteral("local"));
+        QVERIFY2(waitFor([&] { return cloudRows(env).isEmpty(); }, 10000), qPrintable(QJsonDocument(cloudRows(env)).toJson()));
+        QCOMPARE(localNames(env).size(), 1);
+        QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt g.txt ~/installed.txt"), QStringLiteral("one\ntwo\npkg\n")));
+        // And up again from the command line (the running server moves it): a workspace that lives in
+        // the VM goes along with its filesystem.
+        const CliResult again = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("move"), id, QStringLiteral("--to"),
+                                             QStringLiteral("cloud"), QStringLiteral("--ttl"), QStringLiteral("2h"), QStringLiteral("--json")});
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(again.out).object().value(QStringLiteral("moved_to")).toString(), QStringLiteral("cloud"));
+        QCOMPARE(placementOf(mcp, id), QStringLiteral("cloud"));
+        QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt g.txt"), QStringLiteral("one\ntwo\n")));
+        const CliResult refused = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("move"), id, QStringLiteral("--to"),
+                                               QStringLiteral("cloud")});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("runs in Docker's cloud already"), refused.err.constData());
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void refusalsChangeNothing()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        const QString folder = env.home() + QStringLiteral("/project");
+        QVERIFY(QDir().mkpath(folder));
+        env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), env.home());
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "move-test");
+        QVERIFY(mcp.open());
+
+        // Memory over the largest cloud size (xl, 32 GiB) is refused before anything is captured.
+        const QString big = createLocal(mcp, {{QStringLiteral("memory"), QStringLiteral("32g")}});
+        QVERIFY2(!big.isEmpty(), qPrintable(mcp.lastBody));
+        const QString id = createLocal(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+        QJsonObject r = moveTo(mcp, id, QStringLiteral("local"));
+        QVERIFY(r.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(r).contains(QLatin1String("on this computer already")), qPrintable(text(r)));
+
+        // An account that cannot stop: a moved sandbox's end would delete its files.
+        const QJsonObject cloud = mcp.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
+        const QString cloudId = structured(cloud).value(QStringLiteral("sandbox_id")).toString();
+        QVERIFY2(!cloudId.isEmpty(), qPrintable(mcp.lastBody));
+
+        // Too little temporary disk for a move to this computer.
+        server.terminate();
+        env.set(QStringLiteral("CHAT2SBX_MOVE_TEMP_SPACE_GIB"), QStringLiteral("1000000"));
+        ServerProcess second(env);
+        QVERIFY2(second.start(), qPrintable(second.output()));
+        McpTestClient mcp2(env.mcpUrl(), "move-test");
+        QVERIFY(mcp2.open());
+        r = moveTo(mcp2, cloudId, QStringLiteral("local"));
+        QVERIFY(r.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(r).contains(QLatin1String("1000000 GiB")), qPrintable(text(r)));
+        QCOMPARE(placementOf(mcp2, cloudId), QStringLiteral("cloud"));
+
+        // A cloud sandbox of another platform: sbx refuses, the sandbox stays where it is and answers.
+        second.terminate();
+        env.set(QStringLiteral("CHAT2SBX_MOVE_TEMP_SPACE_GIB"), QStringLiteral("1"));
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_MOVE_CLOUD_PLATFORM=linux/arm64")});
+        ServerProcess third(env);
+        QVERIFY2(third.start(), qPrintable(third.output()));
+        McpTestClient mcp3(env.mcpUrl(), "move-test");
+        QVERIFY(mcp3.open());
+        r = moveTo(mcp3, cloudId, QStringLiteral("local"));
+        QVERIFY(r.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(r).contains(QLatin1String("nothing was changed")) && text(r).contains(QLatin1String("platform")), qPrintable(text(r)));
+        QCOMPARE(placementOf(mcp3, cloudId), QStringLiteral("cloud"));
+        QCOMPARE(cloudRows(env).size(), 1);
+        QVERIFY(bashSays(mcp3, cloudId, QStringLiteral("echo still"), QStringLiteral("still\n")));
+        env.setSbxFaults({});
+
+        r = moveTo(mcp3, big, QStringLiteral("cloud"));
+        QVERIFY(r.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(r).contains(QLatin1String("cloudMaxSize")), qPrintable(text(r)));
+
+        // A direct folder of this computer stays here.
+        const QJsonObject ws = mcp3.callToolResult(QStringLiteral("workspace_request"),
+                                                   {{QStringLiteral("path"), folder}, {QStringLiteral("mode"), QStringLiteral("direct")}});
+        Q_UNUSED(ws);
+        third.terminate();
+
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_NO_STOP=1")});
+        env.set(QStringLiteral("CHAT2SBX_CLOUD_MAX_SANDBOXES"), QStringLiteral("5"));
+        ServerProcess fourth(env);
+        QVERIFY2(fourth.start(), qPrintable(fourth.output()));
+        McpTestClient mcp4(env.mcpUrl(), "move-test");
+        QVERIFY(mcp4.open());
+        // The account learns it cannot stop from a create, as a user's would.
+        const QJsonObject learnt = mcp4.callToolResult(QStringLiteral("sandbox_create"), {{QStringLiteral("placement"), QStringLiteral("cloud")}});
+        QVERIFY2(!learnt.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp4.lastBody));
+        r = moveTo(mcp4, id, QStringLiteral("cloud"));
+        QVERIFY(r.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(r).contains(QLatin1String("cannot stop")), qPrintable(text(r)));
+        QCOMPARE(placementOf(mcp4, id), QStringLiteral("local"));
+        QCOMPARE(fourth.terminate(), 0);
+    }
+
+    // kill -9 of serve at each step of a move: the next start finishes or undoes it, and one sandbox
+    // answers under the id with its files.
+    void killAtEachStep_data()
+    {
+        QTest::addColumn<QString>("step");
+        QTest::newRow("during sbx move") << QStringLiteral("moving");
+        QTest::newRow("destination made") << QStringLiteral("created");
+        QTest::newRow("record switched") << QStringLiteral("switched");
+    }
+
+    void killAtEachStep()
+    {
+        QFETCH(QString, step);
+        TestEnvironment env;
+        enableCloud(env);
+        SandboxHarness observer(env);
+        QString id;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "move-test");
+            QVERIFY(mcp.open());
+            id = createLocal(mcp);
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo kept > f.txt && cat f.txt")), QStringLiteral("kept\n"));
+            // Slow steps, so that the kill lands inside the one asked for.
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_MOVE_DELAY_MS=3000"), QStringLiteral("FAKE_SBX_CLOUD_DELAY_MS=1500")});
+            const auto reply = mcp.callToolAsync(QStringLiteral("sandbox_move"), {{QStringLiteral("sandbox_id"), id},
+                                                                                {QStringLiteral("to"), QStringLiteral("cloud")}});
+            SandboxMoveRepository moves(observer.db);
+            QVERIFY2(waitFor([&] {
+                const std::optional<SandboxMove> m = moves.find(id);
+                return m && m->step == step;
+            }, 30000), qPrintable(server.output()));
+            server.kill9();
+        }
+        env.setSbxFaults({});
+        ServerProcess again(env);
+        QVERIFY2(again.start(), qPrintable(again.output()));
+        SandboxMoveRepository moves(observer.db);
+        QVERIFY2(waitFor([&] { return !moves.find(id); }, 30000), qPrintable(again.output()));
+        McpTestClient mcp(env.mcpUrl(), "move-test");
+        QVERIFY(mcp.open());
+        // One sandbox under the id, never none and never two.
+        const int runtimes = int(cloudRows(env).size()) + int(localNames(env).size());
+        QVERIFY2(waitFor([&] { return int(cloudRows(env).size()) + int(localNames(env).size()) == 1; }, 15000),
+                 qPrintable(QStringLiteral("%1 runtimes: %2").arg(runtimes).arg(again.output())));
+        const QString placement = placementOf(mcp, id);
+        QCOMPARE(placement, step == QLatin1String("moving") ? placement : QStringLiteral("cloud"));
+        QVERIFY2(bashSays(mcp, id, QStringLiteral("cat f.txt"), QStringLiteral("kept\n")), qPrintable(again.output()));
+        QCOMPARE(again.terminate(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSandboxMove)
+#include "tst_sandbox_move.moc"
