@@ -5,7 +5,7 @@
 
 #include "core/Ids.h"
 #include "runtime/Services.h"
-#include "sandbox/lifecycle/SandboxMover.h"
+#include "sandbox/changes/SandboxMover.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

@@ -1,6 +1,6 @@
 #include "runtime/Controller.h"
 
-#include "sandbox/lifecycle/SandboxMover.h"
+#include "sandbox/changes/SandboxMover.h"
 
 #include "config/LocalTokenStore.h"
 #include "http/BoundedTcpServer.h"

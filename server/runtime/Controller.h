@@ -73,6 +73,7 @@ public:
     // Whether sbx is present, recent enough, signed in and has the template (checked from start()).
     SbxHealth &sbxHealth() { return *m_services.sbxHealth; }
     CheckpointService &checkpoints() { return *m_services.checkpoints; }
+    SandboxMover &mover() { return *m_services.mover; }
     SbxDriver &sbx() { return *m_services.sbx; }
     FileExport &fileExport() { return *m_services.fileExport; }
     ExportApprovals &exportApprovals() { return *m_services.exportApprovals; }

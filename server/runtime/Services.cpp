@@ -9,7 +9,7 @@
 #include "sandbox/lifecycle/SandboxSleep.h"
 #include "sandbox/lifecycle/WarmPool.h"
 #include "sandbox/lifecycle/WorkspaceRemoval.h"
-#include "sandbox/lifecycle/SandboxMover.h"
+#include "sandbox/changes/SandboxMover.h"
 #include "sandbox/network/NetworkAccess.h"
 #include "sandbox/sbx/SbxDriver.h"
 #include "sandbox/sbx/SbxHealth.h"
@@ -153,6 +153,7 @@ Services::Services(const Config &config, Clock &clock, Profile profile)
         registerCheckpointTools(tools, *checkpoints, *sandboxes, config);
     // Moves between this computer and the cloud: the server's, and the CLI's with no server running.
     mover = std::make_unique<SandboxMover>(config, *db, *sandboxes, *sbx, *channels, clock, bashSessions.get());
+    mover->setCloneWork(cloneWork.get(), cloudClones.get());
     if (server)
         registerSandboxMoveTool(tools, *mover, *sandboxes, config);
 

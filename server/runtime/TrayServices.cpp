@@ -119,6 +119,16 @@ void TrayServices::checkAgain()
     m_sbxHealth.refresh();
 }
 
+SandboxMover &TrayServices::mover() const
+{
+    return m_controller.mover();
+}
+
+bool TrayServices::cloudSandboxes() const
+{
+    return m_controller.config().cloudSandboxes;
+}
+
 QString TrayServices::exportDir() const
 {
     return m_controller.config().exportDir;

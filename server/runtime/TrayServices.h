@@ -19,6 +19,7 @@ struct Config;
 class ExportApprovals;
 class PublicPorts;
 class NetworkAccess;
+class SandboxMover;
 class SandboxService;
 class SbxHealth;
 class TemplateBuilder;
@@ -48,6 +49,9 @@ public:
     TunnelSupervisor &tunnel() const { return m_tunnel; }
     SbxHealth &sbxHealth() const { return m_sbxHealth; }
     CheckpointService &checkpoints() const { return m_checkpoints; }
+    SandboxMover &mover() const;
+    // The user turned Docker's cloud sandboxes on (Config::cloudSandboxes).
+    bool cloudSandboxes() const;
 
     // Where export_file puts files (Config::exportDir).
     QString exportDir() const;

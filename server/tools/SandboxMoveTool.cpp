@@ -3,7 +3,7 @@
 #include "config/Config.h"
 #include "mcp/ToolRegistry.h"
 #include "sandbox/lifecycle/SandboxService.h"
-#include "sandbox/lifecycle/SandboxMover.h"
+#include "sandbox/changes/SandboxMover.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"

@@ -95,6 +95,32 @@ QString createLocal(McpTestClient &mcp, const QJsonObject &args = {})
     return structured(made).value(QStringLiteral("sandbox_id")).toString();
 }
 
+// A repository on this computer with one commit on `main`, registered as a clone workspace (the
+// user's own `chat2sbx workspace add`); its workspace id, empty on failure.
+QString cloneWorkspace(TestEnvironment &env, const QString &repo)
+{
+    QDir().mkpath(repo);
+    const auto git = [&repo](const QStringList &args) { return runProcess(QStringLiteral("git"), args, {}, repo).exitCode == 0; };
+    writeFile(repo + QStringLiteral("/a.txt"), "alpha\n");
+    if (!git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}) ||
+        !git({QStringLiteral("add"), QStringLiteral(".")}) ||
+        !git({QStringLiteral("-c"), QStringLiteral("user.name=user"), QStringLiteral("-c"), QStringLiteral("user.email=user@example.com"),
+              QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("initial")}))
+        return {};
+    env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), QFileInfo(repo).absolutePath());
+    const CliResult r = runCli(env, {QStringLiteral("workspace"), QStringLiteral("add"), repo});
+    return r.exitCode == 0 ? QString::fromUtf8(r.out).trimmed().section(QLatin1Char(' '), 3, 3) : QString();
+}
+
+QString gitLine(const QString &repo, const QStringList &args)
+{
+    return QString::fromUtf8(runProcess(QStringLiteral("git"), args, {}, repo).out).trimmed();
+}
+
+const QString kAgentWork = QStringLiteral("printf 'alpha\\nbeta\\n' > a.txt && git -c user.name=agent -c user.email=agent@example.com "
+                                          "commit -qam 'agent: add beta' && echo draft > notes.txt && echo staged > s.txt && git add s.txt");
+const QString kCloneState = QStringLiteral("git log --format=%s | head -2 | tr '\\n' ' '; git status --porcelain | tr '\\n' ' '; cat notes.txt");
+
 } // namespace
 
 class TestSandboxMove : public QObject {
@@ -153,6 +179,44 @@ private slots:
                                                QStringLiteral("cloud")});
         QCOMPARE(refused.exitCode, 1);
         QVERIFY2(refused.err.contains("runs in Docker's cloud already"), refused.err.constData());
+        QCOMPARE(server.terminate(), 0);
+    }
+
+    void aCloneSandboxGoesToTheCloudAndBackWithItsWork()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        const QString repo = env.root() + QStringLiteral("/repos/project");
+        const QString workspaceId = cloneWorkspace(env, repo);
+        QVERIFY(!workspaceId.isEmpty());
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "move-test");
+        QVERIFY(mcp.open());
+        const QString id = createLocal(mcp, {{QStringLiteral("workspace_id"), workspaceId}});
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+        QVERIFY2(!bashOutput(mcp, id, kAgentWork).startsWith(QLatin1String("ERROR")), qPrintable(mcp.lastBody));
+        const QString expected = QStringLiteral("agent: add beta initial A  s.txt ?? notes.txt draft\n");
+        QCOMPARE(bashOutput(mcp, id, kCloneState), expected);
+
+        const QJsonObject up = moveTo(mcp, id, QStringLiteral("cloud"));
+        QVERIFY2(!up.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody + server.output().right(3000)));
+        QCOMPARE(placementOf(mcp, id), QStringLiteral("cloud"));
+        QVERIFY2(bashSays(mcp, id, kCloneState, expected), qPrintable(bashOutput(mcp, id, kCloneState)));
+        QVERIFY(waitFor([&] { return localNames(env).isEmpty(); }, 10000));
+
+        const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
+        QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(placementOf(mcp, id), QStringLiteral("local"));
+        QVERIFY2(bashSays(mcp, id, kCloneState, expected), qPrintable(bashOutput(mcp, id, kCloneState)));
+        QVERIFY(waitFor([&] { return cloudRows(env).isEmpty(); }, 10000));
+
+        // The work comes home as a branch of the user's repository, as a clone's always does.
+        const QJsonObject exported = mcp.callToolResult(QStringLiteral("export_changes"), {{QStringLiteral("sandbox_id"), id}});
+        QVERIFY2(!exported.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(gitLine(repo, {QStringLiteral("log"), QStringLiteral("-1"), QStringLiteral("--format=%s"),
+                                QStringLiteral("chat2sbx/") + id + QStringLiteral("~1")}),
+                 QStringLiteral("agent: add beta"));
         QCOMPARE(server.terminate(), 0);
     }
 

@@ -501,6 +501,31 @@ private slots:
         settle();
         QCOMPARE(sandboxes.extendCalls, QStringList{QStringLiteral("sbx_cloud")});
         QVERIFY2(popup.sandboxes().message().contains(QLatin1String("now runs until")), qPrintable(popup.sandboxes().message()));
+        // Moves: a cloud sandbox comes back; a local one goes to the cloud only when the user allows the cloud.
+        QVERIFY(!popup.findChild<QPushButton *>(QStringLiteral("move:sbx_local")));
+        QPushButton *bringBack = child<QPushButton>(popup, QStringLiteral("move:sbx_cloud"));
+        QVERIFY2(bringBack->text().contains(QLatin1String("Bring back")), qPrintable(bringBack->text()));
+        QTest::mouseClick(bringBack, Qt::LeftButton);
+        settle();
+        QCOMPARE(sandboxes.moveCalls, QStringList{QStringLiteral("sbx_cloud local")});
+        QVERIFY2(popup.sandboxes().message().contains(QLatin1String("runs on this computer")), qPrintable(popup.sandboxes().message()));
+        sandboxes.rows[1].canMoveToCloud = true;
+        sandboxes.rows[1].movingTo.clear();
+        emit sandboxes.changed();
+        settle();
+        QPushButton *toCloud = child<QPushButton>(popup, QStringLiteral("move:sbx_local"));
+        QVERIFY2(toCloud->text().contains(QLatin1String("cloud")) && toCloud->accessibleName().contains(QLatin1String("billed")),
+                 qPrintable(toCloud->accessibleName()));
+        sandboxes.rows[1].movingTo = QStringLiteral("cloud");
+        emit sandboxes.changed();
+        settle();
+        const QString movingLine = popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_local"))->findChild<QLabel *>(QStringLiteral("title"))->text();
+        QVERIFY2(movingLine.contains(QLatin1String("moving to Docker")), qPrintable(movingLine));
+        QVERIFY(!child<QPushButton>(popup, QStringLiteral("move:sbx_local"))->isEnabled());
+        saveScreenshot(popup, QStringLiteral("ui_popup_moving"));
+        sandboxes.rows[1].movingTo.clear();
+        emit sandboxes.changed();
+        settle();
         // A public port: its URL in the line, Copy and Unpublish under the expanded row.
         const QString line = popup.findChild<QWidget *>(QStringLiteral("sandbox:sbx_cloud"))->findChild<QLabel *>(QStringLiteral("title"))->text();
         QVERIFY2(line.contains(QStringLiteral("3000→public URL")) && line.contains(QLatin1String("anyone can open it")), qPrintable(line));

@@ -62,6 +62,12 @@ public:
         unpublishCalls << QStringLiteral("%1:%2").arg(id).arg(port);
         done(true, QStringLiteral("port %1 is off the internet").arg(port));
     }
+    QStringList moveCalls;
+    void move(const QString &id, bool toCloud, ResultCallback done) override
+    {
+        moveCalls << QStringLiteral("%1 %2").arg(id, toCloud ? QStringLiteral("cloud") : QStringLiteral("local"));
+        done(true, toCloud ? QStringLiteral("it now runs in Docker's cloud") : QStringLiteral("it now runs on this computer"));
+    }
     QStringList extendCalls;
     void extend(const QString &id, ResultCallback done) override
     {

@@ -30,6 +30,7 @@ ServiceModels makeServiceModels(Controller &controller)
     });
     sandboxes->setCheckpoints(&services.checkpoints());
     sandboxes->setPublicPorts(&services.publicPorts());
+    sandboxes->setMover(&services.mover(), services.cloudSandboxes());
     m.sandboxes = std::move(sandboxes);
     m.activity = std::make_unique<ServiceActivityModel>(services.activity(), services.sandboxes());
     m.status = std::make_unique<ServiceStatusModel>(services);

@@ -3,6 +3,7 @@
 #include "core/LogText.h"
 
 #include "sandbox/changes/CheckpointService.h"
+#include "sandbox/changes/SandboxMover.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/ports/PublicPorts.h"
 #include "sandbox/present/SandboxNames.h"
@@ -97,6 +98,10 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.forkedFrom = names.value(v.forkedFromSandbox, v.forkedFromSandbox);
         if (const auto it = restoring.constFind(r.id); it != restoring.cend())
             row.restoringTo = it->checkpointId;
+        if (m_mover) {
+            row.movingTo = m_mover->movingTo(r.id);
+            row.canMoveToCloud = m_cloudOn && v.workspace && v.workspace->mode != WorkspaceMode::Direct;
+        }
         rows.append(row);
     }
     return rows;
@@ -136,6 +141,36 @@ void ServiceSandboxesModel::unpublish(const QString &id, int port, ResultCallbac
     m_publicPorts->unpublish(id, v->record.runtimeName, port, [port, done = std::move(done)](const QString &error) {
         done(error.isEmpty(), error.isEmpty() ? QStringLiteral("port %1 is off the internet").arg(port) : error);
     });
+}
+
+void ServiceSandboxesModel::setMover(SandboxMover *mover, bool cloudOn)
+{
+    if (m_mover)
+        disconnect(m_mover, nullptr, this, nullptr);
+    m_mover = mover;
+    m_cloudOn = cloudOn;
+    if (m_mover)
+        connect(m_mover, &SandboxMover::moved, this, &SandboxesModel::changed);
+}
+
+void ServiceSandboxesModel::move(const QString &id, bool toCloud, ResultCallback done)
+{
+    if (!m_mover)
+        return done(false, QStringLiteral("moves are not available here"));
+    MoveRequest request;
+    request.sandboxId = id;
+    request.toCloud = toCloud;
+    QPointer<ServiceSandboxesModel> self(this);
+    m_mover->move(request, [self, toCloud, done = std::move(done)](const MoveOutcome &o) {
+        if (!o.ok)
+            return done(false, self ? self->m_service.publicText(o.error) : o.error);
+        QString text = toCloud ? QStringLiteral("it now runs in Docker's cloud (billed while it runs)")
+                               : QStringLiteral("it now runs on this computer");
+        if (!o.warnings.isEmpty())
+            text += QStringLiteral("; sbx warned: ") + o.warnings.join(QStringLiteral("; "));
+        done(true, text);
+    });
+    emit changed();   // its row says it is moving
 }
 
 void ServiceSandboxesModel::extend(const QString &id, ResultCallback done)

@@ -8,6 +8,7 @@
 namespace chat2sbx {
 class CheckpointService;
 class PublicPorts;
+class SandboxMover;
 class SandboxService;
 }
 
@@ -24,6 +25,7 @@ public:
     void pause(const QString &id, bool endRunningCommands, PauseCallback done) override;
     void extend(const QString &id, ResultCallback done) override;
     void unpublish(const QString &id, int port, ResultCallback done) override;
+    void move(const QString &id, bool toCloud, ResultCallback done) override;
     void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) override;
     void fork(const QString &checkpointId, ResultCallback done) override;
     void deleteCheckpoint(const QString &checkpointId, ResultCallback done) override;
@@ -31,6 +33,8 @@ public:
     void setCheckpoints(CheckpointService *checkpoints);
     // A cloud sandbox's published ports: shown with their public URL, and unpublished.
     void setPublicPorts(PublicPorts *ports);
+    // Moves between this computer and the cloud (unset: none offered); `cloudOn`: the user allows the cloud.
+    void setMover(SandboxMover *mover, bool cloudOn);
     // How many commands run in a sandbox now (the Destroy confirmation says it); unset: 0.
     void setRunningCounter(std::function<int(const QString &sandboxId)> counter) { m_running = std::move(counter); }
     // Which ChatGPT conversations created and last used a sandbox (full ids; shortened for the rows).
@@ -44,6 +48,8 @@ private:
     Conversations m_conversations;
     CheckpointService *m_checkpoints = nullptr;
     PublicPorts *m_publicPorts = nullptr;
+    SandboxMover *m_mover = nullptr;
+    bool m_cloudOn = false;
 };
 
 } // namespace chat2sbx::ui

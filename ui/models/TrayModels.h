@@ -67,6 +67,8 @@ struct SandboxRow {
     QList<CheckpointRow> checkpoints = {};   // oldest first
     QString forkedFrom = {};     // a fork: the short name of the sandbox it was made from
     QString restoringTo = {};    // a restore under way: the checkpoint it goes back to
+    QString movingTo = {};       // a move under way: "cloud" or "local"
+    bool canMoveToCloud = false; // cloud sandboxes are on and its workspace can go there (not a direct folder)
     QString cloudSize = {};      // in Docker's cloud: its size (empty: on this computer)
     qint64 expiresAtMs = 0;      // in the cloud: when its time-to-live ends (0: not known)
 };
@@ -144,6 +146,8 @@ public:
     virtual void extend(const QString &id, ResultCallback done) = 0;
     // A cloud sandbox's public port off the internet.
     virtual void unpublish(const QString &id, int port, ResultCallback done) = 0;
+    // "Continue in the cloud" / "Bring back to this computer" (sandbox_move); `done` once it moved.
+    virtual void move(const QString &id, bool toCloud, ResultCallback done) = 0;
 
 signals:
     void changed();

@@ -70,6 +70,10 @@ QString summaryHtml(const SandboxRow &row)
         parts << QStringLiteral("%1 running").arg(row.runningCommands == 1 ? QStringLiteral("1 command") : QStringLiteral("%1 commands").arg(row.runningCommands));
     if (!row.forkedFrom.isEmpty())
         parts << QStringLiteral("fork of %1").arg(row.forkedFrom.toHtmlEscaped());
+    if (row.movingTo == QLatin1String("cloud"))
+        parts << toneHtml(Tone::Warning, QStringLiteral("moving to Docker's cloud…"));
+    else if (row.movingTo == QLatin1String("local"))
+        parts << toneHtml(Tone::Warning, QStringLiteral("moving to this computer…"));
     if (!row.restoringTo.isEmpty())
         parts << toneHtml(Tone::Warning, QStringLiteral("restoring a checkpoint…"));
     else if (!row.checkpoints.isEmpty())
@@ -251,7 +255,7 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     // The row's own actions sit with its details, so a collapsed row stays one line.
     QPushButton *pause = nullptr;
     QPushButton *extend = nullptr;
-    if (expanded && row.state == QLatin1String("running") && !busy) {
+    if (expanded && row.state == QLatin1String("running") && !busy && row.movingTo.isEmpty()) {
         const bool pausing = m_pausing.contains(row.id);
         auto *actions = new QHBoxLayout;
         actions->setContentsMargins(toggle->sizeHint().width(), 2, 0, 0);
@@ -276,6 +280,30 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
         actions->addStretch(1);
         column->addLayout(actions);
     }
+    // Between this computer and Docker's cloud (sandbox_move): offered while it runs or sleeps.
+    QPushButton *move = nullptr;
+    const bool toCloud = row.cloudSize.isEmpty();
+    const bool movable = (row.state == QLatin1String("running") || row.state == QLatin1String("stopped")) && !busy
+                         && row.restoringTo.isEmpty() && (!toCloud || row.canMoveToCloud || !row.movingTo.isEmpty());
+    if (expanded && movable) {
+        const bool moving = m_moving.contains(row.id) || !row.movingTo.isEmpty();
+        auto *line2 = new QHBoxLayout;
+        line2->setContentsMargins(toggle->sizeHint().width(), 2, 0, 0);
+        move = new QPushButton(moving ? QStringLiteral("Moving…")
+                                      : toCloud ? QStringLiteral("Continue in the &cloud") : QStringLiteral("&Bring back to this computer"),
+                               card);
+        move->setObjectName(QStringLiteral("move:") + row.id);
+        move->setAccessibleName(toCloud ? QStringLiteral("Continue sandbox %1 in Docker's cloud (same id and files; billed while it "
+                                                         "runs; running commands end)").arg(shownName)
+                                        : QStringLiteral("Bring sandbox %1 back to this computer (same id and files; running "
+                                                         "commands end)").arg(shownName));
+        move->setToolTip(move->accessibleName());
+        move->setEnabled(!moving);
+        line2->addWidget(move);
+        line2->addStretch(1);
+        column->addLayout(line2);
+        focus << move;
+    }
     if (expanded)
         addPublicPorts(card, column, row, toggle->sizeHint().width(), focus);
     if (expanded)
@@ -293,6 +321,8 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
         connect(pause, &QPushButton::clicked, this, [this, id, shownName] { pauseSandbox(id, shownName, false); });
     if (extend)
         connect(extend, &QPushButton::clicked, this, [this, id, shownName] { extendSandbox(id, shownName); });
+    if (move)
+        connect(move, &QPushButton::clicked, this, [this, id, shownName, toCloud] { moveSandbox(id, shownName, toCloud); });
     addCard(card, focus);
 }
 
@@ -450,6 +480,25 @@ void SandboxesSection::addPublicPorts(QWidget *card, QVBoxLayout *column, const 
             });
         });
     }
+}
+
+void SandboxesSection::moveSandbox(const QString &id, const QString &name, bool toCloud)
+{
+    if (m_moving.contains(id))
+        return;
+    m_moving.insert(id);
+    rebuild();
+    QPointer<SandboxesSection> self(this);
+    m_model.move(id, toCloud, [self, id, name, toCloud](bool ok, const QString &message) {
+        if (!self)
+            return;
+        self->m_moving.remove(id);
+        self->showMessage(ok ? QStringLiteral("Moved %1: %2").arg(name, message)
+                             : QStringLiteral("Could not move %1 %2: %3")
+                                   .arg(name, toCloud ? QStringLiteral("to the cloud") : QStringLiteral("to this computer"), message),
+                          ok ? Tone::Success : Tone::Error);
+        self->rebuild();
+    });
 }
 
 void SandboxesSection::extendSandbox(const QString &id, const QString &name)

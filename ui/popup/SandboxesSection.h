@@ -44,6 +44,8 @@ private:
     void askDestroy(const QString &id, const QString &name, int runningCommands);
     // Pause; while commands run the user sees them named and confirms first.
     void pauseSandbox(const QString &id, const QString &name, bool endRunningCommands);
+    // "Continue in the cloud" / "Bring back to this computer": the row says it is moving until it is done.
+    void moveSandbox(const QString &id, const QString &name, bool toCloud);
     // Under an expanded cloud sandbox: each public URL with Copy and Unpublish.
     void addPublicPorts(QWidget *card, QVBoxLayout *column, const SandboxRow &row, int indent, QList<QWidget *> &focus);
     // A cloud sandbox's time-to-live, longer (the model says until when).
@@ -60,6 +62,7 @@ private:
     QSet<QString> m_destroying;
     QSet<QString> m_pausing;
     QSet<QString> m_extending;
+    QSet<QString> m_moving;
     QSet<QString> m_checkpointBusy;   // sandbox or checkpoint ids an action of the tray runs on
     QSet<QString> m_expanded;
     QPointer<QMessageBox> m_confirm;

@@ -361,6 +361,10 @@ bool SandboxService::resolveRunning(const QString &sandboxId, RunningSandbox &ou
         if (!m_waker->wake(*r, startCheck, error))
             return false;
         woke = true;
+    } else if (r->state == SandboxState::Running && !m_ops->heldFor(sandboxId).isEmpty()) {
+        // A job holds it running (a move saving a clone's work first): nothing else reaches it.
+        error = QStringLiteral("sandbox %1 is %2 right now; call again once that is done").arg(sandboxId, m_ops->heldFor(sandboxId));
+        return false;
     } else if (r->state != SandboxState::Running) {
         error = QStringLiteral("sandbox %1 is not running (state %2%3)")
                     .arg(sandboxId, sandboxStateName(r->state),

@@ -1,9 +1,11 @@
-#include "sandbox/lifecycle/SandboxMover.h"
+#include "sandbox/changes/SandboxMover.h"
 
 #include "config/Config.h"
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "sandbox/bash/BashSessions.h"
+#include "sandbox/changes/CloneCheckpointWork.h"
+#include "sandbox/lifecycle/CloneSeeder.h"
 #include "sandbox/channel/RuntimeAttacher.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/lifecycle/SandboxServiceLog.h"
@@ -14,7 +16,6 @@
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QRegularExpression>
-#include <QStorageInfo>
 
 namespace chat2sbx {
 
@@ -25,22 +26,6 @@ const QString kIncoming = QStringLiteral("/home/agent/.chat2sbx-incoming-workspa
 QString heldWhy(bool toCloud)
 {
     return toCloud ? QStringLiteral("being moved to Docker's cloud") : QStringLiteral("being moved to this computer");
-}
-
-// The smallest cloud size that holds `memory` (sbx rounds up the same way); empty memory: small.
-QString cloudSizeFor(const QString &memory, bool &tooLarge)
-{
-    tooLarge = false;
-    if (memory.isEmpty())
-        return QStringLiteral("small");
-    static const QRegularExpression re(QStringLiteral("^([0-9]+)([gGmM])$"));
-    const QRegularExpressionMatch m = re.match(memory);
-    const qint64 mib = m.hasMatch() ? m.captured(1).toLongLong() * (m.captured(2).toLower() == QLatin1String("g") ? 1024 : 1) : 0;
-    for (const SbxCloudSize &s : sbxCloudSizes())
-        if (s.memoryMib >= mib)
-            return s.name;
-    tooLarge = true;
-    return {};
 }
 
 QString sizeOf(const SbxCloudInfo &row)
@@ -60,71 +45,6 @@ SandboxMover::SandboxMover(const Config &config, Database &db, SandboxService &s
 {
 }
 
-QString SandboxMover::refusal(const MoveRequest &request, const std::optional<SandboxView> &view) const
-{
-    const QString &id = request.sandboxId;
-    if (!view || !view->workspace)
-        return QStringLiteral("unknown sandbox_id %1").arg(id);
-    const SandboxRecord &r = view->record;
-    const Workspace &w = *view->workspace;
-    if (m_jobs.contains(id) || m_moves.find(id))
-        return QStringLiteral("sandbox %1 is being moved already").arg(id);
-    if (r.state != SandboxState::Running && r.state != SandboxState::Stopped)
-        return QStringLiteral("sandbox %1 is %2: only a running or paused sandbox moves").arg(id, sandboxStateName(r.state));
-    if (const QString held = m_sandboxes.heldFor(id); !held.isEmpty())
-        return QStringLiteral("sandbox %1 is %2 right now: move it once that is done").arg(id, held);
-    if (request.toCloud && r.isCloud())
-        return QStringLiteral("sandbox %1 runs in Docker's cloud already").arg(id);
-    if (!request.toCloud && !r.isCloud())
-        return QStringLiteral("sandbox %1 runs on this computer already").arg(id);
-    if (w.mode == WorkspaceMode::Clone)
-        return QStringLiteral("sandbox %1 works on a clone of %2: a move of a clone sandbox is not supported yet (the clone's "
-                              "work would stay behind). Bring its work home with export_changes, then create a sandbox for the "
-                              "workspace where it should run").arg(id, w.hostPath);
-    if (!request.toCloud) {
-        if (!m_sandboxes.isSbxAvailable())
-            return QStringLiteral("sbx on this computer is not usable right now (chat2sbx status says why): a move to this computer "
-                                  "needs a working local runtime. Nothing was changed");
-        const QStorageInfo temp(QDir::tempPath());
-        const qint64 need = qint64(m_config.moveTempSpaceGiB) << 30;
-        if (temp.isValid() && temp.bytesAvailable() < need)
-            return QStringLiteral("a move to this computer may need %1 GiB of free space in %2 (sbx stages the sandbox there) and it "
-                                  "has %3 GiB: free some space there first (moveTempSpaceGiB, CHAT2SBX_MOVE_TEMP_SPACE_GIB says how "
-                                  "much is needed). Nothing was changed")
-                .arg(m_config.moveTempSpaceGiB).arg(QDir::tempPath()).arg(double(temp.bytesAvailable()) / (1 << 30), 0, 'f', 1);
-        return {};
-    }
-    if (!m_config.cloudSandboxes)
-        return QStringLiteral("cloud sandboxes are off (cloudSandboxes, CHAT2SBX_CLOUD_SANDBOXES): they run in Docker's cloud and "
-                              "are billed per second while they run. The user turns them on with \"cloudSandboxes\": true in "
-                              "config.json");
-    if (w.mode == WorkspaceMode::Direct)
-        return QStringLiteral("sandbox %1 works on the user's own folder %2 (direct mode): a cloud sandbox has no host mount, so "
-                              "its work would be cut off from that folder. It stays on this computer; for the cloud, ask for the "
-                              "folder in mode clone (workspace_request)").arg(id, w.hostPath);
-    bool tooLarge = false;
-    const QString size = cloudSizeFor(r.memory, tooLarge);
-    if (tooLarge)
-        return QStringLiteral("sandbox %1 has %2 of memory, more than the largest cloud size (xl: 16 CPUs, 32 GiB): sbx stops such "
-                              "a move before anything is captured. Nothing was changed").arg(id, r.memory);
-    if (sbxCloudSizeRank(size) > sbxCloudSizeRank(m_config.cloudMaxSize))
-        return QStringLiteral("sandbox %1 needs cloud size %2 (its memory %3), larger than the user allows (cloudMaxSize %4, "
-                              "CHAT2SBX_CLOUD_MAX_SIZE). Nothing was changed").arg(id, size, r.memory, m_config.cloudMaxSize);
-    if (request.ttlSeconds > kSbxCloudMaxTtlSeconds || (request.ttlSeconds > 0 && request.ttlSeconds < 15))
-        return QStringLiteral("a cloud sandbox's time-to-live is 15 s to 24 h: ask for a ttl in that range");
-    if (m_sandboxes.cloudExpiryDeletes())
-        return QStringLiteral("this Docker account cannot stop cloud sandboxes: when the time-to-live of a moved sandbox ends, "
-                              "Docker's cloud deletes it with every file it holds, and a move asks for a stop. Sandbox %1 stays on "
-                              "this computer; a plan that can stop sandboxes lifts this").arg(id);
-    int activeInCloud = 0;
-    for (const SandboxRecord &c : m_records.listCloud())
-        activeInCloud += c.isActive() ? 1 : 0;
-    if (activeInCloud >= m_config.cloudMaxSandboxes)
-        return QStringLiteral("the limit of %1 active cloud sandboxes (cloudMaxSandboxes, CHAT2SBX_CLOUD_MAX_SANDBOXES) is reached: "
-                              "destroy one with sandbox_destroy first").arg(m_config.cloudMaxSandboxes);
-    return {};
-}
-
 void SandboxMover::move(const MoveRequest &request, MoveDone done)
 {
     const std::optional<SandboxView> view = m_sandboxes.get(request.sandboxId);
@@ -142,6 +62,25 @@ void SandboxMover::move(const MoveRequest &request, MoveDone done)
     begin(request, view->record, host, std::move(done));
 }
 
+void SandboxMover::setCloneWork(CloneCheckpointWork *work, CloneSeeder *seeder)
+{
+    m_cloneWork = work;
+    m_seeder = seeder;
+}
+
+QString SandboxMover::movingTo(const QString &sandboxId) const
+{
+    const auto it = m_jobs.constFind(sandboxId);
+    if (it == m_jobs.cend())
+        return {};
+    return it->move.toCloud ? QStringLiteral("cloud") : QStringLiteral("local");
+}
+
+QString SandboxMover::stateDir(const QString &sandboxId) const
+{
+    return m_config.dataRoot + QStringLiteral("/moves/") + sandboxId;
+}
+
 void SandboxMover::begin(const MoveRequest &request, const SandboxRecord &record, const QString &hostWorkspace, MoveDone done)
 {
     const QString id = record.id;
@@ -156,6 +95,8 @@ void SandboxMover::begin(const MoveRequest &request, const SandboxRecord &record
     job.move.startedAt = m_clock.nowMs();
     job.startedAtMs = job.move.startedAt;
     job.hostWorkspace = hostWorkspace;
+    const std::optional<SandboxView> view = m_sandboxes.get(id);
+    job.seedClone = request.toCloud && !record.workspaceInVm && view && view->workspace && view->workspace->mode == WorkspaceMode::Clone;
     job.done = std::move(done);
     m_jobs.insert(id, job);
     QPointer<SandboxMover> self(this);
@@ -170,16 +111,46 @@ void SandboxMover::begin(const MoveRequest &request, const SandboxRecord &record
             o.error = error;
             return failed.done(o);
         }
-        QString dbError;
-        if (!self->m_moves.begin(self->m_jobs.value(id).move, dbError)) {
+        const auto recordMove = [self, id] {
+            QString dbError;
+            if (!self->m_moves.begin(self->m_jobs.value(id).move, dbError)) {
+                self->m_sandboxes.release(id);
+                Job failed = self->m_jobs.take(id);
+                MoveOutcome o;
+                o.error = QStringLiteral("nothing was changed: %1").arg(dbError);
+                return failed.done(o);
+            }
+            emit self->m_sandboxes.sandboxesChanged();
+            self->runMove(id);
+        };
+        if (!self->m_jobs.value(id).seedClone)
+            return recordMove();
+        // The clone's work (commits, branches, index, working tree) is saved on this computer before
+        // anything moves: `sbx move` leaves the clone behind.
+        RunningSandbox running;
+        QString why;
+        if (!self->m_sandboxes.resolveHeld(id, running, why)) {
             self->m_sandboxes.release(id);
             Job failed = self->m_jobs.take(id);
             MoveOutcome o;
-            o.error = QStringLiteral("nothing was changed: %1").arg(dbError);
+            o.error = QStringLiteral("nothing was changed: the clone's work could not be reached to save it (%1)").arg(why);
             return failed.done(o);
         }
-        emit self->m_sandboxes.sandboxesChanged();
-        self->runMove(id);
+        const QString dir = self->stateDir(id);
+        QDir(dir).removeRecursively();
+        self->m_cloneWork->save(running, dir, [self, id, recordMove](bool saved, qint64, const QString &saveError) {
+            if (!self || !self->m_jobs.contains(id))
+                return;
+            if (!saved) {
+                self->m_sandboxes.release(id);
+                Job failed = self->m_jobs.take(id);
+                MoveOutcome o;
+                o.error = QStringLiteral("nothing was changed: the clone's work could not be saved before the move (%1)")
+                              .arg(self->m_sandboxes.publicText(saveError));
+                return failed.done(o);
+            }
+            recordMove();
+        });
     };
     if (request.toCloud)
         m_sandboxes.holdStopped(id, heldWhy(true), held);
@@ -337,7 +308,7 @@ void SandboxMover::switchToDestination(const QString &id)
         Job &j = self->m_jobs[id];
         to.placement = QStringLiteral("cloud");
         bool tooLarge = false;
-        to.cloudSize = cloudSizeFor(self->m_records.find(id).value_or(SandboxRecord{}).memory, tooLarge);
+        to.cloudSize = cloudSizeForMemory(self->m_records.find(id).value_or(SandboxRecord{}).memory, tooLarge);
         to.expiresAt = to.nowMs + j.move.ttlSeconds * 1000;
         to.expiresCeilingAt = to.nowMs + kSbxCloudMaxTtlSeconds * 1000;
         if (lr.ok)
@@ -363,12 +334,37 @@ void SandboxMover::verify(const QString &id)
     if (!m_sandboxes.resolveHeld(id, running, error))
         return switchBack(id, error);
     QPointer<SandboxMover> self(this);
-    m_attacher.attach(running, [self, id](bool ok, const QString &attachError) {
+    m_attacher.attach(running, [self, id, running](bool ok, const QString &attachError) {
         if (!self || !self->m_jobs.contains(id))
             return;
         if (!ok)
             return self->switchBack(id, QStringLiteral("the moved sandbox did not answer through its control channel: %1").arg(attachError));
+        if (self->m_jobs.value(id).seedClone)
+            return self->seedClone(id, running);
         self->removeSource(id);
+    });
+}
+
+void SandboxMover::seedClone(const QString &id, const RunningSandbox &running)
+{
+    const std::optional<SandboxView> view = m_sandboxes.get(id);
+    const QString dir = stateDir(id);
+    if (!view || !view->workspace || !m_seeder || !m_cloneWork || !CloneCheckpointWork::holdsState(dir))
+        return switchBack(id, QStringLiteral("the clone's saved work is missing from this computer"));
+    QPointer<SandboxMover> self(this);
+    // The approved repository's commit first (as a cloud clone is made), then the work on top of it.
+    m_seeder->seed(running, *view->workspace, [self, id, running, dir](bool seeded, const QString &seedError) {
+        if (!self || !self->m_jobs.contains(id))
+            return;
+        if (!seeded)
+            return self->switchBack(id, QStringLiteral("the clone could not be made in the cloud: %1").arg(seedError));
+        self->m_cloneWork->putBack(running, dir, [self, id](bool back, const QString &backError) {
+            if (!self || !self->m_jobs.contains(id))
+                return;
+            if (!back)
+                return self->switchBack(id, QStringLiteral("the clone's work could not be put back in the cloud: %1").arg(backError));
+            self->removeSource(id);
+        });
     });
 }
 
@@ -385,6 +381,7 @@ void SandboxMover::removeSource(const QString &id)
             self->m_jobs[id].move.warnings << QStringLiteral("the sandbox's old copy could not be removed yet (%1): chat2sbx removes "
                                                              "it at its next start").arg(self->m_sandboxes.publicText(error));
             self->m_sandboxes.release(id);
+            QDir(self->stateDir(id)).removeRecursively();
             Job job = self->m_jobs.take(id);
             if (job.done) {
                 MoveOutcome o;
@@ -404,6 +401,7 @@ void SandboxMover::removeSource(const QString &id)
 void SandboxMover::undoBeforeSwitch(const QString &id, const QString &error)
 {
     qCWarning(lcMove).noquote() << "the move of" << id << "made nothing:" << error;
+    QDir(stateDir(id)).removeRecursively();
     QString dbError;
     if (!m_moves.end(id, dbError))
         qCWarning(lcMove).noquote() << dbError;
@@ -456,6 +454,7 @@ void SandboxMover::finish(const QString &id, const QString &error)
         QString dbError;
         if (!m_moves.end(id, dbError))
             qCWarning(lcMove).noquote() << dbError;
+        QDir(stateDir(id)).removeRecursively();
     }
     m_sandboxes.release(id);
     emit m_sandboxes.sandboxesChanged();
@@ -470,6 +469,10 @@ void SandboxMover::finish(const QString &id, const QString &error)
     o.warnings = job.move.warnings;
     if (o.ok) {
         o.carried << QStringLiteral("the sandbox's filesystem: installed packages, HOME, files written in the VM");
+        if (job.seedClone)
+            o.carried << QStringLiteral("the clone at ~/workspace: the repository's commit, then the sandbox's commits, branches, "
+                                        "staged and unstaged changes and untracked files (ignored files stay behind); "
+                                        "export_changes brings work home as a branch");
         if (!job.hostWorkspace.isEmpty())
             o.carried << QStringLiteral("the workspace folder of this computer, copied to ~/workspace in the cloud sandbox");
         else if (!job.move.toCloud)
@@ -507,6 +510,8 @@ void SandboxMover::resume(const SandboxMove &move)
     const std::optional<SandboxView> view = m_sandboxes.get(id);
     if (move.toCloud && view && view->workspace && view->workspace->isManaged() && !move.sourceWorkspaceInVm)
         job.hostWorkspace = view->workspace->hostPath;
+    job.seedClone = move.toCloud && !move.sourceWorkspaceInVm && view && view->workspace
+                    && view->workspace->mode == WorkspaceMode::Clone;
     m_jobs.insert(id, job);
     // Held now, before reconciliation reads `sbx ls`; the steps go on once sbx was asked.
     QPointer<SandboxMover> self(this);

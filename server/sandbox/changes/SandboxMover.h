@@ -1,5 +1,6 @@
 #pragma once
 
+#include "sandbox/channel/SandboxResolver.h"
 #include "state/SandboxMoveRepository.h"
 #include "state/SandboxRepository.h"
 
@@ -16,6 +17,8 @@ namespace chat2sbx {
 struct Config;
 class BashSessions;
 class Clock;
+class CloneCheckpointWork;
+class CloneSeeder;
 class Database;
 class RuntimeAttacher;
 class SandboxService;
@@ -38,6 +41,10 @@ struct MoveOutcome {
     QStringList warnings;           // every line sbx warned with
 };
 using MoveDone = std::function<void(const MoveOutcome &)>;
+
+// The smallest cloud size whose memory holds `memory` (sbx rounds up so); none recorded: small.
+// `tooLarge`: more than the largest (xl, 32 GiB).
+QString cloudSizeForMemory(const QString &memory, bool &tooLarge);
 
 // sandbox_move: a sandbox goes between this computer and Docker's cloud (`sbx move`,
 // reference/sbx-cloud.md §6) and keeps its id, name, workspace record, checkpoints and audit
@@ -63,6 +70,11 @@ public:
     // Start-up, before reconciliation: moves a crash interrupted are finished or undone.
     void finishInterrupted();
     bool isMoving(const QString &sandboxId) const { return m_jobs.contains(sandboxId); }
+    // A clone on this computer goes to the cloud with its git state (saved first, as a checkpoint's)
+    // on top of a clone of the approved repository's commit; without these, such a move is refused.
+    void setCloneWork(CloneCheckpointWork *work, CloneSeeder *seeder);
+    // Where it is going, for a sandbox being moved (empty: none).
+    QString movingTo(const QString &sandboxId) const;
 
     static constexpr int kRetryMs = 30000;   // a start-up finish sbx did not answer is tried again
 
@@ -74,6 +86,7 @@ private:
         SandboxMove move;
         qint64 startedAtMs = 0;
         QString hostWorkspace;      // a managed host folder to carry into the cloud (empty: none)
+        bool seedClone = false;     // a clone of this computer: its git state goes in after the switch
         MoveDone done;
     };
     QString refusal(const MoveRequest &request, const std::optional<SandboxView> &view) const;
@@ -84,6 +97,8 @@ private:
     void carryWorkspace(const QString &id);
     void switchToDestination(const QString &id);
     void verify(const QString &id);
+    void seedClone(const QString &id, const RunningSandbox &running);
+    QString stateDir(const QString &sandboxId) const;
     void removeSource(const QString &id);
     void undoBeforeSwitch(const QString &id, const QString &error);
     void switchBack(const QString &id, const QString &error);
@@ -99,6 +114,8 @@ private:
     RuntimeAttacher &m_attacher;
     Clock &m_clock;
     BashSessions *m_sessions;
+    CloneCheckpointWork *m_cloneWork = nullptr;
+    CloneSeeder *m_seeder = nullptr;
     QHash<QString, Job> m_jobs;
 };
 
