@@ -21,6 +21,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -1253,14 +1254,125 @@ def bench_cloud(build, quick):
         serve.destroy()
 
 
+def bench_move(build, quick):
+    """sandbox_move on the fake's realistic profile (a transfer 15 s + 20 ms a MiB of the captured filesystem,
+    350 ms a cloud command: stated assumptions, the docs give no figures): a scratch sandbox with a 1 MB and with a
+    1 GB workspace to the cloud and back (the call's wall time and the move's own took_ms), and another
+    sandbox's `read` of 4 KiB p50 alone and while a move runs (the move must not slow it)."""
+    sizes = [("1 MB", 1)] if quick else [("1 MB", 1), ("1 GB", 1024)]
+    repeat = "50" if quick else "300"
+    env = {"CHAT2SBX_CLOUD_SANDBOXES": "1", "CHAT2SBX_CLOUD_MAX_SIZE": "xl", "FAKE_SBX_IDLE_STOP_MS": "off",
+           "CHAT2SBX_WARM_SANDBOXES": "0", "CHAT2SBX_MOVE_TEMP_SPACE_GIB": "1"}
+    serve = Serve(build, extra_env=env)
+    faults = os.path.join(serve.sbx_state, "faults.env")
+    with open(faults, "w") as f:
+        f.write("FAKE_SBX_PROFILE=realistic\n")
+    out = []
+    try:
+        serve.start()
+        rpc = Rpc(build, serve.url)
+        reader, err, _ = rpc.tool("sandbox_create", {})
+        if err:
+            return [unsupported("move", f"sandbox_create fails: {err}")]
+        rid = reader["sandbox_id"]
+        rpc.tool("bash", {"sandbox_id": rid, "command": "head -c 4096 /dev/zero | tr '\\0' a > page.txt"})
+        read_args = json.dumps({"sandbox_id": rid, "path": "page.txt"})
+        alone = loadgen(build, "call", "--url", serve.url, "--label", "read 4 KiB, nothing moving", "--tool", "read",
+                        "--args", read_args, "--repeat", repeat)[0]
+        out.append(alone)
+        for label, mib in sizes:
+            made, err, _ = rpc.tool("sandbox_create", {})
+            if err:
+                return out + [unsupported("move", f"sandbox_create fails: {err}")]
+            sid = made["sandbox_id"]
+            _, err, _ = rpc.tool("bash", {"sandbox_id": sid, "command": f"head -c {mib * 1048576} /dev/urandom > blob",
+                                          "yield_time_ms": 60000})
+            if err:
+                return out + [unsupported("move", f"writing the {label} workspace fails: {err}")]
+            for to in ("cloud", "local"):
+                result = {}
+
+                def run_move():
+                    mover = Rpc(build, serve.url)
+                    t0 = time.monotonic()
+                    r, e, _ = mover.tool("sandbox_move", {"sandbox_id": sid, "to": to})
+                    result.update(ms=(time.monotonic() - t0) * 1000, r=r, e=e)
+                    mover.close()
+
+                t = threading.Thread(target=run_move)
+                t0 = time.monotonic()
+                t.start()
+                time.sleep(1.0)
+                during = loadgen(build, "call", "--url", serve.url, "--label", f"read 4 KiB during a {label} move to {to}",
+                                 "--tool", "read", "--args", read_args, "--repeat", repeat)[0]
+                still_moving = t.is_alive()
+                t.join()
+                if result.get("e") or not isinstance(result.get("r"), dict):
+                    return out + [unsupported("move", f"the {label} move to {to} failed: {result.get('e') or result.get('r')}")]
+                if result["r"].get("state") == "moving":
+                    # A move past the call's answer time (45 s) goes on: done once sandbox_get says it runs there.
+                    poll = Rpc(build, serve.url)
+                    while True:
+                        got, e, _ = poll.tool("sandbox_get", {"sandbox_id": sid})
+                        if e:
+                            return out + [unsupported("move", f"sandbox_get during the {label} move fails: {e}")]
+                        if got.get("placement") == to and got.get("state") == "running":
+                            break
+                        if time.monotonic() - t0 > 600:
+                            return out + [unsupported("move", f"the {label} move to {to} did not end within 10 min")]
+                        time.sleep(0.5)
+                    poll.close()
+                    result["ms"] = (time.monotonic() - t0) * 1000
+                    result["r"]["took_ms"] = None
+                during["move_still_running_after_reads"] = still_moving
+                out.append(during)
+                # The same reads again with nothing moving: the ratio is against the better of the two.
+                after = loadgen(build, "call", "--url", serve.url, "--label", f"read 4 KiB after the {label} move to {to}",
+                                "--tool", "read", "--args", read_args, "--repeat", repeat)[0]
+                out.append(after)
+                # Reads drift slower as the run goes on (more sandboxes, a longer audit table), moving or not:
+                # the ratio that says whether the move slows them is against the run right after it.
+                base = after["p50_ms"]
+                fig = {"benchmark": "move", "label": f"{label} workspace to {to}", "ms": round(result["ms"], 1),
+                       "took_ms": result["r"].get("took_ms"), "read_p50_after_ms": base, "read_p50_first_ms": alone["p50_ms"],
+                       "read_p50_during_ms": during["p50_ms"], "read_p50_ratio_during_vs_after": round(during["p50_ms"] / base, 3)}
+                out.append(fig)
+                log(f"  move {label} to {to}: {fig['ms']:.0f} ms; read p50 {during['p50_ms']:.2f} ms during vs {base:.2f} ms right after "
+                    f"({'reads ended before the move' if still_moving else 'the move ended first'})")
+        rpc.close()
+        # Control: the same reads while this machine copies 1 GB with no move at all (the fake's transfer
+        # is a real copy on these same cores; Docker's is not).
+        if not quick:
+            src = os.path.join(serve.root, "control-src")
+            os.makedirs(src, exist_ok=True)
+            with open(os.path.join(src, "blob"), "wb") as f:
+                f.write(os.urandom(1 << 30))
+            cp = subprocess.Popen(["cp", "-a", src, os.path.join(serve.root, "control-dst")])
+            time.sleep(0.3)
+            control = loadgen(build, "call", "--url", serve.url, "--label", "read 4 KiB during a bare 1 GB cp (no move)",
+                              "--tool", "read", "--args", read_args, "--repeat", repeat)[0]
+            control["cp_still_running_after_reads"] = cp.poll() is None
+            cp.wait()
+            out.append(control)
+        return out
+    finally:
+        cloud_dir = os.path.join(serve.sbx_state, "cloud", "sandboxes")
+        serve.stop()
+        if os.path.isdir(cloud_dir):
+            for cid in os.listdir(cloud_dir):
+                subprocess.run([build.sbx, "--cloud", "rm", "--force", cid], env=serve.env(),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        serve.destroy()
+
+
 BENCHES = {"mcp": bench_mcp, "sandbox": bench_sandbox, "stream": bench_stream, "memory": bench_memory,
            "scale": bench_scale, "create": bench_create, "realistic": bench_realistic, "checkpoint": bench_checkpoint,
-           "cloud": bench_cloud}
+           "cloud": bench_cloud, "move": bench_move}
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale,create,realistic,checkpoint,cloud (comma-separated)")
+    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale,create,realistic,checkpoint,cloud,move (comma-separated)")
     ap.add_argument("file", nargs="?", help="markdown: the results file to render")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build", "release"))
     ap.add_argument("--out")

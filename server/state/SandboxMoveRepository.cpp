@@ -68,6 +68,7 @@ bool SandboxMoveRepository::switchRecord(const QString &sandboxId, const Sandbox
         return false;
     }
     QSqlQuery record(handle);
+    QSqlQuery ports(handle);
     QSqlQuery step(handle);
     const QString what = QStringLiteral("cannot switch the sandbox record: %1");
     const bool ok =
@@ -80,6 +81,8 @@ bool SandboxMoveRepository::switchRecord(const QString &sandboxId, const Sandbox
                    back ? QStringLiteral("stopped") : QStringLiteral("running"), to.nowMs,
                    sandboxId},
                   error, what)
+        // Published ports belong to the runtime they were published on: none move (sbx-cloud.md §6).
+        && execBound(ports, QStringLiteral("DELETE FROM sandbox_ports WHERE sandbox_id = ?"), {sandboxId}, error, what)
         && execBound(step, QStringLiteral("UPDATE sandbox_moves SET step = ? WHERE sandbox_id = ?"),
                      {back ? QStringLiteral("created") : QStringLiteral("switched"), sandboxId}, error, what);
     if (!ok || !handle.commit()) {

@@ -159,6 +159,10 @@ private slots:
         QVERIFY2(waitFor([&] { return localNames(env).isEmpty(); }, 10000), qPrintable(localNames(env).join(',')));
         QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt ~/installed.txt"), QStringLiteral("one\npkg\n")));
         QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo two > g.txt && basename \"$PWD\"")), QStringLiteral("workspace\n"));
+        // In the cloud a checkpoint is refused with what to do instead.
+        const QJsonObject refusedCheckpoint = mcp.callToolResult(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}});
+        QVERIFY(refusedCheckpoint.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(refusedCheckpoint).contains(QLatin1String("to: local")), qPrintable(text(refusedCheckpoint)));
 
         const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
         QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
@@ -167,6 +171,16 @@ private slots:
         QVERIFY2(waitFor([&] { return cloudRows(env).isEmpty(); }, 10000), qPrintable(QJsonDocument(cloudRows(env)).toJson()));
         QCOMPARE(localNames(env).size(), 1);
         QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt g.txt ~/installed.txt"), QStringLiteral("one\ntwo\npkg\n")));
+        // Back here its workspace is in the VM, and a checkpoint and a restore of it keep that workspace.
+        const QJsonObject checkpoint = mcp.callToolResult(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}});
+        QVERIFY2(!checkpoint.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        const QString checkpointId = structured(checkpoint).value(QStringLiteral("checkpoint_id")).toString();
+        QVERIFY(bashSays(mcp, id, QStringLiteral("echo three > h.txt && cat h.txt"), QStringLiteral("three\n")));
+        const QJsonObject restored = mcp.callToolResult(QStringLiteral("sandbox_restore"), {{QStringLiteral("sandbox_id"), id},
+                                                                                          {QStringLiteral("checkpoint_id"), checkpointId}});
+        QVERIFY2(!restored.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt g.txt"), QStringLiteral("one\ntwo\n")));
+        QVERIFY(bashSays(mcp, id, QStringLiteral("test -e h.txt && echo present || echo gone"), QStringLiteral("gone\n")));
         // And up again from the command line (the running server moves it): a workspace that lives in
         // the VM goes along with its filesystem.
         const CliResult again = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("move"), id, QStringLiteral("--to"),

@@ -35,6 +35,10 @@ QString CheckpointRestorer::refusal(const QString &sandboxId, const std::optiona
     if (c->sandboxId != sandboxId)
         return QStringLiteral("checkpoint %1 is of sandbox %2, not %3: restore it into %2").arg(c->id, c->sandboxId, sandboxId);
     const Workspace &w = *view->workspace;
+    if (view->record.isCloud())
+        return QStringLiteral("sandbox %1 runs in Docker's cloud now and checkpoint %2 is a template of this computer: bring it back "
+                              "first (sandbox_move with to: local), then restore, or fork the checkpoint into a new sandbox here")
+            .arg(sandboxId, checkpointId);
     if (w.mode == WorkspaceMode::Clone && (!m_jobs.cloneWork() || !CloneCheckpointWork::holdsState(c->cloneState)))
         return QStringLiteral("the clone's git state of checkpoint %1 is missing from the host").arg(c->id);
     if (w.isManaged() && !c->workspaceCopy.isEmpty() && !QFileInfo(c->workspaceCopy).isDir())

@@ -65,6 +65,13 @@ void CheckpointTaker::take(const CheckpointRequest &request, CheckpointStarted s
         return done(refused);
     }
     const Workspace &w = *view->workspace;
+    if (view->record.isCloud()) {
+        // A cloud template (`sbx --cloud template save`) is not one chat2sbx can restore or budget yet.
+        refused.error = QStringLiteral("sandbox %1 runs in Docker's cloud, where chat2sbx cannot checkpoint it yet: bring it to this "
+                                       "computer first (sandbox_move with to: local) and checkpoint it there, or keep its work with "
+                                       "export_changes or download_file").arg(sandboxId);
+        return done(refused);
+    }
     if (w.mode == WorkspaceMode::Clone && !m_jobs.cloneWork()) {
         refused.error = QStringLiteral("clone sandboxes cannot be checkpointed here: bring their work home with export_changes");
         return done(refused);
@@ -86,7 +93,8 @@ void CheckpointTaker::take(const CheckpointRequest &request, CheckpointStarted s
     c.sandboxId = sandboxId;
     c.label = request.label.left(kMaxCheckpointLabelChars);
     c.templateRef = Checkpoint::templateRefFor(c.id);
-    if (w.isManaged())
+    // A workspace in the VM (moved back from the cloud) is in the template already.
+    if (w.isManaged() && !view->record.workspaceInVm)
         c.workspaceCopy = m_jobs.copyDir(c.id) + QStringLiteral("/workspace");
     if (w.mode == WorkspaceMode::Clone)
         c.cloneState = m_jobs.copyDir(c.id) + QStringLiteral("/git");
@@ -112,8 +120,10 @@ void CheckpointTaker::take(const CheckpointRequest &request, CheckpointStarted s
     // sbx-contract.md: a template keeps every file written in the VM, secrets written to files too.
     QStringList kept{QStringLiteral("the VM's disk: installed packages, HOME and every file written in the VM (secrets written to "
                                     "files too), saved as a template on this computer until the checkpoint is deleted")};
-    if (w.isManaged())
+    if (!c.workspaceCopy.isEmpty())
         kept << QStringLiteral("the workspace, copied on this computer");
+    else if (view->record.workspaceInVm)
+        kept << QStringLiteral("the workspace at ~/workspace, inside the VM's disk");
     if (w.mode == WorkspaceMode::Clone) {
         kept << QStringLiteral("the clone's git state: its commits and branches, HEAD, staged and unstaged changes and untracked "
                                "files, kept on this computer as a git bundle (%1 is only read)").arg(w.hostPath);
@@ -123,7 +133,7 @@ void CheckpointTaker::take(const CheckpointRequest &request, CheckpointStarted s
         kept << QStringLiteral("the Docker images %1, saved with docker save into the checkpoint's disk and loaded into the sandbox "
                                "a restore or fork makes").arg(c.dockerImages.join(QStringLiteral(", ")));
     const Notes notes{kept, notKept};   // what it holds, what it does not
-    const QString source = w.isManaged() ? w.hostPath : QString();
+    const QString source = c.workspaceCopy.isEmpty() ? QString() : w.hostPath;
     if (c.cloneState.isEmpty() && c.dockerImages.isEmpty())
         return saveVm(c, notes, source, after, 0, std::move(done));
     // In the VM while it runs (which wakes a sleeping one): the named images into HOME, then a clone's
