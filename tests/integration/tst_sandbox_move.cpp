@@ -348,6 +348,19 @@ private slots:
                 const std::optional<SandboxMove> m = moves.find(id);
                 return m && m->step == step;
             }, 30000), qPrintable(server.output()));
+            if (step == QLatin1String("moving")) {
+                // sandbox_list shows the step: stopped, and why.
+                McpTestClient lister(env.mcpUrl(), "move-test");
+                QVERIFY(lister.open());
+                const QJsonObject list = lister.callToolResult(QStringLiteral("sandbox_list"), {});
+                QJsonObject row;
+                for (const QJsonValue &v : structured(list).value(QStringLiteral("sandboxes")).toArray())
+                    if (v.toObject().value(QStringLiteral("sandbox_id")).toString() == id)
+                        row = v.toObject();
+                QCOMPARE(row.value(QStringLiteral("state")).toString(), QStringLiteral("stopped"));
+                QVERIFY2(row.value(QStringLiteral("sleep_note")).toString().contains(QLatin1String("being moved to Docker's cloud")),
+                         qPrintable(QJsonDocument(row).toJson()));
+            }
             server.kill9();
         }
         env.setSbxFaults({});

@@ -507,7 +507,13 @@ private slots:
         QVERIFY2(bringBack->text().contains(QLatin1String("Bring back")), qPrintable(bringBack->text()));
         QTest::mouseClick(bringBack, Qt::LeftButton);
         settle();
-        QCOMPARE(sandboxes.moveCalls, QStringList{QStringLiteral("sbx_cloud local")});
+        // Asked first: what moves, what stays behind.
+        QVERIFY(popup.sandboxes().confirmation());
+        QVERIFY2(popup.sandboxes().confirmation()->informativeText().contains(QLatin1String("stay behind")),
+                 qPrintable(popup.sandboxes().confirmation()->informativeText()));
+        QTest::mouseClick(popup.sandboxes().confirmation()->findChild<QPushButton *>(QStringLiteral("confirmMove")), Qt::LeftButton);
+        settle();
+        QCOMPARE(sandboxes.moveCalls, QStringList{QStringLiteral("sbx_cloud local end")});
         QVERIFY2(popup.sandboxes().message().contains(QLatin1String("runs on this computer")), qPrintable(popup.sandboxes().message()));
         sandboxes.rows[1].canMoveToCloud = true;
         sandboxes.rows[1].movingTo.clear();

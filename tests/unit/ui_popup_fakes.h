@@ -63,9 +63,10 @@ public:
         done(true, QStringLiteral("port %1 is off the internet").arg(port));
     }
     QStringList moveCalls;
-    void move(const QString &id, bool toCloud, ResultCallback done) override
+    void move(const QString &id, bool toCloud, bool endRunningCommands, ResultCallback done) override
     {
-        moveCalls << QStringLiteral("%1 %2").arg(id, toCloud ? QStringLiteral("cloud") : QStringLiteral("local"));
+        moveCalls << QStringLiteral("%1 %2%3").arg(id, toCloud ? QStringLiteral("cloud") : QStringLiteral("local"),
+                                                   endRunningCommands ? QStringLiteral(" end") : QString());
         done(true, toCloud ? QStringLiteral("it now runs in Docker's cloud") : QStringLiteral("it now runs on this computer"));
     }
     QStringList extendCalls;

@@ -153,13 +153,14 @@ void ServiceSandboxesModel::setMover(SandboxMover *mover, bool cloudOn)
         connect(m_mover, &SandboxMover::moved, this, &SandboxesModel::changed);
 }
 
-void ServiceSandboxesModel::move(const QString &id, bool toCloud, ResultCallback done)
+void ServiceSandboxesModel::move(const QString &id, bool toCloud, bool endRunningCommands, ResultCallback done)
 {
     if (!m_mover)
         return done(false, QStringLiteral("moves are not available here"));
     MoveRequest request;
     request.sandboxId = id;
     request.toCloud = toCloud;
+    request.endRunningCommands = endRunningCommands;
     QPointer<ServiceSandboxesModel> self(this);
     m_mover->move(request, [self, toCloud, done = std::move(done)](const MoveOutcome &o) {
         if (!o.ok)

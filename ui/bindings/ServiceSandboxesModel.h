@@ -25,7 +25,7 @@ public:
     void pause(const QString &id, bool endRunningCommands, PauseCallback done) override;
     void extend(const QString &id, ResultCallback done) override;
     void unpublish(const QString &id, int port, ResultCallback done) override;
-    void move(const QString &id, bool toCloud, ResultCallback done) override;
+    void move(const QString &id, bool toCloud, bool endRunningCommands, ResultCallback done) override;
     void restore(const QString &sandboxId, const QString &checkpointId, ResultCallback done) override;
     void fork(const QString &checkpointId, ResultCallback done) override;
     void deleteCheckpoint(const QString &checkpointId, ResultCallback done) override;

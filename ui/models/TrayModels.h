@@ -147,7 +147,7 @@ public:
     // A cloud sandbox's public port off the internet.
     virtual void unpublish(const QString &id, int port, ResultCallback done) = 0;
     // "Continue in the cloud" / "Bring back to this computer" (sandbox_move); `done` once it moved.
-    virtual void move(const QString &id, bool toCloud, ResultCallback done) = 0;
+    virtual void move(const QString &id, bool toCloud, bool endRunningCommands, ResultCallback done) = 0;
 
 signals:
     void changed();

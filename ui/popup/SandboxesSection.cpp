@@ -322,7 +322,7 @@ void SandboxesSection::addSandboxCard(const SandboxRow &row)
     if (extend)
         connect(extend, &QPushButton::clicked, this, [this, id, shownName] { extendSandbox(id, shownName); });
     if (move)
-        connect(move, &QPushButton::clicked, this, [this, id, shownName, toCloud] { moveSandbox(id, shownName, toCloud); });
+        connect(move, &QPushButton::clicked, this, [this, id, shownName, toCloud, running] { askMove(id, shownName, toCloud, running); });
     addCard(card, focus);
 }
 
@@ -489,7 +489,8 @@ void SandboxesSection::moveSandbox(const QString &id, const QString &name, bool 
     m_moving.insert(id);
     rebuild();
     QPointer<SandboxesSection> self(this);
-    m_model.move(id, toCloud, [self, id, name, toCloud](bool ok, const QString &message) {
+    // The user confirmed that running commands end.
+    m_model.move(id, toCloud, true, [self, id, name, toCloud](bool ok, const QString &message) {
         if (!self)
             return;
         self->m_moving.remove(id);
@@ -543,48 +544,6 @@ void SandboxesSection::pauseSandbox(const QString &id, const QString &name, bool
         else
             self->showMessage(QStringLiteral("Could not pause %1: %2").arg(name, error));
     });
-}
-
-void SandboxesSection::askDestroy(const QString &id, const QString &name, int runningCommands)
-{
-    if (m_confirm)
-        return;
-    auto *box = new QMessageBox(QMessageBox::Warning, QStringLiteral("Destroy sandbox"),
-                                QStringLiteral("Destroy sandbox %1?").arg(name), QMessageBox::NoButton, this);
-    QString info = QStringLiteral("Its microVM is removed. A managed workspace folder is kept; direct mode already "
-                                  "wrote every change to the host folder. A clone lives only in the VM: its commits "
-                                  "and uncommitted changes are first saved as branch chat2sbx/%1 in the host "
-                                  "repository, and if that fails nothing is destroyed.").arg(id);
-    if (runningCommands > 0)
-        info.prepend(QStringLiteral("%1 still running in it and will be killed. ")
-                         .arg(runningCommands == 1 ? QStringLiteral("1 command is") : QStringLiteral("%1 commands are").arg(runningCommands)));
-    box->setInformativeText(info);
-    QPushButton *yes = box->addButton(QStringLiteral("&Destroy"), QMessageBox::DestructiveRole);
-    yes->setObjectName(QStringLiteral("confirmDestroy"));
-    yes->setAccessibleName(QStringLiteral("Destroy sandbox %1 now").arg(name));
-    QPushButton *no = box->addButton(QStringLiteral("&Cancel"), QMessageBox::RejectRole);
-    no->setObjectName(QStringLiteral("cancelDestroy"));
-    box->setDefaultButton(no);
-    box->setEscapeButton(no);
-    box->setWindowModality(Qt::WindowModal);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    m_confirm = box;
-    connect(box, &QMessageBox::buttonClicked, this, [this, id, name, yes](QAbstractButton *clicked) {
-        if (clicked != yes)
-            return;
-        m_destroying.insert(id);
-        showMessage(QString());
-        rebuild();
-        QPointer<SandboxesSection> self(this);
-        m_model.destroy(id, [self, id, name](bool ok, const QString &error) {
-            if (!self)
-                return;
-            self->m_destroying.remove(id);
-            self->showMessage(ok ? QString() : QStringLiteral("Could not destroy %1: %2").arg(name, error));
-            self->rebuild();
-        });
-    });
-    box->open();
 }
 
 } // namespace chat2sbx::ui

@@ -45,6 +45,7 @@ private:
     // Pause; while commands run the user sees them named and confirms first.
     void pauseSandbox(const QString &id, const QString &name, bool endRunningCommands);
     // "Continue in the cloud" / "Bring back to this computer": the row says it is moving until it is done.
+    void askMove(const QString &id, const QString &name, bool toCloud, int runningCommands);
     void moveSandbox(const QString &id, const QString &name, bool toCloud);
     // Under an expanded cloud sandbox: each public URL with Copy and Unpublish.
     void addPublicPorts(QWidget *card, QVBoxLayout *column, const SandboxRow &row, int indent, QList<QWidget *> &focus);
