@@ -1181,6 +1181,17 @@ def markdown(report):
 
 
 # ---------------------------------------------------------------- 9. cloud sandboxes (sbx --cloud)
+def destroy_with_cloud(build, serve):
+    """Stops serve and removes its world, the fake cloud's sandboxes (and their processes) first."""
+    cloud_dir = os.path.join(serve.sbx_state, "cloud", "sandboxes")
+    serve.stop()
+    if os.path.isdir(cloud_dir):
+        for cid in os.listdir(cloud_dir):
+            subprocess.run([build.sbx, "--cloud", "rm", "--force", cid], env=serve.env(),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    serve.destroy()
+
+
 def bench_cloud(build, quick):
     """Cloud sandboxes on the fake's realistic cloud profile (350 ms a cloud command, 8 s a create: stated
     assumptions, the docs give no figures): create to the first `bash`, `bash true` through the kept
@@ -1245,13 +1256,7 @@ def bench_cloud(build, quick):
         return out
     finally:
         subprocess.run([build.sbx, "--cloud", "ls", "-q"], env=serve.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        cloud_dir = os.path.join(serve.sbx_state, "cloud", "sandboxes")
-        serve.stop()
-        if os.path.isdir(cloud_dir):
-            for cid in os.listdir(cloud_dir):
-                subprocess.run([build.sbx, "--cloud", "rm", "--force", cid], env=serve.env(),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        serve.destroy()
+        destroy_with_cloud(build, serve)
 
 
 def bench_move(build, quick):
@@ -1356,13 +1361,7 @@ def bench_move(build, quick):
             out.append(control)
         return out
     finally:
-        cloud_dir = os.path.join(serve.sbx_state, "cloud", "sandboxes")
-        serve.stop()
-        if os.path.isdir(cloud_dir):
-            for cid in os.listdir(cloud_dir):
-                subprocess.run([build.sbx, "--cloud", "rm", "--force", cid], env=serve.env(),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        serve.destroy()
+        destroy_with_cloud(build, serve)
 
 
 BENCHES = {"mcp": bench_mcp, "sandbox": bench_sandbox, "stream": bench_stream, "memory": bench_memory,

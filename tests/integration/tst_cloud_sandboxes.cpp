@@ -24,12 +24,6 @@ using namespace chat2sbx::test;
 
 namespace {
 
-QJsonArray cloudRows(const TestEnvironment &env)
-{
-    const CliResult r = runFakeSbx(env, {QStringLiteral("--cloud"), QStringLiteral("ls"), QStringLiteral("--json")});
-    return QJsonDocument::fromJson(r.out).object().value(QStringLiteral("sandboxes")).toArray();
-}
-
 QJsonObject listed(const TestEnvironment &env, const QString &id)
 {
     const CliResult r = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("list"), QStringLiteral("--json")});
@@ -47,16 +41,6 @@ void enableCloud(TestEnvironment &env)
     env.set(QStringLiteral("CHAT2SBX_SBX_RECHECK_SECONDS"), QStringLiteral("1"));
 }
 
-QJsonObject structured(const QJsonObject &result)
-{
-    return result.value(QStringLiteral("structuredContent")).toObject();
-}
-
-QString text(const QJsonObject &result)
-{
-    return result.value(QStringLiteral("content")).toArray().first().toObject().value(QStringLiteral("text")).toString();
-}
-
 // Calls bash until its output starts with `expected`: a stopped cloud sandbox first answers that it is
 // being started again, to call again.
 bool bashAnswers(McpTestClient &mcp, const QString &id, const QString &command, const QString &expected)
@@ -66,28 +50,6 @@ bool bashAnswers(McpTestClient &mcp, const QString &id, const QString &command, 
                                                                         {QStringLiteral("command"), command}});
         return !r.value(QStringLiteral("isError")).toBool() && structured(r).value(QStringLiteral("output")).toString().startsWith(expected);
     }, 20000);
-}
-
-// A repository on this computer with one commit on `main`, registered as a clone workspace (the
-// user's own `chat2sbx workspace add`); its workspace id, empty on failure.
-QString cloneWorkspace(TestEnvironment &env, const QString &repo)
-{
-    QDir().mkpath(repo);
-    const auto git = [&repo](const QStringList &args) { return runProcess(QStringLiteral("git"), args, {}, repo).exitCode == 0; };
-    writeFile(repo + QStringLiteral("/a.txt"), "alpha\n");
-    if (!git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}) ||
-        !git({QStringLiteral("add"), QStringLiteral(".")}) ||
-        !git({QStringLiteral("-c"), QStringLiteral("user.name=user"), QStringLiteral("-c"), QStringLiteral("user.email=user@example.com"),
-              QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("initial")}))
-        return {};
-    env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), QFileInfo(repo).absolutePath());
-    const CliResult r = runCli(env, {QStringLiteral("workspace"), QStringLiteral("add"), repo});
-    return r.exitCode == 0 ? QString::fromUtf8(r.out).trimmed().section(QLatin1Char(' '), 3, 3) : QString();
-}
-
-QString gitLine(const QString &repo, const QStringList &args)
-{
-    return QString::fromUtf8(runProcess(QStringLiteral("git"), args, {}, repo).out).trimmed();
 }
 
 QJsonObject bashIn(McpTestClient &mcp, const QString &id, const QString &command)

@@ -24,12 +24,6 @@ using namespace chat2sbx::test;
 
 namespace {
 
-QJsonArray cloudRows(const TestEnvironment &env)
-{
-    const CliResult r = runFakeSbx(env, {QStringLiteral("--cloud"), QStringLiteral("ls"), QStringLiteral("--json")});
-    return QJsonDocument::fromJson(r.out).object().value(QStringLiteral("sandboxes")).toArray();
-}
-
 QStringList localNames(const TestEnvironment &env)
 {
     const CliResult r = runFakeSbx(env, {QStringLiteral("ls"), QStringLiteral("--json")});
@@ -48,16 +42,6 @@ void enableCloud(TestEnvironment &env)
     env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
     env.set(QStringLiteral("CHAT2SBX_SBX_RECHECK_SECONDS"), QStringLiteral("1"));
     env.set(QStringLiteral("CHAT2SBX_MOVE_TEMP_SPACE_GIB"), QStringLiteral("1"));
-}
-
-QJsonObject structured(const QJsonObject &result)
-{
-    return result.value(QStringLiteral("structuredContent")).toObject();
-}
-
-QString text(const QJsonObject &result)
-{
-    return result.value(QStringLiteral("content")).toArray().first().toObject().value(QStringLiteral("text")).toString();
 }
 
 QString bashOutput(McpTestClient &mcp, const QString &id, const QString &command)
@@ -93,28 +77,6 @@ QString createLocal(McpTestClient &mcp, const QJsonObject &args = {})
 {
     const QJsonObject made = mcp.callToolResult(QStringLiteral("sandbox_create"), args);
     return structured(made).value(QStringLiteral("sandbox_id")).toString();
-}
-
-// A repository on this computer with one commit on `main`, registered as a clone workspace (the
-// user's own `chat2sbx workspace add`); its workspace id, empty on failure.
-QString cloneWorkspace(TestEnvironment &env, const QString &repo)
-{
-    QDir().mkpath(repo);
-    const auto git = [&repo](const QStringList &args) { return runProcess(QStringLiteral("git"), args, {}, repo).exitCode == 0; };
-    writeFile(repo + QStringLiteral("/a.txt"), "alpha\n");
-    if (!git({QStringLiteral("init"), QStringLiteral("-q"), QStringLiteral("-b"), QStringLiteral("main")}) ||
-        !git({QStringLiteral("add"), QStringLiteral(".")}) ||
-        !git({QStringLiteral("-c"), QStringLiteral("user.name=user"), QStringLiteral("-c"), QStringLiteral("user.email=user@example.com"),
-              QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("initial")}))
-        return {};
-    env.set(QStringLiteral("CHAT2SBX_ALLOWED_HOST_ROOTS"), QFileInfo(repo).absolutePath());
-    const CliResult r = runCli(env, {QStringLiteral("workspace"), QStringLiteral("add"), repo});
-    return r.exitCode == 0 ? QString::fromUtf8(r.out).trimmed().section(QLatin1Char(' '), 3, 3) : QString();
-}
-
-QString gitLine(const QString &repo, const QStringList &args)
-{
-    return QString::fromUtf8(runProcess(QStringLiteral("git"), args, {}, repo).out).trimmed();
 }
 
 const QString kAgentWork = QStringLiteral("printf 'alpha\\nbeta\\n' > a.txt && git -c user.name=agent -c user.email=agent@example.com "
