@@ -129,6 +129,9 @@ private slots:
         const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
         QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
         QCOMPARE(structured(down).value(QStringLiteral("placement")).toString(), QStringLiteral("local"));
+        QCOMPARE(structured(down).value(QStringLiteral("workspace_path")).toString(), QStringLiteral("~/workspace"));
+        QVERIFY2(structured(down).value(QStringLiteral("work_lives")).toString().contains(QLatin1String("no folder of this computer")),
+                 qPrintable(mcp.lastBody));
         QCOMPARE(placementOf(mcp, id), QStringLiteral("local"));
         QVERIFY2(waitFor([&] { return cloudRows(env).isEmpty(); }, 10000), qPrintable(QJsonDocument(cloudRows(env)).toJson()));
         QCOMPARE(localNames(env).size(), 1);

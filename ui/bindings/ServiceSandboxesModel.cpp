@@ -60,6 +60,11 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
         if (v.workspace) {
             row.workspaceMode = workspaceModeName(v.workspace->mode);
             row.hostPath = v.workspace->hostPath;
+            // Moved back from the cloud: its files are in the VM, the old folder here is not them.
+            if (r.workspaceInVm && v.workspace->isManaged()) {
+                row.hostPath.clear();
+                row.workspace += QStringLiteral(" (inside the sandbox at ~/workspace)");
+            }
         }
         row.state = sandboxStateName(r.state);
         row.sleptAtMs = r.sleptAt;

@@ -69,9 +69,13 @@ QJsonObject sandboxJson(const SandboxView &view, const SandboxService &sandboxes
                          : QStringLiteral("stopped, its files kept (the next tool call starts it again)"));
         o.insert(QStringLiteral("cloud"), cloud);
     }
-    if (view.workspace && r.isCloud()) {
+    if (view.workspace && r.hasVmWorkspace()) {
         o.insert(QStringLiteral("workspace_mode"), workspaceModeName(view.workspace->mode));
         o.insert(QStringLiteral("workspace_path"), QStringLiteral("~/workspace"));
+        if (!r.isCloud())
+            o.insert(QStringLiteral("work_lives"),
+                     QStringLiteral("in the VM on this computer: it came back from Docker's cloud, and a moved sandbox has no "
+                                    "folder of this computer; export_changes or download_file bring work out"));
     } else if (view.workspace) {
         o.insert(QStringLiteral("workspace_mode"), workspaceModeName(view.workspace->mode));
         o.insert(QStringLiteral("workspace_path"), view.workspace->pathInSandbox());
