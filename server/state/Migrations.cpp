@@ -283,7 +283,7 @@ const QList<QStringList> &schemaMigrations()
             QStringLiteral("CREATE TABLE sandbox_moves ("
                            " sandbox_id TEXT PRIMARY KEY,"
                            " to_placement TEXT NOT NULL CHECK (to_placement IN ('local','cloud')),"
-                           " step TEXT NOT NULL CHECK (step IN ('moving','created','switched')),"
+                           " step TEXT NOT NULL CHECK (step IN ('moving','created','switched','source_left')),"
                            " source_runtime TEXT NOT NULL,"
                            " dest_prefix TEXT NOT NULL,"
                            " dest_runtime TEXT NOT NULL DEFAULT '',"

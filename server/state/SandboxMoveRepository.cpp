@@ -94,6 +94,13 @@ bool SandboxMoveRepository::switchRecord(const QString &sandboxId, const Sandbox
     return true;
 }
 
+bool SandboxMoveRepository::markSourceLeft(const QString &sandboxId, QString &error)
+{
+    QSqlQuery q(m_db.handle());
+    return execBound(q, QStringLiteral("UPDATE sandbox_moves SET step = 'source_left' WHERE sandbox_id = ?"), {sandboxId}, error,
+                     QStringLiteral("cannot record that the move's source is left: %1"));
+}
+
 bool SandboxMoveRepository::end(const QString &sandboxId, QString &error)
 {
     QSqlQuery q(m_db.handle());

@@ -14,7 +14,8 @@ class Database;
 // anything happens (sandbox_moves). Its step says what a start finds done:
 //   moving   `sbx move` may have run: the destination is looked for by its name prefix;
 //   created  the destination exists (dest_runtime): the workspace goes in, the record switches;
-//   switched the record names the destination: the source goes, then the row.
+//   switched the record names the destination: the source goes, then the row;
+//   source_left the move is done and the sandbox in use where it went; only the source is left to remove.
 struct SandboxMove {
     QString sandboxId;
     bool toCloud = true;
@@ -52,6 +53,8 @@ public:
     // record's state becomes running: the destination runs when `sbx move` returns.
     // Back (step `created`, the destination still recorded) when the destination did not answer.
     bool switchRecord(const QString &sandboxId, const SandboxMoveSwitch &to, QString &error, bool back = false);
+    // switched → source_left: the source's removal failed; a start removes it and nothing else.
+    bool markSourceLeft(const QString &sandboxId, QString &error);
     bool end(const QString &sandboxId, QString &error);
     std::optional<SandboxMove> find(const QString &sandboxId) const;
     QList<SandboxMove> pending() const;

@@ -199,6 +199,52 @@ private slots:
         QCOMPARE(server.terminate(), 0);
     }
 
+    // sbx cannot remove the source after a clone moved: the move is done (it says what is left), the
+    // sandbox is used in the cloud, and the next start removes the old copy and nothing else: the
+    // work done since is not put back over nor the move undone.
+    void aSourceLeftBehindGoesAtTheNextStartAndNothingElse()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        const QString repo = env.root() + QStringLiteral("/repos/project");
+        const QString workspaceId = cloneWorkspace(env, repo);
+        QVERIFY(!workspaceId.isEmpty());
+        SandboxHarness observer(env);
+        QString id;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "move-test");
+            QVERIFY(mcp.open());
+            id = createLocal(mcp, {{QStringLiteral("workspace_id"), workspaceId}});
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QVERIFY2(!bashOutput(mcp, id, kAgentWork).startsWith(QLatin1String("ERROR")), qPrintable(mcp.lastBody));
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_FAIL_RM=ERROR: the test refuses rm")});
+            const QJsonObject up = moveTo(mcp, id, QStringLiteral("cloud"));
+            QVERIFY2(!up.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+            QVERIFY2(QJsonDocument(structured(up).value(QStringLiteral("warnings")).toArray()).toJson().contains("could not be removed yet"),
+                     qPrintable(mcp.lastBody));
+            QCOMPARE(localNames(env).size(), 1);
+            QVERIFY(bashSays(mcp, id, QStringLiteral("git -c user.name=agent -c user.email=agent@example.com commit -q --allow-empty "
+                                                     "-m 'agent: after the move' && git log -1 --format=%s"),
+                             QStringLiteral("agent: after the move\n")));
+            QCOMPARE(server.terminate(), 0);
+        }
+        env.setSbxFaults({});
+        ServerProcess again(env);
+        QVERIFY2(again.start(), qPrintable(again.output()));
+        SandboxMoveRepository moves(observer.db);
+        QVERIFY2(waitFor([&] { return !moves.find(id) && localNames(env).isEmpty(); }, 30000), qPrintable(again.output()));
+        McpTestClient mcp(env.mcpUrl(), "move-test");
+        QVERIFY(mcp.open());
+        QCOMPARE(placementOf(mcp, id), QStringLiteral("cloud"));
+        QCOMPARE(cloudRows(env).size(), 1);
+        QVERIFY2(bashSays(mcp, id, QStringLiteral("git log -2 --format=%s | tr '\\n' ' '; cat notes.txt"),
+                          QStringLiteral("agent: after the move agent: add beta draft\n")),
+                 qPrintable(bashOutput(mcp, id, QStringLiteral("git log -3 --format=%s; cat notes.txt"))));
+        QCOMPARE(again.terminate(), 0);
+    }
+
     void refusalsChangeNothing()
     {
         TestEnvironment env;

@@ -15,7 +15,6 @@
 #include <QDir>
 #include <QLoggingCategory>
 #include <QPointer>
-#include <QRegularExpression>
 
 namespace chat2sbx {
 
@@ -26,6 +25,15 @@ const QString kIncoming = QStringLiteral("/home/agent/.chat2sbx-incoming-workspa
 QString heldWhy(bool toCloud)
 {
     return toCloud ? QStringLiteral("being moved to Docker's cloud") : QStringLiteral("being moved to this computer");
+}
+
+// The destination `sbx move` made from `prefix` (the cloud adds a suffix; a local name gets one when taken).
+QString destinationIn(const QStringList &names, const QString &prefix)
+{
+    for (const QString &n : names)
+        if (n == prefix || n.startsWith(prefix + QLatin1Char('-')))
+            return n;
+    return {};
 }
 
 QString sizeOf(const SbxCloudInfo &row)
@@ -57,9 +65,27 @@ void SandboxMover::move(const MoveRequest &request, MoveDone done)
         QTimer::singleShot(0, this, [done, refused] { done(refused); });
         return;
     }
-    const QString host = request.toCloud && view->workspace->isManaged() && !view->record.workspaceInVm ? view->workspace->hostPath
-                                                                                                         : QString();
-    begin(request, view->record, host, std::move(done));
+    begin(request, *view, std::move(done));
+}
+
+void SandboxMover::setCarried(Job &job, const std::optional<SandboxView> &view)
+{
+    // Only a move to the cloud of a workspace that is not in the VM already carries anything itself.
+    if (!job.move.toCloud || job.move.sourceWorkspaceInVm || !view || !view->workspace)
+        return;
+    if (view->workspace->isManaged())
+        job.hostWorkspace = view->workspace->hostPath;
+    job.seedClone = view->workspace->mode == WorkspaceMode::Clone;
+}
+
+void SandboxMover::giveUp(const QString &id, const QString &error, bool held)
+{
+    if (held)
+        m_sandboxes.release(id);
+    Job failed = m_jobs.take(id);
+    MoveOutcome o;
+    o.error = error;
+    failed.done(o);
 }
 
 void SandboxMover::setCloneWork(CloneCheckpointWork *work, CloneSeeder *seeder)
@@ -81,8 +107,9 @@ QString SandboxMover::stateDir(const QString &sandboxId) const
     return m_config.dataRoot + QStringLiteral("/moves/") + sandboxId;
 }
 
-void SandboxMover::begin(const MoveRequest &request, const SandboxRecord &record, const QString &hostWorkspace, MoveDone done)
+void SandboxMover::begin(const MoveRequest &request, const SandboxView &view, MoveDone done)
 {
+    const SandboxRecord &record = view.record;
     const QString id = record.id;
     Job job;
     job.move.sandboxId = id;
@@ -94,9 +121,7 @@ void SandboxMover::begin(const MoveRequest &request, const SandboxRecord &record
     job.move.sourceCloudSize = record.cloudSize;
     job.move.startedAt = m_clock.nowMs();
     job.startedAtMs = job.move.startedAt;
-    job.hostWorkspace = hostWorkspace;
-    const std::optional<SandboxView> view = m_sandboxes.get(id);
-    job.seedClone = request.toCloud && !record.workspaceInVm && view && view->workspace && view->workspace->mode == WorkspaceMode::Clone;
+    setCarried(job, view);
     job.done = std::move(done);
     m_jobs.insert(id, job);
     QPointer<SandboxMover> self(this);
@@ -105,21 +130,12 @@ void SandboxMover::begin(const MoveRequest &request, const SandboxRecord &record
     const auto held = [self, id](bool ok, const QString &error, const QString &) {
         if (!self)
             return;
-        if (!ok) {
-            Job failed = self->m_jobs.take(id);
-            MoveOutcome o;
-            o.error = error;
-            return failed.done(o);
-        }
+        if (!ok)
+            return self->giveUp(id, error, false);
         const auto recordMove = [self, id] {
             QString dbError;
-            if (!self->m_moves.begin(self->m_jobs.value(id).move, dbError)) {
-                self->m_sandboxes.release(id);
-                Job failed = self->m_jobs.take(id);
-                MoveOutcome o;
-                o.error = QStringLiteral("nothing was changed: %1").arg(dbError);
-                return failed.done(o);
-            }
+            if (!self->m_moves.begin(self->m_jobs.value(id).move, dbError))
+                return self->giveUp(id, QStringLiteral("nothing was changed: %1").arg(dbError), true);
             emit self->m_sandboxes.sandboxesChanged();
             self->runMove(id);
         };
@@ -129,26 +145,18 @@ void SandboxMover::begin(const MoveRequest &request, const SandboxRecord &record
         // anything moves: `sbx move` leaves the clone behind.
         RunningSandbox running;
         QString why;
-        if (!self->m_sandboxes.resolveHeld(id, running, why)) {
-            self->m_sandboxes.release(id);
-            Job failed = self->m_jobs.take(id);
-            MoveOutcome o;
-            o.error = QStringLiteral("nothing was changed: the clone's work could not be reached to save it (%1)").arg(why);
-            return failed.done(o);
-        }
+        if (!self->m_sandboxes.resolveHeld(id, running, why))
+            return self->giveUp(id, QStringLiteral("nothing was changed: the clone's work could not be reached to save it (%1)").arg(why),
+                                true);
         const QString dir = self->stateDir(id);
         QDir(dir).removeRecursively();
         self->m_cloneWork->save(running, dir, [self, id, recordMove](bool saved, qint64, const QString &saveError) {
             if (!self || !self->m_jobs.contains(id))
                 return;
-            if (!saved) {
-                self->m_sandboxes.release(id);
-                Job failed = self->m_jobs.take(id);
-                MoveOutcome o;
-                o.error = QStringLiteral("nothing was changed: the clone's work could not be saved before the move (%1)")
-                              .arg(self->m_sandboxes.publicText(saveError));
-                return failed.done(o);
-            }
+            if (!saved)
+                return self->giveUp(id, QStringLiteral("nothing was changed: the clone's work could not be saved before the move (%1)")
+                                            .arg(self->m_sandboxes.publicText(saveError)),
+                                    true);
             recordMove();
         });
     };
@@ -179,14 +187,6 @@ void SandboxMover::runMove(const QString &id)
     });
 }
 
-QString SandboxMover::destinationIn(const QStringList &names, const QString &prefix) const
-{
-    for (const QString &n : names)
-        if (n == prefix || n.startsWith(prefix + QLatin1Char('-')))
-            return n;
-    return {};
-}
-
 void SandboxMover::findDestination(const QString &id, const QString &sbxError)
 {
     QPointer<SandboxMover> self(this);
@@ -213,7 +213,7 @@ void SandboxMover::findDestination(const QString &id, const QString &sbxError)
             });
             return;
         }
-        const QString dest = self->destinationIn(names, job.move.destPrefix);
+        const QString dest = destinationIn(names, job.move.destPrefix);
         if (dest.isEmpty())
             return self->undoBeforeSwitch(id, sbxError.isEmpty() ? QStringLiteral("sbx move answered but no sandbox named %1… was "
                                                                                   "made").arg(job.move.destPrefix)
@@ -301,14 +301,14 @@ void SandboxMover::switchToDestination(const QString &id)
         job.move.step = QStringLiteral("switched");
         return verify(id);
     }
+    to.placement = QStringLiteral("cloud");
+    bool tooLarge = false;
+    to.cloudSize = cloudSizeForMemory(r->memory, tooLarge);   // until the cloud's list says it
     QPointer<SandboxMover> self(this);
     m_sbx.cloudList([self, id, to](const SbxResult &lr, const QList<SbxCloudInfo> &rows) mutable {
         if (!self || !self->m_jobs.contains(id))
             return;
         Job &j = self->m_jobs[id];
-        to.placement = QStringLiteral("cloud");
-        bool tooLarge = false;
-        to.cloudSize = cloudSizeForMemory(self->m_records.find(id).value_or(SandboxRecord{}).memory, tooLarge);
         to.expiresAt = to.nowMs + j.move.ttlSeconds * 1000;
         to.expiresCeilingAt = to.nowMs + kSbxCloudMaxTtlSeconds * 1000;
         if (lr.ok)
@@ -376,23 +376,15 @@ void SandboxMover::removeSource(const QString &id)
         if (!self || !self->m_jobs.contains(id))
             return;
         if (!ok) {
-            // The sandbox answers where it moved; the old copy stays recorded and goes at the next start.
+            // The sandbox answers where it moved and is used there from now on: the next start removes
+            // the old copy and does nothing else (no check, no clone put back over newer work).
             qCWarning(lcMove).noquote() << "the source of" << id << "was not removed (tried again at the next start):" << error;
+            QString dbError;
+            if (!self->m_moves.markSourceLeft(id, dbError))
+                qCWarning(lcMove).noquote() << dbError;
             self->m_jobs[id].move.warnings << QStringLiteral("the sandbox's old copy could not be removed yet (%1): chat2sbx removes "
                                                              "it at its next start").arg(self->m_sandboxes.publicText(error));
-            self->m_sandboxes.release(id);
-            QDir(self->stateDir(id)).removeRecursively();
-            Job job = self->m_jobs.take(id);
-            if (job.done) {
-                MoveOutcome o;
-                o.ok = true;
-                o.placement = job.move.toCloud ? QStringLiteral("cloud") : QStringLiteral("local");
-                o.warnings = job.move.warnings;
-                o.tookMs = self->m_clock.nowMs() - job.startedAtMs;
-                job.done(o);
-            }
-            emit self->moved(id);
-            return;
+            return self->finish(id, QString(), true);
         }
         self->finish(id, QString());
     });
@@ -447,12 +439,12 @@ void SandboxMover::switchBack(const QString &id, const QString &error)
     });
 }
 
-void SandboxMover::finish(const QString &id, const QString &error)
+void SandboxMover::finish(const QString &id, const QString &error, bool rowStays)
 {
     Job job = m_jobs.take(id);
     if (error.isEmpty()) {
         QString dbError;
-        if (!m_moves.end(id, dbError))
+        if (!rowStays && !m_moves.end(id, dbError))
             qCWarning(lcMove).noquote() << dbError;
         QDir(stateDir(id)).removeRecursively();
     }
@@ -507,11 +499,7 @@ void SandboxMover::resume(const SandboxMove &move)
     Job job;
     job.move = move;
     job.startedAtMs = move.startedAt;
-    const std::optional<SandboxView> view = m_sandboxes.get(id);
-    if (move.toCloud && view && view->workspace && view->workspace->isManaged() && !move.sourceWorkspaceInVm)
-        job.hostWorkspace = view->workspace->hostPath;
-    job.seedClone = move.toCloud && !move.sourceWorkspaceInVm && view && view->workspace
-                    && view->workspace->mode == WorkspaceMode::Clone;
+    setCarried(job, m_sandboxes.get(id));
     m_jobs.insert(id, job);
     // Held now, before reconciliation reads `sbx ls`; the steps go on once sbx was asked.
     QPointer<SandboxMover> self(this);
@@ -522,6 +510,8 @@ void SandboxMover::resume(const SandboxMove &move)
             self->findDestination(id, QStringLiteral("chat2sbx stopped during `sbx move`"));
         else if (step == QLatin1String("created"))
             self->carryWorkspace(id);
+        else if (step == QLatin1String("source_left"))
+            self->removeSource(id);
         else
             self->verify(id);
     });

@@ -90,7 +90,11 @@ private:
         MoveDone done;
     };
     QString refusal(const MoveRequest &request, const std::optional<SandboxView> &view) const;
-    void begin(const MoveRequest &request, const SandboxRecord &record, const QString &hostWorkspace, MoveDone done);
+    // What has to be carried besides `sbx move`'s filesystem: a host folder, a clone's git state.
+    static void setCarried(Job &job, const std::optional<SandboxView> &view);
+    void begin(const MoveRequest &request, const SandboxView &view, MoveDone done);
+    // Before anything moved: the sandbox is let go (when held) and `done` gets `error`.
+    void giveUp(const QString &id, const QString &error, bool held);
     void runMove(const QString &id);
     // `sbxError` empty: sbx said it moved; otherwise a destination may exist all the same.
     void findDestination(const QString &id, const QString &sbxError);
@@ -102,9 +106,9 @@ private:
     void removeSource(const QString &id);
     void undoBeforeSwitch(const QString &id, const QString &error);
     void switchBack(const QString &id, const QString &error);
-    void finish(const QString &id, const QString &error);
+    // `rowStays`: the source could not be removed; the row (source_left) says so to the next start.
+    void finish(const QString &id, const QString &error, bool rowStays = false);
     void resume(const SandboxMove &move);
-    QString destinationIn(const QStringList &names, const QString &prefix) const;
 
     const Config &m_config;
     SandboxMoveRepository m_moves;
