@@ -6,28 +6,13 @@
 #include "core/Ids.h"
 #include "runtime/Services.h"
 #include "sandbox/changes/SandboxMover.h"
+#include "sandbox/sbx/SbxCloud.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QRegularExpression>
 
 namespace chat2sbx::app {
 namespace {
-
-// "2h", "90m", "1h30m", "45s"; 0 when it is not one.
-qint64 moveTtlSeconds(const QString &text)
-{
-    static const QRegularExpression whole(QStringLiteral("^(?:[0-9]{1,5}[hms])+$"));
-    if (!whole.match(text).hasMatch())
-        return 0;
-    static const QRegularExpression part(QStringLiteral("([0-9]+)([hms])"));
-    qint64 seconds = 0;
-    for (auto it = part.globalMatch(text); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        seconds += m.captured(1).toLongLong() * (m.captured(2) == QLatin1String("h") ? 3600 : m.captured(2) == QLatin1String("m") ? 60 : 1);
-    }
-    return seconds;
-}
 
 void moveSandbox(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
@@ -47,7 +32,7 @@ void moveSandbox(CommandContext &ctx, Services &services, std::function<void(int
     if (const QString ttl = ctx.value(QStringLiteral("ttl")); !ttl.isEmpty()) {
         if (!request.toCloud)
             return done(ctx.fail(QStringLiteral("--ttl is for a move to the cloud")));
-        if ((request.ttlSeconds = moveTtlSeconds(ttl)) <= 0)
+        if ((request.ttlSeconds = sbxDurationSeconds(ttl)) <= 0)
             return done(ctx.fail(QStringLiteral("--ttl \"%1\" is not a duration such as 30m, 2h or 1h30m").arg(ttl)));
     }
     if (!ctx.json)

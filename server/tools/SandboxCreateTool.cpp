@@ -6,6 +6,7 @@
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxPresenter.h"
 #include "tools/MemoryArgument.h"
+#include "sandbox/sbx/SbxCloud.h"
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"
 
@@ -97,7 +98,7 @@ void runSandboxCreate(const SandboxToolContext &c, const ToolCall &call)
     const bool cloud = request.placement == QLatin1String("cloud");
     if (!cloud && (!request.size.isEmpty() || !ttl.isEmpty()))
         return call.responder.error(QStringLiteral("size and ttl are for a cloud sandbox (placement cloud); a local one takes memory"));
-    if (!ttl.isEmpty() && (request.ttlSeconds = ttlSecondsOf(ttl)) <= 0)
+    if (!ttl.isEmpty() && (request.ttlSeconds = sbxDurationSeconds(ttl)) <= 0)
         return call.responder.error(QStringLiteral("ttl \"%1\" is not a duration such as 30m, 2h or 1h30m").arg(ttl.left(kMaxTtlChars)));
     // Which sizes sbx takes (512m to 32g in k, m or g) is more than a schema can say.
     if (call.arguments.contains(QStringLiteral("memory")) && !parseMemoryArgument(memory, request.memory, error))

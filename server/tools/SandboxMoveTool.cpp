@@ -5,6 +5,7 @@
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/changes/SandboxMover.h"
 #include "sandbox/present/SandboxPresenter.h"
+#include "sandbox/sbx/SbxCloud.h"
 #include "tools/SandboxToolSupport.h"
 #include "tools/ToolArgs.h"
 
@@ -75,7 +76,7 @@ void runSandboxMove(SandboxMover &mover, SandboxService &sandboxes, const Config
     request.endRunningCommands = endRunning;
     if (!ttl.isEmpty() && !request.toCloud)
         return call.responder.error(QStringLiteral("ttl is for a move to the cloud; a sandbox on this computer has none"));
-    if (!ttl.isEmpty() && (request.ttlSeconds = ttlSecondsOf(ttl)) <= 0)
+    if (!ttl.isEmpty() && (request.ttlSeconds = sbxDurationSeconds(ttl)) <= 0)
         return call.responder.error(QStringLiteral("ttl \"%1\" is not a duration such as 30m, 2h or 1h30m").arg(ttl));
     const ToolResponder responder = call.responder;
     QPointer<SandboxService> service(&sandboxes);

@@ -8,7 +8,6 @@
 #include "tools/ToolArgs.h"
 
 #include <QPointer>
-#include <QRegularExpression>
 #include <QTimer>
 
 #include <optional>
@@ -69,21 +68,6 @@ QPair<QString, QJsonValue> sbxProblemProperty()
     return {QStringLiteral("sbx_problem"),
             schema::str(QStringLiteral("Present while sbx is not available: why, and what fixes it. The sandboxes are shown as "
                                        "last recorded; tools that run in a sandbox fail until sbx answers again"))};
-}
-
-qint64 ttlSecondsOf(const QString &text)
-{
-    static const QRegularExpression whole(QStringLiteral("^(?:[0-9]{1,5}[hms])+$"), QRegularExpression::CaseInsensitiveOption);
-    if (!whole.match(text).hasMatch())
-        return 0;
-    static const QRegularExpression part(QStringLiteral("([0-9]+)([hms])"), QRegularExpression::CaseInsensitiveOption);
-    qint64 seconds = 0;
-    for (auto it = part.globalMatch(text); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        const QChar unit = m.captured(2).toLower().at(0);
-        seconds += m.captured(1).toLongLong() * (unit == QLatin1Char('h') ? 3600 : unit == QLatin1Char('m') ? 60 : 1);
-    }
-    return seconds;
 }
 
 void answerWithin(const SandboxToolContext &c, const ToolCall &call, const QString &stillRunning)

@@ -52,8 +52,6 @@ bool insertAgentsMd(const Config &config, QJsonObject &out, QString &error);
 QJsonObject knownSandboxIdProperty();       // sandbox_id of a sandbox from sandbox_create or sandbox_list
 QJsonObject exposedPortProperties();        // one exposed port
 QJsonObject agentsMdProperty();             // {agents_md}
-// "2h", "90m", "1h30m", "45s" (as sbx takes them); 0 when it is not one.
-qint64 ttlSecondsOf(const QString &text);
 QJsonObject sandboxSummarySchema(const QJsonObject &extra = {});   // a sandbox as SandboxPresenter shows it, plus `extra`
 
 } // namespace chat2sbx

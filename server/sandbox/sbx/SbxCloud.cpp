@@ -75,6 +75,21 @@ QStringList sbxCloudCreateArgs(const SbxCloudCreateSpec &spec)
     return args;
 }
 
+qint64 sbxDurationSeconds(const QString &text)
+{
+    static const QRegularExpression whole(QStringLiteral("^(?:[0-9]{1,5}[hms])+$"), QRegularExpression::CaseInsensitiveOption);
+    if (!whole.match(text).hasMatch())
+        return 0;
+    static const QRegularExpression part(QStringLiteral("([0-9]+)([hms])"), QRegularExpression::CaseInsensitiveOption);
+    qint64 seconds = 0;
+    for (auto it = part.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QChar unit = m.captured(2).toLower().at(0);
+        seconds += m.captured(1).toLongLong() * (unit == QLatin1Char('h') ? 3600 : unit == QLatin1Char('m') ? 60 : 1);
+    }
+    return seconds;
+}
+
 QStringList sbxMoveArgs(const SbxMoveSpec &spec)
 {
     QStringList args{QStringLiteral("move"), spec.source, QStringLiteral("--to"),

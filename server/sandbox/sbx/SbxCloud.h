@@ -65,6 +65,9 @@ struct SbxCloudTtl {
 QStringList sbxCloudCreateArgs(const SbxCloudCreateSpec &spec);
 // The sandbox id in what create or `run --detached` printed: the first sbx_… token, stdout first.
 QString parseSbxCloudId(const QByteArray &out, const QByteArray &err);
+// A duration as sbx takes one for --ttl: "2h", "90m", "1h30m", "45s" (units in either case); 0 when it
+// is not one.
+qint64 sbxDurationSeconds(const QString &text);
 QStringList sbxMoveArgs(const SbxMoveSpec &spec);
 // What `sbx move` warned about (lines with "warning" first, from either stream; bounded): every one is
 // passed on, since a move leaves things behind that the user must hear of.
