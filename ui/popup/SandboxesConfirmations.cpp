@@ -51,13 +51,8 @@ void SandboxesSection::askDestroy(const QString &id, const QString &name, int ru
 
 void SandboxesSection::askMove(const QString &id, const QString &name, bool toCloud, int runningCommands)
 {
-    if (m_confirm || m_moving.contains(id))
+    if (m_moving.contains(id))
         return;
-    const QString title = toCloud ? QStringLiteral("Continue in the cloud") : QStringLiteral("Bring back to this computer");
-    auto *box = new QMessageBox(QMessageBox::Question, title,
-                                toCloud ? QStringLiteral("Move sandbox %1 to Docker's cloud?").arg(name)
-                                        : QStringLiteral("Bring sandbox %1 back to this computer?").arg(name),
-                                QMessageBox::NoButton, this);
     QString info = toCloud ? QStringLiteral("It goes on in Docker's cloud under the same id, with its files and installed packages, and "
                                             "is billed per second while it runs there. ")
                            : QStringLiteral("It goes on here under the same id, with its files and installed packages; its copy in "
@@ -67,22 +62,10 @@ void SandboxesSection::askMove(const QString &id, const QString &name, bool toCl
     if (runningCommands > 0)
         info.prepend(QStringLiteral("%1 still running in it and will end. ")
                          .arg(runningCommands == 1 ? QStringLiteral("1 command is") : QStringLiteral("%1 commands are").arg(runningCommands)));
-    box->setInformativeText(info);
-    QPushButton *yes = box->addButton(toCloud ? QStringLiteral("&Move to the cloud") : QStringLiteral("&Bring it back"),
-                                      QMessageBox::AcceptRole);
-    yes->setObjectName(QStringLiteral("confirmMove"));
-    QPushButton *no = box->addButton(QStringLiteral("&Cancel"), QMessageBox::RejectRole);
-    no->setObjectName(QStringLiteral("cancelMove"));
-    box->setDefaultButton(no);
-    box->setEscapeButton(no);
-    box->setWindowModality(Qt::WindowModal);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    m_confirm = box;
-    connect(box, &QMessageBox::buttonClicked, this, [this, id, name, toCloud, yes](QAbstractButton *clicked) {
-        if (clicked == yes)
-            moveSandbox(id, name, toCloud);
-    });
-    box->open();
+    ask(toCloud ? QStringLiteral("Continue in the cloud") : QStringLiteral("Bring back to this computer"),
+        toCloud ? QStringLiteral("Move sandbox %1 to Docker's cloud?").arg(name) : QStringLiteral("Bring sandbox %1 back to this computer?").arg(name),
+        info, toCloud ? QStringLiteral("&Move to the cloud") : QStringLiteral("&Bring it back"), QStringLiteral("confirmMove"),
+        QStringLiteral("cancelMove"), [this, id, name, toCloud] { moveSandbox(id, name, toCloud); });
 }
 
 } // namespace chat2sbx::ui
