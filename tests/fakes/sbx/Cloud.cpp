@@ -2,6 +2,7 @@
 #include "Cloud.h"
 
 #include "Args.h"
+#include "CloudTemplates.h"
 #include "Daemon.h"
 #include "ExecRunner.h"
 #include "FsOps.h"
@@ -250,14 +251,27 @@ int create(const Cloud &cloud, const ParsedArgs &parsed)
     if (parsed.positional.size() > 1)
         return cloudFail(QStringLiteral("cloud sandboxes have no host workspace: \"%1\" refers to the local filesystem")
                              .arg(parsed.positional.at(1)));
-    if (parsed.positional.size() != 1 || parsed.positional.first() != QLatin1String("shell"))
-        return fail(QStringLiteral("usage: sbx --cloud create [flags] AGENT (the fake supports the agent \"shell\")"));
-    if (parsed.has(QStringLiteral("--template")))
-        return cloudFail(QStringLiteral("notFound: template \"%1\" is not in the cloud registry").arg(parsed.value(QStringLiteral("--template"))));
     CloudInfo info;
     QString error;
-    if (!pickSize(parsed, &info, &error))
-        return cloudFail(error);
+    // From a template: "no agent, no --cpus, no --memory" (the template supplies them, §7).
+    CloudTemplateView tmpl;
+    const bool fromTemplate = parsed.has(QStringLiteral("--template"));
+    if (fromTemplate) {
+        if (!parsed.positional.isEmpty())
+            return cloudFail(QStringLiteral("invalidArgument: no agent with --template: the template supplies it"));
+        if (parsed.has(QStringLiteral("--cpus")) || parsed.has(QStringLiteral("--memory")))
+            return cloudFail(QStringLiteral("invalidArgument: --cpus and --memory cannot be given with --template: the template "
+                                            "supplies them"));
+        if (!cloudTemplateFind(cloud.ctx, parsed.value(QStringLiteral("--template")), &tmpl))
+            return cloudFail(QStringLiteral("notFound: template \"%1\" is not in the cloud registry").arg(parsed.value(QStringLiteral("--template"))));
+        info.cpus = tmpl.cpus;
+        info.memoryMib = tmpl.memoryMib;
+    } else {
+        if (parsed.positional.size() != 1 || parsed.positional.first() != QLatin1String("shell"))
+            return fail(QStringLiteral("usage: sbx --cloud create [flags] AGENT (the fake supports the agent \"shell\")"));
+        if (!pickSize(parsed, &info, &error))
+            return cloudFail(error);
+    }
     qint64 ttl = kHourMs;
     if (parsed.has(QStringLiteral("--ttl"))) {
         if (!parseDuration(parsed.value(QStringLiteral("--ttl")), &ttl) || ttl <= 0)
@@ -309,9 +323,13 @@ int create(const Cloud &cloud, const ParsedArgs &parsed)
         if (running >= maxConcurrent)
             return cloudFail(QStringLiteral("resourceExhausted: the quota of %1 concurrent cloud sandboxes is reached: stop or "
                                             "remove one").arg(maxConcurrent));
-        if (!QDir().mkpath(meta.workspace) || !QDir().mkpath(cloud.dir(info.id) + QStringLiteral("/tmp")) || !cloud.write(meta, info))
-            return fail(QStringLiteral("cannot create %1").arg(cloud.dir(info.id)));
+        if (!QDir().mkpath(meta.workspace) || !QDir().mkpath(cloud.dir(info.id) + QStringLiteral("/tmp"))
+            || (fromTemplate && !copyTreeContents(tmpl.home, cloud.dir(info.id) + QStringLiteral("/home"), &error))
+            || !cloud.write(meta, info))
+            return fail(QStringLiteral("cannot create %1 %2").arg(cloud.dir(info.id), error));
     }
+    if (fromTemplate && tmpl.captureMode == QLatin1String("all"))
+        cloudTemplateResume(cloud.ctx, tmpl, info.id, cloud.dir(info.id) + QStringLiteral("/home"));
     // The cloud makes it whatever the client does next: a client killed now leaves it running there.
     if (faults.enabled(QStringLiteral("FAKE_SBX_CLOUD_CRASH_MID_CREATE")))
         ::_exit(137);
@@ -747,13 +765,14 @@ int cmdCloud(const Context &ctx, const QStringList &args)
         return cloudFail(QStringLiteral("sbx move spans both backends: run it without --cloud"));
     if (verb == QLatin1String("policy"))
         return cloudPolicy(ctx, rest);
+    if (verb == QLatin1String("template"))
+        return cmdCloudTemplate(ctx, rest);
     ParsedArgs parsed;
     if (verb == QLatin1String("create") || verb == QLatin1String("run")) {
-        parsed = parseArgs(rest, {QStringLiteral("--quiet"), QStringLiteral("--clone"), QStringLiteral("--detached")}, kCreateValues);
-        for (int i = 0; i < rest.size(); ++i)   // short forms
-            if (rest.at(i) == QLatin1String("-d"))
-                parsed = parseArgs(QStringList(rest).replaceInStrings(QRegularExpression(QStringLiteral("^-d$")), QStringLiteral("--detached")),
-                                   {QStringLiteral("--quiet"), QStringLiteral("--clone"), QStringLiteral("--detached")}, kCreateValues);
+        QStringList longForms = rest;   // short forms: -d, -t (--template)
+        longForms.replaceInStrings(QRegularExpression(QStringLiteral("^-d$")), QStringLiteral("--detached"));
+        longForms.replaceInStrings(QRegularExpression(QStringLiteral("^-t$")), QStringLiteral("--template"));
+        parsed = parseArgs(longForms, {QStringLiteral("--quiet"), QStringLiteral("--clone"), QStringLiteral("--detached")}, kCreateValues);
         if (!parsed.ok)
             return fail(parsed.error);
         return verb == QLatin1String("create") ? create(cloud, parsed) : run(cloud, parsed);

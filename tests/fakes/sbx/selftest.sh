@@ -694,6 +694,41 @@ sbx --cloud rm --force "$CID"; want_rc 0 "cloud rm"
 cleanup_cloud
 ok "--cloud: separate store, sizes, exec flags and variants, cp, ports, ttl clamp and ceiling, stop/resume, expiry, crash, quota, no plan"
 
+# Cloud templates (README "Cloud templates", reference/sbx-cloud.md §2.11, §7): a running sandbox's
+# snapshot; --capture-mode all starts what it left running again in a sandbox made from it.
+sbx --cloud create --name tsrc --cpus 4 shell; want_rc 0 "a sandbox to save"; TSRC=$OUT
+sbx --cloud exec tsrc sh -c 'echo kept > note.txt; setsid sh -c "while true; do date +%s%N >> ticks; sleep 0.2; done" </dev/null >/dev/null 2>&1 &'
+want_rc 0 "a file and a process left running"
+sbx --cloud template save tsrc t-disk; want_rc 0 "save (disk, the default)"; [[ "$OUT" == *"saved (tmpl_"* ]] || fail "save names the tmpl_ id"
+sbx --cloud template save tsrc t-disk; want_rc 1 "a taken template name"; [[ "$ERR" == *alreadyExists* ]] || fail "taken name text"
+sbx --cloud template save tsrc t-mem --capture-mode all -d "with memory"; want_rc 0 "save with memory"
+FAKE_SBX_CLOUD_NO_MEMORY_CAPTURE=1 sbx --cloud template save tsrc t-no --capture-mode all; want_rc 1 "no memory capture"
+[[ "$ERR" == *"--capture-mode disk"* ]] || fail "says to use disk"
+sbx --cloud ls --json; jtrue '[s for s in J["sandboxes"] if s["id"] == "'"$TSRC"'"][0]["status"] == "running"' || fail "a save leaves the sandbox running"
+sbx --cloud template ls --json
+jtrue 'sorted((t["name"], t["capture_mode"], t["cpus"]) for t in J["templates"]) == [("t-disk","disk",4),("t-mem","all",4)] and all(t["id"].startswith("tmpl_") and t["size"] > 1 << 30 for t in J["templates"])' \
+  || fail "template ls"
+sbx --cloud create --template t-mem shell; want_rc 1 "an agent with --template"
+sbx --cloud create --template t-mem --cpus 2; want_rc 1 "--cpus with --template"
+sbx --cloud create --template nope; want_rc 1 "an unknown template"; [[ "$ERR" == *notFound* ]] || fail "unknown template text"
+sbx --cloud create --name tmem -t t-mem; want_rc 0 "create from the memory template"; TMEM=$OUT
+sbx --cloud create --name tdisk --template t-disk; want_rc 0 "create from the disk template"; TDISK=$OUT
+sbx --cloud exec tdisk cat note.txt; want_out kept "the disk came along"
+sbx --cloud ls --json; jtrue '[s for s in J["sandboxes"] if s["id"] == "'"$TMEM"'"][0]["cpus"] == 4' || fail "the size came from the template"
+t0=$(wc -l < "$CS/$TMEM/home/workspace/ticks" 2>/dev/null || echo 0); sleep 1
+t1=$(wc -l < "$CS/$TMEM/home/workspace/ticks"); [ "$t1" -gt "$t0" ] || fail "memory template: the process runs on ($t0 -> $t1)"
+d0=$(wc -l < "$CS/$TDISK/home/workspace/ticks"); sleep 1
+[ "$(wc -l < "$CS/$TDISK/home/workspace/ticks")" = "$d0" ] || fail "disk template: no process came along"
+sbx --cloud stop tsrc; sbx --cloud template save tsrc t-stopped; want_rc 1 "a stopped sandbox is not saved"
+[[ "$ERR" == *failedPrecondition* ]] || fail "stopped refusal text"
+sbx --cloud template rm t-disk; want_rc 1 "rm without --force"
+sbx --cloud template rm -f t-disk; want_rc 0 "template rm by name"
+sbx --cloud template rm -f t-disk; want_rc 1 "rm of a gone template"
+sbx --cloud template ls --json; jtrue '[t["name"] for t in J["templates"]] == ["t-mem"]' || fail "rm removed it"
+cleanup_cloud
+sbx --cloud template rm -f t-mem; want_rc 0 "template rm"
+ok "--cloud template: save of a running sandbox (disk, all), ls, rm, create --template with its processes, refusals"
+
 # sbx move (README "Move", reference/sbx-cloud.md §6): the filesystem to the other side, a new name.
 sbx create --quiet --name mover --memory 6g shell "$WS"; want_rc 0 "create the sandbox to move"
 sbx exec mover sh -c 'echo moved-file > "$HOME/note.txt"'; want_rc 0 "a file in HOME"
