@@ -31,7 +31,7 @@ RunningCommands runningCommandsOf(const CommandContext &ctx)
 void checkpoint(CommandContext &ctx, Services &services, std::function<void(int)> done)
 {
     if (ctx.args.size() != 1 || !isWellFormedId(ctx.args.first(), "sbx_"))
-        return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox checkpoint <sandbox id> [--label TEXT] [--pin] [--vm-only] [--docker-images A,B] [--end-running-commands]")));
+        return done(ctx.usage(QStringLiteral("usage: chat2sbx sandbox checkpoint <sandbox id> [--label TEXT] [--pin] [--vm-only] [--keep-memory] [--docker-images A,B] [--end-running-commands]")));
     const bool pin = ctx.isSet(QStringLiteral("pin"));
     CheckpointService *checkpoints = services.checkpoints.get();
     CheckpointRequest request;
@@ -40,6 +40,7 @@ void checkpoint(CommandContext &ctx, Services &services, std::function<void(int)
     request.running = runningCommandsOf(ctx);
     request.scope = ctx.isSet(QStringLiteral("vm-only")) ? CheckpointScope::VmOnly : CheckpointScope::Everything;
     request.dockerImages = ctx.value(QStringLiteral("docker-images")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    request.keepMemory = ctx.isSet(QStringLiteral("keep-memory"));
     {
         checkpoints->create(request, {}, [checkpoints, &ctx, pin, done](const CheckpointOutcome &o) {
             if (!o.ok)
@@ -149,11 +150,12 @@ const QCommandLineOption kEndRunning(QStringLiteral("end-running-commands"),
                                      QStringLiteral("commands still running in the sandbox may end (its VM stops)"));
 
 const bool registeredCheckpoint = registerCommand(
-    {QStringLiteral("sandbox checkpoint"), QStringLiteral("sandbox checkpoint <id> [--label TEXT] [--pin] [--vm-only] [--docker-images A,B] [--end-running-commands]"),
+    {QStringLiteral("sandbox checkpoint"), QStringLiteral("sandbox checkpoint <id> [--label TEXT] [--pin] [--vm-only] [--keep-memory] [--docker-images A,B] [--end-running-commands]"),
      QStringLiteral("Save a sandbox as it is now (its disk and a scratch workspace)"), false, nullptr,
      {QCommandLineOption(QStringLiteral("label"), QStringLiteral("a few words to recognise it by"), QStringLiteral("text")),
       QCommandLineOption(QStringLiteral("pin"), QStringLiteral("never evicted by the checkpoint budget")),
       QCommandLineOption(QStringLiteral("vm-only"), QStringLiteral("a direct-mode sandbox: only the VM's side (its folder is never copied)")),
+      QCommandLineOption(QStringLiteral("keep-memory"), QStringLiteral("a sandbox in Docker's cloud: its memory and processes too")),
       QCommandLineOption(QStringLiteral("docker-images"), QStringLiteral("the sandbox's own Docker images to keep too (docker save)"),
                          QStringLiteral("a,b")),
       kEndRunning},

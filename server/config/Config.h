@@ -83,6 +83,9 @@ struct Config {
     // `sbx template ls` sizes it) and its workspace copy or clone state.
     int checkpointMaxCount = 20;
     int checkpointMaxGiB = 20;
+    // Checkpoints of cloud sandboxes (templates in Docker's cloud, its own storage quota), apart.
+    int cloudCheckpointMaxCount = 10;
+    int cloudCheckpointMaxGiB = 100;
     // Idle expiry checkpoints a scratch sandbox (pinned: it outlives the sandbox) before removing it;
     // sandbox_get lists it and sandbox_fork brings the sandbox back.
     bool checkpointBeforeExpiry = false;

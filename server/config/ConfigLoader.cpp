@@ -231,6 +231,8 @@ const QList<Setting> &settings()
         {"CHAT2SBX_AUDIT_RETENTION_DAYS", "auditRetentionDays", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.auditRetentionDays = static_cast<int>(qMin<qint64>(v.toLongLong(), 36500)); }},
         {"CHAT2SBX_CHECKPOINT_MAX_COUNT", "checkpointMaxCount", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.checkpointMaxCount = static_cast<int>(qMin<qint64>(v.toLongLong(), 10000)); }},
         {"CHAT2SBX_CHECKPOINT_MAX_GIB", "checkpointMaxGiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.checkpointMaxGiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1 << 20)); }},
+        {"CHAT2SBX_CLOUD_CHECKPOINT_MAX_COUNT", "cloudCheckpointMaxCount", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudCheckpointMaxCount = static_cast<int>(qMin<qint64>(v.toLongLong(), 10000)); }},
+        {"CHAT2SBX_CLOUD_CHECKPOINT_MAX_GIB", "cloudCheckpointMaxGiB", Kind::PositiveInt, [](Config &c, const QVariant &v) { c.cloudCheckpointMaxGiB = static_cast<int>(qMin<qint64>(v.toLongLong(), 1 << 20)); }},
         {"CHAT2SBX_CHECKPOINT_BEFORE_EXPIRY", "checkpointBeforeExpiry", Kind::Bool, [](Config &c, const QVariant &v) { c.checkpointBeforeExpiry = v.toBool(); }},
         {"CHAT2SBX_CLOUD_SANDBOXES", "cloudSandboxes", Kind::Bool, [](Config &c, const QVariant &v) { c.cloudSandboxes = v.toBool(); }},
         {"CHAT2SBX_DEFAULT_PLACEMENT", "defaultPlacement", Kind::String, [](Config &c, const QVariant &v) { c.defaultPlacement = v.toString(); }},

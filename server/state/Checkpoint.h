@@ -30,9 +30,15 @@ struct Checkpoint {
     qint64 createdAt = 0;
     qint64 finishedAt = 0;    // 0 while saving
     bool pinned = false;      // kept when the budget evicts the oldest
+    // A cloud sandbox's checkpoint: a template in Docker's cloud (`sbx --cloud template save`, named
+    // cloudTemplateNameFor), counted against its own budget; restored and forked in the cloud only.
+    bool inCloud = false;
+    bool keepsMemory = false; // saved with --capture-mode all: memory and processes come back
 
     bool isReady() const { return state == CheckpointState::Ready; }
     static QString templateRefFor(const QString &checkpointId);
+    // chat2sbx-ckp-<hex>: cloud names take letters, digits and hyphens.
+    static QString cloudTemplateNameFor(const QString &checkpointId);
 };
 
 } // namespace chat2sbx

@@ -34,10 +34,15 @@ QString Checkpoint::templateRefFor(const QString &checkpointId)
     return QStringLiteral("chat2sbx-checkpoint:") + checkpointId;
 }
 
+QString Checkpoint::cloudTemplateNameFor(const QString &checkpointId)
+{
+    return QStringLiteral("chat2sbx-") + QString(checkpointId).replace(QLatin1Char('_'), QLatin1Char('-'));
+}
+
 namespace {
 
 const char kCheckpointColumns[] = "id, sandbox_id, label, template_ref, workspace_copy, state, failure, size_bytes, created_at,"
-                                  " finished_at, pinned, clone_state, docker_images";
+                                  " finished_at, pinned, clone_state, docker_images, placement, keeps_memory";
 
 Checkpoint checkpointOfRow(const QSqlQuery &q)
 {
@@ -55,6 +60,8 @@ Checkpoint checkpointOfRow(const QSqlQuery &q)
     c.pinned = q.value(10).toInt() != 0;
     c.cloneState = q.value(11).toString();
     c.dockerImages = q.value(12).toString().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    c.inCloud = q.value(13).toString() == QLatin1String("cloud");
+    c.keepsMemory = q.value(14).toInt() != 0;
     return c;
 }
 
@@ -78,11 +85,12 @@ QList<Checkpoint> checkpointsWhere(Database &db, const QString &where, const QVa
 bool CheckpointRepository::insert(const Checkpoint &c, QString &error)
 {
     QSqlQuery q(m_db.handle());
-    return execBound(q, QStringLiteral("INSERT INTO checkpoints (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kCheckpointColumns)),
+    return execBound(q, QStringLiteral("INSERT INTO checkpoints (%1) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)").arg(QLatin1String(kCheckpointColumns)),
                      {c.id, c.sandboxId, nullIfEmpty(c.label), c.templateRef, nullIfEmpty(c.workspaceCopy),
                       checkpointStateName(c.state), nullIfEmpty(c.failure), c.sizeBytes, c.createdAt,
                       c.finishedAt ? QVariant(c.finishedAt) : QVariant(), c.pinned ? 1 : 0, nullIfEmpty(c.cloneState),
-                      nullIfEmpty(c.dockerImages.join(QLatin1Char('\n')))},
+                      nullIfEmpty(c.dockerImages.join(QLatin1Char('\n'))),
+                      c.inCloud ? QStringLiteral("cloud") : QStringLiteral("local"), c.keepsMemory ? 1 : 0},
                      error, QStringLiteral("cannot record the checkpoint: %1"));
 }
 

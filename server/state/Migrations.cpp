@@ -293,6 +293,13 @@ const QList<QStringList> &schemaMigrations()
                            " started_at INTEGER NOT NULL,"
                            " warnings TEXT NOT NULL DEFAULT '')"),
         },
+        // 21: checkpoints of cloud sandboxes are templates in Docker's cloud (their own budget), some
+        //     with memory and processes (`--capture-mode all`).
+        {
+            QStringLiteral("ALTER TABLE checkpoints ADD COLUMN placement TEXT NOT NULL DEFAULT 'local'"
+                           " CHECK (placement IN ('local','cloud'))"),
+            QStringLiteral("ALTER TABLE checkpoints ADD COLUMN keeps_memory INTEGER NOT NULL DEFAULT 0"),
+        },
     };
     return migrations;
 }

@@ -21,9 +21,9 @@ ToolDefinition checkpointDefinition()
     d.description = QStringLiteral(
         "Use before something risky (a migration, an upgrade): saves the sandbox as it is now — its installed packages, HOME "
         "and the rest of its disk, a scratch workspace, and in clone mode the clone's commits, branches, staged, unstaged "
-        "and untracked files — under a checkpoint_id. The sandbox stops while it is saved "
-        "(running commands end; the next tool call starts it again). Not kept: memory, processes, a direct-mode folder "
-        "(the user's own), the sandbox's Docker images unless named in docker_images. Long saves answer with state saving: "
+        "and untracked files — under a checkpoint_id. A sandbox here stops while it is saved (commands end); one in the cloud "
+        "runs on, and keep_memory keeps its memory and processes. Not kept: a direct-mode folder, "
+        "Docker images unless named in docker_images. Long saves answer with state saving: "
         "sandbox_checkpoints shows when it is ready.");
     d.inputSchema = schema::object(
         {{QStringLiteral("sandbox_id"), knownSandboxIdProperty()},
@@ -34,6 +34,9 @@ ToolDefinition checkpointDefinition()
          {QStringLiteral("vm_only"),
           schema::boolean(QStringLiteral("A direct-mode sandbox (the user's own folder): true checkpoints only the VM's side; "
                                          "refused otherwise"))},
+         {QStringLiteral("keep_memory"),
+          schema::boolean(QStringLiteral("A sandbox in Docker's cloud: true keeps its memory and running processes too (a restore or "
+                                         "fork resumes them; slower to save and load). Refused for a sandbox on this computer"))},
          {QStringLiteral("docker_images"),
           dockerImagesProperty(QStringLiteral("Images of the sandbox's own Docker to keep too (docker save into the checkpoint, "
                                               "docker load on restore and fork); the others are not kept"))}},
@@ -57,11 +60,12 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
 {
     ToolArgs args(call.arguments);
     QString sandboxId, label;
-    bool endRunning = false, pin = false, vmOnly = false;
+    bool endRunning = false, pin = false, vmOnly = false, keepMemory = false;
     if (!args.string(QStringLiteral("sandbox_id"), sandboxId, 64)
         || !args.string(QStringLiteral("label"), label, kMaxCheckpointLabelChars * 4, ToolArgs::Presence::Optional)
         || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false)
-        || !args.boolean(QStringLiteral("pin"), pin, false) || !args.boolean(QStringLiteral("vm_only"), vmOnly, false))
+        || !args.boolean(QStringLiteral("pin"), pin, false) || !args.boolean(QStringLiteral("vm_only"), vmOnly, false)
+        || !args.boolean(QStringLiteral("keep_memory"), keepMemory, false))
         return call.responder.error(args.error());
     CheckpointRequest request;
     request.sandboxId = sandboxId;
@@ -69,6 +73,7 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
     request.running = endRunning ? RunningCommands::MayEnd : RunningCommands::Refuse;
     request.scope = vmOnly ? CheckpointScope::VmOnly : CheckpointScope::Everything;
     request.dockerImages = dockerImagesOf(call);
+    request.keepMemory = keepMemory;
     const ToolResponder responder = call.responder;
     checkpoints.create(
         request,
@@ -87,7 +92,10 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
             QJsonObject out = checkpointJson(made);
             out.insert(QStringLiteral("kept"), QJsonArray::fromStringList(o.kept));
             out.insert(QStringLiteral("not_kept"), QJsonArray::fromStringList(o.notes));
-            QString message = QStringLiteral("checkpoint %1 is ready; the sandbox starts again at its next tool call").arg(made.id);
+            QString message = made.inCloud
+                                  ? QStringLiteral("checkpoint %1 is ready in Docker's cloud%2; the sandbox ran on meanwhile")
+                                        .arg(made.id, made.keepsMemory ? QStringLiteral(", with its memory and processes") : QString())
+                                  : QStringLiteral("checkpoint %1 is ready; the sandbox starts again at its next tool call").arg(made.id);
             if (!o.evicted.isEmpty()) {
                 QJsonArray evicted;
                 QStringList ids;
@@ -96,8 +104,12 @@ void runCheckpoint(CheckpointService &checkpoints, const Config &config, const T
                     ids << e.id;
                 }
                 out.insert(QStringLiteral("evicted"), evicted);
-                message += QStringLiteral(". The checkpoint budget (checkpointMaxCount %1, checkpointMaxGiB %2) removed the oldest: %3")
-                               .arg(config.checkpointMaxCount).arg(config.checkpointMaxGiB).arg(ids.join(QStringLiteral(", ")));
+                message += made.inCloud
+                               ? QStringLiteral(". The cloud checkpoint budget (cloudCheckpointMaxCount %1, cloudCheckpointMaxGiB %2) "
+                                                "removed the oldest: %3")
+                                     .arg(config.cloudCheckpointMaxCount).arg(config.cloudCheckpointMaxGiB).arg(ids.join(QStringLiteral(", ")))
+                               : QStringLiteral(". The checkpoint budget (checkpointMaxCount %1, checkpointMaxGiB %2) removed the oldest: %3")
+                                     .arg(config.checkpointMaxCount).arg(config.checkpointMaxGiB).arg(ids.join(QStringLiteral(", ")));
             }
             if (pin && !made.pinned)
                 message += QStringLiteral(". It could not be pinned: %1").arg(pinError);

@@ -21,7 +21,8 @@ ToolDefinition forkDefinition()
     d.description = QStringLiteral(
         "Use to try two approaches side by side: a new sandbox (its own sandbox_id, workspace copy and VM) made from a "
         "checkpoint — give checkpoint_id, or sandbox_id to checkpoint that sandbox now and fork it. Forks count against the "
-        "limit of active sandboxes and show their parent. Not copied: memory, processes, the sandbox's Docker images. A "
+        "limit of active sandboxes and show their parent. Not copied: memory and processes (unless a cloud checkpoint kept "
+        "them), Docker images. A "
         "sandbox on the user's own folder (direct mode) cannot be forked. A clone-mode fork is a clone of the same repository "
         "with the checkpoint's commits and changes; its work comes home on its own branch chat2sbx/<fork sandbox_id>.");
     d.inputSchema = schema::object(
@@ -30,6 +31,9 @@ ToolDefinition forkDefinition()
          {QStringLiteral("name"), schema::str(QStringLiteral("A few words to tell the fork apart"), kMaxForkNameChars)},
          {QStringLiteral("end_running_commands"),
           schema::boolean(QStringLiteral("With sandbox_id: commands still running there may end (default false: refused)"))},
+         {QStringLiteral("keep_memory"),
+          schema::boolean(QStringLiteral("With sandbox_id of a sandbox in Docker's cloud: its memory and running processes go into "
+                                         "the fork too"))},
          {QStringLiteral("docker_images"),
           dockerImagesProperty(QStringLiteral("With sandbox_id: images of its own Docker the fork gets too"))}},
         {});
@@ -54,12 +58,15 @@ void runFork(CheckpointService &checkpoints, SandboxService &sandboxes, const Co
 {
     ToolArgs args(call.arguments);
     QString sandboxId, checkpointId, name;
-    bool endRunning = false;
+    bool endRunning = false, keepMemory = false;
     if (!args.string(QStringLiteral("sandbox_id"), sandboxId, 64, ToolArgs::Presence::Optional)
         || !args.string(QStringLiteral("checkpoint_id"), checkpointId, 64, ToolArgs::Presence::Optional)
         || !args.string(QStringLiteral("name"), name, kMaxForkNameChars * 4, ToolArgs::Presence::Optional)
-        || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false))
+        || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false)
+        || !args.boolean(QStringLiteral("keep_memory"), keepMemory, false))
         return call.responder.error(args.error());
+    if (keepMemory && sandboxId.isEmpty())
+        return call.responder.error(QStringLiteral("keep_memory goes with sandbox_id: a checkpoint keeps memory or not as it was made"));
     const QStringList images = dockerImagesOf(call);
     if (!images.isEmpty() && sandboxId.isEmpty())
         return call.responder.error(QStringLiteral("docker_images goes with sandbox_id: a checkpoint keeps the images it was made with"));
@@ -70,6 +77,7 @@ void runFork(CheckpointService &checkpoints, SandboxService &sandboxes, const Co
     request.name = name;
     request.running = endRunning ? RunningCommands::MayEnd : RunningCommands::Refuse;
     request.dockerImages = images;
+    request.keepMemory = keepMemory;
     checkpoints.fork(
         request,
         [responder, &checkpoints, &config](const Checkpoint &from) {

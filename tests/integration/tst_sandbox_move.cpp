@@ -121,10 +121,12 @@ private slots:
         QVERIFY2(waitFor([&] { return localNames(env).isEmpty(); }, 10000), qPrintable(localNames(env).join(',')));
         QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt ~/installed.txt"), QStringLiteral("one\npkg\n")));
         QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo two > g.txt && basename \"$PWD\"")), QStringLiteral("workspace\n"));
-        // In the cloud a checkpoint is refused with what to do instead.
-        const QJsonObject refusedCheckpoint = mcp.callToolResult(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}});
-        QVERIFY(refusedCheckpoint.value(QStringLiteral("isError")).toBool());
-        QVERIFY2(text(refusedCheckpoint).contains(QLatin1String("to: local")), qPrintable(text(refusedCheckpoint)));
+        // In the cloud a checkpoint is a cloud template; once the sandbox is back here, restoring it is
+        // refused with what to do instead.
+        const QJsonObject cloudCheckpoint = mcp.callToolResult(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}});
+        QVERIFY2(!cloudCheckpoint.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(structured(cloudCheckpoint).value(QStringLiteral("placement")).toString(), QStringLiteral("cloud"));
+        const QString cloudCheckpointId = structured(cloudCheckpoint).value(QStringLiteral("checkpoint_id")).toString();
 
         const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
         QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
@@ -136,6 +138,10 @@ private slots:
         QVERIFY2(waitFor([&] { return cloudRows(env).isEmpty(); }, 10000), qPrintable(QJsonDocument(cloudRows(env)).toJson()));
         QCOMPARE(localNames(env).size(), 1);
         QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt g.txt ~/installed.txt"), QStringLiteral("one\ntwo\npkg\n")));
+        const QJsonObject refusedRestore = mcp.callToolResult(QStringLiteral("sandbox_restore"), {{QStringLiteral("sandbox_id"), id},
+                                                                                                {QStringLiteral("checkpoint_id"), cloudCheckpointId}});
+        QVERIFY(refusedRestore.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(refusedRestore).contains(QLatin1String("to: cloud")), qPrintable(text(refusedRestore)));
         // Back here its workspace is in the VM, and a checkpoint and a restore of it keep that workspace.
         const QJsonObject checkpoint = mcp.callToolResult(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}});
         QVERIFY2(!checkpoint.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));

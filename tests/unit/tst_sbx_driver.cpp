@@ -282,6 +282,12 @@ private slots:
         spec.ttlSeconds = 0;
         spec.onTimeout.clear();
         QCOMPARE(sbxCloudCreateArgs(spec), (QStringList{"--cloud", "create", "--name", "chat2sbx-abc123", "shell"}));
+        // From a cloud template: no agent and no size (the template supplies them, §7).
+        spec.templateName = "chat2sbx-ckp-1";
+        spec.size = "large";
+        spec.ttlSeconds = 3600;
+        QCOMPARE(sbxCloudCreateArgs(spec), (QStringList{"--cloud", "create", "--name", "chat2sbx-abc123", "--template", "chat2sbx-ckp-1",
+                                                        "--ttl", "3600s"}));
         SbxExecSpec e;
         e.cloud = true;
         e.asRoot = true;
@@ -320,6 +326,22 @@ private slots:
         QList<SbxCloudInfo> none;
         QVERIFY(!parseSbxCloudList("ID NAME STATUS\n", none));
         QVERIFY(parseSbxCloudList(R"({"sandboxes":[{"name":"no id"}]})", none) && none.isEmpty());   // unread, never gone
+
+        // `template ls --json` (§10.6 UNKNOWN): each envelope, the size under any of its names or none.
+        for (const QByteArray &json :
+             {QByteArray(R"({"templates":[{"id":"tmpl_1","name":"t","size":3221225472}]})"),
+              QByteArray(R"([{"ID":"tmpl_1","name":"t","size_bytes":3221225472}])"),
+              QByteArray(R"({"items":[{"template_id":"tmpl_1","display_name":"t","sizeBytes":3221225472}]})")}) {
+            QList<SbxCloudTemplate> templates;
+            QVERIFY2(parseSbxCloudTemplates(json, templates), json.constData());
+            QCOMPARE(templates.size(), 1);
+            QCOMPARE(templates.first().name, QStringLiteral("t"));
+            QCOMPARE(templates.first().sizeBytes, 3221225472LL);
+        }
+        QList<SbxCloudTemplate> unsized;
+        QVERIFY(parseSbxCloudTemplates(R"({"templates":[{"id":"tmpl_1","name":"t"}]})", unsized));
+        QCOMPARE(unsized.first().sizeBytes, -1LL);
+        QVERIFY(!parseSbxCloudTemplates("NAME MODE\n", unsized));
 
         SbxCloudTtl json;
         QVERIFY(parseSbxCloudTtl(R"({"id":"sbx_1","expires_at":"2026-12-06T10:00:00Z","max_expires_at":"2026-12-07T08:00:00Z"})", json));

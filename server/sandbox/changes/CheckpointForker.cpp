@@ -69,6 +69,7 @@ void CheckpointForker::fork(const ForkRequest &request, CheckpointStarted starte
     checkpoint.label = forkName.isEmpty() ? QStringLiteral("for a fork") : QStringLiteral("for the fork %1").arg(forkName);
     checkpoint.running = request.running;
     checkpoint.dockerImages = request.dockerImages;
+    checkpoint.keepMemory = request.keepMemory;
     m_taker.take(
         checkpoint, started,
         [self, forkName, startedAt, done](const CheckpointOutcome &made) {
@@ -95,6 +96,8 @@ void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &n
     ForkOutcome o;
     o.checkpoint = c;
     o.checkpointMade = made;
+    if (c.inCloud)
+        return forkInCloud(c, o, name, startedAt, std::move(done));
     if (!c.cloneState.isEmpty())
         return forkClone(c, o, name, startedAt, std::move(done));
     if (c.workspaceCopy.isEmpty()) {
@@ -179,6 +182,23 @@ void CheckpointForker::forkClone(const Checkpoint &c, ForkOutcome o, const QStri
     });
 }
 
+void CheckpointForker::forkInCloud(const Checkpoint &c, ForkOutcome o, const QString &name, qint64 startedAt, ForkDone done)
+{
+    // A new cloud sandbox from the cloud template: its disk, workspace and a clone's work (and its
+    // memory, when kept) are in the template; no agent or size is passed (the template has them).
+    const std::optional<SandboxView> parent = m_sandboxes.get(c.sandboxId);
+    SandboxCreateRequest request;
+    request.placement = QStringLiteral("cloud");
+    request.templateRef = c.templateRef;
+    if (parent && parent->record.isCloud())
+        request.size = parent->record.cloudSize;
+    if (parent && parent->workspace && parent->workspace->mode == WorkspaceMode::Clone) {
+        request.workspaceId = parent->workspace->id;
+        request.alongside = true;
+    }
+    create(request, c, std::move(o), name, startedAt, std::move(done));
+}
+
 void CheckpointForker::create(const SandboxCreateRequest &made, const Checkpoint &c, ForkOutcome o, const QString &name,
                               qint64 startedAt, ForkDone done)
 {
@@ -208,6 +228,16 @@ void CheckpointForker::create(const SandboxCreateRequest &made, const Checkpoint
         o.ok = true;
         o.view = created.view;
         o.tookMs = self->m_clock.nowMs() - startedAt;
+        if (c.inCloud) {
+            o.notes << QStringLiteral("the fork is a sandbox of its own in Docker's cloud (billed while it runs), made from the "
+                                      "checkpoint's cloud template with its disk and ~/workspace%1")
+                           .arg(clone ? QStringLiteral("; its clone's work comes home on its own branch chat2sbx/%1 "
+                                                       "(export_changes)").arg(fork.sandboxId)
+                                      : QString())
+                    << (c.keepsMemory ? QStringLiteral("its memory and the processes that ran at the checkpoint came along and run on")
+                                      : QStringLiteral("memory and processes are not in it (the checkpoint kept the disk only)"));
+            return done(o);
+        }
         if (clone)
             o.notes << QStringLiteral("the fork is a clone of the same host repository holding the checkpoint's commits, branches "
                                       "and uncommitted changes; its work comes home on its own branch chat2sbx/%1 "

@@ -34,6 +34,8 @@ public:
 
 private:
     void forkFrom(const Checkpoint &checkpoint, bool made, const QString &name, qint64 startedAt, ForkDone done);
+    // A cloud checkpoint: a new cloud sandbox from its template.
+    void forkInCloud(const Checkpoint &c, ForkOutcome o, const QString &name, qint64 startedAt, ForkDone done);
     void forkClone(const Checkpoint &checkpoint, ForkOutcome o, const QString &name, qint64 startedAt, ForkDone done);
     // A managed workspace made for a fork that was not made: its record and folder go (unless a
     // failed sandbox record names it: then it goes with that record).

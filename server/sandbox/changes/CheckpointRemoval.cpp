@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QRegularExpression>
 
 namespace chat2sbx {
 
@@ -61,6 +62,8 @@ void CheckpointRemoval::remove(const Checkpoint &c, Done done)
         return done(true, {});
     m_removing.insert(c.id);
     QPointer<CheckpointRemoval> self(this);
+    if (c.inCloud)
+        return removeInCloud(c, std::move(done));
     m_sbx.templateRemove(c.templateRef, [self, c, done](const SbxResult &r) {
         if (!self)
             return;
@@ -73,6 +76,28 @@ void CheckpointRemoval::remove(const Checkpoint &c, Done done)
             if (!lr.ok || refs.contains(c.templateRef)) {
                 self->m_removing.remove(c.id);
                 return done(false, QStringLiteral("sbx could not remove the template %1: %2").arg(c.templateRef, rmError));
+            }
+            self->dropRow(c, done);
+        });
+    });
+}
+
+void CheckpointRemoval::removeInCloud(const Checkpoint &c, Done done)
+{
+    QPointer<CheckpointRemoval> self(this);
+    m_sbx.cloudTemplateRemove(c.templateRef, [self, c, done](const SbxResult &r) {
+        if (!self)
+            return;
+        if (r.ok)
+            return self->dropRow(c, done);
+        // Already gone (a failed save, the user's own `sbx --cloud template rm`) counts as removed.
+        self->m_sbx.cloudTemplateList([self, c, done, rmError = r.error](const SbxResult &lr, const QList<SbxCloudTemplate> &listed) {
+            if (!self)
+                return;
+            const bool stillThere = std::any_of(listed.begin(), listed.end(), [&c](const SbxCloudTemplate &t) { return t.name == c.templateRef; });
+            if (!lr.ok || stillThere) {
+                self->m_removing.remove(c.id);
+                return done(false, QStringLiteral("sbx could not remove the cloud template %1: %2").arg(c.templateRef, rmError));
             }
             self->dropRow(c, done);
         });
@@ -100,7 +125,24 @@ void CheckpointRemoval::dropRow(const Checkpoint &c, const Done &done)
 
 QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep, QString &overBudget)
 {
-    const QList<Checkpoint> ready = m_repo.inState(CheckpointState::Ready);   // oldest first
+    QList<Checkpoint> local, cloud;   // oldest first
+    for (const Checkpoint &c : m_repo.inState(CheckpointState::Ready))
+        (c.inCloud ? cloud : local).append(c);
+    QString localOver, cloudOver;
+    QList<Checkpoint> evicted = evictFrom(local, {m_config.checkpointMaxCount, m_config.checkpointMaxGiB, QStringLiteral("checkpoints"),
+                                                  QStringLiteral("checkpointMaxCount"), QStringLiteral("checkpointMaxGiB")},
+                                         keep, localOver);
+    evicted += evictFrom(cloud, {m_config.cloudCheckpointMaxCount, m_config.cloudCheckpointMaxGiB,
+                                 QStringLiteral("checkpoints in Docker's cloud"), QStringLiteral("cloudCheckpointMaxCount"),
+                                 QStringLiteral("cloudCheckpointMaxGiB")},
+                         keep, cloudOver);
+    overBudget = QStringList{localOver, cloudOver}.filter(QRegularExpression(QStringLiteral("."))).join(QStringLiteral(". "));
+    return evicted;
+}
+
+QList<Checkpoint> CheckpointRemoval::evictFrom(const QList<Checkpoint> &ready, const Budget &budget, const QSet<QString> &keep,
+                                               QString &overBudget)
+{
     int count = int(ready.size());
     qint64 bytes = 0;
     int pinned = 0;
@@ -112,10 +154,10 @@ QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep, 
             pinnedBytes += c.sizeBytes;
         }
     }
-    const qint64 maxBytes = qint64(m_config.checkpointMaxGiB) << 30;
+    const qint64 maxBytes = qint64(budget.maxGiB) << 30;
     QList<Checkpoint> evicted;
     for (const Checkpoint &c : ready) {
-        if (count <= m_config.checkpointMaxCount && bytes <= maxBytes)
+        if (count <= budget.maxCount && bytes <= maxBytes)
             break;
         if (c.pinned || keep.contains(c.id) || m_removing.contains(c.id) || m_repo.pendingRestoreUsing(c.id) || isTemplateOfLiveSandbox(c.id))
             continue;
@@ -130,14 +172,17 @@ QList<Checkpoint> CheckpointRemoval::evictOverBudget(const QSet<QString> &keep, 
     }
     // What the evictions leave (their rows stay ready until sbx removed the templates).
     overBudget.clear();
-    if (count > m_config.checkpointMaxCount || bytes > maxBytes)
-        overBudget = QStringLiteral("%1 checkpoints (%2 GiB) are kept, more than the budget (checkpointMaxCount %3, checkpointMaxGiB %4): "
-                                    "%5 of them (%6 GiB) are pinned (pin: true, or the undo of a clone restore, one per sandbox) and "
+    if (count > budget.maxCount || bytes > maxBytes)
+        overBudget = QStringLiteral("%1 %2 (%3 GiB) are kept, more than the budget (%4 %5, %6 %7): "
+                                    "%8 of them (%9 GiB) are pinned (pin: true, or the undo of a clone restore, one per sandbox) and "
                                     "the budget never evicts those. Delete or unpin some with sandbox_checkpoint_delete")
                          .arg(count)
+                         .arg(budget.what)
                          .arg(double(bytes) / double(1 << 30), 0, 'f', 1)
-                         .arg(m_config.checkpointMaxCount)
-                         .arg(m_config.checkpointMaxGiB)
+                         .arg(budget.countKey)
+                         .arg(budget.maxCount)
+                         .arg(budget.gibKey)
+                         .arg(budget.maxGiB)
                          .arg(pinned)
                          .arg(double(pinnedBytes) / double(1 << 30), 0, 'f', 1);
     return evicted;

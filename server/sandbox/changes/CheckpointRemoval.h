@@ -18,7 +18,8 @@ class SbxDriver;
 // - remove(): one checkpoint (the agent's sandbox_checkpoint_delete, `chat2sbx sandbox uncheckpoint`):
 //   `sbx template rm` (a template sbx no longer lists counts as removed), the workspace copy, then the
 //   row — the row last, so a crash midway leaves a row the next sweep removes again;
-// - evictOverBudget(): past checkpointMaxCount or checkpointMaxGiB, the oldest ready checkpoints
+// - evictOverBudget(): past checkpointMaxCount or checkpointMaxGiB (cloud checkpoints: past
+//   cloudCheckpointMaxCount or cloudCheckpointMaxGiB, counted apart), the oldest ready checkpoints
 //   that are not pinned, in use (a restore or fork under way) or the template of a live fork;
 // - sweep(): the checkpoints of destroyed sandboxes once no live fork was made from them; a pinned
 //   one outlives its sandbox (checkpointBeforeExpiry's, or the agent's pin) until it is deleted.
@@ -44,6 +45,17 @@ signals:
     void removed(const QString &sandboxId, const QString &checkpointId);
 
 private:
+    struct Budget {
+        int maxCount = 0;
+        int maxGiB = 0;
+        QString what;       // "checkpoints"
+        QString countKey;   // the settings, named in what is said
+        QString gibKey;
+    };
+    // evictOverBudget() for one pool: local checkpoints and cloud ones are budgeted apart.
+    QList<Checkpoint> evictFrom(const QList<Checkpoint> &ready, const Budget &budget, const QSet<QString> &keep, QString &overBudget);
+    // `sbx --cloud template rm`, then the row.
+    void removeInCloud(const Checkpoint &c, Done done);
     void dropRow(const Checkpoint &c, const Done &done);
 
     const Config &m_config;

@@ -27,6 +27,8 @@ struct CheckpointRequest {
     CheckpointScope scope = CheckpointScope::Everything;
     QStringList dockerImages;   // the sandbox's own Docker images to keep too (DockerImageKeeper)
     AfterSave after = AfterSave::Release;
+    // A cloud sandbox's memory and processes too (`--capture-mode all`); refused for a local one.
+    bool keepMemory = false;
 };
 
 struct CheckpointOutcome {
@@ -65,6 +67,7 @@ struct ForkRequest {
     QString name;
     RunningCommands running = RunningCommands::Refuse;   // only when a checkpoint is taken
     QStringList dockerImages;                            // with sandboxId: images the fork gets too
+    bool keepMemory = false;                             // with sandboxId of a cloud sandbox: its memory too
 };
 
 struct ForkOutcome {

@@ -35,11 +35,15 @@ QString CheckpointRestorer::refusal(const QString &sandboxId, const std::optiona
     if (c->sandboxId != sandboxId)
         return QStringLiteral("checkpoint %1 is of sandbox %2, not %3: restore it into %2").arg(c->id, c->sandboxId, sandboxId);
     const Workspace &w = *view->workspace;
-    if (view->record.isCloud())
+    if (view->record.isCloud() && !c->inCloud)
         return QStringLiteral("sandbox %1 runs in Docker's cloud now and checkpoint %2 is a template of this computer: bring it back "
                               "first (sandbox_move with to: local), then restore, or fork the checkpoint into a new sandbox here")
             .arg(sandboxId, checkpointId);
-    if (w.mode == WorkspaceMode::Clone && (!m_jobs.cloneWork() || !CloneCheckpointWork::holdsState(c->cloneState)))
+    if (!view->record.isCloud() && c->inCloud)
+        return QStringLiteral("checkpoint %2 is a template in Docker's cloud and sandbox %1 runs on this computer now: move it to the "
+                              "cloud first (sandbox_move with to: cloud), then restore, or fork the checkpoint into a new cloud "
+                              "sandbox (sandbox_fork)").arg(sandboxId, checkpointId);
+    if (w.mode == WorkspaceMode::Clone && !c->inCloud && (!m_jobs.cloneWork() || !CloneCheckpointWork::holdsState(c->cloneState)))
         return QStringLiteral("the clone's git state of checkpoint %1 is missing from the host").arg(c->id);
     if (w.isManaged() && !c->workspaceCopy.isEmpty() && !QFileInfo(c->workspaceCopy).isDir())
         return QStringLiteral("the workspace copy of checkpoint %1 is missing from the host").arg(c->id);
@@ -115,18 +119,42 @@ void CheckpointRestorer::begin(const QString &sandboxId, const Checkpoint &targe
             QString pinError;
             if (clone && !self->m_jobs.pinAsUndo(undo.checkpoint.id, sandboxId, pinError))
                 qCWarning(lcRestore).noquote() << "the undo checkpoint" << undo.checkpoint.id << "is not pinned:" << pinError;
-            const CheckpointRepository::PendingRestore pending{sandboxId, target.id, undo.checkpoint.id, self->m_clock.nowMs()};
-            QString error;
-            if (!self->m_repo.beginRestore(pending, error)) {
-                self->m_sandboxes.release(sandboxId);
-                o.undo = undo.checkpoint;
-                o.error = QStringLiteral("nothing was changed: %1 (the sandbox as it was is checkpoint %2)").arg(error, undo.checkpoint.id);
-                return done(o);
-            }
-            if (started)
-                started(undo.checkpoint);
-            self->apply(pending, startedAt, done);
+            if (!target.inCloud)   // held stopped by the save already
+                return self->persistAndApply(sandboxId, target, undo.checkpoint, started, startedAt, done);
+            // A cloud save leaves the sandbox running and free: held (and stopped) now.
+            self->m_sandboxes.holdStopped(sandboxId, kRestoringFor, [self, sandboxId, target, undo, started, startedAt, done](
+                                                                        bool held, const QString &holdError, const QString &) {
+                if (!self)
+                    return;
+                if (!held) {
+                    RestoreOutcome failed;
+                    failed.restored = target;
+                    failed.undo = undo.checkpoint;
+                    failed.error = QStringLiteral("nothing was changed: %1 (the sandbox as it was is checkpoint %2)")
+                                       .arg(holdError, undo.checkpoint.id);
+                    return done(failed);
+                }
+                self->persistAndApply(sandboxId, target, undo.checkpoint, started, startedAt, done);
+            });
         });
+}
+
+void CheckpointRestorer::persistAndApply(const QString &sandboxId, const Checkpoint &target, const Checkpoint &undo,
+                                         const RestoreStarted &started, qint64 startedAt, const RestoreDone &done)
+{
+    const CheckpointRepository::PendingRestore pending{sandboxId, target.id, undo.id, m_clock.nowMs()};
+    QString error;
+    if (!m_repo.beginRestore(pending, error)) {
+        m_sandboxes.release(sandboxId);
+        RestoreOutcome o;
+        o.restored = target;
+        o.undo = undo;
+        o.error = QStringLiteral("nothing was changed: %1 (the sandbox as it was is checkpoint %2)").arg(error, undo.id);
+        return done(o);
+    }
+    if (started)
+        started(undo);
+    apply(pending, startedAt, done);
 }
 
 void CheckpointRestorer::apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs,
@@ -143,6 +171,21 @@ void CheckpointRestorer::apply(const CheckpointRepository::PendingRestore &pendi
             self->end(pending.sandboxId);
             o.ok = true;
             o.tookMs = self->m_clock.nowMs() - startedAtMs;
+            if (o.restored.inCloud) {
+                o.broughtBack << QStringLiteral("the sandbox's disk in Docker's cloud (installed packages, HOME, ~/workspace) as it was "
+                                                "at the checkpoint");
+                if (o.restored.keepsMemory)
+                    o.broughtBack << QStringLiteral("its memory and the processes that ran at the checkpoint: they run on");
+                o.notes << (o.restored.keepsMemory ? QStringLiteral("commands chat2sbx ran (bash_list) are not reattached: a process "
+                                                                   "that ran in one goes on, without its output here")
+                                                   : QStringLiteral("memory and processes are not brought back (the checkpoint kept "
+                                                                    "the disk only): the sandbox starts afresh"))
+                        << QStringLiteral("the undo checkpoint %1 keeps the disk of what was there just before, not its memory")
+                               .arg(o.undo.id)
+                        << QStringLiteral("published ports and network rules of the sandbox are asked for again if needed");
+                qCInfo(lcRestore).noquote() << "cloud sandbox" << pending.sandboxId << "restored to" << pending.checkpointId;
+                return done(o);
+            }
             o.broughtBack << QStringLiteral("the VM's disk (installed packages, HOME) as it was at the checkpoint");
             if (!o.restored.workspaceCopy.isEmpty())
                 o.broughtBack << QStringLiteral("the workspace as it was at the checkpoint");
@@ -186,6 +229,11 @@ void CheckpointRestorer::replaceWith(const QString &sandboxId, const Checkpoint 
     if (!view || !view->workspace)
         return done(false, QStringLiteral("sandbox %1 is gone").arg(sandboxId));
     QPointer<CheckpointRestorer> self(this);
+    if (checkpoint.inCloud)   // the template holds everything: disk, workspace, a clone's work (and memory)
+        return m_sandboxes.replaceHeldCloudRuntime(sandboxId, checkpoint.templateRef, [self, done](bool ok, const QString &error) {
+            if (self)
+                done(ok, ok ? QString() : self->m_sandboxes.publicText(error));
+        });
     const auto replaceVm = [self, sandboxId, checkpoint, done] {
         if (!self)
             return;

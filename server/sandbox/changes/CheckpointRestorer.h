@@ -24,6 +24,8 @@ class WorkspaceCopy;
 //    back into it (CloneCheckpointWork) before the sandbox is released; its undo checkpoint is
 //    pinned, so the budget never takes the only copy of work not yet exported.
 // 4. The row is removed and the sandbox released (the next tool call starts it).
+// A cloud sandbox (a cloud checkpoint): its undo is saved while it runs, then it is held stopped, and
+// step 3 makes its cloud sandbox anew from the template (SandboxService::replaceHeldCloudRuntime).
 // A step that fails puts the sandbox back to the undo checkpoint the same way. A restart finds the
 // row and does steps 3–4 again (each is safe to repeat); the reconciler leaves a held sandbox alone.
 class CheckpointRestorer : public QObject {
@@ -40,6 +42,9 @@ private:
     // Steps 1 and 2 once the checks passed.
     void begin(const QString &sandboxId, const Checkpoint &target, std::function<void(const Checkpoint &)> started,
                RestoreDone done);
+    // Step 2 once the undo checkpoint is made and the sandbox held, then steps 3 and 4.
+    void persistAndApply(const QString &sandboxId, const Checkpoint &target, const Checkpoint &undo, const RestoreStarted &started,
+                         qint64 startedAt, const RestoreDone &done);
     // Steps 3 and 4 for a sandbox already held stopped with its row written.
     void apply(const CheckpointRepository::PendingRestore &pending, qint64 startedAtMs, RestoreDone done);
     void replaceWith(const QString &sandboxId, const Checkpoint &checkpoint, StepDone done);

@@ -35,7 +35,11 @@ void CheckpointTaker::fail(const Checkpoint &c, const QString &why, bool held, c
     QString error;
     m_jobs.repo().finish(c.id, CheckpointState::Failed, 0, why, m_jobs.clock().nowMs(), error);
     QDir(m_jobs.copyDir(c.id)).removeRecursively();
-    m_jobs.sbx().templateRemove(c.templateRef, [](const SbxResult &) {});   // made or not: nothing of it stays
+    // Made or not: nothing of it stays.
+    if (c.inCloud)
+        m_jobs.sbx().cloudTemplateRemove(c.templateRef, [](const SbxResult &) {});
+    else
+        m_jobs.sbx().templateRemove(c.templateRef, [](const SbxResult &) {});
     if (!c.dockerImages.isEmpty())   // a docker save may have left its archive in the sandbox's HOME
         dropDockerArchive(c, held, [] {});
     if (held)
@@ -65,11 +69,12 @@ void CheckpointTaker::take(const CheckpointRequest &request, CheckpointStarted s
         return done(refused);
     }
     const Workspace &w = *view->workspace;
-    if (view->record.isCloud()) {
-        // A cloud template (`sbx --cloud template save`) is not one chat2sbx can restore or budget yet.
-        refused.error = QStringLiteral("sandbox %1 runs in Docker's cloud, where chat2sbx cannot checkpoint it yet: bring it to this "
-                                       "computer first (sandbox_move with to: local) and checkpoint it there, or keep its work with "
-                                       "export_changes or download_file").arg(sandboxId);
+    if (view->record.isCloud())
+        return takeInCloud(request, *view, std::move(started), std::move(done));
+    if (request.keepMemory) {
+        refused.error = QStringLiteral("keep_memory needs a sandbox in Docker's cloud: sbx on this computer saves a stopped sandbox's "
+                                       "disk only. Call again without keep_memory, or move sandbox %1 to the cloud first "
+                                       "(sandbox_move with to: cloud)").arg(sandboxId);
         return done(refused);
     }
     if (w.mode == WorkspaceMode::Clone && !m_jobs.cloneWork()) {
@@ -221,22 +226,8 @@ void CheckpointTaker::saveVm(const Checkpoint &c, const Notes &notes, const QStr
             if (!saved.ok)
                 return self->fail(c, self->m_jobs.sandboxes().publicText(saved.error), true, done);
             const auto finish = [self, c, done, notes, after](qint64 size) {
-                QString finishError;
-                if (self->m_jobs.repo().finish(c.id, CheckpointState::Ready, size, {}, self->m_jobs.clock().nowMs(), finishError) != 1)
-                    return self->fail(c, finishError.isEmpty() ? QStringLiteral("the checkpoint was removed meanwhile") : finishError,
-                                      true, done);
-                if (after == AfterSave::Release)
-                    self->m_jobs.sandboxes().release(c.sandboxId);
-                self->m_jobs.announce(c.sandboxId);
-                CheckpointOutcome o;
-                o.ok = true;
-                o.checkpoint = *self->m_jobs.repo().find(c.id);
-                o.kept = notes.first;
-                o.notes = notes.second;
-                QSet<QString> keep = self->m_jobs.inUse();
-                keep.insert(c.id);
-                o.evicted = self->m_removal.evictOverBudget(keep, o.overBudget);
-                done(o);
+                if (self)
+                    self->finishReady(c, notes, size, after == AfterSave::Release, done);
             };
             // The template's own size (as `sbx template ls` reports it) and the workspace copy, side by
             // side: the budget counts both. And the images' archive leaves the source sandbox (the
@@ -286,6 +277,26 @@ void CheckpointTaker::saveVm(const Checkpoint &c, const Notes &notes, const QStr
         ready->templates = templates;
         bothDone(save);
     });
+}
+
+void CheckpointTaker::finishReady(const Checkpoint &c, const Notes &notes, qint64 size, bool releaseHold, const CheckpointDone &done)
+{
+    QString finishError;
+    if (m_jobs.repo().finish(c.id, CheckpointState::Ready, size, {}, m_jobs.clock().nowMs(), finishError) != 1)
+        return fail(c, finishError.isEmpty() ? QStringLiteral("the checkpoint was removed meanwhile") : finishError,
+                    !c.inCloud, done);   // a local save holds its sandbox; a cloud one holds nothing
+    if (releaseHold)
+        m_jobs.sandboxes().release(c.sandboxId);
+    m_jobs.announce(c.sandboxId);
+    CheckpointOutcome o;
+    o.ok = true;
+    o.checkpoint = *m_jobs.repo().find(c.id);
+    o.kept = notes.first;
+    o.notes = notes.second;
+    QSet<QString> keep = m_jobs.inUse();
+    keep.insert(c.id);
+    o.evicted = m_removal.evictOverBudget(keep, o.overBudget);
+    done(o);
 }
 
 void CheckpointTaker::dropDockerArchive(const Checkpoint &c, bool held, std::function<void()> then)

@@ -10,6 +10,7 @@ namespace chat2sbx {
 
 class CheckpointJobs;
 class CheckpointRemoval;
+struct SandboxView;
 
 // sandbox_checkpoint: a checkpoint is recorded `saving` first; then the sandbox is held stopped
 // (SandboxService::holdStopped), its VM's disk saved as the template chat2sbx-checkpoint:<id>
@@ -32,6 +33,12 @@ public:
 
 private:
     using Notes = std::pair<QStringList, QStringList>;   // what it holds, what it does not
+    // A cloud sandbox (CheckpointTakerCloud.cpp): `sbx --cloud template save` while it runs on, no
+    // hold; its workspace and a clone's work are in its VM's disk, so nothing is copied here.
+    void takeInCloud(const CheckpointRequest &request, const SandboxView &view, CheckpointStarted started, CheckpointDone done);
+    void finishInCloud(const Checkpoint &c, const Notes &notes, CheckpointDone done);
+    // Ready with its size; the budget evicts what it must; `done` answered.
+    void finishReady(const Checkpoint &c, const Notes &notes, qint64 size, bool releaseHold, const CheckpointDone &done);
     void fail(const Checkpoint &c, const QString &why, bool held, const CheckpointDone &done);
     // The Docker images' archive leaves the source sandbox's HOME (a failure only logs); `then` after.
     void dropDockerArchive(const Checkpoint &c, bool held, std::function<void()> then);

@@ -74,7 +74,7 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
                                       "reached: destroy one with sandbox_destroy first").arg(config.cloudMaxSandboxes));
 
     if (CloudWarmPool *warm = m_ops.cloudWarmPool();
-        warm && !clone && request.ttlSeconds <= 0 && (request.size.isEmpty() || request.size == QLatin1String("small"))) {
+        warm && !clone && request.templateRef.isEmpty() && request.ttlSeconds <= 0 && (request.size.isEmpty() || request.size == QLatin1String("small"))) {
         SandboxRecord handed;
         bool limitReached = false;
         if (warm->handOver(config.maxActiveSandboxes, m_ops.idleMs(), handed, limitReached)) {
@@ -102,7 +102,7 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
         return failNow(limitReached ? limitError() : error);
     m_ops.workspaces().touch(workspace->id);
     m_creating.insert(r.id, {std::move(done)});
-    if (clone) {
+    if (clone && request.templateRef.isEmpty()) {   // a cloud template (a fork) holds the clone's work already
         // Once the VM answers: the repository's checked-out commit goes in, before the sandbox runs.
         CloneSeeder *seeder = m_seeder;
         const Workspace w = *clone;
@@ -115,6 +115,7 @@ void SandboxCreator::createInCloud(const SandboxCreateRequest &request, SandboxD
     SbxCloudCreateSpec spec;
     spec.name = r.runtimeName;
     spec.size = size;
+    spec.templateName = request.templateRef;   // a cloud checkpoint's (a fork): it supplies the size
     spec.ttlSeconds = ttl;
     spec.onTimeout = QStringLiteral("stop");   // expiry keeps its files where the account can stop
     createCloudRuntime(r.id, spec, false);

@@ -20,6 +20,7 @@
 
 namespace chat2sbx {
 
+struct SbxCloudCreateSpec;
 class Clock;
 class CloneSeeder;
 class CloudWarmPool;
@@ -127,6 +128,12 @@ public:
     // Safe to repeat: a runtime already gone is not an error. The caller persists its intent first.
     void replaceHeldRuntime(const QString &sandboxId, const QString &templateRef,
                             std::function<void(bool ok, const QString &error)> done);
+    // The same for a held cloud sandbox and a cloud template (SandboxServiceCloud.cpp): `sbx --cloud
+    // rm`, then `sbx --cloud create --template` under the same name (no agent, no size: the template
+    // has them); the record is marked running, as the new one runs (with its memory and processes
+    // when the template kept them). Safe to repeat.
+    void replaceHeldCloudRuntime(const QString &sandboxId, const QString &templateName,
+                                 std::function<void(bool ok, const QString &error)> done);
     QString heldFor(const QString &sandboxId) const;
     // A runtime no record names any more (a moved sandbox's source), local or in the cloud: removed,
     // and one already gone counts as removed.
@@ -162,6 +169,8 @@ signals:
 
 private:
     void hold(const QString &sandboxId, const QString &why, bool stopVm, HoldDone done);
+    void createFromCloudTemplate(const QString &sandboxId, const SbxCloudCreateSpec &spec, int retries,
+                                 std::function<void(bool ok, const QString &error)> done);
 
     // Declared in the order they are built; each job keeps references to those before it.
     std::unique_ptr<SandboxRuntimeOps> m_ops;

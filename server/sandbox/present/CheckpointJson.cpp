@@ -18,6 +18,10 @@ QJsonObject checkpointJson(const Checkpoint &c)
         o.insert(QStringLiteral("docker_images"), QJsonArray::fromStringList(c.dockerImages));
     if (!c.cloneState.isEmpty())
         o.insert(QStringLiteral("clone_state_kept"), true);
+    if (c.inCloud) {
+        o.insert(QStringLiteral("placement"), QStringLiteral("cloud"));
+        o.insert(QStringLiteral("keeps_memory"), c.keepsMemory);
+    }
     if (c.pinned)
         o.insert(QStringLiteral("pinned"), true);
     if (!c.label.isEmpty())

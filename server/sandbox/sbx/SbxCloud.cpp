@@ -63,7 +63,9 @@ int sbxCloudSizeRank(const QString &name)
 QStringList sbxCloudCreateArgs(const SbxCloudCreateSpec &spec)
 {
     QStringList args{QStringLiteral("--cloud"), QStringLiteral("create"), QStringLiteral("--name"), spec.name};
-    if (const std::optional<SbxCloudSize> size = sbxCloudSize(spec.size)) {
+    if (!spec.templateName.isEmpty())
+        args << QStringLiteral("--template") << spec.templateName;
+    else if (const std::optional<SbxCloudSize> size = sbxCloudSize(spec.size)) {
         args << QStringLiteral("--cpus") << QString::number(size->cpus) << QStringLiteral("--memory")
              << QStringLiteral("%1g").arg(size->memoryMib / 1024);
     }
@@ -71,7 +73,8 @@ QStringList sbxCloudCreateArgs(const SbxCloudCreateSpec &spec)
         args << QStringLiteral("--ttl") << QStringLiteral("%1s").arg(spec.ttlSeconds);
     if (!spec.onTimeout.isEmpty())
         args << QStringLiteral("--on-timeout") << spec.onTimeout;
-    args << QStringLiteral("shell");
+    if (spec.templateName.isEmpty())
+        args << QStringLiteral("shell");
     return args;
 }
 
@@ -164,6 +167,32 @@ bool parseSbxCloudList(const QByteArray &json, QList<SbxCloudInfo> &out)
                 info.ports.append(port);
         }
         out.append(info);
+    }
+    return true;
+}
+
+bool parseSbxCloudTemplates(const QByteArray &json, QList<SbxCloudTemplate> &out)
+{
+    const QJsonDocument doc = parseSbxJson(json);
+    QJsonArray rows;
+    if (doc.isArray())
+        rows = doc.array();
+    else if (doc.isObject() && doc.object().value(QStringLiteral("templates")).isArray())
+        rows = doc.object().value(QStringLiteral("templates")).toArray();
+    else if (doc.isObject() && doc.object().value(QStringLiteral("items")).isArray())
+        rows = doc.object().value(QStringLiteral("items")).toArray();
+    else
+        return false;
+    for (const QJsonValue &v : rows) {
+        const QJsonObject o = v.toObject();
+        SbxCloudTemplate t;
+        t.id = firstOf(o, {"id", "ID", "templateId", "template_id"}).toString();
+        t.name = firstOf(o, {"name", "displayName", "display_name"}).toString();
+        const QJsonValue size = firstOf(o, {"size", "size_bytes", "sizeBytes"});
+        if (size.isDouble() && size.toDouble() >= 0)
+            t.sizeBytes = static_cast<qint64>(size.toDouble());
+        if (!t.name.isEmpty())
+            out.append(t);
     }
     return true;
 }

@@ -27,6 +27,7 @@ constexpr qint64 kSbxCloudMaxTtlSeconds = 24 * 3600;   // 24 h from creation, ex
 
 struct SbxCloudCreateSpec {
     QString name;             // letters, digits, hyphens (no periods in the cloud)
+    QString templateName;     // a cloud template (§7): it supplies the agent and the size, so neither is passed
     QString size;             // one of sbxCloudSizes(); empty: the server's default (small)
     qint64 ttlSeconds = 0;    // 0: the server's default (about 1 h)
     QString onTimeout;        // stop | delete; empty: the server's default
@@ -56,6 +57,13 @@ struct SbxCloudInfo {
     QList<SbxCloudPort> ports;
 };
 
+// A cloud template as `sbx --cloud template ls --json` lists it (the shape is UNKNOWN, §10.6).
+struct SbxCloudTemplate {
+    QString id;               // tmpl_…
+    QString name;
+    qint64 sizeBytes = -1;    // -1: not said
+};
+
 struct SbxCloudTtl {
     qint64 expiresAtMs = 0;      // 0: no deadline armed (stopped) or not read
     qint64 maxExpiresAtMs = 0;   // the 24 h ceiling; 0: not read
@@ -76,6 +84,10 @@ QStringList parseSbxWarnings(const QByteArray &out, const QByteArray &err);
 // sandboxId or sandbox_id; the name as name or displayName; status or state; expiry as expires_at,
 // expiresAt or expiration (ISO 8601 or Unix seconds). False when it is not JSON of such a shape.
 bool parseSbxCloudList(const QByteArray &json, QList<SbxCloudInfo> &out);
+// `sbx --cloud template ls --json`: {"templates":[…]}, {"items":[…]} or a bare array; the id as id or
+// ID (tmpl_…), the name as name, the size in bytes as size, size_bytes or sizeBytes. False when it is
+// not JSON of such a shape.
+bool parseSbxCloudTemplates(const QByteArray &json, QList<SbxCloudTemplate> &out);
 // `sbx --cloud ttl … [--json]`: the JSON fields, else the first two ISO 8601 times of the text.
 bool parseSbxCloudTtl(const QByteArray &out, SbxCloudTtl &ttl);
 // The public URL `ports --publish` printed: the first https:// token.

@@ -149,6 +149,11 @@ public:
     // One side "<id>:/absolute/path" in the VM, the other a host path.
     void cloudCopy(const QString &from, const QString &to, Callback done);
     void cloudDiagnose(Callback done);
+    // Cloud templates (§2.11, §7): `template save ID NAME --capture-mode disk|all` of a running sandbox
+    // (it stays running; "several minutes"), `template rm NAME --force`, `template ls --json`.
+    void cloudTemplateSave(const QString &id, const QString &name, bool withMemory, Callback done);
+    void cloudTemplateRemove(const QString &name, Callback done);
+    void cloudTemplateList(std::function<void(const SbxResult &, const QList<SbxCloudTemplate> &)> done);
     // `sbx move … --force`: `warnings` are the lines sbx warned with. The destination is read back from
     // `ls` / `--cloud ls` by its name (the output's format is UNKNOWN, §10.10).
     void move(const SbxMoveSpec &spec, std::function<void(const SbxResult &, const QStringList &warnings)> done);

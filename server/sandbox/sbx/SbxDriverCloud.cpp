@@ -101,6 +101,36 @@ void SbxDriver::move(const SbxMoveSpec &spec, std::function<void(const SbxResult
         [done](const SbxResult &r) { done(r, parseSbxWarnings(r.out, r.err)); });
 }
 
+void SbxDriver::cloudTemplateSave(const QString &id, const QString &name, bool withMemory, Callback done)
+{
+    run(QStringLiteral("--cloud template save"),
+        {QStringLiteral("--cloud"), QStringLiteral("template"), QStringLiteral("save"), id, name, QStringLiteral("--capture-mode"),
+         withMemory ? QStringLiteral("all") : QStringLiteral("disk")},
+        qMax(m_timeouts.templateSaveMs, 1800000), {}, std::move(done));
+}
+
+void SbxDriver::cloudTemplateRemove(const QString &name, Callback done)
+{
+    run(QStringLiteral("--cloud template rm"), {QStringLiteral("--cloud"), QStringLiteral("template"), QStringLiteral("rm"), name,
+                                                QStringLiteral("--force")},
+        qMax(m_timeouts.otherMs, 90000), {}, std::move(done));
+}
+
+void SbxDriver::cloudTemplateList(std::function<void(const SbxResult &, const QList<SbxCloudTemplate> &)> done)
+{
+    run(QStringLiteral("--cloud template ls"), {QStringLiteral("--cloud"), QStringLiteral("template"), QStringLiteral("ls"), QStringLiteral("--json")},
+        m_timeouts.otherMs, {}, [done](const SbxResult &r) {
+            QList<SbxCloudTemplate> items;
+            SbxResult result = r;
+            if (r.ok && !parseSbxCloudTemplates(r.out, items)) {
+                result.ok = false;
+                result.error = QStringLiteral("sbx --cloud template ls --json printed what chat2sbx cannot read: %1")
+                                   .arg(QString::fromUtf8(r.out).simplified().left(300));
+            }
+            done(result, items);
+        });
+}
+
 void SbxDriver::cloudDiagnose(Callback done)
 {
     run(QStringLiteral("--cloud diagnose"), {QStringLiteral("--cloud"), QStringLiteral("diagnose")}, m_timeouts.otherMs, {},
