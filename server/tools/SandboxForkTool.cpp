@@ -31,6 +31,10 @@ ToolDefinition forkDefinition()
          {QStringLiteral("name"), schema::str(QStringLiteral("A few words to tell the fork apart"), kMaxForkNameChars)},
          {QStringLiteral("end_running_commands"),
           schema::boolean(QStringLiteral("With sandbox_id: commands still running there may end (default false: refused)"))},
+         {QStringLiteral("placement"),
+          schema::oneOf({QStringLiteral("local"), QStringLiteral("cloud")},
+                        QStringLiteral("Where the fork runs: where its checkpoint is (the default); a checkpoint goes between this "
+                                       "computer and the cloud only through sandbox_move"))},
          {QStringLiteral("keep_memory"),
           schema::boolean(QStringLiteral("With sandbox_id of a sandbox in Docker's cloud: its memory and running processes go into "
                                          "the fork too"))},
@@ -57,14 +61,17 @@ QJsonObject forkedFromJson(const QString &sandboxId, const QString &checkpointId
 void runFork(CheckpointService &checkpoints, SandboxService &sandboxes, const Config &config, const ToolCall &call)
 {
     ToolArgs args(call.arguments);
-    QString sandboxId, checkpointId, name;
+    QString sandboxId, checkpointId, name, placement;
     bool endRunning = false, keepMemory = false;
     if (!args.string(QStringLiteral("sandbox_id"), sandboxId, 64, ToolArgs::Presence::Optional)
         || !args.string(QStringLiteral("checkpoint_id"), checkpointId, 64, ToolArgs::Presence::Optional)
         || !args.string(QStringLiteral("name"), name, kMaxForkNameChars * 4, ToolArgs::Presence::Optional)
         || !args.boolean(QStringLiteral("end_running_commands"), endRunning, false)
-        || !args.boolean(QStringLiteral("keep_memory"), keepMemory, false))
+        || !args.boolean(QStringLiteral("keep_memory"), keepMemory, false)
+        || !args.string(QStringLiteral("placement"), placement, 16, ToolArgs::Presence::Optional))
         return call.responder.error(args.error());
+    if (!placement.isEmpty() && placement != QLatin1String("local") && placement != QLatin1String("cloud"))
+        return call.responder.error(QStringLiteral("placement must be local or cloud"));
     if (keepMemory && sandboxId.isEmpty())
         return call.responder.error(QStringLiteral("keep_memory goes with sandbox_id: a checkpoint keeps memory or not as it was made"));
     const QStringList images = dockerImagesOf(call);
@@ -78,6 +85,7 @@ void runFork(CheckpointService &checkpoints, SandboxService &sandboxes, const Co
     request.running = endRunning ? RunningCommands::MayEnd : RunningCommands::Refuse;
     request.dockerImages = images;
     request.keepMemory = keepMemory;
+    request.placement = placement;
     checkpoints.fork(
         request,
         [responder, &checkpoints, &config](const Checkpoint &from) {

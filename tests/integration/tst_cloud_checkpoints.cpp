@@ -3,9 +3,12 @@
 // `--capture-mode all` (started again in a sandbox made from the template):
 // - a memory checkpoint restored and forked with a process still running, a disk-only one without it,
 //   the files of each moment back, the sandbox running on while it was saved;
+// - kill -9 of serve during a cloud save (failed, its template gone) and a restore (finished at the
+//   next start: the checkpoint's files, one cloud sandbox under the id);
 // - cloud checkpoints counted against their own budget, apart from this computer's;
 // - refusals: keep_memory for a sandbox on this computer, docker_images in the cloud, a sandbox whose
-//   memory the cloud cannot capture (the reason, and that a disk checkpoint works).
+//   memory the cloud cannot capture (the reason, and that a disk checkpoint works), a fork asked for
+//   on the other side of its checkpoint (only through a move).
 #include "CloudSupport.h"
 #include "McpTestClient.h"
 #include "SandboxHarness.h"
@@ -70,6 +73,15 @@ QStringList cloudTemplateNames(const TestEnvironment &env)
     for (const QJsonValue &v : QJsonDocument::fromJson(r.out).object().value(QStringLiteral("templates")).toArray())
         names << v.toObject().value(QStringLiteral("name")).toString();
     return names;
+}
+
+// How many `sbx <words…>` the server has started (the fake logs a call as it starts).
+int started(const SandboxHarness &observer, const QStringList &words)
+{
+    int n = 0;
+    for (const QStringList &c : observer.calls())
+        n += c.mid(0, words.size()) == words ? 1 : 0;
+    return n;
 }
 
 QStringList checkpointIds(McpTestClient &mcp, const QString &id)
@@ -207,6 +219,69 @@ private slots:
         QCOMPARE(server.terminate(), 0);
     }
 
+    // kill -9 of serve in the middle of a cloud save and of a cloud restore (the fake made slow there).
+    void killNineDuringASaveAndARestore()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        SandboxHarness observer(env);
+        QVERIFY(observer.opened);
+        QString id, ready;
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "cloud-checkpoint-kill");
+            QVERIFY(mcp.open());
+            id = createInCloud(mcp);
+            QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+            QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo one > f.txt && cat f.txt")), QStringLiteral("one\n"));
+            const QJsonObject made = checkpoint(mcp, id, true);
+            QVERIFY2(!made.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+            ready = structured(made).value(QStringLiteral("checkpoint_id")).toString();
+            QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo two > f.txt && cat f.txt")), QStringLiteral("two\n"));
+            // A save killed while the cloud snapshots.
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_SLOW_CLOUD_TEMPLATE_SAVE=60000")});
+            const QStringList save{QStringLiteral("--cloud"), QStringLiteral("template"), QStringLiteral("save")};
+            const int saves = started(observer, save);
+            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}});
+            QVERIFY(waitFor([&] { return started(observer, save) > saves; }, scaled(30000)));
+            server.kill9();
+            env.setSbxFaults({});
+        }
+        {
+            ServerProcess server(env);
+            QVERIFY2(server.start(), qPrintable(server.output()));
+            McpTestClient mcp(env.mcpUrl(), "cloud-checkpoint-kill");
+            QVERIFY(mcp.open());
+            const QJsonObject listed = mcp.callToolResult(QStringLiteral("sandbox_checkpoints"), {{QStringLiteral("sandbox_id"), id}});
+            const QJsonArray rows = structured(listed).value(QStringLiteral("checkpoints")).toArray();
+            QCOMPARE(rows.size(), 2);
+            for (const QJsonValue &v : rows)
+                QCOMPARE(v.toObject().value(QStringLiteral("state")).toString(),
+                         v.toObject().value(QStringLiteral("checkpoint_id")).toString() == ready ? QStringLiteral("ready")
+                                                                                                 : QStringLiteral("failed"));
+            QCOMPARE(cloudTemplateNames(env), QStringList{Checkpoint::cloudTemplateNameFor(ready)});   // nothing of the killed save
+            QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt"), QStringLiteral("two\n")));
+            // A restore killed while the cloud makes its sandbox from the template.
+            env.setSbxFaults({QStringLiteral("FAKE_SBX_CLOUD_CREATE_DELAY_MS=60000")});
+            const QStringList create{QStringLiteral("--cloud"), QStringLiteral("create")};
+            const int creates = started(observer, create);
+            auto pending = mcp.callToolAsync(QStringLiteral("sandbox_restore"), {{QStringLiteral("sandbox_id"), id},
+                                                                                {QStringLiteral("checkpoint_id"), ready}});
+            QVERIFY(waitFor([&] { return started(observer, create) > creates; }, scaled(60000)));
+            server.kill9();
+            env.setSbxFaults({});
+        }
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "cloud-checkpoint-kill");
+        QVERIFY(mcp.open());
+        // The restore is finished at the start: the checkpoint's file, one cloud sandbox under the id.
+        QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt"), QStringLiteral("one\n")));
+        QVERIFY2(waitFor([&] { return cloudRows(env).size() == 1; }, 10000), qPrintable(QJsonDocument(cloudRows(env)).toJson()));
+        QCOMPARE(server.terminate(), 0);
+    }
+
     void whatIsRefusedAndWhy()
     {
         TestEnvironment env;
@@ -236,6 +311,17 @@ private slots:
         QVERIFY(cloudTemplateNames(env).isEmpty());   // nothing of the failed save stays
         const QJsonObject disk = checkpoint(mcp, id, false);
         QVERIFY2(!disk.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        // A fork runs where its checkpoint is: across, only through a move (said so, nothing made).
+        const QString cloudCheckpointId = structured(disk).value(QStringLiteral("checkpoint_id")).toString();
+        const QJsonObject forkHere = mcp.callToolResult(QStringLiteral("sandbox_fork"), {{QStringLiteral("checkpoint_id"), cloudCheckpointId},
+                                                                                       {QStringLiteral("placement"), QStringLiteral("local")}});
+        QVERIFY(forkHere.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(forkHere).contains(QLatin1String("sandbox_move (to: local)")), qPrintable(text(forkHere)));
+        const QJsonObject forkUp = mcp.callToolResult(QStringLiteral("sandbox_fork"), {{QStringLiteral("sandbox_id"), localId},
+                                                                                     {QStringLiteral("placement"), QStringLiteral("cloud")}});
+        QVERIFY(forkUp.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(forkUp).contains(QLatin1String("only through a move")), qPrintable(text(forkUp)));
+        QCOMPARE(cloudRows(env).size(), 1);
         QCOMPARE(server.terminate(), 0);
     }
 };

@@ -50,6 +50,8 @@ void CheckpointForker::fork(const ForkRequest &request, CheckpointStarted starte
     if (!checkpointId.isEmpty()) {
         const std::optional<Checkpoint> c = m_repo.find(checkpointId);
         refused.error = CheckpointJobs::whyNotUsable(c, checkpointId);
+        if (refused.error.isEmpty())
+            refused.error = placementRefusal(c->inCloud, request.placement, QStringLiteral("checkpoint %1").arg(checkpointId));
         if (!refused.error.isEmpty())
             return done(refused);
         if (started)
@@ -57,6 +59,11 @@ void CheckpointForker::fork(const ForkRequest &request, CheckpointStarted starte
         return forkFrom(*c, false, forkName, startedAt, std::move(done));
     }
     const std::optional<SandboxView> source = m_sandboxes.get(sandboxId);
+    if (source) {
+        refused.error = placementRefusal(source->record.isCloud(), request.placement, QStringLiteral("sandbox %1").arg(sandboxId));
+        if (!refused.error.isEmpty())
+            return done(refused);
+    }
     if (source && source->workspace && source->workspace->mode == WorkspaceMode::Direct) {
         refused.error = QStringLiteral("sandbox %1 works on the user's own folder %2 (direct mode): a fork would share it with "
                                        "another sandbox, so it is refused")
@@ -82,6 +89,17 @@ void CheckpointForker::fork(const ForkRequest &request, CheckpointStarted starte
             }
             self->forkFrom(made.checkpoint, true, forkName, startedAt, done);
         });
+}
+
+QString CheckpointForker::placementRefusal(bool inCloud, const QString &asked, const QString &what)
+{
+    if (asked.isEmpty() || asked == (inCloud ? QLatin1String("cloud") : QLatin1String("local")))
+        return {};
+    if (inCloud)
+        return QStringLiteral("%1 is in Docker's cloud, so a fork of it runs there: fork it without placement, then bring the fork "
+                              "to this computer with sandbox_move (to: local)").arg(what);
+    return QStringLiteral("%1 is on this computer, and a checkpoint of this computer goes to the cloud only through a move: fork it "
+                          "here (without placement), then send the fork with sandbox_move (to: cloud)").arg(what);
 }
 
 void CheckpointForker::forkFrom(const Checkpoint &c, bool made, const QString &name, qint64 startedAt, ForkDone done)

@@ -34,6 +34,8 @@ public:
 
 private:
     void forkFrom(const Checkpoint &checkpoint, bool made, const QString &name, qint64 startedAt, ForkDone done);
+    // Empty when a fork of `what` (in the cloud or not) may be made where `asked` says (empty: anywhere).
+    static QString placementRefusal(bool inCloud, const QString &asked, const QString &what);
     // A cloud checkpoint: a new cloud sandbox from its template.
     void forkInCloud(const Checkpoint &c, ForkOutcome o, const QString &name, qint64 startedAt, ForkDone done);
     void forkClone(const Checkpoint &checkpoint, ForkOutcome o, const QString &name, qint64 startedAt, ForkDone done);

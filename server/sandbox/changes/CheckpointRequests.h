@@ -68,6 +68,7 @@ struct ForkRequest {
     RunningCommands running = RunningCommands::Refuse;   // only when a checkpoint is taken
     QStringList dockerImages;                            // with sandboxId: images the fork gets too
     bool keepMemory = false;                             // with sandboxId of a cloud sandbox: its memory too
+    QString placement;                                   // "local" | "cloud" asked for; empty: where the checkpoint is
 };
 
 struct ForkOutcome {
