@@ -602,6 +602,42 @@ private slots:
         QCOMPARE(sandboxes.checkpointCalls.last(), QStringLiteral("delete ckp_one"));
     }
 
+    // A sandbox in the cloud: its cloud checkpoints say so (and whether memory is kept); one saved
+    // on this computer before the move cannot be restored there, and the button says why.
+    void cloudCheckpointsSayWhereTheyAre()
+    {
+        FakeApprovals approvals;
+        FakeSandboxes sandboxes;
+        FakeStatus status;
+        status.info = runningStatus();
+        SandboxRow row;
+        row.id = QStringLiteral("sbx_d7e8f9");
+        row.name = QStringLiteral("scratch-d7e8");
+        row.workspace = QStringLiteral("scratch in the cloud");
+        row.workspaceMode = QStringLiteral("managed");
+        row.state = QStringLiteral("running");
+        row.cloudSize = QStringLiteral("small");
+        row.checkpoints = {{QStringLiteral("ckp_here"), QStringLiteral("before the move"), QStringLiteral("ready"), fixedTime(9, 0),
+                            12 * 1024 * 1024, false, false, false},
+                           {QStringLiteral("ckp_mem"), QStringLiteral("server running"), QStringLiteral("ready"), fixedTime(9, 30),
+                            qint64(6) << 30, false, true, true}};
+        sandboxes.rows = {row};
+        PopupWindow popup(approvals, sandboxes, status);
+        popup.showNear({});
+        QVERIFY(QTest::qWaitForWindowExposed(&popup));
+        QTest::mouseClick(child<QToolButton>(popup, QStringLiteral("expand:sbx_d7e8f9")), Qt::LeftButton);
+        auto *memory = child<QLabel>(popup, QStringLiteral("checkpoint:ckp_mem"));
+        QTRY_VERIFY_WITH_TIMEOUT(memory && memory->isVisible(), chat2sbx::test::scaled(5000));
+        QVERIFY2(memory->text().contains(QLatin1String("in the cloud, with memory")), qPrintable(memory->text()));
+        QVERIFY(!child<QLabel>(popup, QStringLiteral("checkpoint:ckp_here"))->text().contains(QLatin1String("cloud")));
+        QVERIFY(child<QPushButton>(popup, QStringLiteral("restore:ckp_mem"))->isEnabled());
+        auto *across = child<QPushButton>(popup, QStringLiteral("restore:ckp_here"));
+        QVERIFY(!across->isEnabled());
+        QVERIFY2(across->toolTip().contains(QLatin1String("bring it back first")), qPrintable(across->toolTip()));
+        QVERIFY(child<QPushButton>(popup, QStringLiteral("fork:ckp_here"))->isEnabled());
+        saveScreenshot(popup, QStringLiteral("ui_popup_cloud_checkpoints"));
+    }
+
     void statusFollowsModel()
     {
         FakeApprovals approvals;

@@ -98,7 +98,8 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.lastConversation = AuditEntry::shortConversationId(last);
         }
         for (const Checkpoint &c : checkpoints.value(r.id))
-            row.checkpoints.append({c.id, logSafe(c.label, 200), checkpointStateName(c.state), c.createdAt, c.sizeBytes, c.pinned});
+            row.checkpoints.append({c.id, logSafe(c.label, 200), checkpointStateName(c.state), c.createdAt, c.sizeBytes, c.pinned,
+                                    c.inCloud, c.keepsMemory});
         if (!v.forkedFromSandbox.isEmpty())
             row.forkedFrom = names.value(v.forkedFromSandbox, v.forkedFromSandbox);
         if (const auto it = restoring.constFind(r.id); it != restoring.cend())

@@ -45,6 +45,8 @@ struct CheckpointRow {
     qint64 createdAtMs = 0;
     qint64 sizeBytes = 0;   // its workspace copy
     bool pinned = false;    // never evicted by the budget
+    bool inCloud = false;   // a template in Docker's cloud (restored and forked there only)
+    bool keepsMemory = false;   // memory and processes saved too
 };
 
 struct SandboxRow {

@@ -116,6 +116,8 @@ QString checkpointLine(const CheckpointRow &c)
     else
         parts << formatTime(c.createdAtMs)
               << QLocale::system().formattedDataSize(c.sizeBytes, 1, QLocale::DataSizeIecFormat);
+    if (c.inCloud)
+        parts << (c.keepsMemory ? QStringLiteral("in the cloud, with memory") : QStringLiteral("in the cloud"));
     if (c.pinned)
         parts << QStringLiteral("pinned");
     return parts.join(QStringLiteral(" · "));
@@ -362,6 +364,13 @@ void SandboxesSection::addCheckpoints(QWidget *card, QVBoxLayout *column, const 
         };
         QPushButton *restore = button(QStringLiteral("Restore…"), QStringLiteral("restore"),
                                       QStringLiteral("Restore sandbox %1 to checkpoint %2").arg(sandboxName, what));
+        if (c.inCloud != !row.cloudSize.isEmpty()) {   // the sandbox moved since: a restore goes only where the checkpoint is
+            restore->setEnabled(false);
+            restore->setToolTip(c.inCloud ? QStringLiteral("This checkpoint is in Docker's cloud and the sandbox is on this computer "
+                                                           "now: continue it in the cloud first, or fork the checkpoint")
+                                          : QStringLiteral("This checkpoint is on this computer and the sandbox is in the cloud now: "
+                                                           "bring it back first, or fork the checkpoint"));
+        }
         QPushButton *fork = button(QStringLiteral("Fork"), QStringLiteral("fork"),
                                    QStringLiteral("Make a new sandbox from checkpoint %1").arg(what));
         QPushButton *remove = button(QStringLiteral("Delete…"), QStringLiteral("deleteCheckpoint"),
