@@ -2,7 +2,8 @@
 // sbx, which models `sbx move` (a new sandbox made from the source's filesystem, a suffixed name in
 // the cloud, mounts left behind, the source kept):
 // - a scratch sandbox goes to the cloud and back under the same id: its workspace files (copied in
-//   from this computer's folder) and its HOME intact, one runtime at each step, the old one removed;
+//   from this computer's folder) and its HOME intact, one runtime at each step, the old one removed
+//   with the network rules added for it (the host is asked for again);
 // - refusals before anything changes: a direct folder, an account that cannot stop, memory over the
 //   largest cloud size, too little temporary disk, a platform the cloud sandbox does not match;
 // - kill -9 of serve at each step: the next start finishes or undoes the move, and one sandbox
@@ -107,6 +108,11 @@ private slots:
         QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
         QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo one > f.txt && echo pkg > ~/installed.txt && cat f.txt")), QStringLiteral("one\n"));
         QCOMPARE(localNames(env).size(), 1);
+        // A host allowed for it here: the rule is of this runtime, and does not follow it.
+        const QJsonObject hosts{{QStringLiteral("sandbox_id"), id}, {QStringLiteral("hosts"), QJsonArray{QStringLiteral("api.example.com")}}};
+        const QString request = structured(mcp.callToolResult(QStringLiteral("network_request"), hosts)).value(QStringLiteral("request_id")).toString();
+        QVERIFY2(runCli(env, {QStringLiteral("network"), QStringLiteral("allow"), request}).exitCode == 0, qPrintable(request));
+        QVERIFY(runFakeSbx(env, {QStringLiteral("policy"), QStringLiteral("ls")}).out.contains("api.example.com"));
 
         const QJsonObject up = moveTo(mcp, id, QStringLiteral("cloud"));
         QVERIFY2(!up.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
@@ -121,6 +127,11 @@ private slots:
         QVERIFY2(waitFor([&] { return localNames(env).isEmpty(); }, 10000), qPrintable(localNames(env).join(',')));
         QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt ~/installed.txt"), QStringLiteral("one\npkg\n")));
         QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo two > g.txt && basename \"$PWD\"")), QStringLiteral("workspace\n"));
+        // The old runtime's rule is gone from this computer's policy, and the host is asked for again.
+        QVERIFY(waitFor([&] { return !runFakeSbx(env, {QStringLiteral("policy"), QStringLiteral("ls")}).out.contains("api.example.com"); },
+                        10000));
+        QCOMPARE(structured(mcp.callToolResult(QStringLiteral("network_request"), hosts)).value(QStringLiteral("status")).toString(),
+                 QStringLiteral("approval_required"));
         // In the cloud a checkpoint is a cloud template; once the sandbox is back here, restoring it is
         // refused with what to do instead.
         const QJsonObject cloudCheckpoint = mcp.callToolResult(QStringLiteral("sandbox_checkpoint"), {{QStringLiteral("sandbox_id"), id}});

@@ -56,10 +56,16 @@ QString NetworkAccess::runtimeOf(const QString &sandboxId, bool activeOnly) cons
 bool NetworkAccess::covered(const QString &sandboxId, const QStringList &hosts) const
 {
     const QList<NetworkRule> rules = m_repo.rules();
+    const std::optional<SandboxView> v = m_sandboxes.get(sandboxId);
+    const bool cloud = v && v->record.isCloud();
+    const QString runtime = v ? v->record.runtimeName : QString();
+    // A rule covers the runtime it was added for: after a move the sandbox's runtime is another one,
+    // which sbx holds no rule for. A global rule is of this computer's policy, not the cloud's.
+    const auto applies = [&](const NetworkRule &r) {
+        return r.sandboxId.isEmpty() ? !cloud : r.sandboxId == sandboxId && (r.runtimeName.isEmpty() || r.runtimeName == runtime);
+    };
     return std::all_of(hosts.cbegin(), hosts.cend(), [&](const QString &h) {
-        return std::any_of(rules.cbegin(), rules.cend(), [&](const NetworkRule &r) {
-            return r.host == h && (r.sandboxId.isEmpty() || r.sandboxId == sandboxId);
-        });
+        return std::any_of(rules.cbegin(), rules.cend(), [&](const NetworkRule &r) { return r.host == h && applies(r); });
     });
 }
 
@@ -261,9 +267,13 @@ void NetworkAccess::removeRule(qint64 ruleId, Done done)
 void NetworkAccess::sweepRules()
 {
     for (const NetworkRule &rule : m_repo.rules()) {
-        if (rule.sandboxId.isEmpty() || m_removing.contains(rule.id) || !isGone(m_sandboxes.get(rule.sandboxId)))
+        if (rule.sandboxId.isEmpty() || m_removing.contains(rule.id))
             continue;
-        removeRule(rule.id, [](bool, const QString &) {});
+        // Gone with its sandbox, or left with a runtime the sandbox no longer runs in (moved between
+        // this computer and the cloud): out of that runtime's policy store too.
+        const std::optional<SandboxView> v = m_sandboxes.get(rule.sandboxId);
+        if (isGone(v) || (!rule.runtimeName.isEmpty() && v->record.runtimeName != rule.runtimeName))
+            removeRule(rule.id, [](bool, const QString &) {});
     }
 }
 
