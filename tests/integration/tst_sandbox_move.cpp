@@ -262,6 +262,35 @@ private slots:
         QCOMPARE(again.terminate(), 0);
     }
 
+    // While serve runs: once sbx can remove the old copy, it goes, and the sandbox moves again.
+    void aSourceLeftBehindGoesOnceSbxCanRemoveIt()
+    {
+        TestEnvironment env;
+        enableCloud(env);
+        SandboxHarness observer(env);
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "move-test");
+        QVERIFY(mcp.open());
+        const QString id = createLocal(mcp);
+        QVERIFY2(!id.isEmpty(), qPrintable(mcp.lastBody));
+        QCOMPARE(bashOutput(mcp, id, QStringLiteral("echo kept > f.txt && cat f.txt")), QStringLiteral("kept\n"));
+        env.setSbxFaults({QStringLiteral("FAKE_SBX_FAIL_RM=ERROR: the test refuses rm")});
+        const QJsonObject up = moveTo(mcp, id, QStringLiteral("cloud"));
+        QVERIFY2(!up.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QCOMPARE(localNames(env).size(), 1);
+        const QJsonObject refused = moveTo(mcp, id, QStringLiteral("local"));
+        QVERIFY(refused.value(QStringLiteral("isError")).toBool());
+        QVERIFY2(text(refused).contains(QLatin1String("tries again")), qPrintable(text(refused)));
+        env.setSbxFaults({});
+        SandboxMoveRepository moves(observer.db);
+        QVERIFY2(waitFor([&] { return !moves.find(id) && localNames(env).isEmpty(); }, 30000), qPrintable(server.output()));
+        const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
+        QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
+        QVERIFY(bashSays(mcp, id, QStringLiteral("cat f.txt"), QStringLiteral("kept\n")));
+        QCOMPARE(server.terminate(), 0);
+    }
+
     void refusalsChangeNothing()
     {
         TestEnvironment env;

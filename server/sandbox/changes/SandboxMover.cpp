@@ -15,6 +15,7 @@
 #include <QDir>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QTimer>
 
 namespace chat2sbx {
 
@@ -378,13 +379,15 @@ void SandboxMover::removeSource(const QString &id)
         if (!ok) {
             // The sandbox answers where it moved and is used there from now on: the next start removes
             // the old copy and does nothing else (no check, no clone put back over newer work).
-            qCWarning(lcMove).noquote() << "the source of" << id << "was not removed (tried again at the next start):" << error;
+            qCWarning(lcMove).noquote() << "the source of" << id << "was not removed (tried again):" << error;
             QString dbError;
             if (!self->m_moves.markSourceLeft(id, dbError))
                 qCWarning(lcMove).noquote() << dbError;
-            self->m_jobs[id].move.warnings << QStringLiteral("the sandbox's old copy could not be removed yet (%1): chat2sbx removes "
-                                                             "it at its next start").arg(self->m_sandboxes.publicText(error));
-            return self->finish(id, QString(), true);
+            self->m_jobs[id].move.warnings << QStringLiteral("the sandbox's old copy could not be removed yet (%1): chat2sbx tries "
+                                                             "again while it runs, and at its next start")
+                                                  .arg(self->m_sandboxes.publicText(error));
+            self->finish(id, QString(), true);
+            return self->retryLeftSource(id, 1);
         }
         self->finish(id, QString());
     });
@@ -476,6 +479,33 @@ void SandboxMover::finish(const QString &id, const QString &error, bool rowStays
                      << QStringLiteral("managed secrets: the destination uses its own store (sign in again if a tool asks)");
     }
     job.done(o);
+}
+
+void SandboxMover::retryLeftSource(const QString &id, int attempt)
+{
+    // At sbx's recheck interval, doubling up to ten minutes: the sandbox is in use where it went, so
+    // it is not held; only the old copy is removed, then the row.
+    const qint64 delayMs = qMin<qint64>(qint64(qMax(1, m_config.sbxRecheckSeconds)) * 1000 << qMin(attempt - 1, 10), 600000);
+    QPointer<SandboxMover> self(this);
+    QTimer::singleShot(std::chrono::milliseconds(delayMs), this, [self, id, attempt] {
+        if (!self || self->m_jobs.contains(id))
+            return;
+        const std::optional<SandboxMove> move = self->m_moves.find(id);
+        if (!move || move->step != QLatin1String("source_left"))
+            return;
+        self->m_sandboxes.removeUnusedRuntime(move->sourceRuntime, [self, id, attempt](bool ok, const QString &error) {
+            if (!self || self->m_jobs.contains(id))
+                return;
+            if (!ok)
+                return self->retryLeftSource(id, attempt + 1);
+            QString dbError;
+            if (!self->m_moves.end(id, dbError))
+                qCWarning(lcMove).noquote() << dbError;
+            Q_UNUSED(error)
+            qCInfo(lcMove).noquote() << "the old copy of moved sandbox" << id << "is removed, at try" << attempt + 1;
+            emit self->m_sandboxes.sandboxesChanged();
+        });
+    });
 }
 
 void SandboxMover::finishInterrupted()

@@ -109,6 +109,8 @@ private:
     // `rowStays`: the source could not be removed; the row (source_left) says so to the next start.
     void finish(const QString &id, const QString &error, bool rowStays = false);
     void resume(const SandboxMove &move);
+    // A source_left row: its old copy removed again later (while chat2sbx runs), then the row ended.
+    void retryLeftSource(const QString &id, int attempt);
 
     const Config &m_config;
     SandboxMoveRepository m_moves;

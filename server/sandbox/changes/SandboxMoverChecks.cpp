@@ -34,8 +34,8 @@ QString SandboxMover::refusal(const MoveRequest &request, const std::optional<Sa
     const SandboxRecord &r = view->record;
     const Workspace &w = *view->workspace;
     if (const std::optional<SandboxMove> left = m_moves.find(id); left && left->step == QLatin1String("source_left") && !m_jobs.contains(id))
-        return QStringLiteral("the old copy sandbox %1 left at its last move could not be removed yet: chat2sbx removes it at its next "
-                              "start, and the sandbox moves again after that").arg(id);
+        return QStringLiteral("the old copy sandbox %1 left at its last move could not be removed yet: chat2sbx tries again (every "
+                              "few minutes, and at its next start), and the sandbox moves again after that").arg(id);
     if (m_jobs.contains(id) || m_moves.find(id))
         return QStringLiteral("sandbox %1 is being moved already").arg(id);
     if (r.state != SandboxState::Running && r.state != SandboxState::Stopped)
