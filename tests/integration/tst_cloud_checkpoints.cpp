@@ -31,25 +31,6 @@ void enableCloud(TestEnvironment &env)
     env.set(QStringLiteral("CHAT2SBX_WARM_SANDBOXES"), QStringLiteral("0"));
 }
 
-QString bashOutput(McpTestClient &mcp, const QString &id, const QString &command)
-{
-    const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
-                                                                    {QStringLiteral("command"), command},
-                                                                    {QStringLiteral("yield_time_ms"), 30000}});
-    return r.value(QStringLiteral("isError")).toBool() ? QStringLiteral("ERROR: ") + text(r)
-                                                        : structured(r).value(QStringLiteral("output")).toString();
-}
-
-// Calls bash until its output is `expected` (a sandbox just made again may first say to call again).
-bool bashSays(McpTestClient &mcp, const QString &id, const QString &command, const QString &expected)
-{
-    QString last;
-    const bool ok = waitFor([&] { return (last = bashOutput(mcp, id, command)) == expected; }, 30000);
-    if (!ok)
-        qWarning().noquote() << "bash" << command << "said" << last << "not" << expected;
-    return ok;
-}
-
 // A marker process left running in the sandbox: it adds a line to ~/ticks five times a second.
 const QString kStartMarker = QStringLiteral(
     "printf 'echo $$ > \"$HOME/marker.pid\"; while true; do date +%%s%%N >> \"$HOME/ticks\"; sleep 0.2; done\\n' > ~/marker.sh && "

@@ -45,21 +45,6 @@ void enableCloud(TestEnvironment &env)
     env.set(QStringLiteral("CHAT2SBX_MOVE_TEMP_SPACE_GIB"), QStringLiteral("1"));
 }
 
-QString bashOutput(McpTestClient &mcp, const QString &id, const QString &command)
-{
-    const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
-                                                                    {QStringLiteral("command"), command},
-                                                                    {QStringLiteral("yield_time_ms"), 30000}});
-    return r.value(QStringLiteral("isError")).toBool() ? QStringLiteral("ERROR: ") + text(r)
-                                                        : structured(r).value(QStringLiteral("output")).toString();
-}
-
-// Calls bash until its output is `expected` (a sandbox just switched may first say to call again).
-bool bashSays(McpTestClient &mcp, const QString &id, const QString &command, const QString &expected)
-{
-    return waitFor([&] { return bashOutput(mcp, id, command) == expected; }, 30000);
-}
-
 QJsonObject moveTo(McpTestClient &mcp, const QString &id, const QString &to)
 {
     return mcp.callToolResult(QStringLiteral("sandbox_move"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("to"), to}});

@@ -3,6 +3,7 @@
 #include "McpTestClient.h"
 #include "TestSupport.h"
 
+#include <QDebug>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -32,6 +33,27 @@ inline QJsonObject structured(const QJsonObject &result)
 inline QString text(const QJsonObject &result)
 {
     return result.value(QStringLiteral("content")).toArray().first().toObject().value(QStringLiteral("text")).toString();
+}
+
+// What `bash` printed, or "ERROR: " and the error text.
+inline QString bashOutput(McpTestClient &mcp, const QString &id, const QString &command)
+{
+    const QJsonObject r = mcp.callToolResult(QStringLiteral("bash"), {{QStringLiteral("sandbox_id"), id},
+                                                                    {QStringLiteral("command"), command},
+                                                                    {QStringLiteral("yield_time_ms"), 30000}});
+    return r.value(QStringLiteral("isError")).toBool() ? QStringLiteral("ERROR: ") + text(r)
+                                                        : structured(r).value(QStringLiteral("output")).toString();
+}
+
+// Calls bash until its output is `expected` (a sandbox just moved or made again may first say to
+// call again); what it last said is logged when it never is.
+inline bool bashSays(McpTestClient &mcp, const QString &id, const QString &command, const QString &expected)
+{
+    QString last;
+    const bool ok = waitFor([&] { return (last = bashOutput(mcp, id, command)) == expected; }, 30000);
+    if (!ok)
+        qWarning().noquote() << "bash" << command << "said" << last << "not" << expected;
+    return ok;
 }
 
 // The fake cloud's sandboxes as `sbx --cloud ls --json` lists them.

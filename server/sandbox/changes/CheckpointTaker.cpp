@@ -105,15 +105,8 @@ void CheckpointTaker::take(const CheckpointRequest &request, CheckpointStarted s
         c.cloneState = m_jobs.copyDir(c.id) + QStringLiteral("/git");
     c.dockerImages = dockerImages;
     c.dockerImages.removeDuplicates();
-    c.createdAt = m_jobs.clock().nowMs();
-    QString error;
-    if (!m_jobs.repo().insert(c, error)) {   // recorded before anything is acted on
-        refused.error = error;
+    if (!recordStarted(c, started, refused.error))
         return done(refused);
-    }
-    m_jobs.announce(sandboxId);
-    if (started)
-        started(c);
     QStringList notKept{QStringLiteral("memory and running processes are not kept: commands end, the sandbox starts afresh "
                                        "at its next tool call"),
                         c.dockerImages.isEmpty()
@@ -277,6 +270,17 @@ void CheckpointTaker::saveVm(const Checkpoint &c, const Notes &notes, const QStr
         ready->templates = templates;
         bothDone(save);
     });
+}
+
+bool CheckpointTaker::recordStarted(Checkpoint &c, const CheckpointStarted &started, QString &error)
+{
+    c.createdAt = m_jobs.clock().nowMs();
+    if (!m_jobs.repo().insert(c, error))   // recorded before anything is acted on
+        return false;
+    m_jobs.announce(c.sandboxId);
+    if (started)
+        started(c);
+    return true;
 }
 
 void CheckpointTaker::finishReady(const Checkpoint &c, const Notes &notes, qint64 size, bool releaseHold, const CheckpointDone &done)

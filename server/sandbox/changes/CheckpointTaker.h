@@ -37,6 +37,8 @@ private:
     // hold; its workspace and a clone's work are in its VM's disk, so nothing is copied here.
     void takeInCloud(const CheckpointRequest &request, const SandboxView &view, CheckpointStarted started, CheckpointDone done);
     void finishInCloud(const Checkpoint &c, const Notes &notes, CheckpointDone done);
+    // `c` recorded `saving` (its creation time set now), announced and `started` told; false with `error`.
+    bool recordStarted(Checkpoint &c, const CheckpointStarted &started, QString &error);
     // Ready with its size; the budget evicts what it must; `done` answered.
     void finishReady(const Checkpoint &c, const Notes &notes, qint64 size, bool releaseHold, const CheckpointDone &done);
     void fail(const Checkpoint &c, const QString &why, bool held, const CheckpointDone &done);

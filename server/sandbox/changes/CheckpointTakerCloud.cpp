@@ -41,15 +41,8 @@ void CheckpointTaker::takeInCloud(const CheckpointRequest &request, const Sandbo
     c.templateRef = Checkpoint::cloudTemplateNameFor(c.id);
     c.inCloud = true;
     c.keepsMemory = request.keepMemory;
-    c.createdAt = m_jobs.clock().nowMs();
-    QString error;
-    if (!m_jobs.repo().insert(c, error)) {   // recorded before anything is acted on
-        refused.error = error;
+    if (!recordStarted(c, started, refused.error))
         return done(refused);
-    }
-    m_jobs.announce(sandboxId);
-    if (started)
-        started(c);
     QStringList kept{QStringLiteral("the sandbox's disk as Docker's cloud snapshots it: installed packages, HOME, the workspace at "
                                     "~/workspace and every file written in the VM (secrets written to files too), saved as a "
                                     "template in Docker's cloud (it counts against the account's cloud storage) until the "

@@ -135,17 +135,27 @@ QString parseSbxCloudId(const QByteArray &out, const QByteArray &err)
     return {};
 }
 
-bool parseSbxCloudList(const QByteArray &json, QList<SbxCloudInfo> &out)
+namespace {
+// The rows of a listing whose envelope is UNKNOWN: a bare array, {"<key>":[…]} or {"items":[…]}.
+bool listedRows(const QByteArray &json, const QString &key, QJsonArray &rows)
 {
     const QJsonDocument doc = parseSbxJson(json);
-    QJsonArray rows;
     if (doc.isArray())
         rows = doc.array();
-    else if (doc.isObject() && doc.object().value(QStringLiteral("sandboxes")).isArray())
-        rows = doc.object().value(QStringLiteral("sandboxes")).toArray();
+    else if (doc.isObject() && doc.object().value(key).isArray())
+        rows = doc.object().value(key).toArray();
     else if (doc.isObject() && doc.object().value(QStringLiteral("items")).isArray())
         rows = doc.object().value(QStringLiteral("items")).toArray();
     else
+        return false;
+    return true;
+}
+} // namespace
+
+bool parseSbxCloudList(const QByteArray &json, QList<SbxCloudInfo> &out)
+{
+    QJsonArray rows;
+    if (!listedRows(json, QStringLiteral("sandboxes"), rows))
         return false;
     for (const QJsonValue &v : rows) {
         const QJsonObject o = v.toObject();
@@ -173,15 +183,8 @@ bool parseSbxCloudList(const QByteArray &json, QList<SbxCloudInfo> &out)
 
 bool parseSbxCloudTemplates(const QByteArray &json, QList<SbxCloudTemplate> &out)
 {
-    const QJsonDocument doc = parseSbxJson(json);
     QJsonArray rows;
-    if (doc.isArray())
-        rows = doc.array();
-    else if (doc.isObject() && doc.object().value(QStringLiteral("templates")).isArray())
-        rows = doc.object().value(QStringLiteral("templates")).toArray();
-    else if (doc.isObject() && doc.object().value(QStringLiteral("items")).isArray())
-        rows = doc.object().value(QStringLiteral("items")).toArray();
-    else
+    if (!listedRows(json, QStringLiteral("templates"), rows))
         return false;
     for (const QJsonValue &v : rows) {
         const QJsonObject o = v.toObject();

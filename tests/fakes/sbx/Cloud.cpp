@@ -390,22 +390,8 @@ int list(const Cloud &cloud, const ParsedArgs &parsed)
         lines << QStringLiteral("%1 %2 %3 %4 %5").arg(id, -16).arg(info.name, -20).arg(meta.status, -9).arg(info.sizeName(), -7)
                      .arg(info.expiresMs > 0 ? iso(info.expiresMs) : QStringLiteral("-"));
     }
-    if (parsed.has(QStringLiteral("--quiet"))) {
-        for (const QJsonValue &r : std::as_const(rows))
-            printOut(r.toObject().value(QStringLiteral("id")).toString().toUtf8() + '\n');
-        return 0;
-    }
-    if (!parsed.has(QStringLiteral("--json"))) {
-        printOut(lines.join(QLatin1Char('\n')).toUtf8() + '\n');
-        return 0;
-    }
-    // The page leaves the JSON shape UNKNOWN: the fake presents each plausible one.
-    const QString shape = cloud.ctx.faults.value(QStringLiteral("FAKE_SBX_CLOUD_LS_SHAPE")).trimmed();
-    const QJsonDocument doc = shape == QLatin1String("array") ? QJsonDocument(rows)
-                              : shape == QLatin1String("items") ? QJsonDocument(QJsonObject{{QStringLiteral("items"), rows}})
-                                                                : QJsonDocument(QJsonObject{{QStringLiteral("sandboxes"), rows}});
-    printOut(doc.toJson(QJsonDocument::Compact) + '\n');
-    return 0;
+    return printCloudListing(cloud.ctx, parsed.has(QStringLiteral("--quiet")), parsed.has(QStringLiteral("--json")), rows, lines,
+                             QStringLiteral("sandboxes"));
 }
 
 // The command with the exec -i variants the page leaves UNKNOWN: stdin's end not passed on, or sbx's
@@ -806,6 +792,26 @@ int cmdCloud(const Context &ctx, const QStringList &args)
     if (verb == QLatin1String("cp"))
         return copy(cloud, parsed);
     return remove(cloud, parsed);
+}
+
+int printCloudListing(const Context &ctx, bool quiet, bool json, const QJsonArray &rows, const QStringList &lines, const QString &key)
+{
+    if (quiet) {
+        for (const QJsonValue &r : rows)
+            printOut(r.toObject().value(QStringLiteral("id")).toString().toUtf8() + '\n');
+        return 0;
+    }
+    if (!json) {
+        printOut(lines.join(QLatin1Char('\n')).toUtf8() + '\n');
+        return 0;
+    }
+    // The page leaves the JSON shape UNKNOWN: the fake presents each plausible one.
+    const QString shape = ctx.faults.value(QStringLiteral("FAKE_SBX_CLOUD_LS_SHAPE")).trimmed();
+    const QJsonDocument doc = shape == QLatin1String("array") ? QJsonDocument(rows)
+                              : shape == QLatin1String("items") ? QJsonDocument(QJsonObject{{QStringLiteral("items"), rows}})
+                                                                : QJsonDocument(QJsonObject{{key, rows}});
+    printOut(doc.toJson(QJsonDocument::Compact) + '\n');
+    return 0;
 }
 
 // ---- the cloud side of `sbx move` (sbx-cloud.md §6) ----------------------------------------------

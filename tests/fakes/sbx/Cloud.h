@@ -7,12 +7,17 @@
 
 #include "Commands.h"
 
+#include <QJsonArray>
 #include <QStringList>
 
 namespace fakesbx {
 
 // The arguments after `--cloud` (the verb first). `exec` may replace the process.
 int cmdCloud(const Context &ctx, const QStringList &args);
+
+// A cloud listing as `ls`-like commands print it: the ids (-q), the table, or the JSON rows in the
+// envelope FAKE_SBX_CLOUD_LS_SHAPE picks ({"<key>":[…]} by default, a bare array, {"items":[…]}).
+int printCloudListing(const Context &ctx, bool quiet, bool json, const QJsonArray &rows, const QStringList &lines, const QString &key);
 
 // The cloud side of `sbx move` (Move.cpp), each under the state lock it takes itself.
 struct CloudSandboxView

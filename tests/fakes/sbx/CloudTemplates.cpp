@@ -215,22 +215,9 @@ int list(const Context &ctx, const ParsedArgs &parsed)
                      .arg(o.value(QStringLiteral("name")).toString(), -30).arg(o.value(QStringLiteral("capture_mode")).toString(), -5)
                      .arg(o.value(QStringLiteral("status")).toString(), -7).arg(o.value(QStringLiteral("size")).toInteger());
     }
-    if (parsed.has(QStringLiteral("--quiet"))) {
-        for (const QJsonValue &r : std::as_const(rows))
-            printOut(r.toObject().value(QStringLiteral("id")).toString().toUtf8() + '\n');
-        return 0;
-    }
-    if (!parsed.has(QStringLiteral("--json"))) {
-        printOut(lines.join(QLatin1Char('\n')).toUtf8() + '\n');
-        return 0;
-    }
     // The page leaves the shape UNKNOWN (§10.6): the envelope follows FAKE_SBX_CLOUD_LS_SHAPE.
-    const QString shape = ctx.faults.value(QStringLiteral("FAKE_SBX_CLOUD_LS_SHAPE")).trimmed();
-    const QJsonDocument doc = shape == QLatin1String("array") ? QJsonDocument(rows)
-                              : shape == QLatin1String("items") ? QJsonDocument(QJsonObject{{QStringLiteral("items"), rows}})
-                                                                : QJsonDocument(QJsonObject{{QStringLiteral("templates"), rows}});
-    printOut(doc.toJson(QJsonDocument::Compact) + '\n');
-    return 0;
+    return printCloudListing(ctx, parsed.has(QStringLiteral("--quiet")), parsed.has(QStringLiteral("--json")), rows, lines,
+                             QStringLiteral("templates"));
 }
 
 int remove(const Context &ctx, const ParsedArgs &parsed)
