@@ -37,9 +37,10 @@ int runSandboxCheckpoints(CommandContext &ctx)
     }
     QString text;
     for (const Checkpoint &c : checkpoints) {
-        text += QStringLiteral("%1  %2  %3  %4%5\n")
+        const QString where = !c.inCloud ? QString() : c.keepsMemory ? QStringLiteral("  [cloud, with memory]") : QStringLiteral("  [cloud]");
+        text += QStringLiteral("%1  %2  %3  %4%5%6\n")
                     .arg(c.id, checkpointStateName(c.state).leftJustified(6), isoTime(c.createdAt),
-                         c.label.isEmpty() ? QStringLiteral("-") : logSafe(c.label, 200),
+                         c.label.isEmpty() ? QStringLiteral("-") : logSafe(c.label, 200), where,
                          c.failure.isEmpty() ? QString() : QStringLiteral("  (%1)").arg(logSafe(c.failure, 400)));
     }
     ctx.print(text);

@@ -118,6 +118,11 @@ private slots:
                  qPrintable(mcp.lastBody));
         const QString diskId = structured(diskOnly).value(QStringLiteral("checkpoint_id")).toString();
         QCOMPARE(cloudTemplateNames(env).size(), 2);
+        // The command line lists where each is.
+        const CliResult listed = runCli(env, {QStringLiteral("sandbox"), QStringLiteral("checkpoints"), id});
+        QVERIFY2(listed.exitCode == 0 && listed.out.contains(memoryId.toUtf8() + "  ready ") && listed.out.contains("[cloud, with memory]")
+                     && listed.out.contains("[cloud]\n"),
+                 listed.out.constData());
 
         // Now the marker ends and the file changes.
         QCOMPARE(bashOutput(mcp, id, QStringLiteral("kill $(cat ~/marker.pid); echo two > f.txt; cat f.txt")), QStringLiteral("two\n"));
