@@ -144,17 +144,9 @@ void SandboxCreator::createCloudRuntime(const QString &id, const SbxCloudCreateS
             self->m_ops.noteCloudExpiryDeletes(false);   // it stops: the account can (again)
         const auto r = self->m_ops.records().find(id);
         const QString runtime = r ? r->runtimeName : spec.name;
-        self->m_ops.sbx().cloudTtl(runtime, 0, [self, id](const SbxResult &read, const SbxCloudTtl &ttl) {
-            if (!self)
-                return;
-            if (read.ok && (ttl.expiresAtMs > 0 || ttl.maxExpiresAtMs > 0)) {
-                QString error;
-                if (!self->m_ops.records().setExpiry(id, ttl.expiresAtMs, ttl.maxExpiresAtMs, error))
-                    qCWarning(lcSandbox).noquote() << error;
-            } else if (!read.ok) {
-                qCWarning(lcSandbox).noquote() << "the time-to-live of cloud sandbox" << id << "is not known:" << read.error;
-            }
-            self->attachCreated(id);
+        self->m_ops.recordCloudExpiry(id, runtime, [self, id] {
+            if (self)
+                self->attachCreated(id);
         });
     });
 }

@@ -140,6 +140,23 @@ void SandboxRuntimeOps::removeRuntime(const QString &runtimeName, std::function<
     });
 }
 
+void SandboxRuntimeOps::recordCloudExpiry(const QString &id, const QString &runtimeName, std::function<void()> then)
+{
+    QPointer<SandboxRuntimeOps> self(this);
+    m_sbx.cloudTtl(runtimeName, 0, [self, id, then](const SbxResult &read, const SbxCloudTtl &ttl) {
+        if (!self)
+            return;
+        if (read.ok && (ttl.expiresAtMs > 0 || ttl.maxExpiresAtMs > 0)) {
+            QString error;
+            if (!self->m_repo.setExpiry(id, ttl.expiresAtMs, ttl.maxExpiresAtMs, error))
+                qCWarning(lcSandbox).noquote() << error;
+        } else if (!read.ok) {
+            qCWarning(lcSandbox).noquote() << "the time-to-live of cloud sandbox" << id << "is not known:" << read.error;
+        }
+        then();
+    });
+}
+
 void SandboxRuntimeOps::stopRuntime(const QString &id, const QString &runtimeName, std::function<void()> finished)
 {
     m_stopsInFlight.insert(id);

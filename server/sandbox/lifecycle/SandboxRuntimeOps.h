@@ -64,6 +64,9 @@ public:
     // `sbx rm`; ok also when it failed but `sbx ls` no longer lists the runtime.
     void removeRuntime(const QString &runtimeName, std::function<void(bool ok, const QString &error)> done);
     void stopRuntime(const QString &id, const QString &runtimeName, std::function<void()> finished = nullptr);
+    // A cloud sandbox just made: its expiry and 24 h ceiling as `sbx --cloud ttl` says them, into the
+    // record (one sbx cannot read is logged and left as it was), then `then`.
+    void recordCloudExpiry(const QString &id, const QString &runtimeName, std::function<void()> then);
     // Its `sbx stop` (a sleep, a refused wake, an interrupted sleep finished) has not returned yet.
     bool isStopping(const QString &id) const { return m_stopsInFlight.contains(id); }
     // A stopped sandbox held for a job on its VM (a checkpoint's `sbx template save`): not woken, not

@@ -61,21 +61,17 @@ void SandboxService::createFromCloudTemplate(const QString &sandboxId, const Sbx
         }
         if (!created.ok)
             return done(false, QStringLiteral("creating its cloud sandbox from the template %1 failed: %2").arg(spec.templateName, created.error));
-        // The template is not recorded as its base: a cloud sandbox does not need it kept (unlike a local
-        // VM, which sbx cannot save once its base image is gone), so the checkpoint may go.
-        QString error;
+        // The template is not recorded as its base (setTemplateRef): a cloud sandbox does not need it kept
+        // (unlike a local VM, which sbx cannot save once its base image is gone), so the checkpoint may go.
         // It runs (with its memory and processes when the template kept them): the record says so, and
         // the hold keeps tool calls out until the holder releases it.
+        QString error;
         const qint64 now = self->m_ops->clock().nowMs();
         if (!self->m_ops->records().markWoken(sandboxId, now, now + self->m_ops->idleMs(), error) && !error.isEmpty())
             qCWarning(lcSandbox).noquote() << "cannot record that" << sandboxId << "runs again:" << error;
-        self->m_ops->sbx().cloudTtl(spec.name, 0, [self, sandboxId, done](const SbxResult &read, const SbxCloudTtl &ttl) {
+        self->m_ops->recordCloudExpiry(sandboxId, spec.name, [self, done] {
             if (!self)
                 return;
-            QString ttlError;
-            if (read.ok && (ttl.expiresAtMs > 0 || ttl.maxExpiresAtMs > 0)
-                && !self->m_ops->records().setExpiry(sandboxId, ttl.expiresAtMs, ttl.maxExpiresAtMs, ttlError))
-                qCWarning(lcSandbox).noquote() << ttlError;
             emit self->sandboxesChanged();
             done(true, QString());
         });

@@ -3,6 +3,7 @@
 #include "Args.h"
 #include "Cloud.h"
 #include "FsOps.h"
+#include "ProcessKiller.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -16,7 +17,6 @@
 #include <QSaveFile>
 #include <QSet>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,23 +94,14 @@ pid_t parentOf(pid_t pid)
 // left running (a daemon, a background job, a session's shell) is kept.
 QList<CapturedProcess> captureProcesses(const Context &ctx, const QString &sandboxId)
 {
-    const QByteArray entry = QByteArrayLiteral("FAKE_SBX_SANDBOX=") + sandboxId.toLocal8Bit();
     const QString self = QFileInfo(ctx.selfExe).canonicalFilePath();
     QHash<pid_t, pid_t> parents;
     QSet<pid_t> bwraps;
-    DIR *proc = ::opendir("/proc");
-    if (!proc)
-        return {};
-    while (struct dirent *e = ::readdir(proc)) {
-        char *end = nullptr;
-        const long pid = std::strtol(e->d_name, &end, 10);
-        if (pid <= 0 || *end != '\0' || !procFile(static_cast<pid_t>(pid), "environ").split('\0').contains(entry))
-            continue;
-        parents.insert(static_cast<pid_t>(pid), parentOf(static_cast<pid_t>(pid)));
-        if (procFile(static_cast<pid_t>(pid), "comm").trimmed() == "bwrap")
-            bwraps.insert(static_cast<pid_t>(pid));
+    for (const pid_t pid : sandboxProcesses(sandboxId)) {
+        parents.insert(pid, parentOf(pid));
+        if (procFile(pid, "comm").trimmed() == "bwrap")
+            bwraps.insert(pid);
     }
-    ::closedir(proc);
     QList<CapturedProcess> out;
     for (auto it = parents.cbegin(); it != parents.cend(); ++it) {
         const pid_t pid = it.key();

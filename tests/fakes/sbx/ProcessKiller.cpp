@@ -43,11 +43,21 @@ QList<pid_t> findProcesses(const QByteArray &entry)
     return pids;
 }
 
+QByteArray sandboxEntry(const QString &runtime)
+{
+    return QByteArrayLiteral("FAKE_SBX_SANDBOX=") + runtime.toLocal8Bit();
+}
+
 } // namespace
+
+QList<pid_t> sandboxProcesses(const QString &runtime)
+{
+    return findProcesses(sandboxEntry(runtime));
+}
 
 int killSandboxProcesses(const QString &runtime)
 {
-    const QByteArray entry = QByteArrayLiteral("FAKE_SBX_SANDBOX=") + runtime.toLocal8Bit();
+    const QByteArray entry = sandboxEntry(runtime);
     QSet<pid_t> signalled;
     for (int round = 0; round < 100; ++round) {
         const QList<pid_t> pids = findProcesses(entry);
