@@ -125,6 +125,8 @@ private slots:
         const QString cloudCheckpointId = structured(cloudCheckpoint).value(QStringLiteral("checkpoint_id")).toString();
 
         const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
+        if (down.value(QStringLiteral("isError")).toBool(true))
+            qWarning().noquote() << server.output().right(6000) << QString::fromUtf8(readFile(env.sbxState() + QStringLiteral("/calls.log")).right(4000));
         QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
         QCOMPARE(structured(down).value(QStringLiteral("placement")).toString(), QStringLiteral("local"));
         QCOMPARE(structured(down).value(QStringLiteral("workspace_path")).toString(), QStringLiteral("~/workspace"));
@@ -187,6 +189,8 @@ private slots:
         QVERIFY(waitFor([&] { return localNames(env).isEmpty(); }, 10000));
 
         const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
+        if (down.value(QStringLiteral("isError")).toBool(true))
+            qWarning().noquote() << server.output().right(6000) << QString::fromUtf8(readFile(env.sbxState() + QStringLiteral("/calls.log")).right(4000));
         QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
         QCOMPARE(placementOf(mcp, id), QStringLiteral("local"));
         QVERIFY2(bashSays(mcp, id, kCloneState, expected), qPrintable(bashOutput(mcp, id, kCloneState)));

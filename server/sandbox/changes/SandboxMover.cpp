@@ -219,8 +219,10 @@ void SandboxMover::findDestination(const QString &id, const QString &sbxError)
             return self->undoBeforeSwitch(id, sbxError.isEmpty() ? QStringLiteral("sbx move answered but no sandbox named %1… was "
                                                                                   "made").arg(job.move.destPrefix)
                                                                 : sbxError);
-        if (!sbxError.isEmpty())
+        if (!sbxError.isEmpty()) {
             qCWarning(lcMove).noquote() << "sbx move of" << id << "failed but made" << dest << "; going on with it:" << sbxError;
+            job.sbxFailure = self->m_sandboxes.publicText(sbxError);
+        }
         QString error;
         if (!self->m_moves.markCreated(id, dest, job.move.warnings, error))
             qCWarning(lcMove).noquote() << error;   // the start-up finds it by its prefix again
@@ -338,8 +340,13 @@ void SandboxMover::verify(const QString &id)
     m_attacher.attach(running, [self, id, running](bool ok, const QString &attachError) {
         if (!self || !self->m_jobs.contains(id))
             return;
-        if (!ok)
-            return self->switchBack(id, QStringLiteral("the moved sandbox did not answer through its control channel: %1").arg(attachError));
+        if (!ok) {
+            // A destination a failed `sbx move` left: why it failed says more than the silence after.
+            const QString sbxFailure = self->m_jobs.value(id).sbxFailure;
+            return self->switchBack(id, QStringLiteral("the moved sandbox did not answer through its control channel: %1%2")
+                                            .arg(attachError, sbxFailure.isEmpty() ? QString()
+                                                                                   : QStringLiteral(" (%1)").arg(sbxFailure)));
+        }
         if (self->m_jobs.value(id).seedClone)
             return self->seedClone(id, running);
         self->removeSource(id);

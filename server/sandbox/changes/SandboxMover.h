@@ -87,6 +87,7 @@ private:
         qint64 startedAtMs = 0;
         QString hostWorkspace;      // a managed host folder to carry into the cloud (empty: none)
         bool seedClone = false;     // a clone of this computer: its git state goes in after the switch
+        QString sbxFailure;         // what `sbx move` said when it failed but made a destination all the same
         MoveDone done;
     };
     QString refusal(const MoveRequest &request, const std::optional<SandboxView> &view) const;

@@ -310,7 +310,9 @@ void SandboxChannel::onChildGone(const QString &why)
     qCWarning(lcChannel).noquote() << m_sandbox.sandboxId << why << detail;
     if (!wasHealthy)
         ++m_failedStarts;
-    failAll(why + QStringLiteral("; the request was not completed"));
+    // What sbx or the VM said last is the one clue a user (and a CI log) gets of why.
+    const QString said = detail.isEmpty() ? QString() : QStringLiteral(" (it said: %1)").arg(detail);
+    failAll(why + said + QStringLiteral("; the request was not completed"));
     if (m_stopping)
         return;
     if (m_options.restartAfterExit)

@@ -8,6 +8,7 @@
 #include "Commands.h"
 #include "FsOps.h"
 #include "Lifecycle.h"
+#include "ProcessKiller.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -145,8 +146,16 @@ int toLocal(const Context &ctx, const ParsedArgs &parsed, const QString &source,
             name += QLatin1Char('-') + QString::number(QRandomGenerator::global()->bounded(0x10000), 16).rightJustified(4, QLatin1Char('0'));
         const QString dir = ctx.state.sandboxDir(name);
         QString error;
-        if (!QDir().mkpath(dir + QStringLiteral("/tmp")) || !copyTreeContents(from.home, dir + QStringLiteral("/home"), &error))
+        bool copied = QDir().mkpath(dir + QStringLiteral("/tmp"));
+        if (copied) {
+            const FrozenSandbox captured(from.id);
+            copied = copyTreeContents(from.home, dir + QStringLiteral("/home"), &error);
+        }
+        if (!copied) {
+            QString ignored;
+            removeTree(dir, &ignored);   // nothing half-made is left to list
             return fail(QStringLiteral("ERROR: cannot create the local sandbox: %1").arg(error));
+        }
         // No mount: the files sit in the sandbox at the image's working directory.
         meta.name = name;
         meta.workspace = dir + QStringLiteral("/home");

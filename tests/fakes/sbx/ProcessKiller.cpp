@@ -72,4 +72,29 @@ int killSandboxProcesses(const QString &runtime)
     return static_cast<int>(signalled.size());
 }
 
+FrozenSandbox::FrozenSandbox(const QString &runtime)
+{
+    // A process may fork while the first ones are being stopped: scan until a scan finds nothing new.
+    const QByteArray entry = sandboxEntry(runtime);
+    QSet<pid_t> stopped;
+    for (int round = 0; round < 20; ++round) {
+        bool added = false;
+        for (pid_t pid : findProcesses(entry)) {
+            if (stopped.contains(pid) || ::kill(pid, SIGSTOP) != 0)
+                continue;
+            stopped.insert(pid);
+            m_stopped << pid;
+            added = true;
+        }
+        if (!added)
+            break;
+    }
+}
+
+FrozenSandbox::~FrozenSandbox()
+{
+    for (pid_t pid : std::as_const(m_stopped))
+        ::kill(pid, SIGCONT);
+}
+
 } // namespace fakesbx

@@ -14,4 +14,18 @@ QList<pid_t> sandboxProcesses(const QString &runtime);
 // SIGKILLs every such process (repeatedly, until a scan finds none); returns how many were signalled.
 int killSandboxProcesses(const QString &runtime);
 
+// A capture is of one point in time (sbx snapshots the VM's filesystem): while one of these lives,
+// the sandbox's processes are stopped (SIGSTOP), so a copy of its files does not race them, and they
+// go on (SIGCONT) when it ends. A helper deleting its request files once made `cp` fail the move.
+class FrozenSandbox {
+public:
+    explicit FrozenSandbox(const QString &runtime);
+    ~FrozenSandbox();
+    FrozenSandbox(const FrozenSandbox &) = delete;
+    FrozenSandbox &operator=(const FrozenSandbox &) = delete;
+
+private:
+    QList<pid_t> m_stopped;
+};
+
 } // namespace fakesbx
