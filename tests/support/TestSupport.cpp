@@ -154,6 +154,22 @@ TestEnvironment::TestEnvironment() : m_port(freeTcpPort())
     QDir().mkpath(sbxState());
 }
 
+TestEnvironment::~TestEnvironment()
+{
+    // A process of this world has a variable naming a path in it (HOME, FAKE_SBX_STATE, …).
+    const QByteArray inside = '=' + QFile::encodeName(root()) + '/';
+    const qint64 self = QCoreApplication::applicationPid();
+    for (const QString &name : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        bool numeric = false;
+        const qint64 pid = name.toLongLong(&numeric);
+        if (!numeric || pid == self)
+            continue;
+        QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
+        if (environ.open(QIODevice::ReadOnly) && environ.readAll().contains(inside))
+            ::kill(static_cast<pid_t>(pid), SIGKILL);
+    }
+}
+
 QProcessEnvironment TestEnvironment::processEnvironment() const
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();

@@ -59,6 +59,11 @@ QList<ProcessInfo> processesWithEnvironment(const QByteArray &entry);
 class TestEnvironment {
 public:
     TestEnvironment();
+    // Ends what its fake sandboxes left running (a cloud sandbox's processes outlive the server, as
+    // in Docker's cloud), so no test leaves a process behind for the next one.
+    ~TestEnvironment();
+    TestEnvironment(const TestEnvironment &) = delete;
+    TestEnvironment &operator=(const TestEnvironment &) = delete;
     bool isValid() const { return m_dir.isValid(); }
     QString root() const { return m_dir.path(); }
     QString home() const { return m_dir.path() + QStringLiteral("/home"); }
