@@ -51,12 +51,6 @@ ChecklistItem sbxInstalled(const SbxStatus &sbx)
 ChecklistItem signedIn(const SbxStatus &sbx, bool installed)
 {
     ChecklistItem item{Step::SignedIn, State::Blocked, QStringLiteral("Signed in to Docker"), {}, QStringLiteral("sbx login")};
-    if (sbx.state == SbxStatus::State::Unchecked) {
-        // Not blocked while sbx is still being looked at: the check may well find it all done.
-        item.state = State::Checking;
-        item.detail = QStringLiteral("checking …");
-        return item;
-    }
     if (!installed) {
         item.detail = QStringLiteral("after Docker Sandboxes is installed");
         return item;
@@ -81,11 +75,6 @@ ChecklistItem templatePrepared(const SbxStatus &sbx, bool signedInDone)
 {
     ChecklistItem item{Step::TemplatePrepared, State::Blocked, QStringLiteral("Sandbox template prepared"), {},
                        QStringLiteral("chat2sbx setup")};
-    if (sbx.state == SbxStatus::State::Unchecked) {
-        item.state = State::Checking;
-        item.detail = QStringLiteral("checking …");
-        return item;
-    }
     if (!signedInDone) {
         item.detail = QStringLiteral("after signing in");
         return item;

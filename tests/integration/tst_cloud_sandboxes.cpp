@@ -320,7 +320,8 @@ private slots:
         QString text;
         QVERIFY2(waitFor([&] {
             text = QString::fromUtf8(runCli(env, {QStringLiteral("status")}).out);
-            // Right after the start, rows whose check has not run yet say [checking].
+            // Right after the start the server may not have looked at sbx yet: its row says [checking]
+            // (and the steps after it [blocked]) while the cloud's may already be done.
             return text.contains(QLatin1String("[done] Docker cloud sandboxes")) && !text.contains(QLatin1String("[checking]"));
         }, 20000), qPrintable(text));
         QVERIFY2(!text.contains(QLatin1String("[to do]")) && !text.contains(QLatin1String("[blocked]")), qPrintable(text));

@@ -80,7 +80,19 @@ struct PrepareSession {
         QLabel *title = row ? row->findChild<QLabel *>(QStringLiteral("stepTitle")) : nullptr;
         return title ? title->text() : QString();
     }
-    QPushButton *prepareButton() const { return guide->findChild<QPushButton *>(QStringLiteral("prepare")); }
+    // The one on screen, as a person could click it: a rebuilt guide's old rows stay (hidden) until
+    // the loop deletes them, and the guide shows only once a step is to do (not while sbx is being
+    // checked), the popup growing to it a turn of the loop later. A click goes to where the button
+    // is in the window: outside it, it reaches nothing.
+    QPushButton *prepareButton() const
+    {
+        for (QPushButton *b : guide->findChildren<QPushButton *>(QStringLiteral("prepare"))) {
+            QWidget *window = b->window();
+            if (b->isVisible() && window->rect().contains(b->mapTo(window, b->rect().center())))
+                return b;
+        }
+        return nullptr;
+    }
 
     TestEnvironment &env;
     std::unique_ptr<Controller> controller;

@@ -71,15 +71,6 @@ private slots:
         c.defaultPlacement = QStringLiteral("cloud");
         r = statusFromConfig(c);
         QCOMPARE(cloudItem(setupChecklist(r)).state, ChecklistItem::State::Checking);
-        // Before sbx was first looked at nothing is blocked yet: every local row is being checked
-        // (a cloud check that answers first once left them [blocked] for a moment).
-        r.cloudState = QStringLiteral("ready");
-        for (const ChecklistItem &i : setupChecklist(r))
-            if (i.step == ChecklistItem::Step::SbxInstalled || i.step == ChecklistItem::Step::SignedIn
-                || i.step == ChecklistItem::Step::TemplatePrepared)
-                QVERIFY2(i.state == ChecklistItem::State::Checking, qPrintable(i.title));
-        QVERIFY(!setupNeeded(setupChecklist(r)));
-        r.cloudState = QStringLiteral("checking");
         r.cloudState = QStringLiteral("not usable");
         r.cloudDetail = QStringLiteral("account access: FAIL (no active subscription)");
         ChecklistItem cloud = cloudItem(setupChecklist(r));
