@@ -17,6 +17,17 @@ namespace {
 Q_LOGGING_CATEGORY(lcRestore, "chat2sbx.checkpoint")
 
 const QString kRestoringFor = QStringLiteral("being restored");
+
+// Failed after the undo checkpoint was saved and before anything was restored.
+RestoreOutcome restoreUnchanged(const Checkpoint &target, const Checkpoint &undo, const QString &why)
+{
+    RestoreOutcome o;
+    o.restored = target;
+    o.undo = undo;
+    o.error = QStringLiteral("nothing was changed: %1 (the sandbox as it was is checkpoint %2)").arg(why, undo.id);
+    return o;
+}
+
 } // namespace
 
 CheckpointRestorer::CheckpointRestorer(CheckpointJobs &jobs, CheckpointTaker &taker, QObject *parent)
@@ -126,14 +137,8 @@ void CheckpointRestorer::begin(const QString &sandboxId, const Checkpoint &targe
                                                                         bool held, const QString &holdError, const QString &) {
                 if (!self)
                     return;
-                if (!held) {
-                    RestoreOutcome failed;
-                    failed.restored = target;
-                    failed.undo = undo.checkpoint;
-                    failed.error = QStringLiteral("nothing was changed: %1 (the sandbox as it was is checkpoint %2)")
-                                       .arg(holdError, undo.checkpoint.id);
-                    return done(failed);
-                }
+                if (!held)
+                    return done(restoreUnchanged(target, undo.checkpoint, holdError));
                 self->persistAndApply(sandboxId, target, undo.checkpoint, started, startedAt, done);
             });
         });
@@ -146,11 +151,7 @@ void CheckpointRestorer::persistAndApply(const QString &sandboxId, const Checkpo
     QString error;
     if (!m_repo.beginRestore(pending, error)) {
         m_sandboxes.release(sandboxId);
-        RestoreOutcome o;
-        o.restored = target;
-        o.undo = undo;
-        o.error = QStringLiteral("nothing was changed: %1 (the sandbox as it was is checkpoint %2)").arg(error, undo.id);
-        return done(o);
+        return done(restoreUnchanged(target, undo, error));
     }
     if (started)
         started(undo);
