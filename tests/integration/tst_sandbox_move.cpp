@@ -50,6 +50,14 @@ QJsonObject moveTo(McpTestClient &mcp, const QString &id, const QString &to)
     return mcp.callToolResult(QStringLiteral("sandbox_move"), {{QStringLiteral("sandbox_id"), id}, {QStringLiteral("to"), to}});
 }
 
+// A failed move's story for the log: the server's end and the fake's calls (QTest cuts a failure's
+// message short).
+void showWhatHappened(const TestEnvironment &env, ServerProcess &server)
+{
+    qWarning().noquote() << server.output().right(6000)
+                         << QString::fromUtf8(readFile(env.sbxState() + QStringLiteral("/calls.log")).right(4000));
+}
+
 QString placementOf(McpTestClient &mcp, const QString &id)
 {
     const QJsonObject r = mcp.callToolResult(QStringLiteral("sandbox_list"), {});
@@ -126,7 +134,7 @@ private slots:
 
         const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
         if (down.value(QStringLiteral("isError")).toBool(true))
-            qWarning().noquote() << server.output().right(6000) << QString::fromUtf8(readFile(env.sbxState() + QStringLiteral("/calls.log")).right(4000));
+            showWhatHappened(env, server);
         QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
         QCOMPARE(structured(down).value(QStringLiteral("placement")).toString(), QStringLiteral("local"));
         QCOMPARE(structured(down).value(QStringLiteral("workspace_path")).toString(), QStringLiteral("~/workspace"));
@@ -190,7 +198,7 @@ private slots:
 
         const QJsonObject down = moveTo(mcp, id, QStringLiteral("local"));
         if (down.value(QStringLiteral("isError")).toBool(true))
-            qWarning().noquote() << server.output().right(6000) << QString::fromUtf8(readFile(env.sbxState() + QStringLiteral("/calls.log")).right(4000));
+            showWhatHappened(env, server);
         QVERIFY2(!down.value(QStringLiteral("isError")).toBool(true), qPrintable(mcp.lastBody));
         QCOMPARE(placementOf(mcp, id), QStringLiteral("local"));
         QVERIFY2(bashSays(mcp, id, kCloneState, expected), qPrintable(bashOutput(mcp, id, kCloneState)));

@@ -19,6 +19,7 @@
 #include <csignal>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace chat2sbx::test {
@@ -118,17 +119,31 @@ QStringList fakeSbxVariables()
             QStringLiteral("LSAN_OPTIONS")};
 }
 
-QList<ProcessInfo> processesWithEnvironment(const QByteArray &entry)
+namespace {
+
+// The processes whose environment block `matches` accepts.
+QList<qint64> processesWhoseEnvironment(const std::function<bool(const QByteArray &)> &matches)
 {
-    QList<ProcessInfo> out;
+    QList<qint64> pids;
     for (const QString &name : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
         bool numeric = false;
         const qint64 pid = name.toLongLong(&numeric);
         if (!numeric)
             continue;
         QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
-        if (!environ.open(QIODevice::ReadOnly) || !environ.readAll().split('\0').contains(entry))
-            continue;
+        if (environ.open(QIODevice::ReadOnly) && matches(environ.readAll()))
+            pids << pid;
+    }
+    return pids;
+}
+
+} // namespace
+
+QList<ProcessInfo> processesWithEnvironment(const QByteArray &entry)
+{
+    QList<ProcessInfo> out;
+    const auto hasEntry = [&entry](const QByteArray &environ) { return environ.split('\0').contains(entry); };
+    for (const qint64 pid : processesWhoseEnvironment(hasEntry)) {
         QFile status(QStringLiteral("/proc/%1/stat").arg(pid));
         if (status.open(QIODevice::ReadOnly)) {
             const QByteArray stat = status.readAll();
@@ -159,15 +174,9 @@ TestEnvironment::~TestEnvironment()
     // A process of this world has a variable naming a path in it (HOME, FAKE_SBX_STATE, …).
     const QByteArray inside = '=' + QFile::encodeName(root()) + '/';
     const qint64 self = QCoreApplication::applicationPid();
-    for (const QString &name : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        bool numeric = false;
-        const qint64 pid = name.toLongLong(&numeric);
-        if (!numeric || pid == self)
-            continue;
-        QFile environ(QStringLiteral("/proc/%1/environ").arg(pid));
-        if (environ.open(QIODevice::ReadOnly) && environ.readAll().contains(inside))
+    for (const qint64 pid : processesWhoseEnvironment([&inside](const QByteArray &environ) { return environ.contains(inside); }))
+        if (pid != self)
             ::kill(static_cast<pid_t>(pid), SIGKILL);
-    }
 }
 
 QProcessEnvironment TestEnvironment::processEnvironment() const
