@@ -13,6 +13,10 @@ export FAKE_SBX_STATE=$WORK/state
 # The "contract behaviours" section at the end switches both on.
 export FAKE_SBX_IDLE_STOP_MS=off FAKE_SBX_DAEMON_NOTICE=off
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# Debian's python3, which deps.sh installs: a version manager's shim first on PATH (pyenv's here)
+# costs about 0.4 s a call, and these scripts call it a hundred times.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
 ST=$FAKE_SBX_STATE
 SBXS=$ST/sandboxes
 WS=$WORK/ws
@@ -50,12 +54,12 @@ want_out() { [ "$OUT" = "$1" ] || fail "$2: want stdout '$1'"; }
 want_err() { [ "$ERR" = "$1" ] || fail "$2: want stderr '$1'"; }
 one_line_err() { [ -n "$ERR" ] && [ "$(printf '%s\n' "$ERR" | wc -l)" = 1 ] || fail "$1: want one stderr line"; }
 # jtrue PYEXPR: J is the JSON of $OUT
-jtrue() { python3 -c 'import json,sys; J=json.loads(sys.stdin.read()); sys.exit(0 if eval(sys.argv[1]) else 1)' "$1" <<<"$OUT"; }
-jget() { python3 -c 'import json,sys; J=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$OUT"; }
+jtrue() { "$PY" -c 'import json,sys; J=json.loads(sys.stdin.read()); sys.exit(0 if eval(sys.argv[1]) else 1)' "$1" <<<"$OUT"; }
+jget() { "$PY" -c 'import json,sys; J=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$OUT"; }
 # meta NAME PYEXPR: M is meta.json of sandbox NAME
 meta() {  # meta NAME PYEXPR [ARGS...]: M is meta.json of sandbox NAME, ARGS are sys.argv[3:]
   local name=$1 expr=$2; shift 2
-  python3 -c 'import json,sys; M=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$SBXS/$name/meta.json" "$expr" "$@"
+  "$PY" -c 'import json,sys; M=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$SBXS/$name/meta.json" "$expr" "$@"
 }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 wait_until() {  # wait_until SECONDS CMD...
@@ -66,7 +70,7 @@ wait_until() {  # wait_until SECONDS CMD...
 gone() { [ ! -e "/proc/$1" ] || [ "$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]; }
 alive() { ! gone "$1"; }
 port_closed() { ! curl -s -m 1 -o /dev/null "http://127.0.0.1:$1/"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # ---------------------------------------------------------------- basics, usage
 run env -u FAKE_SBX_STATE "$BIN" version
@@ -459,7 +463,7 @@ for i in $(seq 1 6); do "$BIN" create --quiet --name p$i shell "$WS" || fail "cr
 for i in $(seq 1 6); do "$BIN" ports p$i --publish 0.0.0.0:0:5000/tcp4 & done
 for i in $(seq 1 6); do FAKE_SBX_NO_FORWARD=1 "$BIN" ports p$i --publish 0.0.0.0:0:5001/tcp4 & done
 wait
-PORTS=$(for i in $(seq 1 6); do "$BIN" ports p$i --json; done | python3 -c '
+PORTS=$(for i in $(seq 1 6); do "$BIN" ports p$i --json; done | "$PY" -c '
 import json, sys
 dec = json.JSONDecoder(); s = sys.stdin.read(); i = 0; out = []
 while i < len(s):
@@ -467,7 +471,7 @@ while i < len(s):
     v, i = dec.raw_decode(s, i); out += [m["host_port"] for m in v]
 print(len(out), len(set(out)))')
 [ "$PORTS" = "12 12" ] || fail "concurrent publishes: $PORTS"
-python3 -c '
+"$PY" -c '
 import json, sys
 for line in open(sys.argv[1]):
     assert isinstance(json.loads(line), list)' "$ST/calls.log" || fail "calls.log has aa malformed line"
@@ -589,7 +593,7 @@ sbx ls --json; jtrue '{s["name"]: s["status"] for s in J["sandboxes"]}["idle1"] 
 alive "$SL" || fail "process died while an exec was attached"
 exec 8>&-
 wait "$HOLD"
-idle_stopped() { "$BIN" ls --json | python3 -c 'import json,sys; sys.exit(0 if {s["name"]: s["status"] for s in json.load(sys.stdin)["sandboxes"]}["idle1"] == "stopped" else 1)'; }
+idle_stopped() { "$BIN" ls --json | "$PY" -c 'import json,sys; sys.exit(0 if {s["name"]: s["status"] for s in json.load(sys.stdin)["sandboxes"]}["idle1"] == "stopped" else 1)'; }
 wait_until 5 idle_stopped || fail "no auto-stop after the last exec ended"
 wait_until 2 gone "$SL" || fail "a process survived the auto-stop"
 [ "$(cat "$SBXS/idle1/home/state.txt")" = kept ] || fail "files must survive a stop"
@@ -753,7 +757,7 @@ FAKE_SBX_MOVE_CRASH=after-create sbx move "$BACK" --to cloud --force --name cras
 sbx --cloud ls --json; jtrue 'any(s["name"].startswith("crashed-") for s in J["sandboxes"])' || fail "a crashed move left its destination"
 # A local sandbox holds at most 32 GiB (= xl): limits above it come from a newer sbx, modelled in meta.json.
 sbx create --quiet --name huge --memory 32g shell "$WS"
-python3 -c 'import json,sys; p=sys.argv[1]; M=json.load(open(p)); M["memory"]="64g"; json.dump(M, open(p, "w"))' "$SBXS/huge/meta.json"
+"$PY" -c 'import json,sys; p=sys.argv[1]; M=json.load(open(p)); M["memory"]="64g"; json.dump(M, open(p, "w"))' "$SBXS/huge/meta.json"
 sbx move huge --to cloud --force; want_rc 1 "over xl"
 [[ "$ERR" == *"largest cloud size"* ]] || fail "over xl text"
 sbx rm --force huge; sbx rm --force "$BACK"; sbx rm --force mover

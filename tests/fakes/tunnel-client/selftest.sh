@@ -9,6 +9,10 @@ PIDS=()
 TID=tunnel_0123456789abcdef0123456789abcdef
 KEY=sk-selftest-SECRETKEYVALUE-42
 TOKEN=local-token-SECRETTOKEN-7
+# Debian's python3, which deps.sh installs: a version manager's shim first on PATH (pyenv's here)
+# costs about 0.4 s a call, and these scripts call it a hundred times.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 unset CONTROL_PLANE_TUNNEL_ID CONTROL_PLANE_API_KEY OPENAI_API_KEY MCP_SERVER_URL MCP_EXTRA_HEADERS \
       MCP_DISCOVERY_EXTRA_HEADERS HEALTH_LISTEN_ADDR HEALTH_URL_FILE LOG_LEVEL LOG_FORMAT \
@@ -44,19 +48,19 @@ http_get() { BODY=$(curl -s -m 3 -w '\n%{http_code}' "$1"); CODE=${BODY##*$'\n'}
 ready_is() { http_get "$1/readyz"; [ "$CODE" = "$2" ]; }
 # jcheck FILE PYEXPR: `L` is the list of JSON objects in FILE (one per line)
 jcheck() {
-  python3 - "$1" "$2" <<'PY'
+  "$PY" - "$1" "$2" <<'PY'
 import json, sys
 L = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 sys.exit(0 if eval('(' + sys.argv[2] + ')') else 1)
 PY
 }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # start_responder NAME MODE -> MCP_URL, MODE_FILE, REC
 start_responder() {
   local d=$WORK/$1; mkdir -p "$d"
   MODE_FILE=$d/mode; REC=$d/requests.jsonl; echo "$2" > "$MODE_FILE"; : > "$REC"
-  python3 "$HERE/mcp_responder.py" "$d/port" "$MODE_FILE" "$REC" 2>"$d/responder.err" &
+  "$PY" "$HERE/mcp_responder.py" "$d/port" "$MODE_FILE" "$REC" 2>"$d/responder.err" &
   PIDS+=($!)
   wait_until 10 test -s "$d/port" || fail "responder did not start"
   MCP_URL="http://127.0.0.1:$(cat "$d/port")/mcp"
@@ -190,7 +194,7 @@ jcheck "$REC" "
 [(e['method'], e['path']) for e in L if not isinstance(e['body'], dict) and e['method'] != 'DELETE'] ==
   [('POST','/mcp'),('GET','/mcp'),('GET','/.well-known/oauth-protected-resource/mcp'),('GET','/.well-known/oauth-protected-resource')]
 " || fail "happy: discovery requests differ from the real client's: $(cat "$REC")"
-python3 - "$REC" <<'PY' > "$REC.mcp"
+"$PY" - "$REC" <<'PY' > "$REC.mcp"
 import json, sys
 for l in open(sys.argv[1]):
     e = json.loads(l)
@@ -212,7 +216,7 @@ and 'authorization' not in L[0]['headers']
 ok "discovery (POST+GET /mcp, both well-known URLs, all 404: optional), initialize + initialized + DELETE; ready"
 http_get "$HURL/metrics"
 [ "$CODE" = 200 ] && echo "$BODY" | grep -q '^# TYPE commands_poll_last_successful_timestamp_seconds gauge' || fail "metrics: $CODE"
-wait_until 5 python3 -c '
+wait_until 5 "$PY" -c '
 import re, sys, time, urllib.request
 t = urllib.request.urlopen(sys.argv[1] + "/metrics").read().decode()
 v = float(re.search(r"^commands_poll_last_successful_timestamp_seconds\{[^}]*\} (\S+)$", t, re.M).group(1))
