@@ -2,6 +2,7 @@
 #include "Command.h"
 
 #include "config/ConfigLoader.h"
+#include "core/WorkingMemory.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -126,6 +127,7 @@ int usageError(const QString &message)
 int main(int argc, char *argv[])
 {
     ::umask(077);
+    keepWorkingMemory();
 
     QStringList arguments;
     for (int i = 0; i < argc; ++i)

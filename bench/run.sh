@@ -3,7 +3,7 @@
 # (chat2sbx, the fake sbx, chat2sbx-loadgen), installs the SDK reference server's pinned modules
 # with npm ci, runs bench/bench.py all and writes bench/results/<UTC date-time>.json. The lean
 # client series needs wrk (Debian's package of that name).
-#   bench/run.sh [--quick] [all | mcp,sandbox,stream,memory,scale,create (any comma-separated subset)]
+#   bench/run.sh [--quick] [all | mcp,sandbox,stream,memory,scale,list,create (any comma-separated subset)]
 # Env: BUILD_DIR (default build/release), JOBS (default 2), SKIP_BUILD=1, SKIP_NPM=1.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -5,6 +5,7 @@
 #include "core/Clock.h"
 #include "core/Ids.h"
 #include "core/JsonRpc.h"
+#include "core/WorkingMemory.h"
 #include "mcp/ToolCallRunner.h"
 #include "sandbox/lifecycle/SandboxService.h"
 #include "sandbox/present/SandboxListJson.h"
@@ -39,6 +40,10 @@ double median(QList<double> v)
 
 int main(int argc, char **argv)
 {
+    // As chat2sbx's main does; CHAT2SBX_BENCH_GLIBC_DEFAULTS=1 measures glibc's defaults instead.
+    const bool glibcDefaults = qEnvironmentVariableIntValue("CHAT2SBX_BENCH_GLIBC_DEFAULTS") == 1;
+    if (!glibcDefaults)
+        keepWorkingMemory();
     QCoreApplication app(argc, argv);
     const QStringList args = app.arguments();
     const int n = args.size() > 1 ? args.at(1).toInt() : 1000;
@@ -110,6 +115,7 @@ int main(int argc, char **argv)
     }
     const QJsonObject out{{QStringLiteral("bench"), QStringLiteral("sandbox_list_answer")},
                           {QStringLiteral("sandboxes"), n},
+                          {QStringLiteral("malloc"), glibcDefaults ? QStringLiteral("glibc defaults") : QStringLiteral("keepWorkingMemory")},
                           {QStringLiteral("message_bytes"), double(bytes)},
                           {QStringLiteral("query_ms_median"), median(queryMs)},
                           {QStringLiteral("json_ms_median"), median(answerMs)},
