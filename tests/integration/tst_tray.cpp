@@ -257,7 +257,8 @@ private slots:
         QVERIFY2(shown.actions.contains(QStringLiteral("approve")) && shown.actions.contains(QStringLiteral("Approve"))
                      && shown.actions.contains(QStringLiteral("reject")),
                  qPrintable(shown.actions.join(QLatin1Char(','))));
-        QCOMPARE(s.popup().isVisible(), false);   // nothing opened or took the focus
+        // Nothing opened or took the focus: the popup's widgets are not even made until it opens.
+        QVERIFY(!s.tray->popupMade());
         // Not an instant message; expires as the desktop decides (the request stays in the tray).
         QCOMPARE(shown.category, QStringLiteral("x-chat2sbx.request"));
         QCOMPARE(shown.expireTimeout, -1);
@@ -267,6 +268,7 @@ private slots:
         const CliResult listed = runCli(env, {QStringLiteral("approval"), QStringLiteral("list"), QStringLiteral("--json"),
                                               QStringLiteral("--all")}, 30000);
         QVERIFY2(listed.out.contains("approved") && listed.out.contains(approvalId.toUtf8()), listed.out.constData());
+        QVERIFY(!s.tray->popupMade());
         server.click(shown.id, QStringLiteral("reject"));   // stale: decided already
         QTest::qWait(300);
         const QJsonObject again = s.mcp.callToolResult(QStringLiteral("workspace_request"),

@@ -42,7 +42,6 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     // The window's app id on Wayland: the desktop matches it to the installed chat2sbx.desktop
     // for the window's name and icon.
     QGuiApplication::setDesktopFileName(QStringLiteral("chat2sbx"));
-    m_popup = new PopupWindow(approvals, sandboxes, status);
     m_tray = new QSystemTrayIcon(this);
     m_menu = new QMenu;
     m_menu->setObjectName(QStringLiteral("trayMenu"));
@@ -91,8 +90,7 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
     } else {
         m_tray->setContextMenu(m_menu);
     }
-    if (m_sni || QGuiApplication::platformName().startsWith(QLatin1String("wayland")))
-        m_popup->setPresentation(PopupWindow::Presentation::AppWindow);
+    m_popupAsAppWindow = m_sni || QGuiApplication::platformName().startsWith(QLatin1String("wayland"));
     // Where the desktop's notification server has buttons, requests are decided from there too.
     m_desktop = new DesktopNotifications(QDBusConnection::sessionBus(), this);
     m_decisions = new DecisionNotices(*m_desktop, approvals, [this](const QString &requestId) { openPopup(requestId); }, this);
@@ -106,13 +104,6 @@ TrayApp::TrayApp(ApprovalsModel &approvals, SandboxesModel &sandboxes, StatusMod
             togglePopup();
     });
     connect(m_tray, &QSystemTrayIcon::messageClicked, this, [this] { openPopup(); });
-    connect(m_popup, &PopupWindow::copyUrlRequested, this, &TrayApp::copyMcpUrl);
-    connect(m_popup, &PopupWindow::painted, this, [this] {
-        QElapsedTimer now;
-        now.start();
-        qCInfo(lcTrayTiming, "popup painted at monotonic %lld ms, %lld ms after it was asked for", now.msecsSinceReference(),
-               m_popupOpened.isValid() ? m_popupOpened.elapsed() : -1LL);
-    });
     connect(&m_status, &StatusModel::changed, this, &TrayApp::refreshIcon);
     connect(&m_approvals, &ApprovalsModel::changed, this, &TrayApp::refreshIcon);
     connect(&m_approvals, &ApprovalsModel::requested, this, &TrayApp::notifyApproval);
@@ -127,6 +118,35 @@ TrayApp::~TrayApp()
 {
     delete m_popup;
     delete m_menu;
+}
+
+PopupWindow &TrayApp::popup()
+{
+    return ensurePopup();
+}
+
+PopupWindow &TrayApp::ensurePopup()
+{
+    if (m_popup)
+        return *m_popup;
+    m_popup = new PopupWindow(m_approvals, m_sandboxes, m_status);
+    if (m_popupAsAppWindow)
+        m_popup->setPresentation(PopupWindow::Presentation::AppWindow);
+    // The sections in the order TrayCommand adds them.
+    if (m_activity)
+        m_popup->setActivityModel(*m_activity);
+    if (m_workspaces)
+        m_popup->addWorkspaces(*m_workspaces);
+    if (m_network)
+        giveNetworkToPopup();
+    connect(m_popup, &PopupWindow::copyUrlRequested, this, &TrayApp::copyMcpUrl);
+    connect(m_popup, &PopupWindow::painted, this, [this] {
+        QElapsedTimer now;
+        now.start();
+        qCInfo(lcTrayTiming, "popup painted at monotonic %lld ms, %lld ms after it was asked for", now.msecsSinceReference(),
+               m_popupOpened.isValid() ? m_popupOpened.elapsed() : -1LL);
+    });
+    return *m_popup;
 }
 
 void TrayApp::show()
@@ -146,6 +166,8 @@ void TrayApp::togglePopup()
 {
     // Qt's own balloon: a click on the icon while it shows is messageClicked (which opened the
     // popup a moment ago) and then this Trigger, which must not close it again.
+    if (!m_popup)
+        return openPopup();
     if (m_popup->isVisible() && m_popupOpened.isValid() && m_popupOpened.elapsed() < 400)
         return;
     if (m_popup->isVisible() && (m_popup->presentation() == PopupWindow::Presentation::AtIcon || m_popup->isActiveWindow()))
@@ -161,16 +183,19 @@ int TrayApp::waiting() const
 
 void TrayApp::setActivityModel(ActivityModel &activity)
 {
-    m_popup->setActivityModel(activity);
+    m_activity = &activity;
+    if (m_popup)
+        m_popup->setActivityModel(activity);
 }
 
 void TrayApp::openPopup(const QString &requestId)
 {
     m_popupOpened.start();
     m_decisions->withdrawAll();
-    m_popup->showNear(m_tray->geometry());
+    PopupWindow &popup = ensurePopup();
+    popup.showNear(m_tray->geometry());
     if (!requestId.isEmpty())
-        m_popup->focusRequest(requestId);
+        popup.focusRequest(requestId);
 }
 
 QAction *TrayApp::action(const QString &objectName) const
@@ -222,7 +247,9 @@ void TrayApp::showNotice(const QString &title, const QString &body, bool warning
 
 void TrayApp::addWorkspaces(WorkspacesModel &workspaces)
 {
-    m_popup->addWorkspaces(workspaces);
+    m_workspaces = &workspaces;
+    if (m_popup)
+        m_popup->addWorkspaces(workspaces);
     connect(&workspaces, &WorkspacesModel::notice, this, [this](const QString &title, const QString &body, bool warning) {
         showNotice(title, body, warning, warning ? 0 : 15000);
         emit notified(title, body);
@@ -303,7 +330,9 @@ void TrayApp::showInFolder(const QString &path)
 
 void TrayApp::addNetwork(NetworkModel &network)
 {
-    m_popup->addNetwork(network);
+    m_network = &network;
+    if (m_popup)
+        giveNetworkToPopup();
     m_decisions->addNetwork(network);
     connect(&network, &NetworkModel::requested, this, [this](const NetworkRequestRow &row) {
         if (m_desktop->available())
@@ -318,10 +347,15 @@ void TrayApp::addNetwork(NetworkModel &network)
         emit notified(QStringLiteral("chat2sbx: network access requested"), body);
     });
     m_menuHead->addNetwork(network);
+    network.refreshBlocked();
+}
+
+void TrayApp::giveNetworkToPopup()
+{
+    m_popup->addNetwork(*m_network);
     // Each running sandbox's proxy log is a child process: read once the popup is on screen, not
     // between the click and the paint (a hundred of them kept the popup blank for 300 ms).
-    connect(m_popup, &PopupWindow::painted, &network, [&network] { network.refreshBlocked(); });
-    network.refreshBlocked();
+    connect(m_popup, &PopupWindow::painted, m_network, [network = m_network] { network->refreshBlocked(); });
 }
 
 void TrayApp::notifyApproval(const ApprovalRow &row)
