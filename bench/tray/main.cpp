@@ -90,9 +90,18 @@ int popup(int count)
         row.state = i % 3 == 0 ? QStringLiteral("stopped") : QStringLiteral("running");
         sandboxes.rows << row;
     }
-    // As the tray has it: the popup made at the start, closed until the user opens it.
+    // As the tray has it: the popup is made when it is first opened, then kept.
+    QElapsedTimer first;
+    first.start();
     auto *window = new PopupWindow(approvals, sandboxes, status);
+    const double madeMs = first.nsecsElapsed() / 1e6;
+    PaintWatch firstPaint;
+    window->installEventFilter(&firstPaint);
     window->showNear({});
+    while (!firstPaint.painted && first.elapsed() < 30000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    const double firstOpenMs = first.nsecsElapsed() / 1e6;
+    window->removeEventFilter(&firstPaint);
     settle(300);
     window->hide();
     settle(1000);
@@ -120,6 +129,8 @@ int popup(int count)
     std::sort(times.begin(), times.end());
     print({{QStringLiteral("mode"), QStringLiteral("popup")},
            {QStringLiteral("sandboxes"), count},
+           {QStringLiteral("first_open_made_and_painted_ms"), firstOpenMs},
+           {QStringLiteral("first_open_made_ms"), madeMs},
            {QStringLiteral("open_to_painted_ms_median"), times.at(times.size() / 2)},
            {QStringLiteral("open_to_painted_ms_worst"), times.last()},
            {QStringLiteral("rss_mib_before"), before},

@@ -250,9 +250,11 @@ void PopupWindow::fitToContent()
 
 void PopupWindow::showNear(const QRect &anchor)
 {
-    // Idle deadlines move without a change signal; a fresh read when the user looks is enough.
-    m_sandboxes->rebuild();
-    if (m_workspaces)
+    // Idle deadlines move without a change signal; a fresh read when the user looks is enough. Cards
+    // built a moment ago (the popup just made for this opening) are that read already.
+    if (!m_sandboxes->builtWithin(kFreshCardsMs))
+        m_sandboxes->rebuild();
+    if (m_workspaces && !m_workspaces->builtWithin(kFreshCardsMs))
         m_workspaces->rebuild();
     fitToContent();
     if (m_presentation == Presentation::AppWindow) {

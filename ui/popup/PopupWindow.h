@@ -67,6 +67,8 @@ public:
     static constexpr int kMaxHeight = 640;   // logical pixels
     static constexpr int kWidthChars = 72;   // the fixed width, in average characters of the font
     static constexpr int kRelativeTimesMs = 30000;
+    // Cards built less than this long before an opening are shown as they are, not built again.
+    static constexpr int kFreshCardsMs = 1000;
 
 signals:
     void copyUrlRequested();

@@ -54,6 +54,7 @@ void CardList::releaseCards()
 {
     clearCards(m_cards);
     m_focus.clear();
+    m_built.invalidate();
 }
 
 void CardList::rebuild()
@@ -64,6 +65,7 @@ void CardList::rebuild()
     setTitle(m_rowCount == 0 ? m_frame.title : m_frame.countedTitle.arg(m_rowCount));
     m_empty->setVisible(m_cards->count() == 0);
     updateShown();
+    m_built.start();
     emit rebuilt();
 }
 

@@ -2,6 +2,7 @@
 
 #include "widgets/PopupStyle.h"
 
+#include <QElapsedTimer>
 #include <QGroupBox>
 
 #include <functional>
@@ -39,6 +40,8 @@ public:
     void rebuild();
     // The cards go until the next rebuild (the popup closed: their memory is given back).
     void releaseCards();
+    // True when the cards were built from the model less than `ms` ago and not released since.
+    bool builtWithin(int ms) const { return m_built.isValid() && !m_built.hasExpired(ms); }
 
 signals:
     void rebuilt();
@@ -84,6 +87,7 @@ private:
     QList<QWidget *> m_focus;
     std::function<int()> m_addCards;
     int m_rowCount = 0;
+    QElapsedTimer m_built;
 };
 
 } // namespace chat2sbx::ui
