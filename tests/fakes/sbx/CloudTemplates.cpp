@@ -165,12 +165,7 @@ int save(const Context &ctx, const ParsedArgs &parsed)
         for (const CapturedProcess &p : captureProcesses(ctx, sandbox.id))
             processes.append(QJsonObject{{QStringLiteral("argv"), QJsonArray::fromStringList(p.argv)}, {QStringLiteral("cwd"), p.cwd}});
     QString error;
-    bool copied = false;
-    {
-        const FrozenSandbox captured(sandbox.id);
-        copied = copyTreeContents(sandbox.home, dir + QStringLiteral("/home"), &error);
-    }
-    if (!copied) {
+    if (!captureTreeContents(sandbox.id, sandbox.home, dir + QStringLiteral("/home"), &error)) {
         removeTree(dir, &error);
         return templateFail(QStringLiteral("internal: the snapshot failed: %1").arg(error));
     }

@@ -147,10 +147,8 @@ int toLocal(const Context &ctx, const ParsedArgs &parsed, const QString &source,
         const QString dir = ctx.state.sandboxDir(name);
         QString error;
         bool copied = QDir().mkpath(dir + QStringLiteral("/tmp"));
-        if (copied) {
-            const FrozenSandbox captured(from.id);
-            copied = copyTreeContents(from.home, dir + QStringLiteral("/home"), &error);
-        }
+        if (copied)
+            copied = captureTreeContents(from.id, from.home, dir + QStringLiteral("/home"), &error);
         if (!copied) {
             QString ignored;
             removeTree(dir, &ignored);   // nothing half-made is left to list

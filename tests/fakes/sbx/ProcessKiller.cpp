@@ -1,6 +1,7 @@
 #include "ProcessKiller.h"
 
 #include "Faults.h"
+#include "FsOps.h"
 
 #include <QByteArray>
 #include <QFile>
@@ -95,6 +96,20 @@ FrozenSandbox::~FrozenSandbox()
 {
     for (pid_t pid : std::as_const(m_stopped))
         ::kill(pid, SIGCONT);
+}
+
+bool captureTreeContents(const QString &runtime, const QString &from, const QString &to, QString *error)
+{
+    for (int attempt = 1;; ++attempt) {
+        {
+            const FrozenSandbox captured(runtime);
+            if (copyTreeContents(from, to, error))
+                return true;
+        }
+        QString ignored;
+        if (attempt == 3 || !removeTree(to, &ignored))
+            return false;
+    }
 }
 
 } // namespace fakesbx

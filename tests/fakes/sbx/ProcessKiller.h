@@ -28,4 +28,11 @@ private:
     QList<pid_t> m_stopped;
 };
 
+// Copies the contents of `from` (a sandbox's files) to `to` as one point in time: with the sandbox's
+// processes stopped (FrozenSandbox). An exec that was already under way when they were stopped can
+// still start its process after that and change the files mid-copy (a new helper sweeping its
+// predecessor's run folder once failed a move this way): then `to` is emptied, the processes stopped
+// again, now with that one, and the copy made again (three tries).
+bool captureTreeContents(const QString &runtime, const QString &from, const QString &to, QString *error);
+
 } // namespace fakesbx
