@@ -164,10 +164,10 @@ void TrayApp::show()
 
 void TrayApp::togglePopup()
 {
-    // Qt's own balloon: a click on the icon while it shows is messageClicked (which opened the
-    // popup a moment ago) and then this Trigger, which must not close it again.
     if (!m_popup)
         return openPopup();
+    // Qt's own balloon: a click on the icon while it shows is messageClicked (which opened the
+    // popup a moment ago) and then this Trigger, which must not close it again.
     if (m_popup->isVisible() && m_popupOpened.isValid() && m_popupOpened.elapsed() < 400)
         return;
     if (m_popup->isVisible() && (m_popup->presentation() == PopupWindow::Presentation::AtIcon || m_popup->isActiveWindow()))
