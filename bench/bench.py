@@ -496,6 +496,15 @@ def settle_after_stop(limit_s=60):
     return round(time.monotonic() - t0, 2)
 
 
+def timed_sandbox_list(build, serve, label, args, repeat, warmup):
+    """`sandbox_list` through MCP `repeat` times with `args` (None: the default page): chat2sbx-loadgen's figures
+    and the structured content of the last answer."""
+    listed = loadgen(build, "call", "--url", serve.url, "--label", label, "--tool", "sandbox_list",
+                     *(["--args", json.dumps(args)] if args is not None else []),
+                     "--repeat", str(repeat), "--warmup", str(warmup), "--print-result")[0]
+    return listed, listed.pop("last_result", {}).get("structuredContent", {})
+
+
 def bench_scale(build, quick):
     n = 100 if quick else 1000
     # The fake's auto-stop off: a restart is measured with every VM still running (all re-attached).
@@ -514,10 +523,8 @@ def bench_scale(build, quick):
         create_s = time.monotonic() - t0
         rpc.close()
         # All of them in one answer, as the goal was set (a page holds up to 1,000; the default is 200).
-        listed = loadgen(build, "call", "--url", serve.url, "--label", f"sandbox_list with {n}", "--tool",
-                         "sandbox_list", "--args", json.dumps({"limit": 1000}), "--repeat", "5" if quick else "20",
-                         "--warmup", "2", "--print-result")[0]
-        count = len(listed.pop("last_result", {}).get("structuredContent", {}).get("sandboxes", []))
+        listed, page = timed_sandbox_list(build, serve, f"sandbox_list with {n}", {"limit": 1000}, 5 if quick else 20, 2)
+        count = len(page.get("sandboxes", []))
         listed["sandboxes_listed"] = count
         listed["goal_met"] = count == n and listed["p50_ms"] <= 10   # issue 61 (issue 21: 20 ms)
         create_ms.sort()
@@ -604,18 +611,14 @@ def list_ten_thousand(build, serve, total=10000):
     seed_sleeping_sandboxes(os.path.join(serve.home, ".chat2sbx"), serve.sbx_state, total)
     serve.start(timeout=600)
     # The answer a model gets: the newest page (200), with the total and the cursor to the older ones.
-    listed = loadgen(build, "call", "--url", serve.url, "--label", f"sandbox_list with {total}", "--tool", "sandbox_list",
-                     "--repeat", "10", "--warmup", "2", "--print-result")[0]
-    page = listed.pop("last_result", {}).get("structuredContent", {})
+    listed, page = timed_sandbox_list(build, serve, f"sandbox_list with {total}", None, 10, 2)
     listed["sandboxes_listed"] = len(page.get("sandboxes", []))
     listed["total"] = page.get("total")
     # Every sandbox is still reachable: the pages of 1,000 from the cursor, each timed.
     seen, cursor, pages, walk_ms = set(), None, 0, 0.0
     while True:
         args = {"limit": 1000} if cursor is None else {"limit": 1000, "cursor": cursor}
-        r = loadgen(build, "call", "--url", serve.url, "--label", "sandbox_list page", "--tool", "sandbox_list",
-                    "--args", json.dumps(args), "--repeat", "1", "--warmup", "0", "--print-result")[0]
-        content = r.pop("last_result", {}).get("structuredContent", {})
+        r, content = timed_sandbox_list(build, serve, "sandbox_list page", args, 1, 0)
         seen.update(s["sandbox_id"] for s in content.get("sandboxes", []))
         pages += 1
         walk_ms += r["p50_ms"]
@@ -642,10 +645,8 @@ def bench_list(build, quick):
         serve.stop()
         seed_sleeping_sandboxes(os.path.join(serve.home, ".chat2sbx"), serve.sbx_state, n)
         serve.start(timeout=300)
-        listed = loadgen(build, "call", "--url", serve.url, "--label", f"sandbox_list with {n}", "--tool", "sandbox_list",
-                         "--args", json.dumps({"limit": 1000}), "--repeat", "5" if quick else "60", "--warmup", "3",
-                         "--print-result")[0]
-        listed["sandboxes_listed"] = len(listed.pop("last_result", {}).get("structuredContent", {}).get("sandboxes", []))
+        listed, page = timed_sandbox_list(build, serve, f"sandbox_list with {n}", {"limit": 1000}, 5 if quick else 60, 3)
+        listed["sandboxes_listed"] = len(page.get("sandboxes", []))
         listed["sandboxes_asleep"] = True
         listed["goal_met"] = listed["sandboxes_listed"] == n and listed["p50_ms"] <= 10   # issue 61
         log(f"  sandbox_list with {listed['sandboxes_listed']} sleeping sandboxes: p50 {listed['p50_ms']:.1f} ms "

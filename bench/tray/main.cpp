@@ -65,6 +65,13 @@ public:
     }
 };
 
+// Runs the event loop until `watch` saw the window painted (at most 30 s after `since` started).
+void untilPainted(const PaintWatch &watch, const QElapsedTimer &since)
+{
+    while (!watch.painted && since.elapsed() < 30000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+}
+
 int bare()
 {
     QSystemTrayIcon icon(trayIcon(TrayState::LocalOnly, 0));
@@ -98,8 +105,7 @@ int popup(int count)
     PaintWatch firstPaint;
     window->installEventFilter(&firstPaint);
     window->showNear({});
-    while (!firstPaint.painted && first.elapsed() < 30000)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    untilPainted(firstPaint, first);
     const double firstOpenMs = first.nsecsElapsed() / 1e6;
     window->removeEventFilter(&firstPaint);
     settle(300);
@@ -115,8 +121,7 @@ int popup(int count)
         QElapsedTimer t;
         t.start();
         window->showNear({});
-        while (!watch.painted && t.elapsed() < 30000)
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+        untilPainted(watch, t);
         times << t.nsecsElapsed() / 1e6;
         settle(200);
         open = std::max(open, rssMiB());
