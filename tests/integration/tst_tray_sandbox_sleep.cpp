@@ -105,6 +105,9 @@ private slots:
         QVERIFY(waitFor([&] { return fakeStatus(observer.config, runtime) == QLatin1String("stopped"); }, 10000));
         QCOMPARE(observer.countCalls(QStringLiteral("stop")), 1);
         QCOMPARE(trayRow().state, QStringLiteral("stopped"));
+        // A scratch sandbox's workspace is named as the Workspaces card names it, not by its ws_ id.
+        QCOMPARE(trayRow().workspace, QStringLiteral("scratch folder"));
+        QCOMPARE(trayRow().workspaceMode, QStringLiteral("managed"));
         QVERIFY(trayRow().sleptAtMs > 0);
         const QJsonObject listed = structured(mcp.callToolResult(QStringLiteral("sandbox_list"), {}));
         QCOMPARE(listed.value(QStringLiteral("sandboxes")).toArray().first().toObject().value(QStringLiteral("state")).toString(),

@@ -53,6 +53,10 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
         row.name = names.value(r.id);
         if (!v.workspace)
             row.workspace = r.workspaceId;
+        else if (v.workspace->isManaged())   // named as the Workspaces cards name it, never by its ws_ id
+            row.workspace = r.isCloud()        ? QStringLiteral("scratch in the cloud")
+                            : r.workspaceInVm ? QStringLiteral("scratch inside the sandbox (~/workspace)")
+                                              : QStringLiteral("scratch folder");
         else if (v.workspace->displayName.contains(v.workspace->id))
             row.workspace = v.workspace->displayName;
         else
@@ -61,10 +65,8 @@ QList<SandboxRow> ServiceSandboxesModel::sandboxes() const
             row.workspaceMode = workspaceModeName(v.workspace->mode);
             row.hostPath = v.workspace->hostPath;
             // Moved back from the cloud: its files are in the VM, the old folder here is not them.
-            if (r.workspaceInVm && v.workspace->isManaged()) {
+            if (r.workspaceInVm && v.workspace->isManaged())
                 row.hostPath.clear();
-                row.workspace += QStringLiteral(" (inside the sandbox at ~/workspace)");
-            }
         }
         row.state = sandboxStateName(r.state);
         row.sleptAtMs = r.sleptAt;
