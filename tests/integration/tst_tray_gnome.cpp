@@ -227,6 +227,14 @@ private slots:
         qInfo("menu open: %s", qPrintable(shellEval(QStringLiteral("const i = %1; i.menu.open(); String(i.menu.isOpen)").arg(kOurIndicator.arg(service)))));
         QTest::qWait(800);
         shellScreenshot(QStringLiteral("gnome_menu"));
+        // The request's path as it is on disk, underscores and all: the extension reads labels its own
+        // way (DBusMenuExporter's GNOME dialect), and the item found it is the shell that hosts it.
+        QVERIFY(thesis.contains(QLatin1Char('_')));
+        QString drawn;
+        QTRY_VERIFY2_WITH_TIMEOUT((drawn = shellEval(QStringLiteral("%1.menu._getMenuItems().map(m => m.label ? m.label.text : '').join('|')")
+                                                         .arg(kOurIndicator.arg(service))))
+                                      .contains(QStringLiteral("|Folder %1 (direct)|").arg(thesis)),
+                                  qPrintable(drawn), scaled(10000));
         shellEval(QStringLiteral("const i = %1; i.menu.close(); true").arg(kOurIndicator.arg(service)));
 
         // Approve, chosen in the menu, decides it.

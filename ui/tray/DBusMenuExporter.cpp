@@ -30,6 +30,24 @@ QString dbusMenuLabel(const QString &qtText)
     return out;
 }
 
+QString gnomeShellLabel(const QString &qtText)
+{
+    QString text;
+    text.reserve(qtText.size() + 1);
+    for (int i = 0; i < qtText.size(); ++i) {
+        if (qtText.at(i) != QLatin1Char('&'))
+            text += qtText.at(i);
+        else if (i + 1 < qtText.size() && qtText.at(i + 1) == QLatin1Char('&'))
+            text += qtText.at(++i);
+    }
+    // The extension's /_([^_])/ without `g`: with "_" in front, the first match is that one (or,
+    // when the text starts with underscores, the last of them, now one more).
+    for (int i = 0; i + 1 < text.size(); ++i)
+        if (text.at(i) == QLatin1Char('_') && text.at(i + 1) != QLatin1Char('_'))
+            return QLatin1Char('_') + text;
+    return text;
+}
+
 DBusMenuExporter::DBusMenuExporter(QMenu &menu, QObject *parent) : QObject(parent), m_menu(&menu)
 {
     registerTypes();
@@ -37,6 +55,14 @@ DBusMenuExporter::DBusMenuExporter(QMenu &menu, QObject *parent) : QObject(paren
     m_layoutChanged.setInterval(0);
     connect(&m_layoutChanged, &QTimer::timeout, this, [this] { emit LayoutUpdated(++m_revision, 0); });
     watch(&menu);
+}
+
+void DBusMenuExporter::setLabelDialect(LabelDialect dialect)
+{
+    if (dialect == m_dialect)
+        return;
+    m_dialect = dialect;
+    scheduleLayoutUpdate();
 }
 
 QString DBusMenuExporter::textDirection() const
@@ -95,7 +121,8 @@ QVariantMap DBusMenuExporter::propertiesOf(QAction *action, const QStringList &n
     if (action->isSeparator()) {
         p.insert(QStringLiteral("type"), QStringLiteral("separator"));
     } else {
-        p.insert(QStringLiteral("label"), dbusMenuLabel(action->text()));
+        p.insert(QStringLiteral("label"), m_dialect == LabelDialect::GnomeShell ? gnomeShellLabel(action->text())
+                                                                                : dbusMenuLabel(action->text()));
         if (action->isCheckable()) {
             p.insert(QStringLiteral("toggle-type"), action->actionGroup() && action->actionGroup()->isExclusive()
                                                         ? QStringLiteral("radio") : QStringLiteral("checkmark"));

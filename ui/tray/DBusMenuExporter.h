@@ -28,6 +28,12 @@ class DBusMenuExporter : public QObject {
 public:
     explicit DBusMenuExporter(QMenu &menu, QObject *parent = nullptr);
 
+    // How the host reads a label: as dbusmenu says (KDE Plasma), or as GNOME Shell's AppIndicator
+    // extension does (see gnomeShellLabel). A change is one LayoutUpdated.
+    enum class LabelDialect { Spec, GnomeShell };
+    void setLabelDialect(LabelDialect dialect);
+    LabelDialect labelDialect() const { return m_dialect; }
+
     uint version() const { return 3; }
     QString textDirection() const;
     QString status() const { return QStringLiteral("normal"); }
@@ -69,9 +75,16 @@ private:
     int m_nextId = 1;
     uint m_revision = 1;
     QTimer m_layoutChanged;   // coalesces a rebuild of many actions into one signal
+    LabelDialect m_dialect = LabelDialect::Spec;
 };
 
 // The label as dbusmenu writes mnemonics: "_" marks one, "__" is a literal underscore.
 QString dbusMenuLabel(const QString &qtText);
+
+// The label GNOME Shell's AppIndicator extension draws as `qtText` reads without its mnemonic. The
+// extension does not follow the spec: it drops the first "_" that precedes another character and
+// nothing else ("__" stays two), so "my_notes" would show as "mynotes" and dbusMenuLabel's
+// "my__notes" as "my_notes" only by luck of position. One "_" put in front is the one it drops.
+QString gnomeShellLabel(const QString &qtText);
 
 } // namespace chat2sbx::ui::sni

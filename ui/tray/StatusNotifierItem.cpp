@@ -7,7 +7,9 @@
 #include <QDBusConnectionInterface>
 #include <QDBusMessage>
 #include <QDBusPendingCallWatcher>
+#include <QDBusPendingReply>
 #include <QDBusServiceWatcher>
+#include <QFile>
 #include <QImage>
 #include <QMenu>
 #include <QtEndian>
@@ -98,7 +100,32 @@ bool StatusNotifierItem::publish(QString &error)
     return true;
 }
 
+namespace {
+// GNOME Shell's AppIndicator extension runs in the shell's own process.
+bool isGnomeShell(uint pid)
+{
+    QFile comm(QStringLiteral("/proc/%1/comm").arg(pid));
+    return comm.open(QIODevice::ReadOnly) && comm.read(64).trimmed() == "gnome-shell";
+}
+} // namespace
+
 void StatusNotifierItem::registerWithWatcher()
+{
+    QDBusMessage ask = QDBusMessage::createMethodCall(QStringLiteral("org.freedesktop.DBus"), QStringLiteral("/org/freedesktop/DBus"),
+                                                      QStringLiteral("org.freedesktop.DBus"), QStringLiteral("GetConnectionUnixProcessID"));
+    ask << QString::fromLatin1(kWatcherService);
+    auto *pending = new QDBusPendingCallWatcher(m_bus.asyncCall(ask, kRegisterTimeoutMs), this);
+    connect(pending, &QDBusPendingCallWatcher::finished, this, [this](QDBusPendingCallWatcher *w) {
+        w->deleteLater();
+        const QDBusPendingReply<uint> pid = *w;
+        // Unknown (another pid namespace, an error): the spec's way, which KDE Plasma follows.
+        m_menuExporter->setLabelDialect(pid.isValid() && isGnomeShell(pid.value()) ? DBusMenuExporter::LabelDialect::GnomeShell
+                                                                                   : DBusMenuExporter::LabelDialect::Spec);
+        sendRegistration();
+    });
+}
+
+void StatusNotifierItem::sendRegistration()
 {
     QDBusMessage call = QDBusMessage::createMethodCall(QLatin1String(kWatcherService), QStringLiteral("/StatusNotifierWatcher"),
                                                        QLatin1String(kWatcherService), QStringLiteral("RegisterStatusNotifierItem"));

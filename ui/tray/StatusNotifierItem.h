@@ -111,7 +111,10 @@ signals:
     void registered();
 
 private:
+    // Asks which program hosts the watcher (it decides how the menu's labels are written), then
+    // registers the item.
     void registerWithWatcher();
+    void sendRegistration();
 
     QString m_id;
     QMenu &m_menu;
