@@ -90,13 +90,22 @@ done
 # stdin closed (the host is gone, or replaced this channel): handlers still running get 10 s to
 # finish what they do (an apply cut short is worse than an answer nobody reads); what still runs
 # then (a read stuck on a FIFO, a hung search) is killed, so no handler outlives its channel.
+# The end forks nothing but its last program: every helper of a host that stops ends at once,
+# and a fork of this shell costs more than the rest of its end (the job lists go through a file,
+# not $(...); rm takes the helper's place).
 for ((i = 0; i < 200; i++)); do
     busy=0
-    for p in $(jobs -rp); do [ "$p" = "$WRITER" ] || busy=1; done
+    jobs -rp >"$RUN/jobs"
+    mapfile -t running <"$RUN/jobs"
+    for p in "${running[@]}"; do [ "$p" = "$WRITER" ] || busy=1; done
     ((busy)) || break
     nap 0.05
 done
 for f in "$RUN"/*.pg; do [ -s "$f" ] && kill_recorded_group "$f"; done
-for p in $(jobs -p); do [ "$p" = "$WRITER" ] || wait "$p"; done
+jobs -p >"$RUN/jobs"
+mapfile -t running <"$RUN/jobs"
+for p in "${running[@]}"; do [ "$p" = "$WRITER" ] || wait "$p"; done
 printf 'quit quit\n' >&"$RESPFD"
 wait "$WRITER"
+trap - EXIT
+exec rm -rf -- "$RUN"
