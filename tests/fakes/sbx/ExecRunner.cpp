@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -301,11 +302,24 @@ int execInSandbox(const Context &ctx, const SandboxMeta &meta, const ExecRequest
     if (::chdir(cwd.toLocal8Bit().constData()) != 0)
         return fail(QStringLiteral("cannot change directory to %1: %2").arg(cwd, QString::fromLocal8Bit(std::strerror(errno))));
     environ = cenv.data();  // execvp searches the sandbox PATH
-    ::execvp(cargv[0], cargv.data());
-    const int err = errno;
-    std::fprintf(stderr, "exec: \"%s\": %s\n", cargv[0],
-                 err == ENOENT ? "executable file not found in $PATH" : std::strerror(err));
-    return err == ENOENT ? 127 : 126;
+    // `sbx exec` on the host is a client of a process in the VM, not that process: killed, it leaves
+    // the command running, which sees its stdin end when the caller's end closes (as with bubblewrap
+    // above, whose process is the one a kill ends). So the command is a child this process waits for.
+    const pid_t child = ::fork();
+    if (child < 0)
+        return fail(QStringLiteral("cannot start %1: %2").arg(req.command.value(0), QString::fromLocal8Bit(std::strerror(errno))));
+    if (child == 0) {
+        ::execvp(cargv[0], cargv.data());
+        const int err = errno;
+        std::fprintf(stderr, "exec: \"%s\": %s\n", cargv[0],
+                     err == ENOENT ? "executable file not found in $PATH" : std::strerror(err));
+        ::_exit(err == ENOENT ? 127 : 126);
+    }
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0)
+        if (errno != EINTR)
+            return fail(QStringLiteral("cannot wait for %1: %2").arg(req.command.value(0), QString::fromLocal8Bit(std::strerror(errno))));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 } // namespace fakesbx
