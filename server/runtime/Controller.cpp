@@ -16,6 +16,7 @@
 #include "runtime/FdLimit.h"
 #include "runtime/HealthEndpoint.h"
 #include "runtime/ControlChannel.h"
+#include "sandbox/channel/ChannelPool.h"
 #include "runtime/PidFile.h"
 #include "runtime/Services.h"
 #include "sandbox/lifecycle/CloudWarmPool.h"
@@ -279,6 +280,7 @@ void Controller::stop()
         m_toolCalls.reset();   // cancels pending tool calls first
         m_services.activity->setWatching(false);
         m_services.sleep->stop();
+        m_services.channels->beginExit();
         m_services.sandboxes->reconciler().shutdown();
         m_services.sbxHealth->stop();
         m_services.retention->stop();

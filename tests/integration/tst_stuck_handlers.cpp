@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <QtTest>
 
+#include <memory>
+#include <optional>
+
 #include <sys/stat.h>
 
 using namespace chat2sbx;
@@ -187,6 +190,44 @@ private slots:
         cli.detach(f.id());
         restarted.detach(f.id());
         QVERIFY(pingOk());   // the fixture's own channel starts again
+    }
+
+    // A host that is ending (ChannelPool::beginExit) neither kills its children nor ends their input
+    // while its event loop runs; once the pool goes, their input ends and each helper finishes by
+    // itself (its run folder removed by itself, which a killed helper leaves), its child with it.
+    void anEndingHostLetsItsHelperGo()
+    {
+        SandboxChannel::Options options;
+        options.owner = QStringLiteral("cli-5151");
+        auto ending = std::make_unique<ChannelPool>(*f.driver, options);
+        std::optional<ChannelReply> reply;
+        ending->channelFor(f.sandbox()).ping(10000, [&](const ChannelReply &r) { reply = r; });
+        QVERIFY(waitFor([&] { return reply.has_value(); }, 15000) && reply->ok);
+        const QString runs = f.env.sbxState() + QStringLiteral("/sandboxes/") + f.sandbox().runtimeName + QStringLiteral("/home/.chat2sbx/run");
+        auto runFolderOf = [&](const QString &pid) {
+            for (const QString &d : QDir(runs).entryList({QStringLiteral("h.*")}, QDir::Dirs)) {
+                QFile file(runs + QLatin1Char('/') + d + QStringLiteral("/pid"));
+                if (file.open(QIODevice::ReadOnly) && file.readAll().trimmed() == pid.toLatin1())
+                    return d;
+            }
+            return QString();
+        };
+        const QString helper = helperPid();
+        QVERIFY(!runFolderOf(helper).isEmpty());
+        QFile stat(QStringLiteral("/proc/%1/stat").arg(helper));
+        QVERIFY(stat.open(QIODevice::ReadOnly));
+        const QByteArray fields = stat.readAll();
+        const QString child = QString::fromLatin1(fields.mid(fields.lastIndexOf(')') + 2).split(' ').value(1));   // `sbx exec` (or bwrap)
+        QVERIFY(child.toInt() > 1);
+
+        ending->beginExit();
+        ending->detach(f.id());
+        QTest::qWait(300);
+        QVERIFY2(!isGone(child) && !isGone(helper), "the child ended while its host's event loop still ran");
+        ending.reset();
+        QVERIFY2(waitFor([&] { return isGone(helper) && isGone(child); }, 15000), "the helper did not end after its host");
+        QVERIFY2(runFolderOf(helper).isEmpty(), "the helper was killed: its run folder is left");
+        QVERIFY(pingOk());
     }
 
     void theSessionSurvived()

@@ -1,5 +1,7 @@
 #include "sandbox/channel/ChannelPool.h"
 
+#include <QProcess>
+
 namespace chat2sbx {
 
 ChannelPool::ChannelPool(SbxDriver &driver, const SandboxChannel::Options &options, QObject *parent)
@@ -9,6 +11,9 @@ ChannelPool::ChannelPool(SbxDriver &driver, const SandboxChannel::Options &optio
 
 ChannelPool::~ChannelPool()
 {
+    for (const QPointer<QProcess> &proc : std::as_const(m_letGo))
+        if (proc && proc->state() != QProcess::NotRunning)
+            proc->closeWriteChannel();
     qDeleteAll(m_channels);
 }
 
@@ -26,7 +31,10 @@ void ChannelPool::detach(const QString &sandboxId)
     SandboxChannel *channel = m_channels.take(sandboxId);
     if (!channel)
         return;
-    channel->stop();
+    if (!m_exiting)
+        channel->stop();
+    else if (QProcess *proc = channel->letGo())
+        m_letGo.append(proc);
     channel->deleteLater();
 }
 

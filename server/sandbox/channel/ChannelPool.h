@@ -34,6 +34,10 @@ public:
     bool isBusy(const QString &sandboxId) const;
     // The sandbox's channel has a child (started or starting).
     bool isRunning(const QString &sandboxId) const;
+    // The host is ending (Controller::stop): detach() lets each channel's child go untouched
+    // (SandboxChannel::letGo), and this pool's destructor, after the event loop, ends their input
+    // all at once; each helper then ends by itself, as when its host is killed.
+    void beginExit() { m_exiting = true; }
 
 signals:
     void channelExited(const QString &sandboxId);
@@ -44,6 +48,8 @@ private:
     SandboxChannel::Options m_options;
     QHash<QString, SandboxChannel *> m_channels;
     bool m_checkExits = false;
+    bool m_exiting = false;
+    QList<QPointer<QProcess>> m_letGo;
 };
 
 } // namespace chat2sbx

@@ -243,6 +243,23 @@ void SandboxChannel::stop()
     failAll(QStringLiteral("the sandbox control channel was stopped"));
 }
 
+QProcess *SandboxChannel::letGo()
+{
+    QProcess *proc = m_proc;
+    m_proc = nullptr;
+    stop();
+    if (!proc)
+        return nullptr;
+    proc->disconnect(this);
+    proc->setParent(nullptr);
+    if (proc->state() == QProcess::NotRunning) {
+        proc->deleteLater();
+        return nullptr;
+    }
+    connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
+    return proc;
+}
+
 void SandboxChannel::ensureStarted()
 {
     if (!m_proc)
