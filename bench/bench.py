@@ -492,9 +492,9 @@ def bench_memory(build, quick):
 
 
 # ---------------------------------------------------------------- 5. scale
-def settle_after_stop(limit_s=60):
-    """Waits until no in-sandbox helper of the stopped server is left (each channel's process tree ends with
-    it), then one second more; returns the seconds it took."""
+def wait_until_none(matches, limit_s, interval_s):
+    """Seconds until no process in /proc `matches(pid)` (a pid string; OSError counts as no match), at most
+    `limit_s`."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < limit_s:
         left = 0
@@ -502,16 +502,24 @@ def settle_after_stop(limit_s=60):
             if not pid.isdigit():
                 continue
             try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if b"/.chat2sbx/helper.sh" in f.read():
-                        left += 1
+                left += bool(matches(pid))
             except OSError:
                 pass
         if not left:
             break
-        time.sleep(0.1)
+        time.sleep(interval_s)
+    return time.monotonic() - t0
+
+
+def settle_after_stop(limit_s=60):
+    """Waits until no in-sandbox helper of the stopped server is left (each channel's process tree ends with
+    it), then one second more; returns the seconds it took."""
+    def helper(pid):
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"/.chat2sbx/helper.sh" in f.read()
+    waited = wait_until_none(helper, limit_s, 0.1)
     time.sleep(1.0)
-    return round(time.monotonic() - t0, 2)
+    return round(waited + 1.0, 2)
 
 
 def exec_clients_gone(build, serve, limit_s=60):
@@ -519,27 +527,16 @@ def exec_clients_gone(build, serve, limit_s=60):
     `exec` and this serve's FAKE_SBX_STATE); what chat2sbx itself leaves on the host after a stop."""
     exe = os.path.realpath(build.sbx)
     state = b"FAKE_SBX_STATE=" + serve.sbx_state.encode()
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < limit_s:
-        left = 0
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
-            try:
-                if os.readlink(f"/proc/{pid}/exe") != exe:
-                    continue
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if f.read().split(b"\0")[1:2] != [b"exec"]:
-                        continue
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    if state in f.read().split(b"\0"):
-                        left += 1
-            except OSError:
-                pass
-        if not left:
-            break
-        time.sleep(0.02)
-    return time.monotonic() - t0
+
+    def client(pid):
+        if os.readlink(f"/proc/{pid}/exe") != exe:
+            return False
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            if f.read().split(b"\0")[1:2] != [b"exec"]:
+                return False
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return state in f.read().split(b"\0")
+    return wait_until_none(client, limit_s, 0.02)
 
 
 def timed_sandbox_list(build, serve, label, args, repeat, warmup):
