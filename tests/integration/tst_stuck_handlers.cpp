@@ -29,12 +29,13 @@ private:
                    + QStringLiteral("/home/.chat2sbx/helper.pid"));
         return file.open(QIODevice::ReadOnly) ? QString::fromLatin1(file.readAll()).trimmed() : QString();
     }
-    bool pingOk()
+    bool pingIn(ChannelPool &pool)
     {
         std::optional<ChannelReply> reply;
-        channel().ping(10000, [&](const ChannelReply &r) { reply = r; });
+        pool.channelFor(f.sandbox()).ping(10000, [&](const ChannelReply &r) { reply = r; });
         return waitFor([&] { return reply.has_value(); }, 15000) && reply->ok;
     }
+    bool pingOk() { return pingIn(*f.pool); }
 
 private slots:
     void initTestCase()
@@ -151,17 +152,12 @@ private slots:
     // channel's restart won the race (every time on a fast idle machine).
     void ownersKeepTheirHelpersApart()
     {
-        auto ping = [&](ChannelPool &pool) {
-            std::optional<ChannelReply> reply;
-            pool.channelFor(f.sandbox()).ping(10000, [&](const ChannelReply &r) { reply = r; });
-            return waitFor([&] { return reply.has_value(); }, 15000) && reply->ok;
-        };
         f.pool->detach(f.id());   // the fixture's channel sits out; pingOk() below starts it again
         ChannelPool dead(*f.driver, SandboxChannel::Options{});   // owner "server", the killed server's
         dead.setRestartAfterExitCheck(true);   // exits are reported, nothing restarts
         int deadExits = 0;
         connect(&dead, &ChannelPool::channelExited, this, [&] { ++deadExits; });
-        QVERIFY(ping(dead));
+        QVERIFY(pingIn(dead));
         const QString serverHelper = helperPid();
         QVERIFY(!serverHelper.isEmpty());
         const int deadStarts = dead.channelFor(f.sandbox()).starts();
@@ -169,21 +165,21 @@ private slots:
         SandboxChannel::Options cliOptions;
         cliOptions.owner = QStringLiteral("cli-4242");
         ChannelPool cli(*f.driver, cliOptions);
-        QVERIFY(ping(cli));
+        QVERIFY(pingIn(cli));
         const QString cliHelper = helperPid();
         QVERIFY(cliHelper != serverHelper);
-        QVERIFY(ping(dead));
+        QVERIFY(pingIn(dead));
         QVERIFY2(!isGone(serverHelper), "the CLI's helper killed the server's");
         QCOMPARE(dead.channelFor(f.sandbox()).starts(), deadStarts);
         QCOMPARE(deadExits, 0);
 
         ChannelPool restarted(*f.driver, SandboxChannel::Options{});   // owner "server"
-        QVERIFY(ping(restarted));
+        QVERIFY(pingIn(restarted));
         QVERIFY2(waitFor([&] { return isGone(serverHelper); }, 5000), "the server's old helper is still there");
         QVERIFY(waitFor([&] { return deadExits == 1; }, 5000));   // its sbx exec ended with it
         QVERIFY2(!isGone(cliHelper), "a server helper killed the CLI's");
-        QVERIFY(ping(cli));
-        QVERIFY(ping(restarted));
+        QVERIFY(pingIn(cli));
+        QVERIFY(pingIn(restarted));
         QCOMPARE(restarted.channelFor(f.sandbox()).starts(), 1);
         QCOMPARE(cli.channelFor(f.sandbox()).starts(), 1);
         dead.detach(f.id());
@@ -200,9 +196,7 @@ private slots:
         SandboxChannel::Options options;
         options.owner = QStringLiteral("cli-5151");
         auto ending = std::make_unique<ChannelPool>(*f.driver, options);
-        std::optional<ChannelReply> reply;
-        ending->channelFor(f.sandbox()).ping(10000, [&](const ChannelReply &r) { reply = r; });
-        QVERIFY(waitFor([&] { return reply.has_value(); }, 15000) && reply->ok);
+        QVERIFY(pingIn(*ending));
         const QString runs = f.env.sbxState() + QStringLiteral("/sandboxes/") + f.sandbox().runtimeName + QStringLiteral("/home/.chat2sbx/run");
         auto runFolderOf = [&](const QString &pid) {
             for (const QString &d : QDir(runs).entryList({QStringLiteral("h.*")}, QDir::Dirs)) {
@@ -214,9 +208,7 @@ private slots:
         };
         const QString helper = helperPid();
         QVERIFY(!runFolderOf(helper).isEmpty());
-        QFile stat(QStringLiteral("/proc/%1/stat").arg(helper));
-        QVERIFY(stat.open(QIODevice::ReadOnly));
-        const QByteArray fields = stat.readAll();
+        const QByteArray fields = procFile(helper, "stat");
         const QString child = QString::fromLatin1(fields.mid(fields.lastIndexOf(')') + 2).split(' ').value(1));   // `sbx exec` (or bwrap)
         QVERIFY(child.toInt() > 1);
 

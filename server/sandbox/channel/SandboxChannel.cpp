@@ -207,17 +207,26 @@ void SandboxChannel::startWaitingTimers()
     }
 }
 
-// Kills the child and lets it go once reaped. It leaves this channel's children first: a QProcess
-// deleted while running blocks to reap it and logs "Destroyed while process is still running".
-void SandboxChannel::release(QProcess *proc)
+// Leaves this channel's children, to be deleted once reaped (at once when it is not running); false
+// when it is not: a QProcess deleted while running blocks to reap it and logs "Destroyed while
+// process is still running".
+bool SandboxChannel::disown(QProcess *proc)
 {
     proc->disconnect(this);
     proc->setParent(nullptr);
     if (proc->state() == QProcess::NotRunning) {
         proc->deleteLater();
-        return;
+        return false;
     }
     connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
+    return true;
+}
+
+// Kills the child and lets it go once reaped.
+void SandboxChannel::release(QProcess *proc)
+{
+    if (!disown(proc))
+        return;
     proc->kill();
     // Confirms it went: a child that outlives SIGKILL (stuck in the kernel) is at least reported.
     const QString sandboxId = m_sandbox.sandboxId;
@@ -248,16 +257,7 @@ QProcess *SandboxChannel::letGo()
     QProcess *proc = m_proc;
     m_proc = nullptr;
     stop();
-    if (!proc)
-        return nullptr;
-    proc->disconnect(this);
-    proc->setParent(nullptr);
-    if (proc->state() == QProcess::NotRunning) {
-        proc->deleteLater();
-        return nullptr;
-    }
-    connect(proc, &QProcess::finished, proc, &QObject::deleteLater);
-    return proc;
+    return proc && disown(proc) ? proc : nullptr;
 }
 
 void SandboxChannel::ensureStarted()

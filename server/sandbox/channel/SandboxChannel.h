@@ -102,6 +102,7 @@ signals:
     void exited();
 
 private:
+    bool disown(QProcess *proc);
     void release(QProcess *proc);
     struct Pending {
         QString op;
