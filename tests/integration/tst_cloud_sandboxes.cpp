@@ -327,6 +327,17 @@ private slots:
         QVERIFY2(!text.contains(QLatin1String("[to do]")) && !text.contains(QLatin1String("[blocked]")), qPrintable(text));
         QVERIFY2(text.contains(QLatin1String("[optional] Sandbox template prepared")) &&
                      text.contains(QLatin1String("Not needed while sandboxes are made in Docker's cloud")), qPrintable(text));
+        // The check found the question, and the cloud's diagnose (which needs no local daemon)
+        // answering does not hide it; the check then stays on its schedule.
+        const QJsonObject sbx = QJsonDocument::fromJson(runCli(env, {QStringLiteral("status"), QStringLiteral("--json")}).out)
+                                    .object().value(QStringLiteral("sbx")).toObject();
+        QVERIFY2(sbx.value(QStringLiteral("state")).toString() == QLatin1String("update_pending")
+                     && sbx.value(QStringLiteral("version")).toString() == QLatin1String("v0.47.0"),
+                 QJsonDocument(sbx).toJson().constData());
+        const SandboxHarness observer(env);
+        const int versionsAsked = observer.countCalls(QStringLiteral("version"));
+        QTest::qWait(2000);
+        QCOMPARE(observer.countCalls(QStringLiteral("version")), versionsAsked);
         QCOMPARE(server.terminate(), 0);
     }
 

@@ -209,14 +209,18 @@ void SbxDriver::answered(const Call &call, const SbxResult &r)
     const bool wasAnswering = answering();
     const bool wasPending = m_updatePending;
     // An exec's time is its command's: running into the deadline says nothing about sbx itself.
-    const bool exec = !call.args.isEmpty() && call.args.first() == QLatin1String("exec");
+    const QString first = call.args.isEmpty() ? QString() : call.args.first();
+    const bool exec = first == QLatin1String("exec");
     if (r.timedOut && !exec)
         ++m_unansweredInRow;
     else if (!r.timedOut && (r.ok || r.exitCode >= 0))
         m_unansweredInRow = 0;
+    // Only the local daemon asks about an update: `version` answers without it, `--cloud` needs
+    // none, and an exec's status is its command's. Their success says nothing of the question.
+    const bool answeredByDaemon = !exec && first != QLatin1String("version") && first != QLatin1String("--cloud");
     if (r.updatePending)
         m_updatePending = true;
-    else if (r.ok && !exec)
+    else if (r.ok && answeredByDaemon)
         m_updatePending = false;
     if (wasAnswering != answering() || wasPending != m_updatePending)
         emit conditionChanged();

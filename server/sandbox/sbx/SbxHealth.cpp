@@ -48,6 +48,10 @@ void SbxHealth::driverConditionChanged()
 {
     if (!m_running)
         return;
+    // Before the first check has finished there is nothing to lay the condition over: published, it
+    // would read as a settled answer without a version. The check under way publishes with it.
+    if (!m_checked.checked() && m_checking)
+        return;
     const SbxStatus next = withDriverCondition(m_checked);
     if (next.state == m_status.state && next.currentProblem() == m_status.currentProblem())
         return;
