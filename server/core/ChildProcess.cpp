@@ -27,16 +27,24 @@ void ChildProcess::run(const ChildSpec &spec, QObject *context, Done done)
     child->start(spec);
 }
 
-// Runs in the child between fork and exec (async-signal-safe calls only): after a kill -9 of the
-// server no `sbx create` goes on creating a runtime the server will never hear of.
-void ChildProcess::endWithServer(QProcess &process)
+// Runs in the child between fork and exec (async-signal-safe calls only, nothing written but its
+// own stack: it may share the server's memory): after a kill -9 of the server no `sbx create` goes
+// on creating a runtime the server will never hear of.
+void ChildProcess::endWithServer(QProcess &process, int signal)
 {
     const pid_t server = ::getpid();
-    process.setChildProcessModifier([server] {
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    process.setChildProcessModifier([server, signal] {
+        ::prctl(PR_SET_PDEATHSIG, signal);
         if (::getppid() != server)   // the server died before prctl took effect
             ::_exit(127);
     });
+#if QT_VERSION >= QT_VERSION_CHECK(6, 7, 0)
+    // Given a modifier, Qt 6.7 and newer fork instead of vfork, and that fork holds the child in a
+    // read until the parent has recorded it: a server killed in that moment leaves the child there
+    // for good, holding every descriptor the server had (its lock, its listening socket), so no
+    // server starts again. vfork has no such moment, and the modifier above is safe in it.
+    process.setUnixProcessParameters(QProcess::UnixProcessFlag::UseVFork);
+#endif
 }
 
 ChildProcess::ChildProcess(const ChildSpec &spec, Done done, QObject *context)

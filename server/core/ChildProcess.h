@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <QTimer>
 
+#include <csignal>
 #include <functional>
 
 class QProcess;
@@ -58,7 +59,7 @@ public:
 
     // Makes `process` (not started yet) die with this process: Linux's parent-death signal, set
     // between fork and exec. For the long-lived children that do not go through run().
-    static void endWithServer(QProcess &process);
+    static void endWithServer(QProcess &process, int signal = SIGKILL);
 
     ~ChildProcess() override;
 

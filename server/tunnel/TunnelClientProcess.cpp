@@ -1,13 +1,11 @@
 #include "tunnel/TunnelClientProcess.h"
 
+#include "core/ChildProcess.h"
+
 #include <QLoggingCategory>
 #include <QProcess>
 
 #include <csignal>
-
-#ifdef Q_OS_LINUX
-#include <sys/prctl.h>
-#endif
 
 namespace chat2sbx {
 
@@ -72,10 +70,8 @@ void TunnelClientProcess::launch(const QString &program, const QStringList &argu
     m_process->setProcessEnvironment(environment);
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setStandardInputFile(QProcess::nullDevice());
-#ifdef Q_OS_LINUX
     // If chat2sbx dies without stopping it (kill -9), the kernel sends the client SIGTERM.
-    m_process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
-#endif
+    ChildProcess::endWithServer(*m_process, SIGTERM);
     QProcess *process = m_process;
     connect(process, &QProcess::readyReadStandardOutput, this, &TunnelClientProcess::readOutput);
     connect(process, &QProcess::started, this, [this, process] {

@@ -8,9 +8,11 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QPointer>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <memory>
 
 using namespace chat2sbx;
@@ -217,6 +219,27 @@ private slots:
         QVERIFY(waitFor([&] { return context.isNull(); }, 20000));
         QTest::qWait(100);
         QCOMPARE(calls, 1);
+    }
+
+    // A child that ends with the server never waits on the server after the fork: Qt 6.7 and newer
+    // fork a child that has a modifier and hold it in a read until the parent has recorded it, and
+    // a server killed in that moment left the child there for good with the server's lock and
+    // socket (Debian 13: a restart after kill -9 found "another chat2sbx server is already running").
+    void aChildThatEndsWithTheServerIsStartedWithoutAHandshake()
+    {
+        for (const int signal : {SIGKILL, SIGTERM}) {
+            QProcess proc;
+            ChildProcess::endWithServer(proc, signal);
+            QVERIFY(proc.childProcessModifier());
+#if QT_VERSION >= QT_VERSION_CHECK(6, 7, 0)
+            QVERIFY(proc.unixProcessParameters().flags.testFlag(QProcess::UnixProcessFlag::UseVFork));
+#endif
+            // The modifier lets the child run: it is still this process's child when it runs.
+            proc.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("exit 7")});
+            QVERIFY(proc.waitForFinished(scaled(10000)));
+            QCOMPARE(proc.exitStatus(), QProcess::NormalExit);
+            QCOMPARE(proc.exitCode(), 7);
+        }
     }
 };
 
