@@ -32,7 +32,7 @@ int runServe(CommandContext &ctx)
         exitCode = 1;
         if (!stopping) {
             stopping = true;
-            controller.stop();
+            controller.stop(Controller::Ending::Process);
         }
     });
     QObject::connect(&controller, &Controller::stopped, [&] { QCoreApplication::exit(exitCode); });
@@ -41,7 +41,7 @@ int runServe(CommandContext &ctx)
             return;
         stopping = true;
         logLine(QStringLiteral("chat2sbx: signal %1 received, shutting down").arg(sig));
-        controller.stop();
+        controller.stop(Controller::Ending::Process);
     });
 
     controller.start();

@@ -42,7 +42,7 @@ int runTray(CommandContext &ctx)
         if (controller.state() == Controller::State::Stopped)
             QCoreApplication::exit(exitCode);
         else
-            controller.stop();   // exits on stopped(), exactly as serve does
+            controller.stop(Controller::Ending::Process);   // exits on stopped(), exactly as serve does
     };
 
     QObject::connect(&controller, &Controller::started, [&] {

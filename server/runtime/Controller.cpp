@@ -268,19 +268,20 @@ void Controller::reconnectTunnel()
     tunnel.stop();
 }
 
-void Controller::stop()
+void Controller::stop(Ending ending)
 {
     if (m_state == State::Stopped || m_state == State::Stopping)
         return;
     setState(State::Stopping);
     m_control.reset();   // a CLI verb now acts only once this server is gone
-    QTimer::singleShot(0, this, [this] {
+    QTimer::singleShot(0, this, [this, ending] {
         m_mcp.reset();
         m_dispatcher.reset();
         m_toolCalls.reset();   // cancels pending tool calls first
         m_services.activity->setWatching(false);
         m_services.sleep->stop();
-        m_services.channels->beginExit();
+        m_services.channels->beginExit(ending == Ending::Process ? ChannelPool::InputEnds::WithProcess
+                                                                  : ChannelPool::InputEnds::WithPool);
         m_services.sandboxes->reconciler().shutdown();
         m_services.sbxHealth->stop();
         m_services.retention->stop();

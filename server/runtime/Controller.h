@@ -43,8 +43,12 @@ public:
 
     // Asynchronous: emits started() once the endpoint listens, or failed(reason).
     void start();
+    // What ends with a stop: the server alone, or this whole process right after it (serve, the
+    // tray). Then the sandboxes' channels' input ends with the process, all at once, instead of one
+    // by one while the children that end take the cores (300 channels: 2.8 -> 0.5 s to exit).
+    enum class Ending { Server, Process };
     // Asynchronous: emits stopped() when every child process is gone.
-    void stop();
+    void stop(Ending ending = Ending::Server);
 
     // Stops the tunnel client and starts it again (new credentials were stored); nothing while the
     // tunnel is off or the server is not running.

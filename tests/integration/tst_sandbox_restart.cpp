@@ -240,6 +240,55 @@ private slots:
                  qPrintable("fake sbx processes left after the server stopped: " + sbxChildren().join(", ")));
     }
 
+    // A stop (SIGTERM) kills no helper and leaves them no input: serve exits at once (the kernel
+    // ends the channels' input with the process), and each helper ends by itself after it, removing
+    // its own run folder (a killed one leaves it), its `sbx exec` with it.
+    void aStopLetsEachHelperEndByItself()
+    {
+        TestEnvironment env;
+        env.set("FAKE_SBX_TEMPLATES", pinnedTemplate());
+        env.set("FAKE_SBX_IDLE_STOP_MS", "600000");
+        SandboxHarness observer(env);
+        const QByteArray fakeEnv = "FAKE_SBX_STATE=" + QFile::encodeName(env.sbxState());
+        auto sbxClients = [&] {
+            QStringList found;
+            for (const ProcessInfo &p : processesWithEnvironment(fakeEnv))
+                if (p.argv.size() < 2 || !p.argv.at(1).startsWith(QStringLiteral("__")))
+                    found << p.argv.join(' ');
+            return found;
+        };
+        auto runFolders = [&](const QString &runtime) {
+            return QDir(env.sbxState() + "/sandboxes/" + runtime + "/home/.chat2sbx/run").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        };
+        QStringList runtimes;
+        QStringList helpers;
+        ServerProcess server(env);
+        QVERIFY2(server.start(), qPrintable(server.output()));
+        McpTestClient mcp(env.mcpUrl(), "restart-test");
+        QVERIFY(mcp.open());
+        for (int i = 0; i < 2; ++i) {
+            const QJsonObject r = mcp.callToolResult("sandbox_create");
+            QVERIFY2(!r.value("isError").toBool(true), qPrintable(mcp.lastBody));
+            const QString id = r.value("structuredContent").toObject().value("sandbox_id").toString();
+            QVERIFY(!mcp.callToolResult("bash", {{"sandbox_id", id}, {"command", "true"}}).value("isError").toBool(true));
+            runtimes << observer.records.find(id)->runtimeName;
+            helpers << helperProcesses(runtimes.constLast());
+            QCOMPARE(runFolders(runtimes.constLast()).size(), 1);
+        }
+        QVERIFY(!helpers.isEmpty());
+        QCOMPARE(server.terminate(), 0);
+        auto running = [&] {
+            QStringList left;
+            for (const QString &pid : helpers)
+                if (!isGone(pid))
+                    left << pid;
+            return left + sbxClients();
+        };
+        QVERIFY2(waitFor([&] { return running().isEmpty(); }, 15000), qPrintable("still running: " + running().join("; ")));
+        for (const QString &rt : runtimes)
+            QVERIFY2(runFolders(rt).isEmpty(), qPrintable(rt + ": a helper was killed, its run folder is left: " + runFolders(rt).join(' ')));
+    }
+
     void serveWithoutSbx()
     {
         TestEnvironment env;

@@ -11,9 +11,10 @@ ChannelPool::ChannelPool(SbxDriver &driver, const SandboxChannel::Options &optio
 
 ChannelPool::~ChannelPool()
 {
-    for (const QPointer<QProcess> &proc : std::as_const(m_letGo))
-        if (proc && proc->state() != QProcess::NotRunning)
-            proc->closeWriteChannel();
+    if (m_inputEnds == InputEnds::WithPool)
+        for (const QPointer<QProcess> &proc : std::as_const(m_letGo))
+            if (proc && proc->state() != QProcess::NotRunning)
+                proc->closeWriteChannel();
     qDeleteAll(m_channels);
 }
 

@@ -35,9 +35,15 @@ public:
     // The sandbox's channel has a child (started or starting).
     bool isRunning(const QString &sandboxId) const;
     // The host is ending (Controller::stop): detach() lets each channel's child go untouched
-    // (SandboxChannel::letGo), and this pool's destructor, after the event loop, ends their input
-    // all at once; each helper then ends by itself, as when its host is killed.
-    void beginExit() { m_exiting = true; }
+    // (SandboxChannel::letGo), and their input ends after the event loop, all at once: with this
+    // pool, or with the process when it ends right after (the kernel closes the pipes in one go);
+    // each helper then ends by itself, as when its host is killed.
+    enum class InputEnds { WithPool, WithProcess };
+    void beginExit(InputEnds ends = InputEnds::WithPool)
+    {
+        m_exiting = true;
+        m_inputEnds = ends;
+    }
 
 signals:
     void channelExited(const QString &sandboxId);
@@ -49,6 +55,7 @@ private:
     QHash<QString, SandboxChannel *> m_channels;
     bool m_checkExits = false;
     bool m_exiting = false;
+    InputEnds m_inputEnds = InputEnds::WithPool;
     QList<QPointer<QProcess>> m_letGo;
 };
 
