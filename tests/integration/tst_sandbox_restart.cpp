@@ -26,6 +26,17 @@ QJsonObject sandboxListViaCli(const TestEnvironment &env)
     return QJsonDocument::fromJson(r.out).object();
 }
 
+// The server's sbx children: every fake sbx process but the "daemon"'s (its idle watchers, policy
+// proxies and port forwarders, `sbx __<name>`), which outlive any client.
+QStringList sbxClientsOf(const TestEnvironment &env)
+{
+    QStringList found;
+    for (const ProcessInfo &p : processesWithEnvironment("FAKE_SBX_STATE=" + QFile::encodeName(env.sbxState())))
+        if (p.argv.size() < 2 || !p.argv.at(1).startsWith(QStringLiteral("__")))
+            found << p.argv.join(' ');
+    return found;
+}
+
 } // namespace
 
 class TestSandboxRestart : public QObject {
@@ -152,15 +163,7 @@ private slots:
         env.set("FAKE_SBX_IDLE_STOP_MS", "600000");
         SandboxHarness observer(env);
         const QByteArray fakeEnv = "FAKE_SBX_STATE=" + QFile::encodeName(env.sbxState());
-        // The server's sbx children: every fake sbx process but the "daemon"'s (its idle watchers,
-        // policy proxies and port forwarders, `sbx __<name>`), which outlive any client.
-        auto sbxChildren = [&] {
-            QStringList found;
-            for (const ProcessInfo &p : processesWithEnvironment(fakeEnv))
-                if (p.argv.size() < 2 || !p.argv.at(1).startsWith(QStringLiteral("__")))
-                    found << p.argv.join(' ');
-            return found;
-        };
+        auto sbxChildren = [&] { return sbxClientsOf(env); };
         auto sandboxProcesses = [&](const QString &runtime) {
             return processesWithEnvironment("FAKE_SBX_SANDBOX=" + runtime.toUtf8()).size();
         };
@@ -249,14 +252,6 @@ private slots:
         env.set("FAKE_SBX_TEMPLATES", pinnedTemplate());
         env.set("FAKE_SBX_IDLE_STOP_MS", "600000");
         SandboxHarness observer(env);
-        const QByteArray fakeEnv = "FAKE_SBX_STATE=" + QFile::encodeName(env.sbxState());
-        auto sbxClients = [&] {
-            QStringList found;
-            for (const ProcessInfo &p : processesWithEnvironment(fakeEnv))
-                if (p.argv.size() < 2 || !p.argv.at(1).startsWith(QStringLiteral("__")))
-                    found << p.argv.join(' ');
-            return found;
-        };
         auto runFolders = [&](const QString &runtime) {
             return QDir(env.sbxState() + "/sandboxes/" + runtime + "/home/.chat2sbx/run").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
         };
@@ -282,7 +277,7 @@ private slots:
             for (const QString &pid : helpers)
                 if (!isGone(pid))
                     left << pid;
-            return left + sbxClients();
+            return left + sbxClientsOf(env);
         };
         QVERIFY2(waitFor([&] { return running().isEmpty(); }, 15000), qPrintable("still running: " + running().join("; ")));
         for (const QString &rt : runtimes)
