@@ -163,7 +163,6 @@ private slots:
         env.set("FAKE_SBX_IDLE_STOP_MS", "600000");
         SandboxHarness observer(env);
         const QByteArray fakeEnv = "FAKE_SBX_STATE=" + QFile::encodeName(env.sbxState());
-        auto sbxChildren = [&] { return sbxClientsOf(env); };
         auto sandboxProcesses = [&](const QString &runtime) {
             return processesWithEnvironment("FAKE_SBX_SANDBOX=" + runtime.toUtf8()).size();
         };
@@ -207,8 +206,8 @@ private slots:
             QVERIFY2(oldHelpers.contains(QString::number(stoppedHelper)), qPrintable(oldHelpers.join(' ')));
             server.kill9();
         }
-        QVERIFY2(waitFor([&] { return sbxChildren().isEmpty(); }, 5000),
-                 qPrintable("sbx children outlived the server: " + sbxChildren().join(", ")));
+        QVERIFY2(waitFor([&] { return sbxClientsOf(env).isEmpty(); }, 5000),
+                 qPrintable("sbx children outlived the server: " + sbxClientsOf(env).join(", ")));
 
         ServerProcess again(env);
         QVERIFY2(again.start(), qPrintable(again.output()));
@@ -240,7 +239,7 @@ private slots:
                  "a process of a destroyed sandbox is left");
         QCOMPARE(again.terminate(), 0);
         QVERIFY2(waitFor([&] { return processesWithEnvironment(fakeEnv).isEmpty(); }, 5000),
-                 qPrintable("fake sbx processes left after the server stopped: " + sbxChildren().join(", ")));
+                 qPrintable("fake sbx processes left after the server stopped: " + sbxClientsOf(env).join(", ")));
     }
 
     // A stop (SIGTERM) kills no helper and leaves them no input: serve exits at once (the kernel

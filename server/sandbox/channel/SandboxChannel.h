@@ -76,7 +76,7 @@ public:
     // Kills the child and fails everything pending; the next request starts a new child.
     void stop();
     // As stop(), for a host that is ending: the child is neither killed nor told anything now, and
-    // is handed back (null: none ran) for ChannelPool to end its input once the event loop is done;
+    // is handed back (null: none ran) for ChannelPool, whose input ends after the event loop;
     // the helper then ends as it does when its host goes (its handlers finish). Ended during the
     // loop, a thousand children ending together took the two cores from the host's own last steps:
     // a serve with 1,000 sandboxes did not exit within 30 s of SIGTERM on this machine.
