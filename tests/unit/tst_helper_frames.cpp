@@ -84,6 +84,23 @@ private slots:
         QVERIFY(!parseHelperFrame("7 ok - aGk= extra"));   // base64 data has no space
     }
 
+    // The frame handed on is the header with its '~' and the bytes: one byte over the cap is refused
+    // (the fuzzer found a frame of cap + 1 let through: the '~' was not counted).
+    void aRawAnswerEndsAtTheCapWithItsTilde()
+    {
+        const QByteArray header = "8 ok - ~";   // 8 bytes handed on before the data
+        for (const int cap : {20, 21}) {
+            HelperFrameReader reader(cap);
+            QList<QByteArray> frames;
+            const bool within = reader.feed(header + "13\n" + QByteArray(13, 'x'), frames);
+            QCOMPARE(within, cap >= header.size() + 13);
+            QCOMPARE(frames.size(), within ? 1 : 0);
+            for (const QByteArray &f : frames)
+                QVERIFY(f.size() <= cap);
+            QVERIFY(reader.pendingBytes() <= cap);
+        }
+    }
+
     void defaultCapHoldsTheLargestAnswer()
     {
         // `get` of an 8 MiB file, base64: must fit.

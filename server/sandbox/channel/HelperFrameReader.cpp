@@ -49,7 +49,7 @@ bool HelperFrameReader::feed(const QByteArray &bytes, QList<QByteArray> &lines)
             lines.append(line);
             continue;
         }
-        if (raw > m_max - tilde)
+        if (raw > m_max - (tilde + 1))   // the header is handed on with its '~'
             return false;
         // The frame handed on is the header up to '~' and the raw bytes after it (PROTOCOL.md).
         line.truncate(tilde + 1);
