@@ -13,7 +13,6 @@ handle() { # id op encoding (raw: the body is the argument list itself; else its
         exit 0
     fi
     MV=
-    : >"$O"
     [ "$3" = raw ] || base64 -d <"$RUN/$ID.req" >"$BIN" 2>/dev/null
     parse_args
     ST=ok
