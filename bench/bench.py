@@ -62,10 +62,23 @@ def project_version():
         return re.search(r"project\(chat2sbx VERSION ([0-9.]+)", f.read()).group(1)
 
 
-def commit():
-    """The commit a run measured, and whether the tree had changes beside it."""
+def source_tree(build_dir):
+    """The source tree `build_dir` was configured from (its CMakeCache.txt), else this checkout."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
+            m = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.+)$", f.read(), re.M)
+            if m:
+                return m.group(1)
+    except OSError:
+        pass
+    return os.path.join(HERE, "..")
+
+
+def commit(tree):
+    """The commit a run measured (the tree its chat2sbx was built from), and whether the tree had changes
+    beside it."""
     def git(*args):
-        return subprocess.run(["git", "-C", HERE, *args], capture_output=True, text=True).stdout.strip()
+        return subprocess.run(["git", "-C", tree, *args], capture_output=True, text=True).stdout.strip()
     head = git("rev-parse", "--short", "HEAD") or "unknown"
     return head + (" (with changes)" if git("status", "--porcelain", "--untracked-files=no") else "")
 
@@ -230,6 +243,13 @@ class Rpc:
     def tools(self):
         a = self.request("tools/list")
         return [t["name"] for t in a.get("result", {}).get("tools", [])]
+
+    def arguments_of(self, tool):
+        """The argument names `tool` declares in tools/list."""
+        for t in self.request("tools/list").get("result", {}).get("tools", []):
+            if t["name"] == tool:
+                return set(t.get("inputSchema", {}).get("properties", {}))
+        return set()
 
     def close(self):
         self.p.stdin.close()
@@ -539,6 +559,16 @@ def exec_clients_gone(build, serve, limit_s=60):
     return wait_until_none(client, limit_s, 0.02)
 
 
+def every_sandbox_args(build, serve):
+    """sandbox_list's arguments for every sandbox in one answer: `limit: 1000`, or none for a chat2sbx from before
+    pages (db4ceb6 and older answered all of them and refused an unknown argument: bench/before-after.sh)."""
+    rpc = Rpc(build, serve.url)
+    try:
+        return {"limit": 1000} if "limit" in rpc.arguments_of("sandbox_list") else {}
+    finally:
+        rpc.close()
+
+
 def timed_sandbox_list(build, serve, label, args, repeat, warmup):
     """`sandbox_list` through MCP `repeat` times with `args` (None: the default page): chat2sbx-loadgen's figures
     and the structured content of the last answer."""
@@ -573,7 +603,8 @@ def bench_scale(build, quick):
         create_s = time.monotonic() - t0
         rpc.close()
         # All of them in one answer, as the goal was set (a page holds up to 1,000; the default is 200).
-        listed, page = timed_sandbox_list(build, serve, f"sandbox_list with {n}", {"limit": 1000}, 5 if quick else 20, 2)
+        listed, page = timed_sandbox_list(build, serve, f"sandbox_list with {n}", every_sandbox_args(build, serve),
+                                          5 if quick else 20, 2)
         count = len(page.get("sandboxes", []))
         listed["sandboxes_listed"] = count
         listed["goal_met"] = count == n and listed["p50_ms"] <= 10   # issue 61 (issue 21: 20 ms)
@@ -706,7 +737,8 @@ def bench_list(build, quick):
         serve.stop()
         seed_sleeping_sandboxes(os.path.join(serve.home, ".chat2sbx"), serve.sbx_state, n)
         serve.start(timeout=300)
-        listed, page = timed_sandbox_list(build, serve, f"sandbox_list with {n}", {"limit": 1000}, 5 if quick else 60, 3)
+        listed, page = timed_sandbox_list(build, serve, f"sandbox_list with {n}", every_sandbox_args(build, serve),
+                                          5 if quick else 60, 3)
         listed["sandboxes_listed"] = len(page.get("sandboxes", []))
         listed["sandboxes_asleep"] = True
         listed["goal_met"] = listed["sandboxes_listed"] == n and listed["p50_ms"] <= 10   # issue 61
@@ -1197,6 +1229,40 @@ def goal_summary(results):
     return lines
 
 
+def issue61_figures(report):
+    """Issue 61's figures of one results file, by name (None where the run did not measure one)."""
+    rs = report["results"]
+
+    def one(pred):
+        return next((r for r in rs if pred(r)), {})
+    ratio = {r["label"]: r["p50_ratio_vs_bare_exec"] for r in rs if r["benchmark"] == "sandbox_call_ratio"}
+    restart = one(lambda r: r["benchmark"] == "scale" and "start_to_healthz_s" in r)
+    stop = one(lambda r: r["benchmark"] == "scale" and "settle_s" in r)
+    listed = one(lambda r: r.get("label") == "sandbox_list with 1000" and "sandboxes_asleep" not in r)
+    asleep = one(lambda r: r.get("label") == "sandbox_list with 1000" and "sandboxes_asleep" in r)
+    ten = one(lambda r: r.get("label") == "sandbox_list with 10000")
+    return {"read 4 KiB / bare exec (<= 0.4)": ratio.get("mcp read 4 KiB"),
+            "bash true / bare exec (<= 0.7)": ratio.get("mcp bash true"),
+            "list 1,000 live p50 ms (<= 10)": listed.get("p50_ms") if listed.get("tool_errors") == 0 else None,
+            "list 1,000 asleep p50 ms (<= 10)": asleep.get("p50_ms") if asleep.get("tool_errors") == 0 else None,
+            "list 10,000 p50 ms (<= 60)": ten and f"{ten['p50_ms']:.3f} ({ten.get('sandboxes_listed')} in the answer)",
+            "restart s (goal: sbx ls + 0.25)": restart and f"{restart['start_to_healthz_s']} ({restart['goal_s']})",
+            "stop settled s (<= 2)": stop.get("settle_s"), "serve exit s": stop.get("serve_exit_s")}
+
+
+def compare(paths):
+    """A markdown table of issue 61's figures, one column per results file (bench/before-after.sh)."""
+    reports = [json.load(open(p)) for p in paths]
+    cols = [f"{r['commit']} {r['machine']['time_utc'][11:16]}" for r in reports]
+    figs = [issue61_figures(r) for r in reports]
+    lines = ["| figure | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for name in figs[0]:
+        cells = ["–" if f[name] is None or f[name] == {} else (f"{f[name]:.3f}" if isinstance(f[name], float) else str(f[name]))
+                 for f in figs]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def markdown(report):
     """Markdown tables of a results file (for README.md)."""
     rs = report["results"]
@@ -1458,19 +1524,27 @@ BENCHES = {"mcp": bench_mcp, "sandbox": bench_sandbox, "stream": bench_stream, "
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("which", help="all | markdown | one or more of mcp,sandbox,stream,memory,scale,list,create,realistic,checkpoint,cloud,move (comma-separated)")
-    ap.add_argument("file", nargs="?", help="markdown: the results file to render")
+    ap.add_argument("which", help="all | markdown | compare | one or more of mcp,sandbox,stream,memory,scale,list,create,realistic,checkpoint,cloud,move (comma-separated)")
+    ap.add_argument("file", nargs="?", help="markdown: the results file to render; compare: the first of them")
+    ap.add_argument("more", nargs="*", help="compare: the other results files")
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build", "release"))
     ap.add_argument("--out")
     ap.add_argument("--quick", action="store_true", help="smaller sizes, for trying the scripts")
     a = ap.parse_args()
+    if a.which == "compare":
+        print(compare([a.file] + a.more))
+        return
     if a.which == "markdown":
         with open(a.file) as f:
             print(markdown(json.load(f)))
         return
     build = Build(a.build)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    report = {"machine": machine(), "commit": commit(), "uname": os.uname().release, "quick": a.quick, "results": []}
+    report = {"machine": machine(), "commit": commit(source_tree(build.dir)), "uname": os.uname().release, "quick": a.quick,
+              # a build may borrow the fake and the load generator of another tree (bench/README.md, "before and after")
+              "programs": {"chat2sbx": os.path.realpath(build.chat2sbx), "fake_sbx": os.path.realpath(build.sbx),
+                           "loadgen": os.path.realpath(build.loadgen)},
+              "results": []}
     names = list(BENCHES) if a.which == "all" else a.which.split(",")
     for n in names:
         if n not in BENCHES:
