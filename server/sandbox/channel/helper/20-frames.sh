@@ -2,11 +2,18 @@
 # Answers go through one writer process, the only one that writes to stdout, so lines never
 # interleave and no lock program runs per answer. A handler leaves its line in $RUN/<id>.resp (for
 # a large answer only the head, the base64 data stays in $RUN/<id>.b64) and sends "<id> s|l" on
-# RESPFD (a pipe; such short writes are atomic).
+# RESPFD (a pipe; writes of one short line are atomic). An answer without data (most, at 100 bytes
+# or so) goes whole on RESPFD as "<id> i <status> <meta> -": no file made, read and removed.
 exec {RESPFD}<> <(:)
 respond() { # id status datafile
-    local d=- kind=s
-    if [ -s "$3" ]; then
+    local d=- kind=s line
+    if [ ! -s "$3" ]; then
+        printf -v line '%s i %s %s -' "$1" "$2" "${MV:--}"
+        if ((${#line} <= 1024)); then
+            printf '%s\n' "$line" >&"$RESPFD"
+            return
+        fi
+    else
         # Under 64 KiB without a NUL byte (read reaches the end): the bytes as they are, counted, with
         # no program started; else one base64 line.
         if ! IFS= read -r -d '' -n 65536 d <"$3"; then
@@ -32,22 +39,26 @@ response_writer() {
     while :; do
         # The writer holds the pipe's write end too, so it never sees EOF: every 5 s without an
         # answer it checks that the helper is still there, and ends with it.
-        if ! IFS=' ' read -r -t 5 rq kind <&"$RESPFD"; then
+        if ! IFS=' ' read -r -t 5 rq kind line <&"$RESPFD"; then
             kill -0 "$HELPER_PID" 2>/dev/null && continue
             break
         fi
         [ "$kind" = quit ] && break
         [[ $rq =~ ^[0-9]+$ ]] || continue
-        # A request cancelled just as it answered has lost its files: nothing to write.
-        line=
-        IFS= read -r -d '' line 2>/dev/null <"$RUN/$rq.resp"
-        [ -n "$line" ] || continue
-        printf '%s' "$line"
-        if [ "$kind" = l ]; then
-            cat -- "$RUN/$rq.b64"
-            printf '\n'
-            rm -f -- "$RUN/$rq".*
-            continue
+        if [ "$kind" = i ]; then
+            printf '%s %s\n' "$rq" "$line"
+        else
+            # A request cancelled just as it answered has lost its files: nothing to write.
+            line=
+            IFS= read -r -d '' line 2>/dev/null <"$RUN/$rq.resp"
+            [ -n "$line" ] || continue
+            printf '%s' "$line"
+            if [ "$kind" = l ]; then
+                cat -- "$RUN/$rq.b64"
+                printf '\n'
+                rm -f -- "$RUN/$rq".*
+                continue
+            fi
         fi
         done_ids+=("$rq")
         if ((${#done_ids[@]} >= 32)); then
