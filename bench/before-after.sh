@@ -30,10 +30,21 @@ mkdir -p "$before/fakes/sbx" "$before/bench"
 ln -sfn "$after/fakes/sbx/sbx" "$before/fakes/sbx/sbx"
 ln -sfn "$after/bench/chat2sbx-loadgen" "$before/bench/chat2sbx-loadgen"
 
+# A run starts once the one before it has ended on the machine too: the 1,000 sandboxes of a scale
+# series end over a minute or two (load average 49 at the next start), which the next run would pay.
+wait_quiet() {
+  local i
+  for ((i = 0; i < 180; i++)); do
+    awk '{ exit !($1 < 2.0) }' /proc/loadavg && return 0
+    sleep 1
+  done
+}
+
 mkdir -p "$here/results"
 files=()
 for ((round = 1; round <= ${ROUNDS:-2}; round++)); do
   for build in "$before" "$after"; do
+    wait_quiet
     out="$here/results/$(date -u +%Y-%m-%dT%H%M%SZ).json"
     echo "before-after: round $round, $build ($(uptime))" >&2
     python3 "$here/bench.py" "$which" --build "$build" --out "$out" >/dev/null

@@ -531,15 +531,44 @@ def wait_until_none(matches, limit_s, interval_s):
     return time.monotonic() - t0
 
 
-def settle_after_stop(limit_s=60):
-    """Waits until no in-sandbox helper of the stopped server is left (each channel's process tree ends with
-    it), then one second more; returns the seconds it took."""
+def helpers_of(serve):
+    """A /proc matcher of `serve`'s in-sandbox helpers (their script is in a sandbox home of its fake's state;
+    other servers' helpers on the machine do not count)."""
+    mark = serve.sbx_state.encode() + b"/sandboxes/"
+
     def helper(pid):
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"/.chat2sbx/helper.sh" in f.read()
+            line = f.read()
+        return mark in line and b"/.chat2sbx/helper.sh" in line
+    return helper
+
+
+def leftovers(matches, most=5):
+    """What is still there of the processes `matches` selects: pid, state, seconds alive, what it waits in."""
+    out, tick, boot = [], os.sysconf("SC_CLK_TCK"), time.clock_gettime(time.CLOCK_BOOTTIME)
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            if not matches(pid):
+                continue
+            with open(f"/proc/{pid}/stat") as f:
+                st = f.read().rsplit(") ", 1)[1].split()
+            with open(f"/proc/{pid}/wchan") as f:
+                wchan = f.read()
+            out.append({"pid": int(pid), "state": st[0], "ppid": int(st[1]), "wchan": wchan,
+                        "alive_s": round(boot - int(st[19]) / tick, 1)})
+        except OSError:
+            pass
+    return {"count": len(out), "first": out[:most]}
+
+
+def settle_after_stop(serve, limit_s=60):
+    """Waits until no in-sandbox helper of the stopped `serve` is left (each channel's process tree ends with
+    it), then one second more; returns the seconds it took, and what was left when the wait gave up."""
+    helper = helpers_of(serve)
     waited = wait_until_none(helper, limit_s, 0.1)
+    left = leftovers(helper) if waited >= limit_s else None
     time.sleep(1.0)
-    return round(waited + 1.0, 2)
+    return round(waited + 1.0, 2), left
 
 
 def exec_clients_gone(build, serve, limit_s=60):
@@ -620,7 +649,7 @@ def bench_scale(build, quick):
         # The stopped server's 1,000 channel processes (sbx exec, bubblewrap, the helper) exit now, and
         # with them a burst of the fake's own per-sandbox processes: start again once the machine has
         # settled, so the figure is the restart's, not that burst's (what it costs: settle_s).
-        settle_s = settle_after_stop()
+        settle_s, left = settle_after_stop(serve)
         mark = os.path.getsize(serve.log_path)
         t_full = serve.start(timeout=300)
         with open(serve.log_path, "rb") as f:
@@ -652,7 +681,10 @@ def bench_scale(build, quick):
         # Settled: every helper in the fake's VMs ended (the goal, issue 61). Beside it, the host's part alone:
         # serve exited and every `sbx exec` client it started gone. On real sbx that is all the host does; the
         # helpers end inside their VMs, while the fake's 1,000 "VMs" end on this machine's cores.
+        if left:
+            log(f"  the stop: helpers still there after {settle_s} s: {left}")
         out.append({"benchmark": "scale", "what": f"a stop with {n} sandboxes settled", "settle_s": settle_s,
+                    "helpers_left": left,
                     "serve_exit_s": round(serve_exit_s, 3), "host_settled_s": host_s,
                     "fake_exec_in_bubblewrap": "FAKE_SBX_NO_BWRAP" not in fake_env, "goal_met": settle_s <= 2.0})
         log(f"\n  restart with {n} records: {t_full:.3f} s to /healthz (empty: {t_empty:.3f} s; {settle_s} s to settle "
@@ -699,7 +731,7 @@ def list_ten_thousand(build, serve, total=10000):
     do not fit a 2-core machine, so the records beyond the ones made over MCP are seeded as sleeping ones
     (seed_sleeping_sandboxes); the answer is the same query and JSON as for live ones."""
     serve.stop()
-    settle_after_stop()
+    settle_after_stop(serve)
     seed_sleeping_sandboxes(os.path.join(serve.home, ".chat2sbx"), serve.sbx_state, total)
     serve.start(timeout=600)
     # The answer a model gets: the newest page (200), with the total and the cursor to the older ones.
