@@ -11,7 +11,7 @@ ChannelPool::ChannelPool(SbxDriver &driver, const SandboxChannel::Options &optio
 
 ChannelPool::~ChannelPool()
 {
-    if (m_inputEnds == InputEnds::WithPool)
+    if (m_exit == InputEnds::WithPool)
         for (const QPointer<QProcess> &proc : std::as_const(m_letGo))
             if (proc && proc->state() != QProcess::NotRunning)
                 proc->closeWriteChannel();
@@ -32,7 +32,7 @@ void ChannelPool::detach(const QString &sandboxId)
     SandboxChannel *channel = m_channels.take(sandboxId);
     if (!channel)
         return;
-    if (!m_exiting)
+    if (!m_exit)
         channel->stop();
     else if (QProcess *proc = channel->letGo())
         m_letGo.append(proc);

@@ -7,6 +7,8 @@
 #include <QObject>
 #include <QPointer>
 
+#include <optional>
+
 namespace chat2sbx {
 
 class SbxDriver;
@@ -39,11 +41,7 @@ public:
     // pool, or with the process when it ends right after (the kernel closes the pipes in one go);
     // each helper then ends by itself, as when its host is killed.
     enum class InputEnds { WithPool, WithProcess };
-    void beginExit(InputEnds ends = InputEnds::WithPool)
-    {
-        m_exiting = true;
-        m_inputEnds = ends;
-    }
+    void beginExit(InputEnds ends = InputEnds::WithPool) { m_exit = ends; }
 
 signals:
     void channelExited(const QString &sandboxId);
@@ -54,8 +52,7 @@ private:
     SandboxChannel::Options m_options;
     QHash<QString, SandboxChannel *> m_channels;
     bool m_checkExits = false;
-    bool m_exiting = false;
-    InputEnds m_inputEnds = InputEnds::WithPool;
+    std::optional<InputEnds> m_exit;   // set by beginExit()
     QList<QPointer<QProcess>> m_letGo;
 };
 
